@@ -1,0 +1,537 @@
+//! What a player bets on: the selection, the ways it makes and the schedule each way plays.
+//!
+//! A [`Bet`] is the request (as in `shared/API.md`); [`Bet::mark`] makes the terminal's random
+//! choices for quick picks; [`RuleSet::plan`] checks the marks against the rule set and lists
+//! the ways, each settled as an individual ticket (rule 12.8).
+
+use serde::{Deserialize, Serialize};
+
+use crate::board::{NumberSet, Selection, MAX_SPOTS};
+use crate::error::{BetError, SelectionError};
+use crate::random::{mystery_spots, quick_pick};
+use crate::rules::RuleSet;
+use crate::schedule::ScheduleId;
+
+/// A bet as a terminal requests it (`shared/API.md`, "Tickets").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Bet {
+    /// Rule 6.3(f): the player's own 1 to 15 numbers.
+    Standard { spots: Vec<u8> },
+    /// Rule 6.3(b): the terminal picks `count` numbers.
+    QuickPick { count: u8 },
+    /// Rule 6.3(c): the terminal picks how many numbers and which.
+    MysteryQuickPick,
+    /// Rules 5.5(b), 6.3(g): groups of numbers (a group of one is a king); for each `k` in
+    /// `combine`, every union of `k` groups is one way.
+    Way {
+        groups: Vec<Vec<u8>>,
+        combine: Vec<u8>,
+    },
+}
+
+/// The kind of bet, as stored and printed ("BET-STANDARD").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BetKind {
+    Standard,
+    QuickPick,
+    MysteryQuickPick,
+    Way,
+}
+
+impl BetKind {
+    pub fn is_way_ticket(self) -> bool {
+        self == BetKind::Way
+    }
+}
+
+/// A bet with its numbers fixed: groups and the combinations played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marks {
+    pub kind: BetKind,
+    pub groups: Vec<NumberSet>,
+    pub combine: Vec<u8>,
+}
+
+impl Bet {
+    pub fn kind(&self) -> BetKind {
+        match self {
+            Bet::Standard { .. } => BetKind::Standard,
+            Bet::QuickPick { .. } => BetKind::QuickPick,
+            Bet::MysteryQuickPick => BetKind::MysteryQuickPick,
+            Bet::Way { .. } => BetKind::Way,
+        }
+    }
+
+    /// Fixes the numbers, drawing the terminal's picks for quick picks from `rng`.
+    pub fn mark<R: rand_core::Rng + ?Sized>(
+        &self,
+        rules: &RuleSet,
+        rng: &mut R,
+    ) -> Result<Marks, SelectionError> {
+        let single = |s: Selection| Marks {
+            kind: self.kind(),
+            groups: vec![s.set()],
+            combine: vec![1],
+        };
+        match self {
+            Bet::Standard { spots } => Ok(single(Selection::new(spots)?)),
+            Bet::QuickPick { count } => Ok(single(quick_pick(rng, *count)?)),
+            Bet::MysteryQuickPick => {
+                let count = mystery_spots(rng, rules.mystery_spots());
+                Ok(single(quick_pick(rng, count)?))
+            }
+            Bet::Way { groups, combine } => {
+                let groups = groups
+                    .iter()
+                    .map(|g| NumberSet::from_numbers(g))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Marks {
+                    kind: BetKind::Way,
+                    groups,
+                    combine: combine.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// One way of a ticket: its numbers and the schedule it is settled under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedWay {
+    pub numbers: NumberSet,
+    pub plays_under: ScheduleId,
+}
+
+impl PlannedWay {
+    pub fn spots(&self) -> u8 {
+        self.numbers.len()
+    }
+}
+
+/// "3/08": how many ways of a spot count a ticket has, for the receipt's WAYS SPOTS table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WayCount {
+    pub count: u64,
+    pub spots: u8,
+}
+
+/// A bet checked against the rule set: its ways, each with the schedule it plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BetPlan {
+    pub kind: BetKind,
+    /// The schedule the player entered (the receipt may show another for some ways).
+    pub schedule: ScheduleId,
+    pub groups: Vec<NumberSet>,
+    pub combine: Vec<u8>,
+    pub ways: Vec<PlannedWay>,
+}
+
+impl BetPlan {
+    /// Ways by spot count, fewest spots first ("1/04", "3/08 1/12").
+    pub fn way_counts(&self) -> Vec<WayCount> {
+        let mut counts = [0u64; MAX_SPOTS as usize + 1];
+        for w in &self.ways {
+            counts[w.spots() as usize] += 1;
+        }
+        (1..=MAX_SPOTS)
+            .filter(|&s| counts[s as usize] > 0)
+            .map(|s| WayCount {
+                count: counts[s as usize],
+                spots: s,
+            })
+            .collect()
+    }
+}
+
+/// Number of ways `marks` makes, counted before any is built so that a ticket of millions of
+/// ways is refused without building them.
+fn way_total(groups: usize, combine: &[u8]) -> u128 {
+    combine
+        .iter()
+        .map(|&k| binomial(groups as u128, u128::from(k)))
+        .fold(0u128, u128::saturating_add)
+}
+
+fn binomial(n: u128, k: u128) -> u128 {
+    if k > n {
+        return 0;
+    }
+    let k = k.min(n - k);
+    (0..k).fold(1u128, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+}
+
+impl RuleSet {
+    /// Checks marks and schedule against the rules and lists the ways (rules 5.5(b), 12.8, 18).
+    pub fn plan(&self, marks: Marks, schedule: ScheduleId) -> Result<BetPlan, BetError> {
+        check_groups(&marks)?;
+        if !self.is_schedule_available(schedule) {
+            return Err(BetError::ScheduleNotApproved);
+        }
+        let total = way_total(marks.groups.len(), &marks.combine);
+        // No amount per way can bring this many ways under the ticket limit (rule 6.2).
+        let cheapest = self.wagers().way_minimum_cents(u64::MAX);
+        let limit = self.wagers().max_ticket_total_cents;
+        if total.saturating_mul(u128::from(cheapest)) > u128::from(limit) {
+            return Err(BetError::TicketTotalOverLimit {
+                total: crate::money::Dollars(
+                    u64::try_from(total.saturating_mul(u128::from(cheapest))).unwrap_or(u64::MAX),
+                ),
+                max: crate::money::Dollars(limit),
+            });
+        }
+
+        let mut ways = Vec::with_capacity(total as usize);
+        let mut ks = marks.combine.clone();
+        ks.sort_unstable();
+        for k in ks {
+            for_each_combination(marks.groups.len(), k as usize, |chosen| {
+                let numbers = chosen
+                    .iter()
+                    .fold(NumberSet::EMPTY, |acc, &g| acc.union(marks.groups[g]));
+                ways.push(numbers);
+            });
+        }
+        let ways = ways
+            .into_iter()
+            .map(|numbers| {
+                let spots = numbers.len();
+                if spots > MAX_SPOTS {
+                    return Err(SelectionError::WayTooLarge { spots }.into());
+                }
+                self.way_schedule(schedule, spots)
+                    .map(|plays_under| PlannedWay {
+                        numbers,
+                        plays_under,
+                    })
+            })
+            .collect::<Result<Vec<_>, BetError>>()?;
+        Ok(BetPlan {
+            kind: marks.kind,
+            schedule,
+            groups: marks.groups,
+            combine: marks.combine,
+            ways,
+        })
+    }
+
+    /// The schedule a way of `spots` entered in `schedule` plays under (rules 6.3(a), 18).
+    fn way_schedule(&self, schedule: ScheduleId, spots: u8) -> Result<ScheduleId, BetError> {
+        if schedule == ScheduleId::Jackpot && self.jackpot_type(spots).is_none() {
+            let allowed = self
+                .jackpot_types()
+                .iter()
+                .map(|j| j.spots.to_string())
+                .collect::<Vec<_>>()
+                .join(" or ");
+            return Err(BetError::NotAJackpotType { spots, allowed });
+        }
+        self.plays_as(schedule, spots)
+            .ok_or(BetError::ScheduleNotOffered { schedule, spots })
+    }
+}
+
+fn check_groups(marks: &Marks) -> Result<(), SelectionError> {
+    if marks.groups.is_empty() {
+        return Err(SelectionError::NoGroups);
+    }
+    let mut all = NumberSet::EMPTY;
+    for (i, &g) in marks.groups.iter().enumerate() {
+        if g.is_empty() {
+            return Err(SelectionError::EmptyGroup { group: i + 1 });
+        }
+        if let Some(n) = g.numbers().find(|&n| all.contains(n)) {
+            return Err(SelectionError::NumberInTwoGroups { number: n });
+        }
+        all = all.union(g);
+    }
+    if marks.combine.is_empty() {
+        return Err(SelectionError::NoCombine);
+    }
+    let mut seen = 0u128;
+    for &k in &marks.combine {
+        if k == 0 || k as usize > marks.groups.len() {
+            return Err(SelectionError::CombineOutOfRange {
+                k,
+                groups: marks.groups.len(),
+            });
+        }
+        if seen & (1 << k) != 0 {
+            return Err(SelectionError::CombineRepeated { k });
+        }
+        seen |= 1 << k;
+    }
+    Ok(())
+}
+
+/// Calls `f` with every `k`-subset of `0..n`, in lexicographic order.
+fn for_each_combination(n: usize, k: usize, mut f: impl FnMut(&[usize])) {
+    if k > n {
+        return;
+    }
+    let mut idx: Vec<usize> = (0..k).collect();
+    loop {
+        f(&idx);
+        let Some(i) = (0..k).rev().find(|&i| idx[i] != i + n - k) else {
+            return;
+        };
+        idx[i] += 1;
+        for j in i + 1..k {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> RuleSet {
+        RuleSet::act_1992()
+    }
+
+    fn way(groups: &[&[u8]], combine: &[u8]) -> Marks {
+        Marks {
+            kind: BetKind::Way,
+            groups: groups
+                .iter()
+                .map(|g| NumberSet::from_numbers(g).unwrap())
+                .collect(),
+            combine: combine.to_vec(),
+        }
+    }
+
+    fn standard(spots: &[u8]) -> Marks {
+        Marks {
+            kind: BetKind::Standard,
+            groups: vec![NumberSet::from_numbers(spots).unwrap()],
+            combine: vec![1],
+        }
+    }
+
+    #[test]
+    fn combinations_are_all_k_subsets_in_order() {
+        let mut seen = Vec::new();
+        for_each_combination(4, 2, |c| seen.push(c.to_vec()));
+        assert_eq!(
+            seen,
+            vec![
+                vec![0, 1],
+                vec![0, 2],
+                vec![0, 3],
+                vec![1, 2],
+                vec![1, 3],
+                vec![2, 3]
+            ]
+        );
+        let mut count = 0;
+        for_each_combination(10, 4, |_| count += 1);
+        assert_eq!(count, 210);
+        assert_eq!(binomial(10, 4), 210);
+    }
+
+    #[test]
+    fn rule_5_5_b_diagram_c_two_groups_combined_is_one_way_of_four() {
+        // Diagram C: "SELECTION(S): 06 45-36 80", "1/04 $3".
+        let plan = rules()
+            .plan(way(&[&[6, 45], &[36, 80]], &[2]), ScheduleId::Standard)
+            .unwrap();
+        assert_eq!(plan.ways.len(), 1);
+        assert_eq!(plan.ways[0].numbers.to_vec(), vec![6, 36, 45, 80]);
+        assert_eq!(plan.way_counts(), vec![WayCount { count: 1, spots: 4 }]);
+    }
+
+    #[test]
+    fn rule_12_8_each_union_of_k_groups_is_a_way_even_with_equal_spots() {
+        // Three groups of 4 played two at a time: "3/08"; and all together: "1/12".
+        let plan = rules()
+            .plan(
+                way(
+                    &[&[1, 2, 3, 4], &[11, 12, 13, 14], &[21, 22, 23, 24]],
+                    &[3, 2],
+                ),
+                ScheduleId::Standard,
+            )
+            .unwrap();
+        assert_eq!(
+            plan.way_counts(),
+            vec![
+                WayCount { count: 3, spots: 8 },
+                WayCount {
+                    count: 1,
+                    spots: 12
+                }
+            ]
+        );
+        let distinct: std::collections::HashSet<_> = plan.ways.iter().map(|w| w.numbers).collect();
+        assert_eq!(distinct.len(), 4);
+    }
+
+    #[test]
+    fn kings_are_groups_of_one() {
+        // Four kings plus a group of 3, every 2 of the 5 groups: C(5,2) = 10 ways.
+        let plan = rules()
+            .plan(
+                way(&[&[1], &[2], &[3], &[4], &[50, 51, 52]], &[2]),
+                ScheduleId::Standard,
+            )
+            .unwrap();
+        assert_eq!(
+            plan.way_counts(),
+            vec![
+                WayCount { count: 6, spots: 2 },
+                WayCount { count: 4, spots: 4 }
+            ]
+        );
+    }
+
+    #[test]
+    fn interpretation_6_and_8_spot_standard_ways_play_special_1() {
+        let r = rules();
+        for (spots, under) in [
+            (5u8, ScheduleId::Standard),
+            (6, ScheduleId::Special1),
+            (7, ScheduleId::Standard),
+            (8, ScheduleId::Special1),
+        ] {
+            let nums: Vec<u8> = (1..=spots).collect();
+            let plan = r.plan(standard(&nums), ScheduleId::Standard).unwrap();
+            assert_eq!(plan.ways[0].plays_under, under, "{spots} spots");
+        }
+    }
+
+    #[test]
+    fn rule_18_2_special_1_other_spot_counts_play_the_standard_schedule() {
+        let plan = rules()
+            .plan(standard(&[1, 2, 3]), ScheduleId::Special1)
+            .unwrap();
+        assert_eq!(plan.ways[0].plays_under, ScheduleId::Standard);
+    }
+
+    #[test]
+    fn rule_18_3_special_2_only_for_3_to_6_spots() {
+        let r = rules();
+        assert_eq!(r.offered_spots(ScheduleId::Special2), vec![3, 4, 5, 6]);
+        assert_eq!(
+            r.plan(standard(&[1, 2, 3, 4, 5, 6, 7]), ScheduleId::Special2),
+            Err(BetError::ScheduleNotOffered {
+                schedule: ScheduleId::Special2,
+                spots: 7
+            })
+        );
+        let ok = r.plan(standard(&[1, 2, 3]), ScheduleId::Special2).unwrap();
+        assert_eq!(ok.ways[0].plays_under, ScheduleId::Special2);
+    }
+
+    #[test]
+    fn rule_18_4_special_3_is_refused_until_approved() {
+        let err = rules()
+            .plan(standard(&[1, 2, 3]), ScheduleId::Special3)
+            .unwrap_err();
+        assert_eq!(err, BetError::ScheduleNotApproved);
+        assert_eq!(err.rule(), "18.4");
+    }
+
+    #[test]
+    fn rule_6_3_a_jackpot_ways_must_be_6_or_8_spots() {
+        let r = rules();
+        let err = r
+            .plan(standard(&[1, 2, 3, 4, 5, 6, 7]), ScheduleId::Jackpot)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            BetError::NotAJackpotType {
+                spots: 7,
+                allowed: "6 or 8".into()
+            }
+        );
+        // A jackpot way ticket: groups of 3 combined in pairs give 6-spot jackpot ways.
+        let plan = r
+            .plan(
+                way(&[&[1, 2, 3], &[4, 5, 6], &[7, 8, 9]], &[2]),
+                ScheduleId::Jackpot,
+            )
+            .unwrap();
+        assert!(plan
+            .ways
+            .iter()
+            .all(|w| w.plays_under == ScheduleId::Jackpot && w.spots() == 6));
+        // ...but not all three together (9 spots).
+        assert!(r
+            .plan(
+                way(&[&[1, 2, 3], &[4, 5, 6], &[7, 8, 9]], &[2, 3]),
+                ScheduleId::Jackpot
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn rule_5_5_b_way_groups_are_refused_in_words() {
+        let r = rules();
+        let s = ScheduleId::Standard;
+        let sel = |e: SelectionError| Err(BetError::Selection(e));
+        assert_eq!(
+            r.plan(way(&[&[1, 2], &[2, 3]], &[2]), s),
+            sel(SelectionError::NumberInTwoGroups { number: 2 })
+        );
+        assert_eq!(
+            r.plan(way(&[&[1, 2], &[]], &[1]), s),
+            sel(SelectionError::EmptyGroup { group: 2 })
+        );
+        assert_eq!(r.plan(way(&[], &[1]), s), sel(SelectionError::NoGroups));
+        assert_eq!(
+            r.plan(way(&[&[1], &[2]], &[]), s),
+            sel(SelectionError::NoCombine)
+        );
+        assert_eq!(
+            r.plan(way(&[&[1], &[2]], &[3]), s),
+            sel(SelectionError::CombineOutOfRange { k: 3, groups: 2 })
+        );
+        assert_eq!(
+            r.plan(way(&[&[1], &[2]], &[0]), s),
+            sel(SelectionError::CombineOutOfRange { k: 0, groups: 2 })
+        );
+        assert_eq!(
+            r.plan(way(&[&[1], &[2]], &[1, 1]), s),
+            sel(SelectionError::CombineRepeated { k: 1 })
+        );
+        let big: Vec<u8> = (1..=8).collect();
+        let big2: Vec<u8> = (11..=18).collect();
+        assert_eq!(
+            r.plan(way(&[&big, &big2], &[2]), s),
+            sel(SelectionError::WayTooLarge { spots: 16 })
+        );
+    }
+
+    #[test]
+    fn a_way_ticket_too_large_to_price_is_refused_before_its_ways_are_built() {
+        // 80 kings, every 7: C(80,7) = 3,176,716,400 ways.
+        let kings: Vec<Vec<u8>> = (1..=80).map(|n| vec![n]).collect();
+        let refs: Vec<&[u8]> = kings.iter().map(|g| g.as_slice()).collect();
+        let err = rules()
+            .plan(way(&refs, &[7]), ScheduleId::Standard)
+            .unwrap_err();
+        assert!(matches!(err, BetError::TicketTotalOverLimit { .. }));
+    }
+
+    #[test]
+    fn bets_parse_from_the_api_json() {
+        let b: Bet = serde_json::from_str(r#"{"type":"standard","spots":[6,45,36,80]}"#).unwrap();
+        assert_eq!(
+            b,
+            Bet::Standard {
+                spots: vec![6, 45, 36, 80]
+            }
+        );
+        let b: Bet =
+            serde_json::from_str(r#"{"type":"way","groups":[[6,45],[36,80]],"combine":[2]}"#)
+                .unwrap();
+        assert_eq!(b.kind(), BetKind::Way);
+        let b: Bet = serde_json::from_str(r#"{"type":"mystery_quick_pick"}"#).unwrap();
+        assert_eq!(b, Bet::MysteryQuickPick);
+        let b: Bet = serde_json::from_str(r#"{"type":"quick_pick","count":7}"#).unwrap();
+        assert_eq!(b, Bet::QuickPick { count: 7 });
+        assert!(serde_json::from_str::<Bet>(r#"{"type":"lottery"}"#).is_err());
+    }
+}

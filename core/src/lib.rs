@@ -1,0 +1,36 @@
+//! The rules of Keno (ACT Casino Control Act 1988, Keno rules 1992, as interpreted in
+//! `shared/rules/INTERPRETATION.md`) as pure code.
+//!
+//! Inputs in, decisions out: this crate does no I/O, reads no clock and owns no random number
+//! generator. Randomness (the draw, quick picks) comes from a generator the caller passes in.
+//!
+//! - [`board`]: numbers, sets of numbers (an 80-bit set), selections and draws;
+//! - [`rules`]: the rule set as data, loaded from TOML or JSON and validated;
+//! - [`bet`]: bets, way tickets and the schedule each way plays;
+//! - [`pricing`]: what a ticket costs (rule 6.2);
+//! - [`settle`]: settling a game, with [`prorate`] and [`jackpot`];
+//! - [`theory`]: the theoretical return of each schedule;
+//! - [`random`]: unbiased random choices from a caller's generator.
+
+pub mod bet;
+pub mod board;
+pub mod error;
+pub mod jackpot;
+pub mod money;
+pub mod pricing;
+pub mod prorate;
+pub mod random;
+pub mod rules;
+pub mod schedule;
+pub mod settle;
+pub mod theory;
+
+pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, WayCount};
+pub use board::{Draw, NumberSet, Selection};
+pub use error::{BetError, SelectionError};
+pub use jackpot::{JackpotOutcome, JackpotPools};
+pub use money::Dollars;
+pub use pricing::Price;
+pub use rules::{RuleSet, RuleSetError};
+pub use schedule::{Pay, ScheduleId};
+pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};

@@ -1,0 +1,242 @@
+//! Settling one game: every way in play against the 20 drawn numbers (rules 11, 12, 18).
+//!
+//! The input is every way of every ticket that covers the game (multi-game tickets bought
+//! hours earlier included): pro-rating (12.3) and jackpot sharing (12.6) need all of them
+//! before any prize is known.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::board::{Draw, NumberSet, MAX_SPOTS};
+use crate::jackpot::{share_pool, JackpotOutcome, JackpotPools};
+use crate::prorate::prorate;
+use crate::rules::RuleSet;
+use crate::schedule::{PrizeTable, ScheduleId};
+
+/// One way in play in a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WayInPlay {
+    pub numbers: NumberSet,
+    /// The schedule the way was sold under (after `same_as`, see [`RuleSet::plays_as`]).
+    pub plays_under: ScheduleId,
+    pub amount_per_way_cents: u64,
+}
+
+/// What one way won.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WayOutcome {
+    pub catch: u8,
+    pub prize_cents: u64,
+    /// The prize was reduced by pro-rating (12.3-12.5).
+    pub prorated: bool,
+    /// The way won its jackpot pool (or a share of it).
+    pub jackpot: bool,
+}
+
+/// How the game's major prizes were pro-rated, when they were.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProRating {
+    pub major_prizes: usize,
+    pub before_cents: u64,
+    pub after_cents: u64,
+    /// Rule 12.4 prevailed: every major prize is at the $200 floor, over the $50,000 limit.
+    pub floor_binds_for_all: bool,
+}
+
+/// The result of settling a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSettlement {
+    /// One outcome per way, in the order the ways were given.
+    pub ways: Vec<WayOutcome>,
+    pub prorating: Option<ProRating>,
+    pub jackpots: Vec<JackpotOutcome>,
+    pub total_prizes_cents: u64,
+}
+
+impl GameSettlement {
+    /// The pools to carry into the next game.
+    pub fn next_pools(&self) -> JackpotPools {
+        JackpotPools(
+            self.jackpots
+                .iter()
+                .map(|j| (j.spots, j.next_pool_cents))
+                .collect(),
+        )
+    }
+}
+
+/// A way that cannot be settled under this rule set: the caller's data is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettleError {
+    #[error("way {index} ({spots} spots) cannot be settled under the {schedule} schedule of this rule set")]
+    NotPlayable {
+        index: usize,
+        schedule: ScheduleId,
+        spots: u8,
+    },
+    #[error("way {index} has no wager")]
+    NoWager { index: usize },
+}
+
+impl RuleSet {
+    /// Settles a game; see the module documentation.
+    pub fn settle_game(
+        &self,
+        draw: &Draw,
+        ways: &[WayInPlay],
+        carried: &JackpotPools,
+    ) -> Result<GameSettlement, SettleError> {
+        let table = self.prize_table();
+        let caps = self.caps();
+        let mut contribution_bp = [0u64; MAX_SPOTS as usize + 1];
+        for j in self.jackpot_types() {
+            contribution_bp[j.spots as usize] = j.contribution_basis_points;
+        }
+        let mut contributions = [0u64; MAX_SPOTS as usize + 1];
+        let mut outcomes = Vec::with_capacity(ways.len());
+        let mut majors: Vec<usize> = Vec::new();
+        let mut jackpot_wins: Vec<usize> = Vec::new();
+        let drawn = draw.set();
+        let jackpot = ScheduleId::Jackpot.index();
+
+        for (index, way) in ways.iter().enumerate() {
+            let s = way.plays_under.index();
+            let spots = way.numbers.len();
+            if spots > MAX_SPOTS || !table.raw_playable(s, spots as usize) {
+                return Err(SettleError::NotPlayable {
+                    index,
+                    schedule: way.plays_under,
+                    spots,
+                });
+            }
+            let amount = way.amount_per_way_cents;
+            if amount == 0 {
+                return Err(SettleError::NoWager { index });
+            }
+            let catch = way.numbers.count_common(drawn);
+            if s == jackpot {
+                // Rule 7.3 as interpreted: each way adds its share, rounded down per way.
+                contributions[spots as usize] += amount * contribution_bp[spots as usize] / 10_000;
+            }
+            let base = table.raw(s, spots as usize, catch as usize);
+            let mut outcome = WayOutcome {
+                catch,
+                ..WayOutcome::default()
+            };
+            if base == PrizeTable::JACKPOT {
+                outcome.jackpot = true;
+                jackpot_wins.push(index);
+            } else if base != 0 {
+                // Rule 18: the schedule amount scaled by the wager, down to the cent; then the
+                // per-way cap of rule 12.1.
+                let prize = scale(base, amount, table.raw_base(s)).min(caps.per_way_cents);
+                outcome.prize_cents = prize;
+                // Rule 1(h): a major prize, measured after the 12.1 cap.
+                if prize >= caps.major_prize_cents {
+                    majors.push(index);
+                }
+            }
+            outcomes.push(outcome);
+        }
+
+        let prorating = self.prorate_majors(&mut outcomes, &majors);
+        let jackpots =
+            self.share_jackpots(ways, &mut outcomes, &jackpot_wins, &contributions, carried);
+        let total_prizes_cents = outcomes.iter().map(|o| o.prize_cents).sum();
+        Ok(GameSettlement {
+            ways: outcomes,
+            prorating,
+            jackpots,
+            total_prizes_cents,
+        })
+    }
+
+    /// Rules 12.3-12.5, 12.7: jackpot pool wins are not among the majors.
+    fn prorate_majors(&self, outcomes: &mut [WayOutcome], majors: &[usize]) -> Option<ProRating> {
+        let caps = self.caps();
+        let before: Vec<u64> = majors.iter().map(|&i| outcomes[i].prize_cents).collect();
+        let before_cents: u64 = before.iter().sum();
+        if before_cents <= caps.game_major_prizes_cents {
+            return None;
+        }
+        let result = prorate(
+            &before,
+            caps.game_major_prizes_cents,
+            caps.major_prize_cents,
+        );
+        for ((&i, &was), &now) in majors.iter().zip(&before).zip(&result.amounts) {
+            outcomes[i].prize_cents = now;
+            outcomes[i].prorated = now < was;
+        }
+        Some(ProRating {
+            major_prizes: majors.len(),
+            before_cents,
+            after_cents: result.amounts.iter().sum(),
+            floor_binds_for_all: result.floor_binds_for_all,
+        })
+    }
+
+    /// Rules 7.2, 7.3, 12.6: each pool with this game's contributions, shared by its winners.
+    fn share_jackpots(
+        &self,
+        ways: &[WayInPlay],
+        outcomes: &mut [WayOutcome],
+        wins: &[usize],
+        contributions: &[u64],
+        carried: &JackpotPools,
+    ) -> Vec<JackpotOutcome> {
+        self.jackpot_types()
+            .iter()
+            .map(|j| {
+                let carried_in_cents = carried.carried(self, j.spots);
+                let contributions_cents = contributions[j.spots as usize];
+                let pool_cents = carried_in_cents + contributions_cents;
+                let winners: Vec<usize> = wins
+                    .iter()
+                    .copied()
+                    .filter(|&i| ways[i].numbers.len() == j.spots)
+                    .collect();
+                let stakes: Vec<u64> = winners
+                    .iter()
+                    .map(|&i| ways[i].amount_per_way_cents)
+                    .collect();
+                let shares = if winners.is_empty() {
+                    Vec::new()
+                } else {
+                    share_pool(pool_cents, &stakes)
+                };
+                for (&i, &share) in winners.iter().zip(&shares) {
+                    outcomes[i].prize_cents = share;
+                }
+                let paid_cents: u64 = shares.iter().sum();
+                JackpotOutcome {
+                    spots: j.spots,
+                    carried_in_cents,
+                    contributions_cents,
+                    pool_cents,
+                    winners: winners.len(),
+                    paid_cents,
+                    breakage_cents: if winners.is_empty() {
+                        0
+                    } else {
+                        pool_cents - paid_cents
+                    },
+                    next_pool_cents: if winners.is_empty() {
+                        pool_cents
+                    } else {
+                        j.guaranteed_cents
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// `base * amount / base_wager`, rounded down, without overflow for any rule-set values.
+#[inline]
+fn scale(base: u64, amount: u64, base_wager: u64) -> u64 {
+    match base.checked_mul(amount) {
+        Some(product) => product / base_wager,
+        None => (u128::from(base) * u128::from(amount) / u128::from(base_wager)) as u64,
+    }
+}
