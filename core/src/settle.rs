@@ -154,25 +154,37 @@ impl RuleSet {
     /// Rules 12.3-12.5, 12.7: jackpot pool wins are not among the majors.
     fn prorate_majors(&self, outcomes: &mut [WayOutcome], majors: &[usize]) -> Option<ProRating> {
         let caps = self.caps();
-        let before: Vec<u64> = majors.iter().map(|&i| outcomes[i].prize_cents).collect();
-        let before_cents: u64 = before.iter().sum();
+        let before_cents: u64 = majors.iter().map(|&i| outcomes[i].prize_cents).sum();
         if before_cents <= caps.game_major_prizes_cents {
             return None;
         }
-        let result = prorate(
-            &before,
-            caps.game_major_prizes_cents,
-            caps.major_prize_cents,
-        );
-        for ((&i, &was), &now) in majors.iter().zip(&before).zip(&result.amounts) {
-            outcomes[i].prize_cents = now;
-            outcomes[i].prorated = now < was;
-        }
+        let floor = caps.major_prize_cents;
+        let floor_binds_for_all =
+            majors.len() as u128 * u128::from(floor) >= u128::from(caps.game_major_prizes_cents);
+        let after_cents = if floor_binds_for_all {
+            // Rule 12.4 prevails for all. A big game has thousands of majors, so this path
+            // touches each once and allocates nothing.
+            for &i in majors {
+                outcomes[i].prorated = outcomes[i].prize_cents > floor;
+                outcomes[i].prize_cents = floor;
+            }
+            floor * majors.len() as u64
+        } else {
+            // Fewer than limit / floor (250) prizes: the proportional shares of 12.5.
+            let before: Vec<u64> = majors.iter().map(|&i| outcomes[i].prize_cents).collect();
+            let result = prorate(&before, caps.game_major_prizes_cents, floor);
+            debug_assert!(!result.floor_binds_for_all);
+            for ((&i, &was), &now) in majors.iter().zip(&before).zip(&result.amounts) {
+                outcomes[i].prize_cents = now;
+                outcomes[i].prorated = now < was;
+            }
+            result.amounts.iter().sum()
+        };
         Some(ProRating {
             major_prizes: majors.len(),
             before_cents,
-            after_cents: result.amounts.iter().sum(),
-            floor_binds_for_all: result.floor_binds_for_all,
+            after_cents,
+            floor_binds_for_all,
         })
     }
 
