@@ -64,12 +64,14 @@ impl Bet {
         }
     }
 
-    /// Fixes the numbers, drawing the terminal's picks for quick picks from `rng`.
+    /// Fixes the numbers, drawing the terminal's picks for quick picks from `rng`. A mystery
+    /// quick pick plays a spot count the schedule offers, within the rule set's range.
     pub fn mark<R: rand_core::Rng + ?Sized>(
         &self,
         rules: &RuleSet,
+        schedule: ScheduleId,
         rng: &mut R,
-    ) -> Result<Marks, SelectionError> {
+    ) -> Result<Marks, BetError> {
         let single = |s: Selection| Marks {
             kind: self.kind(),
             groups: vec![s.set()],
@@ -79,7 +81,20 @@ impl Bet {
             Bet::Standard { spots } => Ok(single(Selection::new(spots)?)),
             Bet::QuickPick { count } => Ok(single(quick_pick(rng, *count)?)),
             Bet::MysteryQuickPick => {
-                let count = mystery_spots(rng, rules.mystery_spots());
+                let (min, max) = rules.mystery_spots();
+                let offered: Vec<u8> = rules
+                    .offered_spots(schedule)
+                    .into_iter()
+                    .filter(|s| (min..=max).contains(s))
+                    .filter(|&s| schedule != ScheduleId::Jackpot || rules.jackpot_type(s).is_some())
+                    .collect();
+                let Some(last) = offered.len().checked_sub(1) else {
+                    return Err(BetError::ScheduleNotOffered {
+                        schedule,
+                        spots: min,
+                    });
+                };
+                let count = offered[mystery_spots(rng, (0, last as u8)) as usize];
                 Ok(single(quick_pick(rng, count)?))
             }
             Bet::Way { groups, combine } => {
@@ -145,6 +160,11 @@ impl BetPlan {
     }
 }
 
+/// The most ways one ticket may have, whatever the rule set's prices allow: it bounds the
+/// memory one request can make the server use. (The ACT prices allow at most 99,990: $9,999 at
+/// 10 cents a way.)
+pub const MAX_WAYS_PER_TICKET: u64 = 100_000;
+
 /// Number of ways `marks` makes, counted before any is built so that a ticket of millions of
 /// ways is refused without building them.
 fn way_total(groups: usize, combine: &[u8]) -> u128 {
@@ -166,19 +186,28 @@ impl RuleSet {
     /// Checks marks and schedule against the rules and lists the ways (rules 5.5(b), 12.8, 18).
     pub fn plan(&self, marks: Marks, schedule: ScheduleId) -> Result<BetPlan, BetError> {
         check_groups(&marks)?;
+        if !marks.kind.is_way_ticket() && (marks.groups.len() != 1 || marks.combine != [1]) {
+            return Err(SelectionError::NotAWayTicket.into());
+        }
         if !self.is_schedule_available(schedule) {
             return Err(BetError::ScheduleNotApproved);
         }
         let total = way_total(marks.groups.len(), &marks.combine);
         // No amount per way can bring this many ways under the ticket limit (rule 6.2).
-        let cheapest = self.wagers().way_minimum_cents(u64::MAX);
+        let ways = u64::try_from(total).unwrap_or(u64::MAX);
+        let cheapest = self.wagers().way_minimum_cents(ways);
         let limit = self.wagers().max_ticket_total_cents;
-        if total.saturating_mul(u128::from(cheapest)) > u128::from(limit) {
+        let least_total = total.saturating_mul(u128::from(cheapest));
+        if least_total > u128::from(limit) {
             return Err(BetError::TicketTotalOverLimit {
-                total: crate::money::Dollars(
-                    u64::try_from(total.saturating_mul(u128::from(cheapest))).unwrap_or(u64::MAX),
-                ),
+                total: crate::money::Dollars(u64::try_from(least_total).unwrap_or(u64::MAX)),
                 max: crate::money::Dollars(limit),
+            });
+        }
+        if ways > MAX_WAYS_PER_TICKET {
+            return Err(BetError::TooManyWays {
+                ways,
+                max: MAX_WAYS_PER_TICKET,
             });
         }
 
@@ -227,8 +256,13 @@ impl RuleSet {
                 .join(" or ");
             return Err(BetError::NotAJackpotType { spots, allowed });
         }
-        self.plays_as(schedule, spots)
-            .ok_or(BetError::ScheduleNotOffered { schedule, spots })
+        let plays_under = self
+            .plays_as(schedule, spots)
+            .ok_or(BetError::ScheduleNotOffered { schedule, spots })?;
+        if !self.is_schedule_available(plays_under) {
+            return Err(BetError::ScheduleNotApproved);
+        }
+        Ok(plays_under)
     }
 }
 
@@ -513,6 +547,40 @@ mod tests {
             .plan(way(&refs, &[7]), ScheduleId::Standard)
             .unwrap_err();
         assert!(matches!(err, BetError::TicketTotalOverLimit { .. }));
+    }
+
+    #[test]
+    fn a_single_selection_bet_cannot_carry_groups() {
+        let mut marks = way(&[&[1, 2], &[3, 4]], &[2]);
+        marks.kind = BetKind::Standard;
+        assert_eq!(
+            rules().plan(marks, ScheduleId::Standard),
+            Err(BetError::Selection(SelectionError::NotAWayTicket))
+        );
+    }
+
+    #[test]
+    fn rule_6_3_c_mystery_quick_picks_play_a_spot_count_the_schedule_offers() {
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::SeedableRng;
+        let r = rules();
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let marks = Bet::MysteryQuickPick
+                .mark(&r, ScheduleId::Jackpot, &mut rng)
+                .unwrap();
+            let spots = marks.groups[0].len();
+            seen.insert(spots);
+            assert!(r.plan(marks, ScheduleId::Jackpot).is_ok());
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![6, 8]);
+        for _ in 0..200 {
+            let marks = Bet::MysteryQuickPick
+                .mark(&r, ScheduleId::Special2, &mut rng)
+                .unwrap();
+            assert!((3..=6).contains(&marks.groups[0].len()));
+        }
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub enum SelectionError {
         "a way of {spots} numbers is too large: each way has 1 to 15 spots (rules 1(l), 1(o))"
     )]
     WayTooLarge { spots: u8 },
+    #[error("only a way ticket has groups and combinations; this bet is one selection (rule 5.5)")]
+    NotAWayTicket,
 }
 
 /// A bet or wager refused under the rule set.
@@ -88,6 +90,8 @@ pub enum BetError {
         "the ticket total would be {total}; a single receipt ticket is at most {max} (rule 6.2)"
     )]
     TicketTotalOverLimit { total: Dollars, max: Dollars },
+    #[error("a ticket of {ways} ways is more than the {max} one ticket may have")]
+    TooManyWays { ways: u64, max: u64 },
 }
 
 impl SelectionError {
@@ -102,6 +106,7 @@ impl SelectionError {
             NoGroups | EmptyGroup { .. } | NumberInTwoGroups { .. } => "5.5(b)",
             NoCombine | CombineOutOfRange { .. } | CombineRepeated { .. } => "5.5(b)(v)",
             WayTooLarge { .. } => "1(o)",
+            NotAWayTicket => "5.5",
         }
     }
 }
@@ -123,6 +128,7 @@ impl BetError {
             }
             NoGames | TooManyGames { .. } => "invalid_games",
             TicketTotalOverLimit { .. } => "ticket_total_over_limit",
+            TooManyWays { .. } => "too_many_ways",
         }
     }
 
@@ -138,7 +144,9 @@ impl BetError {
             BelowJackpotMinimum { .. } => "6.2(c)",
             JackpotIncrement { .. } => "7.1",
             BelowWayMinimum { .. } | WayIncrement { .. } => "6.2(d)",
-            NoGames | TooManyGames { .. } | TicketTotalOverLimit { .. } => "6.2",
+            NoGames | TooManyGames { .. } | TicketTotalOverLimit { .. } | TooManyWays { .. } => {
+                "6.2"
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod prorate;
 pub mod random;
 pub mod rules;
 pub mod schedule;
+pub mod serial;
 pub mod settle;
 pub mod theory;
 

@@ -269,6 +269,42 @@ mod tests {
     }
 
     #[test]
+    fn rule_6_2_d_one_to_three_ways_are_whole_dollars_from_one_dollar() {
+        let r = rules();
+        let p = kings(3);
+        assert!(r.price(&p, 200, 1).is_ok());
+        assert!(matches!(
+            r.price(&p, 150, 1),
+            Err(BetError::WayIncrement { .. })
+        ));
+        assert!(matches!(
+            r.price(&p, 90, 1),
+            Err(BetError::BelowWayMinimum { .. })
+        ));
+    }
+
+    #[test]
+    fn jackpot_way_tickets_meet_both_the_way_and_the_jackpot_rules() {
+        // Three groups of 3 in pairs: 3 jackpot ways of 6 spots.
+        let r = rules();
+        let p = plan(
+            BetKind::Way,
+            &[vec![1, 2, 3], vec![4, 5, 6], vec![7, 8, 9]],
+            &[2],
+            ScheduleId::Jackpot,
+        );
+        assert_eq!(r.price(&p, 200, 1).unwrap().game_cost_cents, 600);
+        assert!(matches!(
+            r.price(&p, 100, 1),
+            Err(BetError::BelowJackpotMinimum { .. })
+        ));
+        assert!(matches!(
+            r.price(&p, 250, 1),
+            Err(BetError::WayIncrement { .. })
+        ));
+    }
+
+    #[test]
     fn rule_6_2_a_b_multi_game_discounts() {
         let r = rules();
         let p = standard(&[1, 2, 3]);

@@ -12,7 +12,8 @@ pub struct ProRated {
 
 /// Reduces major prizes whose total exceeds `limit`.
 ///
-/// - rule 12.3: the major prizes of a game add up to at most `limit` (unless 12.4 forbids it);
+/// - rule 12.3: the major prizes of a game add up to at most `limit`, unless 12.4 forbids it
+///   (more than `limit / floor` major prizes: each is then held at the floor);
 /// - rule 12.4: no major prize is reduced below `floor`; prizes that would fall under it are
 ///   held at it and the others share what remains;
 /// - rule 12.5: each share is in proportion to what the prize would have been, rounded down
@@ -29,7 +30,7 @@ pub fn prorate(prizes: &[u64], limit: u64, floor: u64) -> ProRated {
         };
     }
     let n = prizes.len() as u128;
-    if n * u128::from(floor) >= u128::from(limit) {
+    if n * u128::from(floor) > u128::from(limit) {
         return ProRated {
             amounts: vec![floor; prizes.len()],
             floor_binds_for_all: true,
@@ -102,6 +103,14 @@ mod tests {
     }
 
     #[test]
+    fn exactly_250_major_prizes_fit_the_limit_at_200_each_without_the_exception() {
+        let p = prorate(&[30_000u64; 250], LIMIT, FLOOR);
+        assert!(!p.floor_binds_for_all);
+        assert_eq!(p.amounts, vec![FLOOR; 250]);
+        assert_eq!(p.amounts.iter().sum::<u64>(), LIMIT);
+    }
+
+    #[test]
     fn rounding_is_down_to_the_cent() {
         // Three equal prizes of $20,000 against $50,000: $16,666.66 each (2 cents kept).
         let p = prorate(&[2_000_000; 3], LIMIT, FLOOR);
@@ -118,7 +127,7 @@ mod tests {
             let p = prorate(&prizes, LIMIT, FLOOR);
             let sum: u64 = p.amounts.iter().sum();
             if p.floor_binds_for_all {
-                prop_assert!(prizes.len() as u64 * FLOOR >= LIMIT);
+                prop_assert!(prizes.len() as u64 * FLOOR > LIMIT);
                 prop_assert!(p.amounts.iter().all(|&a| a == FLOOR));
             } else {
                 prop_assert!(sum <= LIMIT);
@@ -166,7 +175,7 @@ mod tests {
         #[test]
         fn the_limit_is_nearly_used_when_pro_rating(prizes in majors()) {
             // Rounding down loses less than a cent per prize.
-            prop_assume!(prizes.iter().sum::<u64>() > LIMIT && (prizes.len() as u64) * FLOOR < LIMIT);
+            prop_assume!(prizes.iter().sum::<u64>() > LIMIT && (prizes.len() as u64) * FLOOR <= LIMIT);
             let sum: u64 = prorate(&prizes, LIMIT, FLOOR).amounts.iter().sum();
             prop_assert!(sum + prizes.len() as u64 >= LIMIT, "sum {} for {} prizes", sum, prizes.len());
         }

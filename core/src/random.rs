@@ -37,9 +37,39 @@ pub fn distinct_numbers<R: Rng + ?Sized>(rng: &mut R, count: usize) -> Vec<u8> {
     board[..count].to_vec()
 }
 
-/// The 20 numbers of a game drawn by the RNG (rules 3.2, 9.1), in drawn order.
+/// The next number of a draw: uniform among the numbers not yet drawn (rules 3.2, 9.1).
+///
+/// The server draws one number at a time so that each is committed before it is shown and a
+/// draw interrupted by a malfunction continues from the last valid number (rule 10.3).
+pub fn draw_next<R: CryptoRng + ?Sized>(rng: &mut R, drawn: NumberSet) -> u8 {
+    assert!(
+        (drawn.len() as usize) < NUMBERS_DRAWN,
+        "a draw has {NUMBERS_DRAWN} numbers"
+    );
+    let remaining = u32::from(LAST_NUMBER - drawn.len());
+    let mut k = uniform_below(rng, remaining);
+    for n in 1..=LAST_NUMBER {
+        if !drawn.contains(n) {
+            if k == 0 {
+                return n;
+            }
+            k -= 1;
+        }
+    }
+    unreachable!("fewer numbers left than counted")
+}
+
+/// The 20 numbers of a game drawn by the RNG (rules 3.2, 9.1), in drawn order: the same
+/// [`draw_next`] the server calls number by number.
 pub fn draw_numbers<R: CryptoRng + ?Sized>(rng: &mut R) -> Draw {
-    Draw::new(&distinct_numbers(rng, NUMBERS_DRAWN)).expect("20 distinct board numbers")
+    let mut drawn = NumberSet::EMPTY;
+    let mut order = Vec::with_capacity(NUMBERS_DRAWN);
+    for _ in 0..NUMBERS_DRAWN {
+        let n = draw_next(rng, drawn);
+        drawn = drawn.union(NumberSet::from_numbers(&[n]).expect("a board number"));
+        order.push(n);
+    }
+    Draw::new(&order).expect("20 distinct board numbers")
 }
 
 /// The terminal's pick of `count` numbers for a quick pick ticket (rule 6.3(b)).
@@ -122,6 +152,37 @@ mod tests {
         for (n, &h) in hits.iter().enumerate().skip(1) {
             assert!((4_630..=5_370).contains(&h), "number {n} drawn {h} times");
         }
+    }
+
+    #[test]
+    fn rule_10_3_a_draw_continues_from_the_numbers_already_drawn() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let first = NumberSet::from_numbers(&[1, 2, 3, 80]).unwrap();
+        let mut drawn = first;
+        for _ in 4..20 {
+            let n = draw_next(&mut rng, drawn);
+            assert!(!drawn.contains(n) && (1..=80).contains(&n));
+            drawn = drawn.union(NumberSet::from_numbers(&[n]).unwrap());
+        }
+        assert_eq!(drawn.len(), 20);
+        assert_eq!(drawn.count_common(first), 4);
+    }
+
+    #[test]
+    fn draw_next_is_uniform_over_the_numbers_left() {
+        // Nineteen numbers drawn: the twentieth is one of the 61 left, each equally likely.
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        let drawn = NumberSet::from_numbers(&(1..=19).collect::<Vec<u8>>()).unwrap();
+        let mut hits = [0u32; 81];
+        for _ in 0..61_000 {
+            hits[draw_next(&mut rng, drawn) as usize] += 1;
+        }
+        assert!(hits[1..=19].iter().all(|&h| h == 0));
+        // Expected 1,000 each; sd about 31.4: allow 6 sd.
+        assert!(
+            hits[20..].iter().all(|&h| (811..=1_189).contains(&h)),
+            "{hits:?}"
+        );
     }
 
     #[test]

@@ -74,8 +74,8 @@ pub enum SettleError {
         schedule: ScheduleId,
         spots: u8,
     },
-    #[error("way {index} has no wager")]
-    NoWager { index: usize },
+    #[error("way {index} has a wager of {amount} cents: none, or more than a ticket may cost")]
+    Wager { index: usize, amount: u64 },
 }
 
 impl RuleSet {
@@ -98,6 +98,9 @@ impl RuleSet {
         let mut jackpot_wins: Vec<usize> = Vec::new();
         let drawn = draw.set();
         let jackpot = ScheduleId::Jackpot.index();
+        // No way can stake more than a whole ticket may cost; this also keeps every product
+        // below in range.
+        let max_amount = self.wagers().max_ticket_total_cents;
 
         for (index, way) in ways.iter().enumerate() {
             let s = way.plays_under.index();
@@ -110,8 +113,8 @@ impl RuleSet {
                 });
             }
             let amount = way.amount_per_way_cents;
-            if amount == 0 {
-                return Err(SettleError::NoWager { index });
+            if amount == 0 || amount > max_amount {
+                return Err(SettleError::Wager { index, amount });
             }
             let catch = way.numbers.count_common(drawn);
             if s == jackpot {
@@ -129,7 +132,7 @@ impl RuleSet {
             } else if base != 0 {
                 // Rule 18: the schedule amount scaled by the wager, down to the cent; then the
                 // per-way cap of rule 12.1.
-                let prize = scale(base, amount, table.raw_base(s)).min(caps.per_way_cents);
+                let prize = scale(base, amount, table.raw_base(s), caps.per_way_cents);
                 outcome.prize_cents = prize;
                 // Rule 1(h): a major prize, measured after the 12.1 cap.
                 if prize >= caps.major_prize_cents {
@@ -151,6 +154,42 @@ impl RuleSet {
         })
     }
 
+    /// One way's catch and its schedule prize after the per-way cap (rules 11.1, 12.1, 18),
+    /// before pro-rating and jackpot sharing, which need the whole game: a jackpot win comes back
+    /// with `jackpot` set and no prize. Prizes under the major-prize threshold are final as
+    /// computed here, so a ticket's view can recompute them from its ways and the draw.
+    pub fn schedule_outcome(
+        &self,
+        draw: &Draw,
+        way: &WayInPlay,
+    ) -> Result<WayOutcome, SettleError> {
+        let table = self.prize_table();
+        let spots = way.numbers.len();
+        if spots > MAX_SPOTS || !table.is_playable(way.plays_under, spots) {
+            return Err(SettleError::NotPlayable {
+                index: 0,
+                schedule: way.plays_under,
+                spots,
+            });
+        }
+        let amount = way.amount_per_way_cents;
+        if amount == 0 || amount > self.wagers().max_ticket_total_cents {
+            return Err(SettleError::Wager { index: 0, amount });
+        }
+        let catch = draw.catch(way.numbers);
+        let s = way.plays_under.index();
+        let base = table.raw(s, spots as usize, catch as usize);
+        Ok(WayOutcome {
+            catch,
+            prize_cents: match base {
+                PrizeTable::JACKPOT | 0 => 0,
+                _ => scale(base, amount, table.raw_base(s), self.caps().per_way_cents),
+            },
+            prorated: false,
+            jackpot: base == PrizeTable::JACKPOT,
+        })
+    }
+
     /// Rules 12.3-12.5, 12.7: jackpot pool wins are not among the majors.
     fn prorate_majors(&self, outcomes: &mut [WayOutcome], majors: &[usize]) -> Option<ProRating> {
         let caps = self.caps();
@@ -159,8 +198,9 @@ impl RuleSet {
             return None;
         }
         let floor = caps.major_prize_cents;
+        // Rule 12.4 prevails only where $200 each is over the limit (more than 250 prizes).
         let floor_binds_for_all =
-            majors.len() as u128 * u128::from(floor) >= u128::from(caps.game_major_prizes_cents);
+            majors.len() as u128 * u128::from(floor) > u128::from(caps.game_major_prizes_cents);
         let after_cents = if floor_binds_for_all {
             // Rule 12.4 prevails for all. A big game has thousands of majors, so this path
             // touches each once and allocates nothing.
@@ -202,7 +242,7 @@ impl RuleSet {
             .map(|j| {
                 let carried_in_cents = carried.carried(self, j.spots);
                 let contributions_cents = contributions[j.spots as usize];
-                let pool_cents = carried_in_cents + contributions_cents;
+                let pool_cents = carried_in_cents.saturating_add(contributions_cents);
                 let winners: Vec<usize> = wins
                     .iter()
                     .copied()
@@ -244,11 +284,13 @@ impl RuleSet {
     }
 }
 
-/// `base * amount / base_wager`, rounded down, without overflow for any rule-set values.
+/// `base * amount / base_wager` rounded down (rule 18), then at most `cap` (rule 12.1), without
+/// overflow for any rule-set values.
 #[inline]
-fn scale(base: u64, amount: u64, base_wager: u64) -> u64 {
-    match base.checked_mul(amount) {
-        Some(product) => product / base_wager,
-        None => (u128::from(base) * u128::from(amount) / u128::from(base_wager)) as u64,
-    }
+fn scale(base: u64, amount: u64, base_wager: u64, cap: u64) -> u64 {
+    let prize = match base.checked_mul(amount) {
+        Some(product) => u128::from(product / base_wager),
+        None => u128::from(base) * u128::from(amount) / u128::from(base_wager),
+    };
+    prize.min(u128::from(cap)) as u64
 }

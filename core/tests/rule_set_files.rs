@@ -177,3 +177,48 @@ fn rule_18_4_special_3_can_be_sold_only_once_approved() {
     ));
     assert_eq!(p, vec!["schedules.special2.approved: only Special 3 needs the regulator's approval (rule 18.4)"]);
 }
+
+#[test]
+fn a_loop_of_same_as_links_is_refused() {
+    // Special 1's 7 spots play as Standard, whose 7 spots play as Special 1.
+    let text = edit(
+        "  { spots = 7, pays = { 3 = 100, 4 = 300, 5 = 1500, 6 = 20000, 7 = 500000 } },",
+        "  { spots = 7, same_as = \"special1\" },",
+    );
+    let p = problems(&text);
+    assert!(p.iter().any(|m| m.contains("go round in a loop")), "{p:?}");
+}
+
+#[test]
+fn rule_18_4_nothing_may_play_as_an_unapproved_special_3() {
+    let special3 = "\n[schedules.special3]\nbase_wager_cents = 100\napproved = false\ncolumns = [ { spots = 3, pays = { 3 = 9900 } } ]\n";
+    let text = format!(
+        "{}{special3}",
+        edit(
+            "{ spots = 3, pays = { 2 = 100, 3 = 4200 } }",
+            "{ spots = 3, same_as = \"special3\" }"
+        )
+    );
+    let p = problems(&text);
+    assert!(
+        p.iter()
+            .any(|m| m.contains("cannot play as Special 3, which is not approved")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn rule_18_4_an_approval_needs_its_reference() {
+    let special3 = "\n[schedules.special3]\nbase_wager_cents = 100\napproved = true\ncolumns = [ { spots = 3, pays = { 3 = 9900 } } ]\n";
+    let p = problems(&format!("{ACT_1992_TOML}{special3}"));
+    assert_eq!(p, vec!["schedules.special3: approved = true needs the approval_reference of the regulator's approval, for the auditors (rule 18.4)"]);
+}
+
+#[test]
+fn rule_6_2_d_way_minimums_may_not_rise_with_more_ways() {
+    let p = problems(&edit(
+        "{ from_ways = 20, min_cents = 20 }",
+        "{ from_ways = 20, min_cents = 60 }",
+    ));
+    assert_eq!(p, vec!["wagers.way_minimums[2]: a ticket of more ways cannot need more per way (60 after 50) (rule 6.2(d))"]);
+}

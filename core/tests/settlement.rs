@@ -247,26 +247,78 @@ fn ways_that_cannot_be_settled_under_the_rule_set_are_an_error_not_a_silent_zero
     let err = rules
         .settle_game(&draw(), &[way(3, 3, Standard, 0)], &pools)
         .unwrap_err();
-    assert_eq!(err, SettleError::NoWager { index: 0 });
+    assert_eq!(
+        err,
+        SettleError::Wager {
+            index: 0,
+            amount: 0
+        }
+    );
 }
 
 #[test]
-fn settlement_is_deterministic_and_keeps_the_order_of_ways() {
-    let ways: Vec<WayInPlay> = (0..200u32)
-        .map(|i| {
-            way(
-                (i % 15 + 1) as u8,
-                (i % 15 + 1).min(i % 7) as u8,
-                Standard,
-                100,
-            )
-        })
-        .filter(|w| w.numbers.len() != 6 && w.numbers.len() != 8)
+fn a_ways_outcome_does_not_depend_on_its_place_in_the_game() {
+    // Pro-rating and jackpot sharing see the whole game: shuffling the ways must give every
+    // way the same outcome.
+    let ways: Vec<WayInPlay> = vec![
+        way(10, 10, Standard, 200),
+        way(6, 6, Jackpot, 300),
+        way(9, 7, Standard, 100),
+        way(7, 7, Standard, 100),
+        way(6, 6, Jackpot, 200),
+        way(4, 2, Standard, 100),
+        way(10, 10, Standard, 100),
+    ];
+    let forward = settle(&ways);
+    let mut reversed = ways.clone();
+    reversed.reverse();
+    let mut backward = settle(&reversed).ways;
+    backward.reverse();
+    assert_eq!(forward.ways, backward);
+    assert!(forward.prorating.is_some());
+    assert_eq!(
+        forward.ways[1].prize_cents + forward.ways[4].prize_cents,
+        forward.jackpots[0].paid_cents
+    );
+}
+
+#[test]
+fn rule_12_1_cap_applies_before_pro_rating() {
+    // 15 of 15 at $3 would be $150,000, capped to $50,000; with a 10 of 10 at $2 ($50,000) the
+    // majors total $100,000 and each gets half. Pro-rating the uncapped amounts would have given
+    // $37,500 and $12,500.
+    let s = settle(&[way(15, 15, Standard, 300), way(10, 10, Standard, 200)]);
+    assert_eq!(s.ways[0].prize_cents, 2_500_000);
+    assert_eq!(s.ways[1].prize_cents, 2_500_000);
+    assert_eq!(s.prorating.unwrap().before_cents, 10_000_000);
+}
+
+#[test]
+fn rule_12_4_exactly_250_major_prizes_are_200_each_within_the_limit() {
+    let s = settle(&vec![way(9, 7, Standard, 200); 250]);
+    let p = s.prorating.unwrap();
+    assert!(!p.floor_binds_for_all);
+    assert_eq!(p.after_cents, 5_000_000);
+    assert!(s.ways.iter().all(|w| w.prize_cents == 20_000));
+}
+
+#[test]
+fn schedule_outcome_is_the_settled_prize_of_every_minor_way() {
+    let rules = RuleSet::act_1992();
+    let ways: Vec<WayInPlay> = (1..=15u8)
+        .filter(|s| *s != 6 && *s != 8)
+        .flat_map(|s| (0..=s).map(move |c| way(s, c, Standard, 300)))
         .collect();
-    let a = settle(&ways);
-    let b = settle(&ways);
-    assert_eq!(a, b);
-    for (w, o) in ways.iter().zip(&a.ways) {
-        assert_eq!(o.catch, w.numbers.count_common(draw().set()));
+    let settled = settle(&ways);
+    for (w, o) in ways.iter().zip(&settled.ways) {
+        let alone = rules.schedule_outcome(&draw(), w).unwrap();
+        assert_eq!(alone.catch, o.catch);
+        if !o.prorated {
+            assert_eq!(alone.prize_cents, o.prize_cents);
+        }
     }
+    let jackpot = rules
+        .schedule_outcome(&draw(), &way(6, 6, Jackpot, 200))
+        .unwrap();
+    assert!(jackpot.jackpot && jackpot.prize_cents == 0);
 }

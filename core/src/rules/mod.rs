@@ -115,7 +115,8 @@ pub struct JackpotType {
 impl JackpotType {
     /// What one way's amount adds to the pool: 20% by default, down to the cent (rule 7.3).
     pub fn contribution_cents(&self, amount_per_way_cents: u64) -> u64 {
-        amount_per_way_cents * self.contribution_basis_points / 10_000
+        (u128::from(amount_per_way_cents) * u128::from(self.contribution_basis_points) / 10_000)
+            as u64
     }
 }
 

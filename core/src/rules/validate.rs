@@ -87,11 +87,7 @@ pub(super) fn validate(file: RuleSetFile) -> Result<RuleSet, Vec<String>> {
     let mystery_spots = mystery(&file, &mut p);
     let jackpots = jackpots(&file, &mut p);
     let (table, plays_as) = schedules(&file, &jackpots, &mut p);
-    let special3_approved = file
-        .schedules
-        .special3
-        .as_ref()
-        .is_some_and(|s| s.approved == Some(true));
+    let special3_approved = special3_approved(&file);
 
     if !p.0.is_empty() {
         return Err(p.0);
@@ -120,11 +116,14 @@ fn wagers(file: &RuleSetFile, p: &mut Problems) -> WagerRules {
         let what = format!("wagers.way_minimums[{i}]");
         let from = p.count(&format!("{what}.from_ways"), m.from_ways) as u64;
         let min = p.positive(&format!("{what}.min_cents"), m.min_cents);
-        if let Some(&(prev, _)) = way_minimums.last() {
+        if let Some(&(prev, prev_min)) = way_minimums.last() {
             if from <= prev {
                 p.add(format!(
                     "{what}: from_ways must rise from one entry to the next ({from} after {prev})"
                 ));
+            }
+            if min > prev_min {
+                p.add(format!("{what}: a ticket of more ways cannot need more per way ({min} after {prev_min}) (rule 6.2(d))"));
             }
         } else if from != 1 {
             p.add(format!(
@@ -238,6 +237,13 @@ fn jackpots(file: &RuleSetFile, p: &mut Problems) -> Vec<JackpotType> {
     out
 }
 
+fn special3_approved(file: &RuleSetFile) -> bool {
+    file.schedules
+        .special3
+        .as_ref()
+        .is_some_and(|s| s.approved == Some(true))
+}
+
 type PlaysAs = [[Option<ScheduleId>; MAX_SPOTS as usize + 1]; 5];
 
 fn schedules(
@@ -263,7 +269,11 @@ fn schedules(
                 "{what}.approved: only Special 3 needs the regulator's approval (rule 18.4)"
             ));
         }
-        check_links(id, schedule, &what, p);
+        let reference = schedule.approval_reference.as_deref().unwrap_or("").trim();
+        if id == ScheduleId::Special3 && schedule.approved == Some(true) && reference.is_empty() {
+            p.add(format!("{what}: approved = true needs the approval_reference of the regulator's approval, for the auditors (rule 18.4)"));
+        }
+        check_links(id, schedule, special3_approved(file), &what, p);
         let mut seen = [false; MAX_SPOTS as usize + 1];
         for column in &schedule.columns {
             let Some(spots) = p.spots(&what, column.spots) else {
@@ -318,7 +328,13 @@ fn schedules(
     (table, plays_as)
 }
 
-fn check_links(id: ScheduleId, schedule: &ScheduleFile, what: &str, p: &mut Problems) {
+fn check_links(
+    id: ScheduleId,
+    schedule: &ScheduleFile,
+    special3_approved: bool,
+    what: &str,
+    p: &mut Problems,
+) {
     let links = schedule
         .columns
         .iter()
@@ -331,6 +347,10 @@ fn check_links(id: ScheduleId, schedule: &ScheduleFile, what: &str, p: &mut Prob
             p.add(format!("{what}: no spot count can play as the jackpot schedule; a jackpot entry is its own ticket type (rule 6.3(a))"));
         } else if target == id {
             p.add(format!("{what}: a schedule cannot play as itself"));
+        } else if target == ScheduleId::Special3 && !special3_approved {
+            p.add(format!(
+                "{what}: cannot play as Special 3, which is not approved (rule 18.4)"
+            ));
         }
     }
 }
