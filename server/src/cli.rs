@@ -4,22 +4,92 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::auth::Role;
+use crate::state::DrawSource;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "keno-server",
     version,
     about = "The central Keno draw and ticketing server"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// Without a command: `serve`.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the server: the game clock, the draw, sales, settlement and payment.
+    Serve(ServeArgs),
+    /// Manage principals (writers, supervisors, inspectors, auditors, devices).
+    #[command(subcommand)]
+    Principal(PrincipalCommand),
     /// Work with rule sets: theoretical return, validation, the built-in rules.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
+    Openapi,
+}
+
+const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, env = "KENO_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// sqlite://PATH (created and migrated on first start) or postgres://...
+    #[arg(long, env = "KENO_DATABASE_URL", default_value = DEFAULT_DATABASE)]
+    pub database_url: String,
+    /// Where the numbers come from (rule 3.2).
+    #[arg(long, env = "KENO_DRAW_SOURCE", value_enum, default_value = "rng")]
+    pub draw_source: DrawSource,
+    /// Seconds a game is open for sale.
+    #[arg(long, env = "KENO_GAME_INTERVAL", default_value_t = 180.0)]
+    pub game_interval: f64,
+    /// Seconds between two drawn numbers on the displays (0 for none).
+    #[arg(long, env = "KENO_REVEAL_INTERVAL", default_value_t = 1.0)]
+    pub reveal_interval: f64,
+    /// Start of Keno gaming each day, local time (rule 16.1).
+    #[arg(long, env = "KENO_DAY_START", default_value = "10:00")]
+    pub keno_day_start: String,
+    /// End of Keno gaming, local time; before the start means the next morning; equal to the
+    /// start means all day.
+    #[arg(long, env = "KENO_DAY_END", default_value = "02:00")]
+    pub keno_day_end: String,
+    #[command(flatten)]
+    pub rules: RulesFile,
+    /// Database connections in the pool.
+    #[arg(long, env = "KENO_POOL_SIZE", default_value_t = 16)]
+    pub pool_size: u32,
+    /// HTTP worker threads.
+    #[arg(long, env = "KENO_WORKERS", default_value_t = 2)]
+    pub workers: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PrincipalCommand {
+    /// Create a principal; prints its token as the last line (shown once, stored hashed).
+    Add {
+        #[arg(long, value_enum)]
+        role: Role,
+        /// The operator's name (for a writer, printed on receipts).
+        #[arg(long)]
+        name: String,
+        /// A writer's site.
+        #[arg(long)]
+        site: Option<String>,
+        /// A writer's terminal.
+        #[arg(long)]
+        terminal: Option<String>,
+        #[arg(long, env = "KENO_DATABASE_URL", default_value = DEFAULT_DATABASE)]
+        database_url: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,19 +1,44 @@
 //! `keno-server`: the central Keno computer (rule 3.1).
-//!
-//! For now it is the command line for the rule set only: the draw server (`serve`) comes with
-//! issue 4.
 
+mod api;
+mod auth;
 mod cli;
+mod clock;
+mod db;
+mod error;
+mod events;
+mod games;
+mod jackpots;
+mod keno_day;
 mod rules_cmd;
+mod serve;
+mod settlement;
+mod state;
+mod tickets;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("KENO_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
     let cli = cli::Cli::parse();
-    let result = match cli.command {
+    let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
+        cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
+        cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
+        cli::Command::Openapi => {
+            print!("{}", api::openapi_json());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -22,4 +47,24 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
+    let cli::PrincipalCommand::Add {
+        role,
+        name,
+        site,
+        terminal,
+        database_url,
+    } = cmd;
+    let db = db::Db::open(&database_url, 1)?;
+    let mut conn = db.conn()?;
+    let (id, token) =
+        auth::add_principal(&mut conn, role, &name, site.as_deref(), terminal.as_deref())?;
+    println!(
+        "added {} {name:?} (id {id}); its token, shown once:",
+        role.as_str()
+    );
+    println!("{token}");
+    Ok(())
 }

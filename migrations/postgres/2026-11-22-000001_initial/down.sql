@@ -1,0 +1,10 @@
+DROP TABLE way_results;
+DROP TABLE ticket_results;
+DROP TABLE jackpot_pools;
+DROP TABLE game_settlements;
+DROP TABLE tickets;
+DROP TABLE drawn_numbers;
+DROP TABLE games;
+DROP TABLE terminals;
+DROP TABLE principals;
+DROP TABLE rule_sets;

@@ -1,0 +1,98 @@
+//! The HTTP API of `shared/API.md` and its OpenAPI document (`schemas/openapi.json`).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::error::ApiError;
+use crate::{events, games, jackpots, tickets};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Keno central server",
+        description = "The contract of shared/API.md: games, tickets, jackpots and events. Money is integer cents in fields named *_cents; times are RFC 3339 in UTC; errors are {\"error\": code, \"message\": text}.",
+        version = "1"
+    ),
+    paths(
+        games::current,
+        games::by_number,
+        games::list,
+        games::close_current,
+        tickets::sale::sell,
+        tickets::view::get_ticket,
+        tickets::view::check,
+        tickets::cancel::cancel,
+        tickets::pay::pay,
+        jackpots::list,
+        events::stream_events,
+    ),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The document as checked in at `schemas/openapi.json`.
+pub fn openapi_json() -> String {
+    let mut json = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the OpenAPI document serializes");
+    json.push('\n');
+    json
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(web::JsonConfig::default().error_handler(|e, _| {
+        ApiError::bad_request(
+            "invalid_request",
+            format!("the request body is not valid: {e}"),
+        )
+        .into()
+    }))
+    .app_data(web::PathConfig::default().error_handler(|e, _| {
+        ApiError::bad_request("invalid_request", format!("the path is not valid: {e}")).into()
+    }))
+    .app_data(web::QueryConfig::default().error_handler(|e, _| {
+        ApiError::bad_request("invalid_request", format!("the query is not valid: {e}")).into()
+    }))
+    // `current` before `{number}`: routes match in the order they are registered.
+    .service(games::current)
+    .service(games::close_current)
+    .service(games::by_number)
+    .service(games::list)
+    .service(tickets::sale::sell)
+    .service(tickets::view::check)
+    .service(tickets::view::get_ticket)
+    .service(tickets::cancel::cancel)
+    .service(tickets::pay::pay)
+    .service(jackpots::list)
+    .service(events::stream_events)
+    .route(
+        "/api/v1/openapi.json",
+        web::get().to(|| async {
+            HttpResponse::Ok()
+                .content_type("application/json")
+                .body(openapi_json())
+        }),
+    )
+    .default_service(web::to(not_found));
+}
+
+async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::refused(
+        actix_web::http::StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no such endpoint: {} {}", req.method(), req.path()),
+    ))
+}

@@ -1,0 +1,195 @@
+//! The game clock and the drawer, the two background tasks of the central computer.
+//!
+//! The clock opens a game, closes it when its time is up (rule 9.2) and opens the next. The
+//! drawer takes closed games in order, draws each number with the OS CSPRNG, commits it, then
+//! announces it (rules 9.3, 10.1), and settles the game once its 20th number is in. Games are
+//! settled strictly in order because each game's jackpot pools carry into the next. After a
+//! restart the drawer finds a game left mid-draw and continues from its last committed number
+//! (rule 10.3).
+
+use std::time::Duration;
+
+use actix_web::web;
+use diesel::prelude::*;
+use getrandom::SysRng;
+use keno_core::random::draw_next;
+use keno_core::NumberSet;
+use rand_core::UnwrapErr;
+
+use crate::db::schema::{drawn_numbers, games};
+use crate::db::{now_micros, DbConnection};
+use crate::games::{drawn, ensure_open_game, find, GameRow};
+use crate::settlement;
+use crate::state::{AppState, DrawSource};
+
+/// Runs the game clock forever.
+pub async fn run_clock(state: web::Data<AppState>) {
+    loop {
+        let s = state.clone();
+        let step = web::block(move || -> anyhow::Result<Duration> {
+            let mut conn = s.db.conn()?;
+            let Some(open) = ensure_open_game(&s, &mut conn)? else {
+                // Keno is closed: look again at the start of the next Keno Day (or in a minute).
+                let next = s.settings.hours.next_start(chrono::Local::now());
+                let wait = (next - chrono::Local::now()).to_std().unwrap_or_default();
+                return Ok(wait.min(Duration::from_secs(60)));
+            };
+            let left = open.closes_at - now_micros();
+            if left <= 0 {
+                crate::games::close_game(&s, &mut conn, open.number)?;
+                return Ok(Duration::ZERO);
+            }
+            Ok(Duration::from_micros(left as u64))
+        })
+        .await;
+        let wait = match step {
+            Ok(Ok(wait)) => wait,
+            Ok(Err(e)) => {
+                tracing::error!(error = %format!("{e:#}"), "game clock");
+                Duration::from_secs(1)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "game clock task");
+                Duration::from_secs(1)
+            }
+        };
+        if !wait.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = state.clock_wake.notified() => {}
+            }
+        }
+    }
+}
+
+/// Runs the drawer forever.
+pub async fn run_drawer(state: web::Data<AppState>) {
+    loop {
+        let s = state.clone();
+        let next = web::block(move || -> anyhow::Result<Option<GameRow>> {
+            let mut conn = s.db.conn()?;
+            Ok(games::table
+                .filter(games::state.eq_any(["closed", "drawing", "drawn"]))
+                .order(games::number)
+                .select(GameRow::as_select())
+                .first(&mut conn)
+                .optional()?)
+        })
+        .await;
+        let result = match next {
+            Ok(Ok(Some(game))) => process(&state, game).await,
+            Ok(Ok(None)) => {
+                tokio::select! {
+                    _ = state.drawer_wake.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                }
+                Ok(())
+            }
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(e.into()),
+        };
+        if let Err(e) = result {
+            tracing::error!(error = %format!("{e:#}"), "drawer");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<()> {
+    let number = game.number;
+    if game.state != "drawn" {
+        if state.settings.draw_source != DrawSource::Rng {
+            // The ball device posts the balls (issue 6); nothing to do until then.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            return Ok(());
+        }
+        loop {
+            tokio::time::sleep(state.settings.reveal_interval).await;
+            let s = state.clone();
+            let drawn = web::block(move || draw_one(&s, &mut *s.db.conn()?, number)).await??;
+            match drawn {
+                Some((position, n)) => state.events.publish(
+                    "number_drawn",
+                    &serde_json::json!({ "game": number, "position": position, "number": n }),
+                ),
+                None => break,
+            }
+        }
+        let s = state.clone();
+        let numbers = web::block(move || finish_draw(&s, &mut *s.db.conn()?, number)).await??;
+        if let Some(numbers) = numbers {
+            state.events.publish(
+                "game_drawn",
+                &serde_json::json!({ "game": number, "drawn": numbers }),
+            );
+        }
+    }
+    let s = state.clone();
+    let settled = web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number)).await??;
+    if let Some(summary) = settled {
+        state.events.publish("game_settled", &summary);
+        let s = state.clone();
+        web::block(move || crate::jackpots::announce(&s)).await?;
+    }
+    Ok(())
+}
+
+/// Draws and commits the next number of a game; `None` once it has 20 (or is not drawable).
+fn draw_one(
+    state: &AppState,
+    conn: &mut DbConnection,
+    number: i64,
+) -> anyhow::Result<Option<(usize, u8)>> {
+    let _turn = state.db.writer_turn();
+    Ok(conn.transaction(|conn| {
+        let Some(game) = find(conn, number)? else {
+            return QueryResult::Ok(None);
+        };
+        if game.state != "closed" && game.state != "drawing" {
+            return Ok(None);
+        }
+        let so_far = drawn(conn, number)?;
+        if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
+            return Ok(None);
+        }
+        let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
+        let n = draw_next(&mut UnwrapErr(SysRng), set);
+        let position = so_far.len() + 1;
+        diesel::insert_into(drawn_numbers::table)
+            .values((
+                drawn_numbers::game.eq(number),
+                drawn_numbers::position.eq(position as i32),
+                drawn_numbers::number.eq(i32::from(n)),
+                drawn_numbers::drawn_at.eq(now_micros()),
+            ))
+            .execute(conn)?;
+        // The first number ends the cancellation window of rule 8.1: the same transaction
+        // marks the game as drawing, so a cancel that locks the game row sees it.
+        diesel::update(games::table)
+            .filter(games::number.eq(number))
+            .set(games::state.eq("drawing"))
+            .execute(conn)?;
+        Ok(Some((position, n)))
+    })?)
+}
+
+/// Marks a game with 20 numbers as drawn; returns its numbers.
+fn finish_draw(
+    state: &AppState,
+    conn: &mut DbConnection,
+    number: i64,
+) -> anyhow::Result<Option<Vec<u8>>> {
+    let _turn = state.db.writer_turn();
+    Ok(conn.transaction(|conn| {
+        let numbers = drawn(conn, number)?;
+        if numbers.len() != keno_core::board::NUMBERS_DRAWN {
+            return QueryResult::Ok(None);
+        }
+        let changed = diesel::update(games::table)
+            .filter(games::number.eq(number))
+            .filter(games::state.eq("drawing"))
+            .set((games::state.eq("drawn"), games::drawn_at.eq(now_micros())))
+            .execute(conn)?;
+        Ok((changed == 1).then_some(numbers))
+    })?)
+}

@@ -1,0 +1,179 @@
+//! The database: SQLite (embedded default) or PostgreSQL, from one diesel codebase.
+//!
+//! One `MultiConnection` enum serves both; where the backends differ (row locks), code matches
+//! on the variant, as vaultwarden does. Migrations for each backend are embedded and run at
+//! start.
+
+pub mod schema;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::Context;
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2::{self, ManageConnection, R2D2Connection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
+
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Sqlite(diesel::SqliteConnection),
+    Pg(diesel::PgConnection),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Backend {
+    /// `sqlite://PATH` (or a bare path) or `postgres://...` / `postgresql://...`.
+    pub fn from_url(url: &str) -> anyhow::Result<Backend> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres(url.to_string()))
+        } else if let Some(path) = url.strip_prefix("sqlite://") {
+            Ok(Backend::Sqlite(PathBuf::from(path)))
+        } else if url.contains("://") {
+            anyhow::bail!("unsupported database URL {url:?}: use sqlite://PATH or postgres://...")
+        } else {
+            Ok(Backend::Sqlite(PathBuf::from(url)))
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+}
+
+/// Opens connections of the one backend the URL names (the derive's `establish` would try
+/// each backend in turn, and SQLite accepts any string as a file name).
+pub struct Manager(Backend);
+
+impl ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<DbConnection, r2d2::Error> {
+        match &self.0 {
+            Backend::Sqlite(path) => {
+                let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
+                    .map_err(r2d2::Error::ConnectionError)?;
+                // WAL lets displays read while a sale writes; NORMAL is durable against a
+                // killed process (WAL is synced at checkpoints); the busy timeout covers another
+                // process (the `principal` command) writing at the same time.
+                conn.batch_execute(
+                    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;",
+                )
+                .map_err(r2d2::Error::QueryError)?;
+                Ok(DbConnection::Sqlite(conn))
+            }
+            Backend::Postgres(url) => diesel::PgConnection::establish(url)
+                .map(DbConnection::Pg)
+                .map_err(r2d2::Error::ConnectionError),
+        }
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
+        conn.ping().map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        conn.is_broken()
+    }
+}
+
+pub type PooledConnection = r2d2::PooledConnection<Manager>;
+
+/// The pool, and for SQLite the lock that makes writers take turns in this process, so that a
+/// write transaction never fails to upgrade its read lock.
+#[derive(Clone)]
+pub struct Db {
+    pool: r2d2::Pool<Manager>,
+    sqlite_writer: Option<Arc<Mutex<()>>>,
+    backend: Backend,
+}
+
+impl Db {
+    /// Connects, creating the SQLite file (and its folder) if needed, and runs the migrations.
+    pub fn open(url: &str, max_connections: u32) -> anyhow::Result<Db> {
+        let backend = Backend::from_url(url)?;
+        if let Backend::Sqlite(path) = &backend {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+        }
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections)
+            .connection_timeout(Duration::from_secs(10))
+            .build(Manager(backend.clone()))
+            .with_context(|| format!("cannot connect to the {} database", backend.name()))?;
+        let db = Db {
+            pool,
+            sqlite_writer: matches!(backend, Backend::Sqlite(_)).then(|| Arc::new(Mutex::new(()))),
+            backend,
+        };
+        db.migrate()?;
+        Ok(db)
+    }
+
+    fn migrate(&self) -> anyhow::Result<()> {
+        let mut conn = self.pool.get()?;
+        let migrations = match &*conn {
+            DbConnection::Sqlite(_) => SQLITE_MIGRATIONS,
+            DbConnection::Pg(_) => POSTGRES_MIGRATIONS,
+        };
+        conn.run_pending_migrations(migrations)
+            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
+        Ok(())
+    }
+
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    pub fn conn(&self) -> Result<PooledConnection, r2d2::PoolError> {
+        self.pool.get()
+    }
+
+    /// Takes the SQLite writer's turn (nothing on PostgreSQL, whose row locks serialize).
+    pub fn writer_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        self.sqlite_writer
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+}
+
+/// Now, as stored: microseconds since the Unix epoch.
+pub fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+/// A stored time as RFC 3339 in UTC, as the API shows times.
+pub fn rfc3339(micros: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(micros)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Runs the same diesel code on the concrete connection of either backend, for what
+/// `MultiConnection` cannot express portably (batch inserts, row locks, backend-typed selects),
+/// as vaultwarden's `db_run!` does.
+macro_rules! per_backend {
+    ($conn:expr, |$c:ident| $body:expr) => {
+        match $conn {
+            $crate::db::DbConnection::Pg($c) => $body,
+            $crate::db::DbConnection::Sqlite($c) => $body,
+        }
+    };
+}
+pub(crate) use per_backend;

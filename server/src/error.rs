@@ -1,0 +1,130 @@
+//! One error type for the API, turned into `{"error", "message"}` responses in one place.
+//!
+//! Refusals carry the machine code of `shared/API.md`; database and other internal failures are
+//! logged in full and answered with a 500 that says nothing about the internals.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use keno_core::BetError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{message}")]
+    Refused {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+    },
+    #[error("internal error: {0:#}")]
+    Internal(anyhow::Error),
+}
+
+/// The body of every error response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Machine code in snake_case, e.g. `game_closed`, `below_minimum_wager`, `already_paid`.
+    pub error: String,
+    /// For people.
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn refused(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Refused {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::refused(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::refused(StatusCode::CONFLICT, code, message)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::refused(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no such {what}"),
+        )
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::refused(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid bearer token is required",
+        )
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::refused(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::Refused { status, .. } => *status,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let body = match self {
+            ApiError::Refused { code, message, .. } => ErrorBody {
+                error: (*code).to_string(),
+                message: message.clone(),
+            },
+            ApiError::Internal(e) => {
+                tracing::error!(error = %format!("{e:#}"), "internal error");
+                ErrorBody {
+                    error: "internal".into(),
+                    message: "the server could not complete the request; nothing was changed"
+                        .into(),
+                }
+            }
+        };
+        HttpResponse::build(self.status_code()).json(body)
+    }
+}
+
+impl From<BetError> for ApiError {
+    fn from(e: BetError) -> Self {
+        // The rule is part of the message so the writer can tell the player why.
+        let message = e.to_string();
+        ApiError::refused(StatusCode::UNPROCESSABLE_ENTITY, e.code(), message)
+    }
+}
+
+impl From<diesel::result::Error> for ApiError {
+    fn from(e: diesel::result::Error) -> Self {
+        ApiError::Internal(e.into())
+    }
+}
+
+impl From<diesel::r2d2::PoolError> for ApiError {
+    fn from(e: diesel::r2d2::PoolError) -> Self {
+        ApiError::Internal(e.into())
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> Self {
+        ApiError::Internal(e)
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(e: actix_web::error::BlockingError) -> Self {
+        ApiError::Internal(anyhow::anyhow!("blocking task failed: {e}"))
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,352 @@
+//! Games: the record of each game, the game clock's transactions, and the games endpoints.
+
+use actix_web::{get, post, web, HttpResponse};
+use chrono::{Local, TimeZone};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::{Principal, Role};
+use crate::db::schema::{drawn_numbers, games};
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Queryable, Selectable, Clone, Debug)]
+#[diesel(table_name = games)]
+pub struct GameRow {
+    pub number: i64,
+    pub keno_day: String,
+    pub state: String,
+    pub source: String,
+    pub rule_set: String,
+    pub opened_at: i64,
+    pub closes_at: i64,
+    pub closed_at: Option<i64>,
+    pub drawn_at: Option<i64>,
+    pub settled_at: Option<i64>,
+}
+
+/// A game as the API shows it.
+#[derive(Serialize, Deserialize, ToSchema, Clone, Debug)]
+pub struct Game {
+    pub number: i64,
+    /// The Keno Day (YYYY-MM-DD) the game belongs to (rule 1(d)).
+    pub keno_day: String,
+    /// open | closed | drawing | drawn | settled | void | invalidated
+    pub state: String,
+    pub opened_at: String,
+    /// When the game closes (or closed) for sale (rule 9.2).
+    pub closes_at: String,
+    pub closed_at: Option<String>,
+    pub drawn_at: Option<String>,
+    pub settled_at: Option<String>,
+    /// rng | ball_device
+    pub source: String,
+    /// The numbers drawn so far, in the order drawn; only committed numbers (rule 10.1).
+    pub drawn: Vec<u8>,
+}
+
+impl Game {
+    fn from_row(row: GameRow, drawn: Vec<u8>) -> Game {
+        Game {
+            number: row.number,
+            keno_day: row.keno_day,
+            state: row.state,
+            opened_at: rfc3339(row.opened_at),
+            closes_at: rfc3339(row.closes_at),
+            closed_at: row.closed_at.map(rfc3339),
+            drawn_at: row.drawn_at.map(rfc3339),
+            settled_at: row.settled_at.map(rfc3339),
+            source: row.source,
+            drawn,
+        }
+    }
+}
+
+pub fn drawn(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<u8>> {
+    let numbers: Vec<i32> = drawn_numbers::table
+        .filter(drawn_numbers::game.eq(game))
+        .order(drawn_numbers::position)
+        .select(drawn_numbers::number)
+        .load(conn)?;
+    Ok(numbers.into_iter().map(|n| n as u8).collect())
+}
+
+pub fn find(conn: &mut DbConnection, number: i64) -> QueryResult<Option<GameRow>> {
+    games::table
+        .find(number)
+        .select(GameRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub fn load(conn: &mut DbConnection, number: i64) -> QueryResult<Option<Game>> {
+    let Some(row) = find(conn, number)? else {
+        return Ok(None);
+    };
+    let drawn = drawn(conn, number)?;
+    Ok(Some(Game::from_row(row, drawn)))
+}
+
+/// The game open for sale, if Keno is open.
+pub fn open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
+    games::table
+        .filter(games::state.eq("open"))
+        .order(games::number.desc())
+        .select(GameRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Opens the next game if none is open and it is within Keno hours. Game numbers count on
+/// from the last game ever played: they never restart.
+pub fn ensure_open_game(state: &AppState, conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
+    let _turn = state.db.writer_turn();
+    let (row, opened) = conn.transaction(|conn| {
+        if let Some(open) = open_game(conn)? {
+            return Ok((Some(open), false));
+        }
+        let row = insert_next_game(state, conn, now_micros())?;
+        let opened = row.is_some();
+        QueryResult::Ok((row, opened))
+    })?;
+    if let (Some(row), true) = (&row, opened) {
+        state.events.publish("game_opened", &game_opened_event(row));
+    }
+    Ok(row)
+}
+
+fn insert_next_game(
+    state: &AppState,
+    conn: &mut DbConnection,
+    now: i64,
+) -> QueryResult<Option<GameRow>> {
+    let local = Local
+        .timestamp_micros(now)
+        .single()
+        .unwrap_or_else(Local::now);
+    let Some(keno_day) = state.settings.hours.keno_day(local) else {
+        return Ok(None);
+    };
+    let last: Option<i64> = games::table
+        .select(diesel::dsl::max(games::number))
+        .first(conn)?;
+    let row = GameRow {
+        number: last.unwrap_or(0) + 1,
+        keno_day: keno_day.format("%Y-%m-%d").to_string(),
+        state: "open".into(),
+        source: state.settings.draw_source.as_str().into(),
+        rule_set: state.rule_set_hash.clone(),
+        opened_at: now,
+        closes_at: now + state.settings.game_interval.as_micros() as i64,
+        closed_at: None,
+        drawn_at: None,
+        settled_at: None,
+    };
+    diesel::insert_into(games::table)
+        .values((
+            games::number.eq(row.number),
+            games::keno_day.eq(&row.keno_day),
+            games::state.eq(&row.state),
+            games::source.eq(&row.source),
+            games::rule_set.eq(&row.rule_set),
+            games::opened_at.eq(row.opened_at),
+            games::closes_at.eq(row.closes_at),
+        ))
+        .execute(conn)?;
+    Ok(Some(row))
+}
+
+#[derive(Serialize)]
+struct GameOpened<'a> {
+    game: i64,
+    keno_day: &'a str,
+    closes_at: String,
+}
+
+fn game_opened_event(row: &GameRow) -> GameOpened<'_> {
+    GameOpened {
+        game: row.number,
+        keno_day: &row.keno_day,
+        closes_at: rfc3339(row.closes_at),
+    }
+}
+
+/// Closes game `number` for sale (rule 9.2) and opens the next one (if within Keno hours), in
+/// one transaction. A sale that races the close either committed before it (and is in the
+/// game) or finds the game closed and goes to the next one. Returns whether this call closed it.
+pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> QueryResult<bool> {
+    let now = now_micros();
+    let _turn = state.db.writer_turn();
+    let (closed, next) = conn.transaction(|conn| {
+        let closed = diesel::update(games::table)
+            .filter(games::number.eq(number))
+            .filter(games::state.eq("open"))
+            .set((games::state.eq("closed"), games::closed_at.eq(now)))
+            .execute(conn)?
+            == 1;
+        let next = if closed {
+            insert_next_game(state, conn, now)?
+        } else {
+            None
+        };
+        QueryResult::Ok((closed, next))
+    })?;
+    if closed {
+        // Rule 9.4: the displays are told the game is closed before it is drawn.
+        state.events.publish(
+            "game_closed",
+            &serde_json::json!({ "game": number, "closed_at": rfc3339(now) }),
+        );
+        if let Some(next) = &next {
+            state
+                .events
+                .publish("game_opened", &game_opened_event(next));
+        }
+        state.drawer_wake.notify_one();
+    }
+    Ok(closed)
+}
+
+/// The game now open for sale.
+#[utoipa::path(
+    tag = "games",
+    responses(
+        (status = 200, body = Game),
+        (status = 404, body = crate::error::ErrorBody, description = "Keno is closed: no game is open (`no_open_game`)")
+    )
+)]
+#[get("/api/v1/games/current")]
+pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
+    let game = web::block(move || -> ApiResult<Option<Game>> {
+        let mut conn = state.db.conn()?;
+        match open_game(&mut conn)? {
+            Some(row) => Ok(load(&mut conn, row.number)?),
+            None => Ok(None),
+        }
+    })
+    .await??;
+    game.map(web::Json).ok_or_else(|| {
+        ApiError::refused(
+            actix_web::http::StatusCode::NOT_FOUND,
+            "no_open_game",
+            "Keno is closed: no game is open for sale",
+        )
+    })
+}
+
+/// One game, with the numbers drawn so far.
+#[utoipa::path(
+    tag = "games",
+    params(("number" = i64, Path, description = "Game number")),
+    responses((status = 200, body = Game), (status = 404, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/games/{number}")]
+pub async fn by_number(
+    state: web::Data<AppState>,
+    number: web::Path<i64>,
+) -> ApiResult<web::Json<Game>> {
+    let number = number.into_inner();
+    let game = web::block(move || -> ApiResult<Option<Game>> {
+        Ok(load(&mut *state.db.conn()?, number)?)
+    })
+    .await??;
+    game.map(web::Json)
+        .ok_or_else(|| ApiError::not_found("game"))
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct Range {
+    /// First game number (inclusive).
+    pub from: i64,
+    /// Last game number (inclusive); at most 1,000 games per request.
+    pub to: i64,
+}
+
+/// Draw history: the games numbered `from` to `to`.
+#[utoipa::path(
+    tag = "games",
+    params(Range),
+    responses((status = 200, body = [Game]), (status = 400, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/games")]
+pub async fn list(
+    state: web::Data<AppState>,
+    range: web::Query<Range>,
+) -> ApiResult<web::Json<Vec<Game>>> {
+    let Range { from, to } = range.into_inner();
+    if to < from || to - from >= 1000 {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            "give from <= to, at most 1,000 games apart",
+        ));
+    }
+    let games = web::block(move || -> ApiResult<Vec<Game>> {
+        let mut conn = state.db.conn()?;
+        let rows: Vec<GameRow> = games::table
+            .filter(games::number.between(from, to))
+            .order(games::number)
+            .select(GameRow::as_select())
+            .load(&mut conn)?;
+        let mut numbers: Vec<(i64, i32, i32)> = drawn_numbers::table
+            .filter(drawn_numbers::game.between(from, to))
+            .select((
+                drawn_numbers::game,
+                drawn_numbers::position,
+                drawn_numbers::number,
+            ))
+            .load(&mut conn)?;
+        numbers.sort_unstable();
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let drawn = numbers
+                    .iter()
+                    .filter(|(g, _, _)| *g == row.number)
+                    .map(|(_, _, n)| *n as u8)
+                    .collect();
+                Game::from_row(row, drawn)
+            })
+            .collect())
+    })
+    .await??;
+    Ok(web::Json(games))
+}
+
+/// Closes the open game for sale now (the next game opens); with the RNG the server then
+/// draws it.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Game, description = "The game just closed"),
+        (status = 404, body = crate::error::ErrorBody, description = "No game is open"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/games/current/close")]
+pub async fn close_current(
+    state: web::Data<AppState>,
+    principal: Principal,
+) -> ApiResult<HttpResponse> {
+    principal.require(&[Role::Supervisor])?;
+    let game = web::block(move || -> ApiResult<Option<Game>> {
+        let mut conn = state.db.conn()?;
+        let Some(open) = open_game(&mut conn)? else {
+            return Ok(None);
+        };
+        close_game(&state, &mut conn, open.number)?;
+        state.clock_wake.notify_one();
+        Ok(load(&mut conn, open.number)?)
+    })
+    .await??;
+    match game {
+        Some(g) => Ok(HttpResponse::Ok().json(g)),
+        None => Err(ApiError::refused(
+            actix_web::http::StatusCode::NOT_FOUND,
+            "no_open_game",
+            "no game is open for sale",
+        )),
+    }
+}

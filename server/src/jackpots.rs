@@ -1,0 +1,125 @@
+//! The jackpot pools as the displays show them (rules 7.2, 7.3).
+//!
+//! A pool as it stands = what the last settled game carried over + 20% of every amount per
+//! way wagered on that jackpot type in each game since (the open game included), rounded down
+//! per way. It is settled per game by keno-core; this is the running figure for the displays.
+
+use std::collections::BTreeMap;
+
+use actix_web::{get, web};
+use diesel::prelude::*;
+use keno_core::{JackpotPools, RuleSet};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::db::schema::{jackpot_pools, tickets};
+use crate::db::DbConnection;
+use crate::error::ApiResult;
+use crate::state::AppState;
+use crate::tickets::WaysLine;
+
+#[derive(Debug, Serialize, ToSchema, PartialEq, Eq)]
+pub struct Jackpot {
+    pub spots: u8,
+    pub pool_cents: u64,
+    pub guaranteed_cents: u64,
+}
+
+/// The pools carried into game `game`: the next pools of the last settled game before it.
+pub fn carried_into(
+    rules: &RuleSet,
+    conn: &mut DbConnection,
+    game: i64,
+) -> QueryResult<JackpotPools> {
+    let last: Option<i64> = jackpot_pools::table
+        .filter(jackpot_pools::game.lt(game))
+        .select(diesel::dsl::max(jackpot_pools::game))
+        .first(conn)?;
+    let mut pools = JackpotPools::initial(rules);
+    if let Some(last) = last {
+        let rows: Vec<(i32, i64)> = jackpot_pools::table
+            .filter(jackpot_pools::game.eq(last))
+            .select((jackpot_pools::spots, jackpot_pools::next_pool_cents))
+            .load(conn)?;
+        for (spots, cents) in rows {
+            pools.0.insert(spots as u8, cents as u64);
+        }
+    }
+    Ok(pools)
+}
+
+/// Each pool now: carried over from the last settled game plus the contributions of every game
+/// sold since.
+pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jackpot>> {
+    let last_settled: i64 = jackpot_pools::table
+        .select(diesel::dsl::max(jackpot_pools::game))
+        .first::<Option<i64>>(conn)?
+        .unwrap_or(0);
+    let carried = carried_into(rules, conn, last_settled + 1)?;
+    let sold: Vec<(String, i64, i64, i64, Option<i64>)> = tickets::table
+        .filter(tickets::schedule.eq("jackpot"))
+        .filter(tickets::status.ne("cancelled"))
+        .filter(tickets::last_game.gt(last_settled))
+        .select((
+            tickets::way_counts_json,
+            tickets::amount_per_way_cents,
+            tickets::first_game,
+            tickets::last_game,
+            tickets::cancelled_from_game,
+        ))
+        .load(conn)?;
+    let open_game: Option<i64> = crate::games::open_game(conn)?.map(|g| g.number);
+    let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
+    for (lines, amount, first, last, cancelled_from) in sold {
+        let last = cancelled_from.map_or(last, |c| c - 1);
+        // Games of this ticket from the first unsettled one to the open game.
+        let upto = open_game.unwrap_or(last).min(last);
+        let from = first.max(last_settled + 1);
+        if upto < from {
+            continue;
+        }
+        let games = (upto - from + 1) as u64;
+        let lines: Vec<WaysLine> = serde_json::from_str(&lines).unwrap_or_default();
+        for line in lines {
+            if let Some(j) = rules.jackpot_type(line.spots) {
+                *contributions.entry(line.spots).or_default() +=
+                    games * line.count * j.contribution_cents(amount as u64);
+            }
+        }
+    }
+    Ok(rules
+        .jackpot_types()
+        .iter()
+        .map(|j| Jackpot {
+            spots: j.spots,
+            pool_cents: carried.carried(rules, j.spots)
+                + contributions.get(&j.spots).copied().unwrap_or(0),
+            guaranteed_cents: j.guaranteed_cents,
+        })
+        .collect())
+}
+
+/// Publishes `jackpot_changed` with the pools as they stand; a failure is logged, not raised:
+/// the sale or settlement it follows is already committed.
+pub fn announce(state: &AppState) {
+    let pools = state
+        .db
+        .conn()
+        .map_err(anyhow::Error::from)
+        .and_then(|mut conn| Ok(current(&state.rules, &mut conn)?));
+    match pools {
+        Ok(pools) => state.events.publish("jackpot_changed", &pools),
+        Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),
+    }
+}
+
+/// The jackpot pools as they stand, one per jackpot ticket type.
+#[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
+#[get("/api/v1/jackpots")]
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
+    let pools = web::block(move || -> ApiResult<Vec<Jackpot>> {
+        Ok(current(&state.rules, &mut *state.db.conn()?)?)
+    })
+    .await??;
+    Ok(web::Json(pools))
+}

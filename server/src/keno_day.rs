@@ -1,0 +1,94 @@
+//! Keno Day hours (rules 1(d), 16.1): when games run, and which Keno Day a moment belongs to.
+
+use chrono::{DateTime, Duration, Local, NaiveDate, NaiveTime, TimeZone};
+
+/// The hours of Keno gaming in local time, e.g. 10:00 to 02:00 the next morning. Start equal to
+/// end means Keno runs all day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KenoHours {
+    pub start: NaiveTime,
+    pub end: NaiveTime,
+}
+
+impl KenoHours {
+    /// The Keno Day a moment falls in, named by the calendar day it started (1(d)); `None`
+    /// outside the hours of gaming.
+    pub fn keno_day(&self, t: DateTime<Local>) -> Option<NaiveDate> {
+        let (date, time) = (t.date_naive(), t.time());
+        let yesterday = date.pred_opt()?;
+        if self.start == self.end {
+            return Some(if time >= self.start { date } else { yesterday });
+        }
+        if self.start < self.end {
+            (self.start <= time && time < self.end).then_some(date)
+        } else if time >= self.start {
+            Some(date)
+        } else if time < self.end {
+            Some(yesterday)
+        } else {
+            None
+        }
+    }
+
+    /// The next moment gaming starts after `t` (when `t` is outside the hours).
+    pub fn next_start(&self, t: DateTime<Local>) -> DateTime<Local> {
+        let today = t.date_naive().and_time(self.start);
+        let candidate = if today > t.naive_local() {
+            today
+        } else {
+            today + Duration::days(1)
+        };
+        Local
+            .from_local_datetime(&candidate)
+            .earliest()
+            .unwrap_or(t + Duration::hours(1))
+    }
+
+    /// Parses "HH:MM".
+    pub fn parse_time(s: &str) -> Result<NaiveTime, String> {
+        NaiveTime::parse_from_str(s, "%H:%M").map_err(|_| format!("{s:?} is not a time as HH:MM"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(h: u32, m: u32) -> DateTime<Local> {
+        Local
+            .from_local_datetime(
+                &NaiveDate::from_ymd_opt(2026, 11, 22)
+                    .unwrap()
+                    .and_hms_opt(h, m, 0)
+                    .unwrap(),
+            )
+            .earliest()
+            .unwrap()
+    }
+
+    fn hours(start: &str, end: &str) -> KenoHours {
+        KenoHours {
+            start: KenoHours::parse_time(start).unwrap(),
+            end: KenoHours::parse_time(end).unwrap(),
+        }
+    }
+
+    #[test]
+    fn rule_1_d_a_keno_day_past_midnight_is_named_by_the_day_it_started() {
+        let h = hours("10:00", "02:00");
+        let day = |d| NaiveDate::from_ymd_opt(2026, 11, d);
+        assert_eq!(h.keno_day(at(10, 0)), day(22));
+        assert_eq!(h.keno_day(at(23, 59)), day(22));
+        assert_eq!(h.keno_day(at(1, 30)), day(21));
+        assert_eq!(h.keno_day(at(2, 0)), None);
+        assert_eq!(h.keno_day(at(9, 59)), None);
+        assert_eq!(h.next_start(at(3, 0)), at(10, 0));
+    }
+
+    #[test]
+    fn equal_start_and_end_is_gaming_all_day() {
+        let h = hours("06:00", "06:00");
+        assert_eq!(h.keno_day(at(5, 0)), NaiveDate::from_ymd_opt(2026, 11, 21));
+        assert_eq!(h.keno_day(at(6, 0)), NaiveDate::from_ymd_opt(2026, 11, 22));
+    }
+}

@@ -1,0 +1,112 @@
+//! `keno-server serve`: the central computer (rule 3.1).
+
+use std::sync::Arc;
+
+use actix_web::{web, App, HttpServer};
+use diesel::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::cli::ServeArgs;
+use crate::db::schema::rule_sets;
+use crate::db::{now_micros, Db};
+use crate::events::Events;
+use crate::keno_day::KenoHours;
+use crate::state::{AppState, DrawSource, Settings};
+use crate::{api, clock, rules_cmd};
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    if args.draw_source == DrawSource::BallDevice {
+        anyhow::bail!(
+            "--draw-source ball-device is not available yet (the ball device feed is issue 6); use rng"
+        );
+    }
+    let rules = rules_cmd::load(&args.rules)?;
+    let settings = Settings {
+        game_interval: positive_seconds("--game-interval", args.game_interval)?,
+        reveal_interval: std::time::Duration::try_from_secs_f64(args.reveal_interval)
+            .map_err(|_| anyhow::anyhow!("--reveal-interval must be 0 or more seconds"))?,
+        hours: KenoHours {
+            start: KenoHours::parse_time(&args.keno_day_start).map_err(anyhow::Error::msg)?,
+            end: KenoHours::parse_time(&args.keno_day_end).map_err(anyhow::Error::msg)?,
+        },
+        draw_source: args.draw_source,
+    };
+    let db = Db::open(&args.database_url, args.pool_size)?;
+    let rule_set_hash = record_rule_set(&db, &rules)?;
+    let state = web::Data::new(AppState {
+        db,
+        rules: Arc::new(rules),
+        rule_set_hash,
+        settings,
+        events: Events::default(),
+        clock_wake: Default::default(),
+        drawer_wake: Default::default(),
+    });
+
+    actix_web::rt::System::new().block_on(async move {
+        let app_state = state.clone();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(app_state.clone())
+                .configure(api::routes)
+        })
+        .workers(args.workers)
+        .bind(&args.listen)?;
+        for addr in server.addrs() {
+            // Tests and scripts read this line to find the port (with --listen 127.0.0.1:0).
+            println!("keno-server listening on http://{addr}");
+        }
+        tracing::info!(
+            database = state.db.backend().name(),
+            rules = state.rules.name(),
+            "serving"
+        );
+        let hours = state.settings.hours;
+        if hours.keno_day(chrono::Local::now()).is_none() {
+            println!(
+                "Keno is closed now: games run from {} to {} local time (--keno-day-start, --keno-day-end)",
+                hours.start.format("%H:%M"),
+                hours.end.format("%H:%M")
+            );
+        }
+        actix_web::rt::spawn(clock::run_clock(state.clone()));
+        actix_web::rt::spawn(clock::run_drawer(state.clone()));
+        server.run().await?;
+        anyhow::Ok(())
+    })
+}
+
+fn positive_seconds(what: &str, seconds: f64) -> anyhow::Result<std::time::Duration> {
+    match std::time::Duration::try_from_secs_f64(seconds) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => anyhow::bail!("{what} must be more than 0 seconds"),
+    }
+}
+
+/// Stores the rule set in force (once per distinct rule set) and returns its hash, which every
+/// game and ticket records.
+fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String> {
+    let body = rules.to_toml_string();
+    let hash = hex::encode(Sha256::digest(body.as_bytes()));
+    let mut conn = db.conn()?;
+    let _turn = db.writer_turn();
+    conn.transaction(|conn| {
+        let known = rule_sets::table
+            .find(&hash)
+            .count()
+            .get_result::<i64>(conn)?
+            > 0;
+        if !known {
+            diesel::insert_into(rule_sets::table)
+                .values((
+                    rule_sets::hash.eq(&hash),
+                    rule_sets::name.eq(rules.name()),
+                    rule_sets::body.eq(&body),
+                    rule_sets::created_at.eq(now_micros()),
+                ))
+                .execute(conn)?;
+        }
+        QueryResult::Ok(())
+    })?;
+    Ok(hash)
+}

@@ -1,0 +1,49 @@
+//! What every handler and background task shares.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use keno_core::RuleSet;
+use tokio::sync::Notify;
+
+use crate::db::Db;
+use crate::events::Events;
+use crate::keno_day::KenoHours;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DrawSource {
+    Rng,
+    BallDevice,
+}
+
+impl DrawSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DrawSource::Rng => "rng",
+            DrawSource::BallDevice => "ball_device",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How long a game is open for sale.
+    pub game_interval: Duration,
+    /// Pause between two drawn numbers on the displays.
+    pub reveal_interval: Duration,
+    pub hours: KenoHours,
+    pub draw_source: DrawSource,
+}
+
+pub struct AppState {
+    pub db: Db,
+    pub rules: Arc<RuleSet>,
+    /// SHA-256 of the rule set in force, stored with each game and ticket.
+    pub rule_set_hash: String,
+    pub settings: Settings,
+    pub events: Events,
+    /// Wakes the game clock (a supervisor closed the game early).
+    pub clock_wake: Notify,
+    /// Wakes the drawer (a game was closed).
+    pub drawer_wake: Notify,
+}

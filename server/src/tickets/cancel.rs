@@ -1,0 +1,155 @@
+//! `POST /api/v1/tickets/{serial}/cancel` (rule 8).
+//!
+//! - 8.1: a game can be cancelled until its first number is drawn;
+//! - 8.2: a multi-game ticket's games not yet played can be cancelled; a Keno To Go ticket only
+//!   whole, before the first number of its first game;
+//! - 8.3: not on a later Keno Day than the one it was sold on.
+//!
+//! The drawer marks a game `drawing` in the same transaction as its first number; the cancel
+//! takes the row of the first game it cancels (a no-op update) so the two are serialized.
+
+use actix_web::{post, web};
+use chrono::Local;
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{find, TicketRow};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{games, tickets};
+use crate::db::{now_micros, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Cancellation {
+    pub refund_cents: i64,
+    pub games_cancelled: Vec<i64>,
+}
+
+/// Cancels what rule 8 allows and returns the refund.
+#[utoipa::path(
+    tag = "tickets",
+    security(("bearer" = [])),
+    params(("serial" = String, Path)),
+    responses(
+        (status = 200, body = Cancellation),
+        (status = 409, body = crate::error::ErrorBody, description = "`cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/tickets/{serial}/cancel")]
+pub async fn cancel(
+    state: web::Data<AppState>,
+    principal: Principal,
+    serial: web::Path<String>,
+) -> ApiResult<web::Json<Cancellation>> {
+    principal.require(&[Role::Writer])?;
+    let serial = serial.into_inner();
+    let result = web::block(move || -> ApiResult<Cancellation> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| cancel_in(&state, conn, &serial))
+    })
+    .await??;
+    Ok(web::Json(result))
+}
+
+fn not_allowed(message: impl Into<String>) -> ApiError {
+    ApiError::conflict("cancel_not_allowed", message)
+}
+
+fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResult<Cancellation> {
+    let t: TicketRow = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+    match t.status.as_str() {
+        "paid" => return Err(ApiError::conflict("already_paid", "the ticket is paid")),
+        "cancelled" => {
+            return Err(ApiError::conflict(
+                "already_cancelled",
+                "the ticket is already cancelled",
+            ))
+        }
+        _ => {}
+    }
+    let today = state.settings.hours.keno_day(Local::now());
+    if today.map(|d| d.format("%Y-%m-%d").to_string()).as_deref() != Some(t.keno_day.as_str()) {
+        return Err(not_allowed(format!(
+            "the ticket was sold on Keno Day {}; its games cannot be cancelled on a later Keno Day (rule 8.3)",
+            t.keno_day
+        )));
+    }
+    let last = t.last_played_game();
+    let Some(from) = first_unplayed(conn, t.first_game, last)? else {
+        return Err(not_allowed(
+            "every game of the ticket has started drawing: a game can be cancelled only until its first number is drawn (rule 8.1)",
+        ));
+    };
+    let keno_to_go = state.rules.games().is_keno_to_go(t.games as u32);
+    if from != t.first_game {
+        if keno_to_go {
+            return Err(not_allowed(
+                "a Keno To Go ticket can be cancelled only whole, before the first number of its first game (rule 8.2)",
+            ));
+        }
+        if t.games == 1 {
+            return Err(not_allowed(
+                "the game has started drawing: a game can be cancelled only until its first number is drawn (rule 8.1)",
+            ));
+        }
+    }
+    let whole = from == t.first_game;
+    // A whole ticket returns what was paid (a Keno To Go discount included); otherwise the
+    // games not played, at the game cost (only tickets under 50 games get here: no discount).
+    let refund = if whole {
+        t.total_cents
+    } else {
+        t.game_cost_cents * (last - from + 1)
+    };
+    let changed = diesel::update(tickets::table.find(&t.serial))
+        .filter(tickets::status.eq("active"))
+        .set((
+            tickets::status.eq(if whole { "cancelled" } else { "active" }),
+            tickets::cancelled_from_game.eq(from),
+            tickets::refund_cents.eq(tickets::refund_cents + refund),
+            tickets::cancelled_at.eq(now_micros()),
+        ))
+        .execute(conn)?;
+    if changed != 1 {
+        return Err(ApiError::conflict(
+            "ticket_changed",
+            "the ticket changed meanwhile: look it up again",
+        ));
+    }
+    Ok(Cancellation {
+        refund_cents: refund,
+        games_cancelled: (from..=last).collect(),
+    })
+}
+
+/// The first game from `first` to `last` not yet drawing, held against its draw starting.
+fn first_unplayed(conn: &mut DbConnection, first: i64, last: i64) -> QueryResult<Option<i64>> {
+    let mut candidate = first;
+    while candidate <= last {
+        let state: Option<String> = games::table
+            .find(candidate)
+            .select(games::state)
+            .first(conn)
+            .optional()?;
+        match state.as_deref() {
+            // A game not created yet is in the future.
+            None => return Ok(Some(candidate)),
+            Some("open") | Some("closed") => {
+                let held = diesel::update(games::table.find(candidate))
+                    .filter(games::state.eq_any(["open", "closed"]))
+                    .set(games::state.eq(games::state))
+                    .execute(conn)?;
+                if held == 1 {
+                    return Ok(Some(candidate));
+                }
+            }
+            _ => {}
+        }
+        candidate += 1;
+    }
+    Ok(None)
+}

@@ -1,0 +1,276 @@
+//! Tickets: the stored record, the API's view of it, and the endpoints (sale, view, cancel,
+//! pay). A player is in a game once the ticket's row is committed (rules 4, 15).
+
+pub mod cancel;
+pub mod pay;
+pub mod sale;
+pub mod view;
+
+use diesel::prelude::*;
+use keno_core::{Bet, BetKind, BetPlan, Marks, NumberSet, RuleSet, ScheduleId, WayCount};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::db::schema::tickets;
+use crate::db::{rfc3339, DbConnection};
+
+#[derive(Queryable, Selectable, Clone, Debug)]
+#[diesel(table_name = tickets)]
+pub struct TicketRow {
+    pub serial: String,
+    pub principal_id: String,
+    pub request_id: String,
+    pub ticket_number: i64,
+    pub site: String,
+    pub terminal: String,
+    pub writer: String,
+    pub issued_at: i64,
+    pub keno_day: String,
+    pub bet_type: String,
+    pub schedule: String,
+    pub groups_json: String,
+    pub combine_json: String,
+    pub way_counts_json: String,
+    pub amount_per_way_cents: i64,
+    pub way_count: i64,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    pub charged_games: i32,
+    pub game_cost_cents: i64,
+    pub total_cents: i64,
+    pub rule_set: String,
+    pub status: String,
+    pub cancelled_from_game: Option<i64>,
+    pub refund_cents: i64,
+    pub cancelled_at: Option<i64>,
+    pub paid_cents: i64,
+    pub paid_at: Option<i64>,
+    pub paid_by: Option<String>,
+    pub pay_method: Option<String>,
+}
+
+impl TicketRow {
+    /// The last game the ticket still plays: games from `cancelled_from_game` on are
+    /// cancelled (rule 8.2).
+    pub fn last_played_game(&self) -> i64 {
+        match self.cancelled_from_game {
+            Some(c) => c - 1,
+            None => self.last_game,
+        }
+    }
+
+    pub fn groups(&self) -> Vec<Vec<u8>> {
+        serde_json::from_str(&self.groups_json).unwrap_or_default()
+    }
+
+    /// The ticket's ways, planned again from what is stored (the same core code as at sale).
+    pub fn plan(&self, rules: &RuleSet) -> anyhow::Result<BetPlan> {
+        let groups = self
+            .groups()
+            .iter()
+            .map(|g| NumberSet::from_numbers(g))
+            .collect::<Result<Vec<_>, _>>()?;
+        let marks = Marks {
+            kind: parse(&self.bet_type)?,
+            groups,
+            combine: serde_json::from_str(&self.combine_json)?,
+        };
+        let schedule: ScheduleId = parse(&self.schedule)?;
+        rules
+            .plan(marks, schedule)
+            .map_err(|e| anyhow::anyhow!("ticket {} no longer plans: {e}", self.serial))
+    }
+
+    pub fn way_counts(&self) -> Vec<WaysLine> {
+        serde_json::from_str(&self.way_counts_json).unwrap_or_default()
+    }
+}
+
+/// A snake_case name stored as text back into its enum.
+pub fn parse<T: for<'de> Deserialize<'de>>(s: &str) -> anyhow::Result<T> {
+    Ok(serde_json::from_value(serde_json::Value::String(
+        s.to_string(),
+    ))?)
+}
+
+pub fn name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+pub fn find(conn: &mut DbConnection, serial: &str) -> QueryResult<Option<TicketRow>> {
+    tickets::table
+        .find(serial)
+        .select(TicketRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The schedule a ticket is entered in (rule 18).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    #[default]
+    Standard,
+    Special1,
+    Special2,
+    Special3,
+    Jackpot,
+}
+
+impl From<Schedule> for ScheduleId {
+    fn from(s: Schedule) -> ScheduleId {
+        match s {
+            Schedule::Standard => ScheduleId::Standard,
+            Schedule::Special1 => ScheduleId::Special1,
+            Schedule::Special2 => ScheduleId::Special2,
+            Schedule::Special3 => ScheduleId::Special3,
+            Schedule::Jackpot => ScheduleId::Jackpot,
+        }
+    }
+}
+
+/// The bet of a sale (`shared/API.md`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BetRequest {
+    /// 1 to 15 numbers chosen by the player (rule 6.3(f)).
+    Standard { spots: Vec<u8> },
+    /// The terminal picks `count` numbers (rule 6.3(b)).
+    QuickPick { count: u8 },
+    /// The terminal picks how many numbers and which (rule 6.3(c)).
+    MysteryQuickPick,
+    /// Groups of numbers (a group of one is a king); for each k in `combine`, every union of
+    /// k groups is one way (rules 5.5(b), 6.3(g)).
+    Way {
+        groups: Vec<Vec<u8>>,
+        combine: Vec<u8>,
+    },
+}
+
+impl From<BetRequest> for Bet {
+    fn from(b: BetRequest) -> Bet {
+        match b {
+            BetRequest::Standard { spots } => Bet::Standard { spots },
+            BetRequest::QuickPick { count } => Bet::QuickPick { count },
+            BetRequest::MysteryQuickPick => Bet::MysteryQuickPick,
+            BetRequest::Way { groups, combine } => Bet::Way { groups, combine },
+        }
+    }
+}
+
+/// One line of the receipt's WAYS SPOTS AMOUNT table ("1/04 $3").
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct WaysLine {
+    pub count: u64,
+    pub spots: u8,
+    /// The schedule these ways are settled under (a standard 6- or 8-spot way plays Special 1).
+    pub plays_as: Schedule,
+}
+
+pub fn ways_lines(plan: &BetPlan) -> Vec<WaysLine> {
+    plan.way_counts()
+        .into_iter()
+        .map(|WayCount { count, spots }| {
+            let plays_under = plan
+                .ways
+                .iter()
+                .find(|w| w.spots() == spots)
+                .map(|w| w.plays_under)
+                .unwrap_or(plan.schedule);
+            WaysLine {
+                count,
+                spots,
+                plays_as: parse(plays_under.key()).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// A ticket as the API shows it (`shared/API.md`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Ticket {
+    /// 20 digits, the last a check digit: unguessable (63 random bits).
+    pub serial: String,
+    /// Counts up per terminal.
+    pub ticket_number: i64,
+    pub site: String,
+    pub terminal: String,
+    /// The operator (keno writer) who sold it.
+    pub writer: String,
+    pub issued_at: String,
+    pub keno_day: String,
+    /// standard | quick_pick | mystery_quick_pick | way
+    pub bet_type: String,
+    pub schedule: Schedule,
+    /// The numbers marked, in groups (one group unless a way ticket).
+    pub groups: Vec<Vec<u8>>,
+    pub combine: Vec<u8>,
+    pub ways: Vec<WaysLine>,
+    pub amount_per_way_cents: i64,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    /// Games charged after the multi-game discount (rule 6.2(a),(b)).
+    pub charged_games: i32,
+    pub game_cost_cents: i64,
+    pub total_cents: i64,
+    /// active | cancelled | paid
+    pub status: String,
+    /// Games cancelled and refunded (rule 8).
+    pub cancelled_games: Vec<i64>,
+    pub refund_cents: i64,
+    pub cancelled_at: Option<String>,
+    pub paid_cents: i64,
+    pub paid_at: Option<String>,
+    /// The principal who paid it.
+    pub paid_by: Option<String>,
+    /// cash | cheque
+    pub pay_method: Option<String>,
+    pub request_id: String,
+}
+
+impl From<&TicketRow> for Ticket {
+    fn from(t: &TicketRow) -> Ticket {
+        Ticket {
+            serial: t.serial.clone(),
+            ticket_number: t.ticket_number,
+            site: t.site.clone(),
+            terminal: t.terminal.clone(),
+            writer: t.writer.clone(),
+            issued_at: rfc3339(t.issued_at),
+            keno_day: t.keno_day.clone(),
+            bet_type: t.bet_type.clone(),
+            schedule: parse(&t.schedule).unwrap_or_default(),
+            groups: t.groups(),
+            combine: serde_json::from_str(&t.combine_json).unwrap_or_default(),
+            ways: t.way_counts(),
+            amount_per_way_cents: t.amount_per_way_cents,
+            first_game: t.first_game,
+            last_game: t.last_game,
+            games: t.games,
+            charged_games: t.charged_games,
+            game_cost_cents: t.game_cost_cents,
+            total_cents: t.total_cents,
+            status: t.status.clone(),
+            cancelled_games: match t.cancelled_from_game {
+                Some(c) => (c..=t.last_game).collect(),
+                None => Vec::new(),
+            },
+            refund_cents: t.refund_cents,
+            cancelled_at: t.cancelled_at.map(rfc3339),
+            paid_cents: t.paid_cents,
+            paid_at: t.paid_at.map(rfc3339),
+            paid_by: t.paid_by.clone(),
+            pay_method: t.pay_method.clone(),
+            request_id: t.request_id.clone(),
+        }
+    }
+}
+
+pub fn bet_kind_name(kind: BetKind) -> String {
+    name(&kind)
+}

@@ -1,0 +1,115 @@
+//! `POST /api/v1/tickets/{serial}/pay`: pays a winning ticket once (rules 11.5, 12.2).
+//!
+//! A ticket is paid once, when every game it plays is settled: the whole prize in one
+//! payment. Two pays at once pay once: the update that marks the ticket paid only matches an
+//! unpaid ticket, and the loser of the race is told it is already paid.
+
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::find;
+use crate::auth::{Principal, Role};
+use crate::db::schema::{games, ticket_results, tickets};
+use crate::db::{now_micros, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Payment {
+    pub paid_cents: i64,
+    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2).
+    pub method: String,
+}
+
+/// Pays what the ticket won, once.
+#[utoipa::path(
+    tag = "tickets",
+    security(("bearer" = [])),
+    params(("serial" = String, Path)),
+    responses(
+        (status = 200, body = Payment),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/tickets/{serial}/pay")]
+pub async fn pay(
+    state: web::Data<AppState>,
+    principal: Principal,
+    serial: web::Path<String>,
+) -> ApiResult<web::Json<Payment>> {
+    principal.require(&[Role::Writer])?;
+    let serial = serial.into_inner();
+    let payment = web::block(move || -> ApiResult<Payment> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| pay_in(conn, &serial, &principal))
+    })
+    .await??;
+    Ok(web::Json(payment))
+}
+
+fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiResult<Payment> {
+    let t = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+    match t.status.as_str() {
+        "paid" => {
+            return Err(ApiError::conflict(
+                "already_paid",
+                "this ticket has already been paid (rule 11.5)",
+            ))
+        }
+        "cancelled" => return Err(ApiError::conflict("cancelled", "this ticket was cancelled")),
+        _ => {}
+    }
+    let last = t.last_played_game();
+    let settled: i64 = games::table
+        .filter(games::number.between(t.first_game, last))
+        .filter(games::state.eq("settled"))
+        .count()
+        .get_result(conn)?;
+    if settled < last - t.first_game + 1 {
+        return Err(ApiError::conflict(
+            "not_settled",
+            format!(
+                "games {}-{} are not all played and settled yet; the ticket is paid once, after its last game",
+                t.first_game, last
+            ),
+        ));
+    }
+    let prizes: Vec<(i64, bool)> = ticket_results::table
+        .filter(ticket_results::serial.eq(&t.serial))
+        .filter(ticket_results::game.le(last))
+        .select((ticket_results::prize_cents, ticket_results::major))
+        .load(conn)?;
+    let total: i64 = prizes.iter().map(|(p, _)| p).sum();
+    if total == 0 {
+        return Err(ApiError::conflict("no_prize", "this ticket won nothing"));
+    }
+    let method = if prizes.iter().any(|(_, major)| *major) {
+        "cheque"
+    } else {
+        "cash"
+    };
+    let changed = diesel::update(tickets::table.find(&t.serial))
+        .filter(tickets::status.eq("active"))
+        .set((
+            tickets::status.eq("paid"),
+            tickets::paid_cents.eq(total),
+            tickets::paid_at.eq(now_micros()),
+            tickets::paid_by.eq(&principal.id),
+            tickets::pay_method.eq(method),
+        ))
+        .execute(conn)?;
+    if changed != 1 {
+        return Err(ApiError::conflict(
+            "already_paid",
+            "this ticket has already been paid (rule 11.5)",
+        ));
+    }
+    Ok(Payment {
+        paid_cents: total,
+        method: method.into(),
+    })
+}

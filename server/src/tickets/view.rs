@@ -1,0 +1,231 @@
+//! `GET /api/v1/tickets/{serial}` and its public `check`: each game's result per way.
+
+use std::collections::HashMap;
+
+use actix_web::{get, web};
+use diesel::prelude::*;
+use keno_core::{Draw, WayInPlay};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{find, Ticket, TicketRow};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{games, ticket_results, way_results};
+use crate::db::DbConnection;
+use crate::error::{ApiError, ApiResult};
+use crate::games::drawn;
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WayResult {
+    pub numbers: Vec<u8>,
+    pub spots: u8,
+    pub catch: u8,
+    pub prize_cents: u64,
+    /// Reduced by pro-rating (rules 12.3-12.5).
+    pub prorated: bool,
+    /// Won (a share of) the jackpot pool (rule 12.6).
+    pub jackpot: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameResult {
+    pub game: i64,
+    /// The game's state; ways and prizes are given once it is settled.
+    pub state: String,
+    pub ways: Vec<WayResult>,
+    pub prize_cents: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TicketDetail {
+    #[serde(flatten)]
+    pub ticket: Ticket,
+    pub results: Vec<GameResult>,
+    /// Won in the games settled so far.
+    pub won_cents: u64,
+    /// What a pay would pay now: all the ticket's games are settled and it is not yet paid.
+    pub payable_cents: u64,
+    /// Some of the prizes are major prizes (rule 1(h)): paid by cheque (rule 12.2).
+    pub cheque: bool,
+}
+
+/// What a player may see of a ticket (the public check).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TicketCheck {
+    pub serial: String,
+    pub bet_type: String,
+    pub schedule: super::Schedule,
+    pub groups: Vec<Vec<u8>>,
+    pub ways: Vec<super::WaysLine>,
+    pub amount_per_way_cents: i64,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    pub status: String,
+    pub results: Vec<GameResult>,
+    pub won_cents: u64,
+    pub payable_cents: u64,
+    pub paid_cents: i64,
+}
+
+/// The ticket with each game's result.
+pub fn detail(state: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResult<TicketDetail> {
+    let rules = &state.rules;
+    let plan = t.plan(rules)?;
+    let last = t.last_played_game();
+    let states: HashMap<i64, String> = games::table
+        .filter(games::number.between(t.first_game, last))
+        .select((games::number, games::state))
+        .load::<(i64, String)>(conn)?
+        .into_iter()
+        .collect();
+    let stored: HashMap<(i64, i32), (i32, i64, bool, bool)> = way_results::table
+        .filter(way_results::serial.eq(&t.serial))
+        .select((
+            way_results::game,
+            way_results::way_index,
+            way_results::catch,
+            way_results::prize_cents,
+            way_results::prorated,
+            way_results::jackpot,
+        ))
+        .load::<(i64, i32, i32, i64, bool, bool)>(conn)?
+        .into_iter()
+        .map(|(g, w, c, p, pr, j)| ((g, w), (c, p, pr, j)))
+        .collect();
+    let prizes: Vec<(i64, i64, bool)> = ticket_results::table
+        .filter(ticket_results::serial.eq(&t.serial))
+        .select((
+            ticket_results::game,
+            ticket_results::prize_cents,
+            ticket_results::major,
+        ))
+        .load(conn)?;
+
+    let mut results = Vec::new();
+    for game in t.first_game..=last {
+        let state = states
+            .get(&game)
+            .cloned()
+            .unwrap_or_else(|| "future".into());
+        let mut ways = Vec::new();
+        let mut prize_cents = 0;
+        if state == "settled" {
+            let draw = Draw::new(&drawn(conn, game)?).map_err(anyhow::Error::from)?;
+            for (i, way) in plan.ways.iter().enumerate() {
+                let in_play = WayInPlay {
+                    numbers: way.numbers,
+                    plays_under: way.plays_under,
+                    amount_per_way_cents: t.amount_per_way_cents as u64,
+                };
+                let mut outcome = rules
+                    .schedule_outcome(&draw, &in_play)
+                    .map_err(anyhow::Error::from)?;
+                if let Some(&(_, prize, prorated, jackpot)) = stored.get(&(game, i as i32)) {
+                    outcome.prize_cents = prize as u64;
+                    outcome.prorated = prorated;
+                    outcome.jackpot = jackpot;
+                }
+                prize_cents += outcome.prize_cents;
+                ways.push(WayResult {
+                    numbers: way.numbers.to_vec(),
+                    spots: way.spots(),
+                    catch: outcome.catch,
+                    prize_cents: outcome.prize_cents,
+                    prorated: outcome.prorated,
+                    jackpot: outcome.jackpot,
+                });
+            }
+        }
+        results.push(GameResult {
+            game,
+            state,
+            ways,
+            prize_cents,
+        });
+    }
+    let won_cents: u64 = prizes.iter().map(|(_, p, _)| *p as u64).sum();
+    let all_settled = results.iter().all(|r| r.state == "settled");
+    let payable_cents = if t.status == "active" && all_settled {
+        won_cents
+    } else {
+        0
+    };
+    Ok(TicketDetail {
+        ticket: Ticket::from(t),
+        results,
+        won_cents,
+        payable_cents,
+        cheque: prizes.iter().any(|(_, _, major)| *major),
+    })
+}
+
+fn load(state: &AppState, serial: &str) -> ApiResult<TicketDetail> {
+    let mut conn = state.db.conn()?;
+    let t = find(&mut conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+    detail(state, &mut conn, &t)
+}
+
+/// The ticket with each game's result per way, what it won and what is payable.
+#[utoipa::path(
+    tag = "tickets",
+    security(("bearer" = [])),
+    params(("serial" = String, Path)),
+    responses((status = 200, body = TicketDetail), (status = 404, body = crate::error::ErrorBody),
+               (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/tickets/{serial}")]
+pub async fn get_ticket(
+    state: web::Data<AppState>,
+    principal: Principal,
+    serial: web::Path<String>,
+) -> ApiResult<web::Json<TicketDetail>> {
+    principal.require(&[
+        Role::Writer,
+        Role::Auditor,
+        Role::Supervisor,
+        Role::Inspector,
+    ])?;
+    let serial = serial.into_inner();
+    Ok(web::Json(web::block(move || load(&state, &serial)).await??))
+}
+
+/// What a player may see of a ticket: its selections, each game's result and the prize.
+#[utoipa::path(
+    tag = "tickets",
+    params(("serial" = String, Path)),
+    responses((status = 200, body = TicketCheck), (status = 404, body = crate::error::ErrorBody),
+              (status = 400, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/tickets/{serial}/check")]
+pub async fn check(
+    state: web::Data<AppState>,
+    serial: web::Path<String>,
+) -> ApiResult<web::Json<TicketCheck>> {
+    let serial = serial.into_inner();
+    if !keno_core::serial::is_well_formed(&serial) {
+        return Err(ApiError::bad_request(
+            "invalid_serial",
+            "that is not a ticket serial number: check the digits",
+        ));
+    }
+    let d = web::block(move || load(&state, &serial)).await??;
+    let t = d.ticket;
+    Ok(web::Json(TicketCheck {
+        serial: t.serial,
+        bet_type: t.bet_type,
+        schedule: t.schedule,
+        groups: t.groups,
+        ways: t.ways,
+        amount_per_way_cents: t.amount_per_way_cents,
+        first_game: t.first_game,
+        last_game: t.last_game,
+        games: t.games,
+        status: t.status,
+        results: d.results,
+        won_cents: d.won_cents,
+        payable_cents: d.payable_cents,
+        paid_cents: t.paid_cents,
+    }))
+}
