@@ -1,0 +1,349 @@
+//! Real processes, real databases, real HTTP: a fresh database per test (a temporary SQLite
+//! file, or a new PostgreSQL database dropped afterwards), a `keno-server serve` child process,
+//! and HTTP calls through ureq.
+//!
+//! PostgreSQL tests read the server's address from `KENO_TEST_POSTGRES_URL`
+//! (e.g. `postgres://postgres@127.0.0.1:5432/postgres`). Without it they are skipped, except
+//! under `CI=true`, where a missing address is a failure.
+
+#![allow(dead_code)] // each test file uses part of this
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs a scenario once on SQLite and once on PostgreSQL, as two tests.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn sqlite() {
+                    super::$name($crate::common::TestDb::new($crate::common::Backend::Sqlite).unwrap());
+                }
+                #[test]
+                fn postgres() {
+                    if let Some(db) = $crate::common::TestDb::new($crate::common::Backend::Postgres) {
+                        super::$name(db);
+                    }
+                }
+            }
+        )*
+    };
+}
+
+/// A database of its own for one test.
+pub struct TestDb {
+    pub backend: Backend,
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    pg: Option<(String, String)>,
+}
+
+impl TestDb {
+    /// `None` when PostgreSQL is not configured and this is not CI.
+    pub fn new(backend: Backend) -> Option<TestDb> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().unwrap();
+                let url = format!("sqlite://{}", dir.path().join("keno.sqlite").display());
+                Some(TestDb {
+                    backend,
+                    url,
+                    _dir: Some(dir),
+                    pg: None,
+                })
+            }
+            Backend::Postgres => {
+                let admin = match std::env::var("KENO_TEST_POSTGRES_URL") {
+                    Ok(url) => url,
+                    Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                        panic!("CI=true: KENO_TEST_POSTGRES_URL must name the PostgreSQL server")
+                    }
+                    Err(_) => {
+                        eprintln!(
+                            "skipped: set KENO_TEST_POSTGRES_URL to run the PostgreSQL tests"
+                        );
+                        return None;
+                    }
+                };
+                let name = format!("keno_test_{}", random_hex(8));
+                let mut conn = PgConnection::establish(&admin).expect("PostgreSQL reachable");
+                diesel::sql_query(format!("CREATE DATABASE {name}"))
+                    .execute(&mut conn)
+                    .unwrap();
+                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+                Some(TestDb {
+                    backend,
+                    url: format!("{base}/{name}"),
+                    _dir: None,
+                    pg: Some((admin.clone(), name)),
+                })
+            }
+        }
+    }
+
+    /// Adds a principal through the real command line; returns its token.
+    pub fn principal(&self, role: &str, name: &str, site_terminal: Option<(&str, &str)>) -> String {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_keno-server"));
+        cmd.args([
+            "principal",
+            "add",
+            "--role",
+            role,
+            "--name",
+            name,
+            "--database-url",
+            &self.url,
+        ]);
+        if let Some((site, terminal)) = site_terminal {
+            cmd.args(["--site", site, "--terminal", terminal]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// A number from SQL (`SELECT ... AS n`), read directly from the database.
+    pub fn query_i64(&self, sql: &str) -> i64 {
+        #[derive(QueryableByName)]
+        struct N {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let rows: Vec<N> = match self.backend {
+            Backend::Sqlite => {
+                let path = self.url.strip_prefix("sqlite://").unwrap();
+                let mut conn = SqliteConnection::establish(path).unwrap();
+                diesel::sql_query(sql).load(&mut conn).unwrap()
+            }
+            Backend::Postgres => {
+                let mut conn = PgConnection::establish(&self.url).unwrap();
+                diesel::sql_query(sql).load(&mut conn).unwrap()
+            }
+        };
+        rows[0].n
+    }
+
+    /// Runs SQL directly on the database, as an auditor's or a test's hand would.
+    pub fn execute(&self, sql: &str) -> usize {
+        match self.backend {
+            Backend::Sqlite => {
+                let path = self.url.strip_prefix("sqlite://").unwrap();
+                let mut conn = SqliteConnection::establish(path).unwrap();
+                diesel::sql_query(sql).execute(&mut conn).unwrap()
+            }
+            Backend::Postgres => {
+                let mut conn = PgConnection::establish(&self.url).unwrap();
+                diesel::sql_query(sql).execute(&mut conn).unwrap()
+            }
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = &self.pg {
+            if let Ok(mut conn) = PgConnection::establish(admin) {
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn);
+            }
+        }
+    }
+}
+
+pub fn random_hex(bytes: usize) -> String {
+    let mut b = vec![0u8; bytes];
+    getrandom::fill(&mut b).unwrap();
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A running `keno-server serve`, killed (SIGKILL) when dropped.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    agent: ureq::Agent,
+}
+
+/// Settings for tests: Keno open all day, games closed by hand (a long interval), no pause
+/// between numbers.
+pub const MANUAL_CLOCK: &[&str] = &[
+    "--game-interval",
+    "3600",
+    "--reveal-interval",
+    "0",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
+impl Server {
+    pub fn start(db: &TestDb, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+            ])
+            .args(args)
+            .env("KENO_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("keno-server listening on ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let base = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server prints where it listens");
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .build()
+            .into();
+        let server = Server { child, base, agent };
+        server.wait_for("a game open for sale", || {
+            server.get("/api/v1/games/current").0 == 200
+        });
+        server
+    }
+
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        self.call(self.agent.get(format!("{}{path}", self.base)).call())
+    }
+
+    pub fn get_as(&self, token: &str, path: &str) -> (u16, Value) {
+        self.call(
+            self.agent
+                .get(format!("{}{path}", self.base))
+                .header("Authorization", format!("Bearer {token}"))
+                .call(),
+        )
+    }
+
+    pub fn post(&self, token: &str, path: &str, body: Value) -> (u16, Value) {
+        self.call(
+            self.agent
+                .post(format!("{}{path}", self.base))
+                .header("Authorization", format!("Bearer {token}"))
+                .send_json(body),
+        )
+    }
+
+    fn call(&self, r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+        let mut resp = r.expect("the server answers");
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// Sells a ticket and asserts it was sold.
+    pub fn sell(&self, token: &str, body: Value) -> Value {
+        let (status, ticket) = self.post(token, "/api/v1/tickets", body);
+        assert_eq!(status, 201, "{ticket}");
+        ticket
+    }
+
+    /// Closes the open game (as a supervisor) and waits until it is settled; returns it.
+    pub fn close_and_settle(&self, supervisor: &str) -> Value {
+        let (status, game) = self.post(supervisor, "/api/v1/games/current/close", Value::Null);
+        assert_eq!(status, 200, "{game}");
+        let number = game["number"].as_i64().unwrap();
+        self.wait_settled(number)
+    }
+
+    pub fn wait_settled(&self, number: i64) -> Value {
+        let mut game = Value::Null;
+        self.wait_for(&format!("game {number} settled"), || {
+            game = self.get(&format!("/api/v1/games/{number}")).1;
+            game["state"] == "settled"
+        });
+        game
+    }
+
+    pub fn wait_for(&self, what: &str, mut done: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !done() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "timed out waiting for {what}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A sale body.
+pub fn sale(request_id: &str, bet: Value, schedule: &str, amount: u64, games: u32) -> Value {
+    serde_json::json!({
+        "request_id": request_id,
+        "bet": bet,
+        "schedule": schedule,
+        "amount_per_way_cents": amount,
+        "games": games,
+    })
+}
+
+/// Writer, supervisor and a running server on `db`.
+pub struct World {
+    pub server: Server,
+    pub writer: String,
+    pub supervisor: String,
+}
+
+pub fn world(db: &TestDb, args: &[&str]) -> World {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Server::start(db, args);
+    World {
+        server,
+        writer,
+        supervisor,
+    }
+}
