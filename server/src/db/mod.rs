@@ -66,12 +66,12 @@ impl ManageConnection for Manager {
             Backend::Sqlite(path) => {
                 let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
-                // WAL lets displays read while a sale writes; NORMAL is durable against a
-                // killed process (WAL is synced at checkpoints); the busy timeout covers another
-                // process (the `principal` command) writing at the same time.
+                // The busy timeout first: it covers another process (the `principal` command)
+                // writing at the same time. NORMAL is durable against a killed process in WAL
+                // mode (the WAL is synced at checkpoints). WAL itself is set once, at open.
                 conn.batch_execute(
-                    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;",
+                    "PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; \
+                     PRAGMA foreign_keys = ON;",
                 )
                 .map_err(r2d2::Error::QueryError)?;
                 Ok(DbConnection::Sqlite(conn))
@@ -111,6 +111,13 @@ impl Db {
                 std::fs::create_dir_all(dir)
                     .with_context(|| format!("cannot create {}", dir.display()))?;
             }
+        }
+        if let Backend::Sqlite(path) = &backend {
+            // WAL lets displays and checks read while a sale writes; the setting is stored in
+            // the file, so it is made once, before the pool opens its connections.
+            let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            conn.batch_execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;")?;
         }
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
