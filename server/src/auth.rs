@@ -3,8 +3,11 @@
 //! A token is 32 bytes from the OS CSPRNG, shown once when the principal is added; only its
 //! SHA-256 is stored, so the database cannot be used to act as anyone.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use actix_web::{web, FromRequest, HttpRequest};
 use diesel::prelude::*;
@@ -141,9 +144,9 @@ pub fn add_principal(
 
 type PrincipalRow = (String, String, String, Option<String>, Option<String>);
 
-fn find_by_token(conn: &mut DbConnection, token: &str) -> QueryResult<Option<Principal>> {
+fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Principal>> {
     let row: Option<PrincipalRow> = principals::table
-        .filter(principals::token_hash.eq(token_hash(token)))
+        .filter(principals::token_hash.eq(hash))
         .filter(principals::disabled.eq(false))
         .select((
             principals::id,
@@ -165,6 +168,41 @@ fn find_by_token(conn: &mut DbConnection, token: &str) -> QueryResult<Option<Pri
     }))
 }
 
+/// Principals found by token in the last few seconds, so that a busy terminal's requests do
+/// not each look it up. A principal disabled in the database stops working within the TTL;
+/// unknown tokens are never cached, so a new principal works at once.
+pub struct PrincipalCache {
+    entries: Mutex<HashMap<String, (Principal, Instant)>>,
+}
+
+const CACHE_TTL: Duration = Duration::from_secs(10);
+
+impl Default for PrincipalCache {
+    fn default() -> Self {
+        PrincipalCache {
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl PrincipalCache {
+    fn get(&self, hash: &str) -> Option<Principal> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(hash)
+            .filter(|(_, at)| at.elapsed() < CACHE_TTL)
+            .map(|(p, _)| p.clone())
+    }
+
+    fn put(&self, hash: String, principal: Principal) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if entries.len() > 10_000 {
+            entries.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
+        }
+        entries.insert(hash, (principal, Instant::now()));
+    }
+}
+
 impl FromRequest for Principal {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Principal, ApiError>>>>;
@@ -180,12 +218,19 @@ impl FromRequest for Principal {
         Box::pin(async move {
             let token = token.ok_or_else(ApiError::unauthorized)?;
             let state = state.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no state")))?;
+            let hash = token_hash(&token);
+            if let Some(p) = state.principals.get(&hash) {
+                return Ok(p);
+            }
+            let lookup = state.clone();
             let found = web::block(move || -> Result<_, ApiError> {
-                let mut conn = state.db.conn()?;
-                Ok(find_by_token(&mut conn, &token)?)
+                let mut conn = lookup.db.conn()?;
+                Ok(find_by_hash(&mut conn, &hash)?.map(|p| (hash, p)))
             })
             .await??;
-            found.ok_or_else(ApiError::unauthorized)
+            let (hash, principal) = found.ok_or_else(ApiError::unauthorized)?;
+            state.principals.put(hash, principal.clone());
+            Ok(principal)
         })
     }
 }

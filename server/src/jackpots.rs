@@ -113,6 +113,24 @@ pub fn announce(state: &AppState) {
     }
 }
 
+/// Announces the pools at most once a second while jackpot tickets sell: recomputing them on
+/// every sale would cost each sale a scan of the game's jackpot tickets.
+pub async fn run_announcer(state: web::Data<AppState>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        if state
+            .jackpots_changed
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            let s = state.clone();
+            if let Err(e) = web::block(move || announce(&s)).await {
+                tracing::warn!(error = %e, "jackpot announcer");
+            }
+        }
+    }
+}
+
 /// The jackpot pools as they stand, one per jackpot ticket type.
 #[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
 #[get("/api/v1/jackpots")]

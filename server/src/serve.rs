@@ -39,6 +39,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         rule_set_hash,
         settings,
         events: Events::default(),
+        principals: Default::default(),
+        jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
     });
@@ -71,6 +73,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         actix_web::rt::spawn(clock::run_clock(state.clone()));
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
+        actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
         server.run().await?;
         anyhow::Ok(())
     })

@@ -42,6 +42,9 @@ pub struct AppState {
     pub rule_set_hash: String,
     pub settings: Settings,
     pub events: Events,
+    pub principals: crate::auth::PrincipalCache,
+    /// A jackpot ticket was sold since the pools were last announced.
+    pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Wakes the game clock (a supervisor closed the game early).
     pub clock_wake: Notify,
     /// Wakes the drawer (a game was closed).

@@ -140,6 +140,16 @@ fn events_announce_the_close_then_each_number_then_the_result(db: TestDb) {
             1,
         ),
     );
+    // The sale of a jackpot ticket grows the pool on the displays within a second (rule 7.3).
+    loop {
+        let (kind, data) = events
+            .recv_timeout(Duration::from_secs(10))
+            .expect("jackpot_changed after a jackpot sale");
+        if kind == "jackpot_changed" {
+            assert_eq!(data[0]["pool_cents"], 200_100);
+            break;
+        }
+    }
     let (status, game) = w
         .server
         .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
@@ -157,12 +167,6 @@ fn events_announce_the_close_then_each_number_then_the_result(db: TestDb) {
         }
     }
     let kinds: Vec<&str> = seen.iter().map(|(k, _)| k.as_str()).collect();
-    // The sale of a jackpot ticket grows the pool on the displays (rule 7.3).
-    let (_, pool) = seen
-        .iter()
-        .find(|(k, _)| k == "jackpot_changed")
-        .expect("jackpot_changed");
-    assert_eq!(pool[0]["pool_cents"], 200_100);
     let at = |k: &str| {
         kinds
             .iter()

@@ -88,6 +88,7 @@ CREATE TABLE tickets (
     UNIQUE (site, terminal, ticket_number)
 );
 CREATE INDEX tickets_games ON tickets (last_game, first_game);
+CREATE INDEX tickets_jackpot ON tickets (schedule, last_game);
 
 CREATE TABLE game_settlements (
     game BIGINT PRIMARY KEY NOT NULL REFERENCES games (number),

@@ -122,6 +122,9 @@ impl Db {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .connection_timeout(Duration::from_secs(10))
+            // A broken connection fails its query and is dropped then (has_broken); a ping on
+            // every checkout would add a round trip to every request.
+            .test_on_check_out(false)
             .build(Manager(backend.clone()))
             .with_context(|| format!("cannot connect to the {} database", backend.name()))?;
         let db = Db {

@@ -145,8 +145,11 @@ fn sell_blocking(
         match attempt {
             Ok(Some(Outcome::Sold(t))) => {
                 if schedule == ScheduleId::Jackpot {
-                    // The pool on the displays grows as the game sells (rule 7.3 as interpreted).
-                    crate::jackpots::announce(state);
+                    // The pool on the displays grows as the game sells (rule 7.3 as interpreted);
+                    // the announcer sends the new figure within a second.
+                    state
+                        .jackpots_changed
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
                 return Ok((StatusCode::CREATED, Ticket::from(&*t)));
             }

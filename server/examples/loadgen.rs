@@ -1,0 +1,393 @@
+//! Load generator and settlement benchmark for `keno-server` (issue 4).
+//!
+//! It starts a real server on the given database, adds one writer per terminal, and:
+//! 1. sells tickets over HTTP from C concurrent terminals for T seconds, then prints tickets/s
+//!    and latency percentiles;
+//! 2. with `--settle-tickets N`, fills one game with N way tickets of 10 ways each, closes it,
+//!    and prints the time from the 20th number to `game_settled` (from the event stream).
+//!
+//! ```sh
+//! cargo build --release -p keno-server --examples
+//! target/release/examples/loadgen --terminals 16 --seconds 10                 # SQLite in a temp dir
+//! target/release/examples/loadgen --database-url postgres://postgres@127.0.0.1:5432/keno_load
+//! target/release/examples/loadgen --seconds 0 --settle-tickets 100000         # 1,000,000 ways
+//! ```
+//! The PostgreSQL database must exist and may hold earlier runs' data.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use serde_json::{json, Value};
+
+#[derive(Parser)]
+struct Args {
+    /// The keno-server binary (default: beside this program's target folder).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Database for the server (default: a new SQLite file in a temporary folder).
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Concurrent terminals, each with its own writer.
+    #[arg(long, default_value_t = 16)]
+    terminals: usize,
+    /// Seconds of sales for the throughput figure (0 to skip).
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// Tickets of 10 ways each to fill one game with before timing its settlement (0 to skip).
+    #[arg(long, default_value_t = 0)]
+    settle_tickets: usize,
+    /// HTTP worker threads of the server.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let bin = args.server_bin.clone().unwrap_or_else(|| {
+        let me = std::env::current_exe().expect("own path");
+        me.parent()
+            .and_then(|p| p.parent())
+            .expect("target dir")
+            .join("keno-server")
+    });
+    let tmp = tempfile::tempdir()?;
+    let db = args
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", tmp.path().join("load.sqlite").display()));
+    let add = |role: &str, name: &str, terminal: Option<String>| -> anyhow::Result<String> {
+        let mut cmd = Command::new(&bin);
+        cmd.args([
+            "principal",
+            "add",
+            "--role",
+            role,
+            "--name",
+            name,
+            "--database-url",
+            &db,
+        ]);
+        if let Some(t) = terminal {
+            cmd.args(["--site", "LOAD", "--terminal", &t]);
+        }
+        let out = cmd.output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8(out.stdout)?
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string())
+    };
+    let run = common_hex();
+    let writers: Vec<String> = (0..args.terminals)
+        .map(|i| add("writer", &format!("LOAD{i}"), Some(format!("{run}-{i}"))))
+        .collect::<anyhow::Result<_>>()?;
+    let supervisor = add("supervisor", "LOADSUP", None)?;
+
+    let mut server = Server::start(&bin, &db, args.workers)?;
+    println!(
+        "server: {} on {}",
+        server.base,
+        if db.starts_with("postgres") {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    );
+    let result = (|| -> anyhow::Result<()> {
+        if args.seconds > 0 {
+            throughput(
+                &server.base,
+                &writers,
+                Duration::from_secs(args.seconds),
+                &run,
+            );
+        }
+        if args.settle_tickets > 0 {
+            settlement(
+                &server.base,
+                &writers,
+                &supervisor,
+                args.settle_tickets,
+                &run,
+            )?;
+        }
+        Ok(())
+    })();
+    server.stop();
+    result
+}
+
+fn common_hex() -> String {
+    let mut b = [0u8; 4];
+    getrandom::fill(&mut b).expect("OS randomness");
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(bin: &PathBuf, db: &str, workers: usize) -> anyhow::Result<Server> {
+        let mut child = Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db])
+            .args(["--game-interval", "36000", "--reveal-interval", "0"])
+            .args(["--keno-day-start", "00:00", "--keno-day-end", "00:00"])
+            .args(["--workers", &workers.to_string()])
+            .env("KENO_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("keno-server listening on ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let base = rx.recv_timeout(Duration::from_secs(60))?;
+        let agent = new_agent();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while agent
+            .get(format!("{base}/api/v1/games/current"))
+            .call()?
+            .status()
+            != 200
+        {
+            anyhow::ensure!(Instant::now() < deadline, "no game opened");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(Server { child, base })
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn new_agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+fn post(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {
+    match agent
+        .post(url)
+        .header("Authorization", format!("Bearer {token}"))
+        .send_json(body)
+    {
+        Ok(mut r) => {
+            let status = r.status().as_u16();
+            (status, r.body_mut().read_json().unwrap_or(Value::Null))
+        }
+        Err(_) => (0, Value::Null),
+    }
+}
+
+/// The mix a counter sells: mostly quick picks and standard tickets, some ways and jackpots.
+fn bet(i: u64) -> (Value, &'static str, u64, u32) {
+    match i % 10 {
+        0 => (
+            json!({"type": "way", "groups": [[1, 2], [3, 4], [5, 6]], "combine": [2]}),
+            "standard",
+            100,
+            1,
+        ),
+        1 => (
+            json!({"type": "standard", "spots": [6, 16, 26, 36, 46, 56]}),
+            "jackpot",
+            200,
+            1,
+        ),
+        2 => (json!({"type": "mystery_quick_pick"}), "standard", 200, 1),
+        3 => (
+            json!({"type": "standard", "spots": [7, 17, 27]}),
+            "special2",
+            100,
+            5,
+        ),
+        _ => (
+            json!({"type": "quick_pick", "count": 1 + i % 10}),
+            "standard",
+            100 * (1 + i % 3),
+            1,
+        ),
+    }
+}
+
+fn throughput(base: &str, writers: &[String], length: Duration, run: &str) {
+    let url = format!("{base}/api/v1/tickets");
+    let start = Instant::now();
+    let deadline = start + length;
+    let errors = Arc::new(AtomicU64::new(0));
+    let handles: Vec<_> = writers
+        .iter()
+        .enumerate()
+        .map(|(t, token)| {
+            let (url, token, errors, run) = (url.clone(), token.clone(), errors.clone(), run.to_string());
+            std::thread::spawn(move || {
+                let agent = new_agent();
+                let mut latencies = Vec::new();
+                let mut i = 0u64;
+                while Instant::now() < deadline {
+                    i += 1;
+                    let (b, schedule, amount, games) = bet(i);
+                    let body = json!({"request_id": format!("{run}-{t}-{i}"), "bet": b, "schedule": schedule,
+                                      "amount_per_way_cents": amount, "games": games});
+                    let sent = Instant::now();
+                    let (status, _) = post(&agent, &url, &token, &body);
+                    if status == 201 {
+                        latencies.push(sent.elapsed().as_micros() as u64);
+                    } else {
+                        errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies: Vec<u64> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    let elapsed = start.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0) as f64
+            / 1000.0
+    };
+    println!(
+        "sales: {} tickets in {:.1} s from {} terminals = {:.0} tickets/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
+        latencies.len(),
+        elapsed,
+        writers.len(),
+        latencies.len() as f64 / elapsed,
+        pct(0.50),
+        pct(0.90),
+        pct(0.99),
+        latencies.last().copied().unwrap_or(0) as f64 / 1000.0,
+        errors.load(Ordering::Relaxed)
+    );
+}
+
+fn settlement(
+    base: &str,
+    writers: &[String],
+    supervisor: &str,
+    tickets: usize,
+    run: &str,
+) -> anyhow::Result<()> {
+    let agent = new_agent();
+    // Start from an empty game.
+    let (status, _) = post(
+        &agent,
+        &format!("{base}/api/v1/games/current/close"),
+        supervisor,
+        &Value::Null,
+    );
+    anyhow::ensure!(status == 200, "close failed: {status}");
+    std::thread::sleep(Duration::from_millis(500));
+    let url = format!("{base}/api/v1/tickets");
+    let start = Instant::now();
+    let per = tickets.div_ceil(writers.len());
+    let handles: Vec<_> = writers
+        .iter()
+        .enumerate()
+        .map(|(t, token)| {
+            let (url, token, run) = (url.clone(), token.clone(), run.to_string());
+            std::thread::spawn(move || {
+                let agent = new_agent();
+                let mut sold = 0;
+                for i in 0..per {
+                    // Five groups of 1 to 3 numbers, every 2 of them: 10 ways of 2 to 6 spots.
+                    let o = ((t * per + i) % 60) as u8;
+                    let groups = json!([
+                        [o + 1, o + 2],
+                        [o + 3],
+                        [o + 4, o + 5, o + 6],
+                        [o + 7],
+                        [o + 8, o + 9]
+                    ]);
+                    let body = json!({"request_id": format!("{run}-fill-{t}-{i}"),
+                                      "bet": {"type": "way", "groups": groups, "combine": [2]},
+                                      "amount_per_way_cents": 50});
+                    if post(&agent, &url, &token, &body).0 == 201 {
+                        sold += 1;
+                    }
+                }
+                sold
+            })
+        })
+        .collect();
+    let sold: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    println!(
+        "filled the game with {sold} tickets ({} ways) in {:.1} s",
+        sold * 10,
+        start.elapsed().as_secs_f64()
+    );
+
+    let events = agent.get(format!("{base}/api/v1/events")).call()?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kind = String::new();
+        for line in BufReader::new(events.into_body().into_reader())
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(k) = line.strip_prefix("event: ") {
+                kind = k.to_string();
+            } else if let Some(d) = line.strip_prefix("data: ") {
+                let data: Value = serde_json::from_str(d).unwrap_or(Value::Null);
+                if tx.send((kind.clone(), data, Instant::now())).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let (status, game) = post(
+        &agent,
+        &format!("{base}/api/v1/games/current/close"),
+        supervisor,
+        &Value::Null,
+    );
+    anyhow::ensure!(status == 200, "close failed: {status}");
+    let number = game["number"].as_i64().unwrap_or_default();
+    let mut twentieth = None;
+    loop {
+        let (kind, data, at) = rx.recv_timeout(Duration::from_secs(600))?;
+        if data["game"] != number {
+            continue;
+        }
+        if kind == "number_drawn" && data["position"] == 20 {
+            twentieth = Some(at);
+        }
+        if kind == "game_settled" {
+            let from = twentieth.unwrap_or(at);
+            println!(
+                "settlement: game {number}, {} tickets, {} ways, {} winning tickets, {} cents in prizes: {:.0} ms from the 20th number to game_settled",
+                data["tickets"], data["ways"], data["winning_tickets"], data["total_prizes_cents"],
+                at.duration_since(from).as_secs_f64() * 1000.0
+            );
+            return Ok(());
+        }
+    }
+}
