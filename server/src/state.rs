@@ -42,6 +42,8 @@ pub struct AppState {
     pub rule_set_hash: String,
     pub settings: Settings,
     pub events: Events,
+    /// Commits sales in batches (group commit).
+    pub sales: crate::tickets::writer::SaleWriter,
     pub principals: crate::auth::PrincipalCache,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,

@@ -5,6 +5,7 @@ pub mod cancel;
 pub mod pay;
 pub mod sale;
 pub mod view;
+pub mod writer;
 
 use diesel::prelude::*;
 use keno_core::{Bet, BetKind, BetPlan, Marks, NumberSet, RuleSet, ScheduleId, WayCount};

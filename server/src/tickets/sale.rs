@@ -6,10 +6,8 @@
 //! next one, never in a closed game. A `request_id` already sold by the same writer returns that
 //! ticket and sells nothing.
 
-use actix_web::http::StatusCode;
 use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
 use keno_core::{Bet, ScheduleId};
@@ -20,7 +18,7 @@ use utoipa::ToSchema;
 use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
 use crate::auth::{Principal, Role};
 use crate::db::schema::{games, terminals, tickets};
-use crate::db::{now_micros, DbConnection};
+use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::games::GameRow;
 use crate::state::AppState;
@@ -71,38 +69,76 @@ pub async fn sell(
             "request_id must be 1 to 100 characters",
         ));
     }
-    let (status, ticket) = web::block(move || sell_blocking(&state, &principal, request)).await??;
-    Ok(HttpResponse::build(status).json(ticket))
-}
-
-enum Outcome {
-    Sold(Box<TicketRow>),
-    AlreadySold(Box<TicketRow>),
-}
-
-fn sell_blocking(
-    state: &AppState,
-    principal: &Principal,
-    request: SaleRequest,
-) -> ApiResult<(StatusCode, Ticket)> {
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
         return Err(ApiError::forbidden(
             "this writer is not bound to a site and terminal",
         ));
     };
-    let mut conn = state.db.conn()?;
-    if let Some(t) = by_request(&mut conn, &principal.id, &request.request_id)? {
-        return Ok((StatusCode::OK, Ticket::from(&t)));
+    let schedule = ScheduleId::from(request.schedule);
+    let ticket = match prepare(&state, &principal, &request, site, terminal) {
+        Ok(ticket) => ticket,
+        Err(refusal) => {
+            // A retry of a sale made before a change (of the rule set, say) still gets its
+            // ticket rather than a refusal.
+            let (s, p, r) = (
+                state.clone(),
+                principal.id.clone(),
+                request.request_id.clone(),
+            );
+            let sold =
+                web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
+                    .await??;
+            return match sold {
+                Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+                None => Err(refusal),
+            };
+        }
+    };
+    // A game that closes as the sale commits sends it to the next game.
+    for _ in 0..3 {
+        match state.sales.commit(ticket.clone()).await? {
+            Some(Outcome::Sold(t)) => {
+                if schedule == ScheduleId::Jackpot {
+                    // The pool on the displays grows as the game sells (rule 7.3 as
+                    // interpreted); the announcer sends the new figure within a second.
+                    state
+                        .jackpots_changed
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                return Ok(HttpResponse::Created().json(Ticket::from(&*t)));
+            }
+            Some(Outcome::AlreadySold(t)) => return Ok(HttpResponse::Ok().json(Ticket::from(&*t))),
+            None => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+        }
     }
+    Err(ApiError::conflict(
+        "game_closed",
+        "no game is open for sale: Keno is closed",
+    ))
+}
+
+pub enum Outcome {
+    Sold(Box<TicketRow>),
+    AlreadySold(Box<TicketRow>),
+}
+
+/// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
+/// ticket number are given when it commits.
+fn prepare(
+    state: &AppState,
+    principal: &Principal,
+    request: &SaleRequest,
+    site: String,
+    terminal: String,
+) -> ApiResult<TicketRow> {
     let rules = &state.rules;
     let schedule = ScheduleId::from(request.schedule);
-    let bet = Bet::from(request.bet);
+    let bet = Bet::from(request.bet.clone());
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan(marks, schedule)?;
     let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
     let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
-
-    let mut ticket = TicketRow {
+    Ok(TicketRow {
         serial: String::new(),
         principal_id: principal.id.clone(),
         request_id: request.request_id.clone(),
@@ -134,58 +170,25 @@ fn sell_blocking(
         paid_at: None,
         paid_by: None,
         pay_method: None,
-    };
-
-    // A game that closes between two attempts sends the sale to the next game.
-    for _ in 0..3 {
-        let attempt = {
-            let _turn = state.db.writer_turn();
-            conn.transaction(|conn| commit_sale(conn, &mut ticket))
-        };
-        match attempt {
-            Ok(Some(Outcome::Sold(t))) => {
-                if schedule == ScheduleId::Jackpot {
-                    // The pool on the displays grows as the game sells (rule 7.3 as interpreted);
-                    // the announcer sends the new figure within a second.
-                    state
-                        .jackpots_changed
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                return Ok((StatusCode::CREATED, Ticket::from(&*t)));
-            }
-            Ok(Some(Outcome::AlreadySold(t))) => return Ok((StatusCode::OK, Ticket::from(&*t))),
-            Ok(None) => continue,
-            // Two copies of the same request raced: the other one sold it.
-            Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-                if let Some(t) = by_request(&mut conn, &principal.id, &request.request_id)? {
-                    return Ok((StatusCode::OK, Ticket::from(&t)));
-                }
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::conflict(
-        "game_closed",
-        "no game is open for sale: Keno is closed",
-    ))
+    })
 }
 
-/// One attempt: `None` when no game is open (it may just have closed).
-fn commit_sale(conn: &mut DbConnection, ticket: &mut TicketRow) -> QueryResult<Option<Outcome>> {
+/// Commits one sale into `game`, which the caller holds open, or finds it already sold.
+pub fn commit_sale(
+    conn: &mut DbConnection,
+    ticket: &mut TicketRow,
+    game: &GameRow,
+) -> QueryResult<Outcome> {
     if let Some(t) = by_request(conn, &ticket.principal_id, &ticket.request_id)? {
-        return Ok(Some(Outcome::AlreadySold(Box::new(t))));
+        return Ok(Outcome::AlreadySold(Box::new(t)));
     }
-    let Some(game) = lock_open_game(conn)? else {
-        return Ok(None);
-    };
-    diesel::update(terminals::table.find((&ticket.site, &ticket.terminal)))
-        .set(terminals::last_ticket_number.eq(terminals::last_ticket_number + 1))
-        .execute(conn)?;
-    let number: Option<i64> = terminals::table
-        .find((&ticket.site, &ticket.terminal))
-        .select(terminals::last_ticket_number)
-        .first(conn)
-        .optional()?;
+    let number: Option<i64> = per_backend!(conn, |c| diesel::update(
+        terminals::table.find((&ticket.site, &ticket.terminal))
+    )
+    .set(terminals::last_ticket_number.eq(terminals::last_ticket_number + 1))
+    .returning(terminals::last_ticket_number)
+    .get_result(c)
+    .optional())?;
     ticket.ticket_number = match number {
         Some(n) => n,
         None => {
@@ -233,11 +236,11 @@ fn commit_sale(conn: &mut DbConnection, ticket: &mut TicketRow) -> QueryResult<O
             tickets::status.eq(&t.status),
         ))
         .execute(conn)?;
-    Ok(Some(Outcome::Sold(Box::new(ticket.clone()))))
+    Ok(Outcome::Sold(Box::new(ticket.clone())))
 }
 
 /// The open game, held against the close until this transaction ends.
-fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
+pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
     let open = games::table
         .filter(games::state.eq("open"))
         .order(games::number.desc());
