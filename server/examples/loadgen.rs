@@ -145,7 +145,10 @@ impl Server {
             .args(["--game-interval", "36000", "--reveal-interval", "0"])
             .args(["--keno-day-start", "00:00", "--keno-day-end", "00:00"])
             .args(["--workers", &workers.to_string()])
-            .env("KENO_LOG", "warn")
+            .env(
+                "KENO_LOG",
+                std::env::var("KENO_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .spawn()?;
         let stdout = child.stdout.take().expect("piped");

@@ -67,25 +67,44 @@ impl TicketRow {
 
     /// The ticket's ways, planned again from what is stored (the same core code as at sale).
     pub fn plan(&self, rules: &RuleSet) -> anyhow::Result<BetPlan> {
-        let groups = self
-            .groups()
-            .iter()
-            .map(|g| NumberSet::from_numbers(g))
-            .collect::<Result<Vec<_>, _>>()?;
-        let marks = Marks {
-            kind: parse(&self.bet_type)?,
-            groups,
-            combine: serde_json::from_str(&self.combine_json)?,
-        };
-        let schedule: ScheduleId = parse(&self.schedule)?;
-        rules
-            .plan(marks, schedule)
-            .map_err(|e| anyhow::anyhow!("ticket {} no longer plans: {e}", self.serial))
+        plan_stored(
+            rules,
+            &self.serial,
+            &self.bet_type,
+            &self.schedule,
+            &self.groups_json,
+            &self.combine_json,
+        )
     }
 
     pub fn way_counts(&self) -> Vec<WaysLine> {
         serde_json::from_str(&self.way_counts_json).unwrap_or_default()
     }
+}
+
+/// A stored ticket's ways, planned again from its columns by the same core code as at sale.
+pub fn plan_stored(
+    rules: &RuleSet,
+    serial: &str,
+    bet_type: &str,
+    schedule: &str,
+    groups_json: &str,
+    combine_json: &str,
+) -> anyhow::Result<BetPlan> {
+    let groups: Vec<Vec<u8>> = serde_json::from_str(groups_json)?;
+    let groups = groups
+        .iter()
+        .map(|g| NumberSet::from_numbers(g))
+        .collect::<Result<Vec<_>, _>>()?;
+    let marks = Marks {
+        kind: parse(bet_type)?,
+        groups,
+        combine: serde_json::from_str(combine_json)?,
+    };
+    let schedule: ScheduleId = parse(schedule)?;
+    rules
+        .plan(marks, schedule)
+        .map_err(|e| anyhow::anyhow!("ticket {serial} no longer plans: {e}"))
 }
 
 /// A snake_case name stored as text back into its enum.

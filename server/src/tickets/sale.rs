@@ -7,6 +7,8 @@
 //! ticket and sells nothing.
 
 use actix_web::{post, web, HttpResponse};
+use std::collections::{HashMap, HashSet};
+
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
@@ -173,70 +175,167 @@ fn prepare(
     })
 }
 
-/// Commits one sale into `game`, which the caller holds open, or finds it already sold.
-pub fn commit_sale(
+/// Commits sales into `game`, which the caller holds open: a statement or two per batch, not
+/// per sale. A sale whose `request_id` its writer already used (before, or earlier in the same
+/// batch) is not sold again; its ticket is returned.
+pub fn commit_sales(
     conn: &mut DbConnection,
-    ticket: &mut TicketRow,
+    sales: &mut [TicketRow],
     game: &GameRow,
-) -> QueryResult<Outcome> {
-    if let Some(t) = by_request(conn, &ticket.principal_id, &ticket.request_id)? {
-        return Ok(Outcome::AlreadySold(Box::new(t)));
-    }
-    let number: Option<i64> = per_backend!(conn, |c| diesel::update(
-        terminals::table.find((&ticket.site, &ticket.terminal))
-    )
-    .set(terminals::last_ticket_number.eq(terminals::last_ticket_number + 1))
-    .returning(terminals::last_ticket_number)
-    .get_result(c)
-    .optional())?;
-    ticket.ticket_number = match number {
-        Some(n) => n,
-        None => {
-            diesel::insert_into(terminals::table)
-                .values((
-                    terminals::site.eq(&ticket.site),
-                    terminals::terminal.eq(&ticket.terminal),
-                    terminals::last_ticket_number.eq(1i64),
-                ))
-                .execute(conn)?;
-            1
+) -> QueryResult<Vec<Outcome>> {
+    let ids: Vec<&str> = sales.iter().map(|t| t.request_id.as_str()).collect();
+    let mut writers: Vec<&str> = sales.iter().map(|t| t.principal_id.as_str()).collect();
+    writers.sort_unstable();
+    writers.dedup();
+    // Both columns, so the unique index on (principal_id, request_id) answers it.
+    let mut sold: HashMap<(String, String), TicketRow> = tickets::table
+        .filter(tickets::principal_id.eq_any(&writers))
+        .filter(tickets::request_id.eq_any(&ids))
+        .select(TicketRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|t| ((t.principal_id.clone(), t.request_id.clone()), t))
+        .collect();
+
+    // Which sales are new, and how many numbers each terminal needs.
+    let mut new = Vec::new();
+    let mut seen = HashSet::new();
+    let mut per_terminal: HashMap<(String, String), i64> = HashMap::new();
+    for (i, t) in sales.iter().enumerate() {
+        let key = (t.principal_id.clone(), t.request_id.clone());
+        if sold.contains_key(&key) || !seen.insert(key) {
+            continue;
         }
-    };
-    ticket.serial = new_serial(&mut UnwrapErr(SysRng));
-    ticket.issued_at = now_micros();
-    ticket.keno_day = game.keno_day.clone();
-    ticket.first_game = game.number;
-    ticket.last_game = game.number + i64::from(ticket.games) - 1;
-    let t = &*ticket;
-    diesel::insert_into(tickets::table)
-        .values((
-            tickets::serial.eq(&t.serial),
-            tickets::principal_id.eq(&t.principal_id),
-            tickets::request_id.eq(&t.request_id),
-            tickets::ticket_number.eq(t.ticket_number),
-            tickets::site.eq(&t.site),
-            tickets::terminal.eq(&t.terminal),
-            tickets::writer.eq(&t.writer),
-            tickets::issued_at.eq(t.issued_at),
-            tickets::keno_day.eq(&t.keno_day),
-            tickets::bet_type.eq(&t.bet_type),
-            tickets::schedule.eq(&t.schedule),
-            tickets::groups_json.eq(&t.groups_json),
-            tickets::combine_json.eq(&t.combine_json),
-            tickets::way_counts_json.eq(&t.way_counts_json),
-            tickets::amount_per_way_cents.eq(t.amount_per_way_cents),
-            tickets::way_count.eq(t.way_count),
-            tickets::first_game.eq(t.first_game),
-            tickets::last_game.eq(t.last_game),
-            tickets::games.eq(t.games),
-            tickets::charged_games.eq(t.charged_games),
-            tickets::game_cost_cents.eq(t.game_cost_cents),
-            tickets::total_cents.eq(t.total_cents),
-            tickets::rule_set.eq(&t.rule_set),
-            tickets::status.eq(&t.status),
-        ))
-        .execute(conn)?;
-    Ok(Outcome::Sold(Box::new(ticket.clone())))
+        new.push(i);
+        *per_terminal
+            .entry((t.site.clone(), t.terminal.clone()))
+            .or_default() += 1;
+    }
+    let mut next_number: HashMap<(String, String), i64> = HashMap::new();
+    for ((site, terminal), count) in per_terminal {
+        let last: Option<i64> = per_backend!(conn, |c| diesel::update(
+            terminals::table.find((&site, &terminal))
+        )
+        .set(terminals::last_ticket_number.eq(terminals::last_ticket_number + count))
+        .returning(terminals::last_ticket_number)
+        .get_result(c)
+        .optional())?;
+        let last = match last {
+            Some(last) => last,
+            None => {
+                diesel::insert_into(terminals::table)
+                    .values((
+                        terminals::site.eq(&site),
+                        terminals::terminal.eq(&terminal),
+                        terminals::last_ticket_number.eq(count),
+                    ))
+                    .execute(conn)?;
+                count
+            }
+        };
+        next_number.insert((site, terminal), last - count + 1);
+    }
+
+    let now = now_micros();
+    let mut rng = UnwrapErr(SysRng);
+    for &i in &new {
+        let t = &mut sales[i];
+        let number = next_number
+            .get_mut(&(t.site.clone(), t.terminal.clone()))
+            .expect("numbered above");
+        t.ticket_number = *number;
+        *number += 1;
+        t.serial = new_serial(&mut rng);
+        t.issued_at = now;
+        t.keno_day = game.keno_day.clone();
+        t.first_game = game.number;
+        t.last_game = game.number + i64::from(t.games) - 1;
+    }
+    let rows: Vec<NewTicket> = new.iter().map(|&i| NewTicket::from(&sales[i])).collect();
+    // Chunks stay under both backends' limits on bound parameters.
+    for chunk in rows.chunks(500) {
+        per_backend!(conn, |c| diesel::insert_into(tickets::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+
+    let mut outcomes = Vec::with_capacity(sales.len());
+    let mut fresh = new.into_iter().peekable();
+    for (i, t) in sales.iter().enumerate() {
+        let key = (t.principal_id.clone(), t.request_id.clone());
+        if fresh.peek() == Some(&i) {
+            fresh.next();
+            sold.insert(key, t.clone());
+            outcomes.push(Outcome::Sold(Box::new(t.clone())));
+        } else {
+            let earlier = sold
+                .get(&key)
+                .expect("sold before or earlier in this batch");
+            outcomes.push(Outcome::AlreadySold(Box::new(earlier.clone())));
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The columns a sale writes; the rest start empty (cancellation, payment).
+#[derive(Insertable)]
+#[diesel(table_name = tickets)]
+struct NewTicket<'a> {
+    serial: &'a str,
+    principal_id: &'a str,
+    request_id: &'a str,
+    ticket_number: i64,
+    site: &'a str,
+    terminal: &'a str,
+    writer: &'a str,
+    issued_at: i64,
+    keno_day: &'a str,
+    bet_type: &'a str,
+    schedule: &'a str,
+    groups_json: &'a str,
+    combine_json: &'a str,
+    way_counts_json: &'a str,
+    amount_per_way_cents: i64,
+    way_count: i64,
+    first_game: i64,
+    last_game: i64,
+    games: i32,
+    charged_games: i32,
+    game_cost_cents: i64,
+    total_cents: i64,
+    rule_set: &'a str,
+    status: &'a str,
+}
+
+impl<'a> From<&'a TicketRow> for NewTicket<'a> {
+    fn from(t: &'a TicketRow) -> Self {
+        NewTicket {
+            serial: &t.serial,
+            principal_id: &t.principal_id,
+            request_id: &t.request_id,
+            ticket_number: t.ticket_number,
+            site: &t.site,
+            terminal: &t.terminal,
+            writer: &t.writer,
+            issued_at: t.issued_at,
+            keno_day: &t.keno_day,
+            bet_type: &t.bet_type,
+            schedule: &t.schedule,
+            groups_json: &t.groups_json,
+            combine_json: &t.combine_json,
+            way_counts_json: &t.way_counts_json,
+            amount_per_way_cents: t.amount_per_way_cents,
+            way_count: t.way_count,
+            first_game: t.first_game,
+            last_game: t.last_game,
+            games: t.games,
+            charged_games: t.charged_games,
+            game_cost_cents: t.game_cost_cents,
+            total_cents: t.total_cents,
+            rule_set: &t.rule_set,
+            status: &t.status,
+        }
+    }
 }
 
 /// The open game, held against the close until this transaction ends.

@@ -15,7 +15,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use tokio::sync::{mpsc, oneshot};
 
-use super::sale::{commit_sale, lock_open_game, Outcome};
+use super::sale::{commit_sales, lock_open_game, Outcome};
 use super::TicketRow;
 use crate::db::{Backend, Db};
 use crate::error::ApiError;
@@ -118,50 +118,40 @@ fn commit_batch(db: &Db, tickets: &mut [TicketRow]) -> Vec<Result<Outcome, ApiEr
             let Some(game) = lock_open_game(conn)? else {
                 return Ok::<_, DieselError>(tickets.iter().map(|_| Err(closed())).collect());
             };
-            let mut outcomes = Vec::with_capacity(tickets.len());
-            for ticket in tickets.iter_mut() {
-                outcomes.push(
-                    match conn.transaction(|conn| commit_sale(conn, ticket, &game)) {
-                        Ok(outcome) => Ok(outcome),
-                        // Another server instance sold this request_id meanwhile.
-                        Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
-                            Err(ApiError::conflict(
-                                "request_in_progress",
-                                "this request_id was just sold: ask again",
-                            ))
-                        }
-                        Err(e) => Err(ApiError::Internal(e.into())),
-                    },
-                );
-            }
-            Ok(outcomes)
+            Ok(commit_sales(conn, tickets, &game)?
+                .into_iter()
+                .map(Ok)
+                .collect())
         })?)
+    };
+    let is_duplicate = |e: &ApiError| {
+        matches!(e, ApiError::Internal(e) if matches!(
+            e.downcast_ref::<DieselError>(),
+            Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+        ))
     };
     match attempt(tickets) {
         Ok(outcomes) => outcomes,
-        // Two copies of one request raced across server instances: the other one sold it.
-        Err(ApiError::Internal(e))
-            if tickets.len() == 1
-                && matches!(
-                    e.downcast_ref::<DieselError>(),
-                    Some(DieselError::DatabaseError(
-                        DatabaseErrorKind::UniqueViolation,
-                        _
-                    ))
-                ) =>
-        {
-            vec![Err(ApiError::conflict(
-                "request_in_progress",
-                "this request_id was sold at this moment: ask again to get the ticket",
-            ))]
-        }
-        Err(e) if tickets.len() > 1 => {
-            tracing::warn!(error = %e, sales = tickets.len(), "batch failed; committing its sales one by one");
+        Err(e) if tickets.len() > 1 || is_duplicate(&e) => {
+            if !is_duplicate(&e) {
+                tracing::warn!(error = %e, sales = tickets.len(), "batch failed; committing its sales one by one");
+            }
             tickets
                 .chunks_mut(1)
-                .map(|one| match attempt(one) {
-                    Ok(mut outcomes) => outcomes.pop().expect("one outcome"),
-                    Err(e) => Err(e),
+                .map(|one| {
+                    // A copy of the same request committed by another writer meanwhile: the
+                    // next attempt finds it and returns its ticket.
+                    let mut result = attempt(one);
+                    for _ in 0..3 {
+                        match &result {
+                            Err(e) if is_duplicate(e) => result = attempt(one),
+                            _ => break,
+                        }
+                    }
+                    match result {
+                        Ok(mut outcomes) => outcomes.pop().expect("one outcome"),
+                        Err(e) => Err(e),
+                    }
                 })
                 .collect()
         }
