@@ -67,6 +67,9 @@ pub struct ServeArgs {
     /// Database connections in the pool.
     #[arg(long, env = "KENO_POOL_SIZE", default_value_t = 16)]
     pub pool_size: u32,
+    /// Threads committing sales (default: 1 on SQLite, 2 on PostgreSQL).
+    #[arg(long, env = "KENO_SALE_WRITERS")]
+    pub sale_writers: Option<usize>,
     /// HTTP worker threads.
     #[arg(long, env = "KENO_WORKERS", default_value_t = 2)]
     pub workers: usize,

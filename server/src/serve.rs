@@ -33,7 +33,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let db = Db::open(&args.database_url, args.pool_size)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
-    let sales = crate::tickets::writer::SaleWriter::start(db.clone());
+    let sales = crate::tickets::writer::SaleWriter::start(db.clone(), args.sale_writers);
     let state = web::Data::new(AppState {
         sales,
         db,

@@ -39,13 +39,13 @@ impl SaleWriter {
     /// Starts the writer threads on `db`: one for SQLite (one writer at a time anyway, and its
     /// page cache stays warm), a few for PostgreSQL (row locks keep them apart, and each waits on
     /// its own round trips).
-    pub fn start(db: Db) -> SaleWriter {
+    pub fn start(db: Db, threads: Option<usize>) -> SaleWriter {
         let (queue, jobs) = mpsc::channel(QUEUE);
         let jobs = Arc::new(Mutex::new(jobs));
-        let threads = match db.backend() {
+        let threads = threads.unwrap_or(match db.backend() {
             Backend::Sqlite(_) => 1,
-            Backend::Postgres(_) => 4,
-        };
+            Backend::Postgres(_) => 2,
+        });
         for i in 0..threads {
             let (db, jobs) = (db.clone(), jobs.clone());
             std::thread::Builder::new()
