@@ -7,6 +7,7 @@
 //! restart the drawer finds a game left mid-draw and continues from its last committed number
 //! (rule 10.3).
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use actix_web::web;
@@ -18,7 +19,7 @@ use rand_core::UnwrapErr;
 
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
-use crate::games::{drawn, ensure_open_game, find, GameRow};
+use crate::games::{drawn, ensure_open_game, GameRow};
 use crate::settlement;
 use crate::state::{AppState, DrawSource};
 
@@ -97,6 +98,25 @@ pub async fn run_drawer(state: web::Data<AppState>) {
 
 async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<()> {
     let number = game.number;
+    if number > state.announced_close.load(Ordering::Relaxed) {
+        // Closed (and perhaps partly drawn) before this process started: a crash may have come
+        // between a commit and its announcement, so the displays hear it all again (9.3, 9.4).
+        state.announced_close.fetch_max(number, Ordering::Relaxed);
+        state
+            .events
+            .publish("game_closed", &serde_json::json!({ "game": number }));
+        let s = state.clone();
+        let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
+            Ok(drawn(&mut *s.db.conn()?, number)?)
+        })
+        .await??;
+        for (i, n) in so_far.iter().enumerate() {
+            state.events.publish(
+                "number_drawn",
+                &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
+            );
+        }
+    }
     if game.state != "drawn" {
         if state.settings.draw_source != DrawSource::Rng {
             // The ball device posts the balls (issue 6); nothing to do until then.
@@ -142,11 +162,15 @@ fn draw_one(
 ) -> anyhow::Result<Option<(usize, u8)>> {
     let _turn = state.db.writer_turn();
     Ok(conn.transaction(|conn| {
-        let Some(game) = find(conn, number)? else {
+        // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
+        // number, timestamps included. The same update marks the game as drawing.
+        let held = diesel::update(games::table)
+            .filter(games::number.eq(number))
+            .filter(games::state.eq_any(["closed", "drawing"]))
+            .set(games::state.eq("drawing"))
+            .execute(conn)?;
+        if held != 1 {
             return QueryResult::Ok(None);
-        };
-        if game.state != "closed" && game.state != "drawing" {
-            return Ok(None);
         }
         let so_far = drawn(conn, number)?;
         if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
@@ -162,12 +186,6 @@ fn draw_one(
                 drawn_numbers::number.eq(i32::from(n)),
                 drawn_numbers::drawn_at.eq(now_micros()),
             ))
-            .execute(conn)?;
-        // The first number ends the cancellation window of rule 8.1: the same transaction
-        // marks the game as drawing, so a cancel that locks the game row sees it.
-        diesel::update(games::table)
-            .filter(games::number.eq(number))
-            .set(games::state.eq("drawing"))
             .execute(conn)?;
         Ok(Some((position, n)))
     })?)

@@ -194,6 +194,9 @@ pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> Que
         QueryResult::Ok((closed, next))
     })?;
     if closed {
+        state
+            .announced_close
+            .fetch_max(number, std::sync::atomic::Ordering::Relaxed);
         // Rule 9.4: the displays are told the game is closed before it is drawn.
         state.events.publish(
             "game_closed",
@@ -276,7 +279,10 @@ pub async fn list(
     range: web::Query<Range>,
 ) -> ApiResult<web::Json<Vec<Game>>> {
     let Range { from, to } = range.into_inner();
-    if to < from || to - from >= 1000 {
+    if to
+        .checked_sub(from)
+        .is_none_or(|span| !(0..1000).contains(&span))
+    {
         return Err(ApiError::bad_request(
             "invalid_range",
             "give from <= to, at most 1,000 games apart",

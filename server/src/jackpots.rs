@@ -68,12 +68,16 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
             tickets::cancelled_from_game,
         ))
         .load(conn)?;
-    let open_game: Option<i64> = crate::games::open_game(conn)?.map(|g| g.number);
+    // Games played or open so far: future games of multi-game tickets do not count yet.
+    let newest: i64 = crate::db::schema::games::table
+        .select(diesel::dsl::max(crate::db::schema::games::number))
+        .first::<Option<i64>>(conn)?
+        .unwrap_or(0);
     let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
     for (lines, amount, first, last, cancelled_from) in sold {
         let last = cancelled_from.map_or(last, |c| c - 1);
         // Games of this ticket from the first unsettled one to the open game.
-        let upto = open_game.unwrap_or(last).min(last);
+        let upto = newest.min(last);
         let from = first.max(last_settled + 1);
         if upto < from {
             continue;

@@ -30,6 +30,16 @@ impl KenoHours {
         }
     }
 
+    /// The Keno Day that started most recently at or before `t`, within the hours or not.
+    pub fn latest_started_day(&self, t: DateTime<Local>) -> NaiveDate {
+        let date = t.date_naive();
+        if t.time() >= self.start {
+            date
+        } else {
+            date.pred_opt().unwrap_or(date)
+        }
+    }
+
     /// The next moment gaming starts after `t` (when `t` is outside the hours).
     pub fn next_start(&self, t: DateTime<Local>) -> DateTime<Local> {
         let today = t.date_naive().and_time(self.start);
@@ -83,6 +93,11 @@ mod tests {
         assert_eq!(h.keno_day(at(2, 0)), None);
         assert_eq!(h.keno_day(at(9, 59)), None);
         assert_eq!(h.next_start(at(3, 0)), at(10, 0));
+        // Rule 8.3: between 02:00 and 10:00 the latest Keno Day is still the one that began
+        // yesterday; from 10:00 a later one has started.
+        assert_eq!(h.latest_started_day(at(3, 0)), day(21).unwrap());
+        assert_eq!(h.latest_started_day(at(9, 59)), day(21).unwrap());
+        assert_eq!(h.latest_started_day(at(10, 0)), day(22).unwrap());
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod events;
 mod games;
 mod jackpots;
 mod keno_day;
+mod rule_sets;
 mod rules_cmd;
 mod serve;
 mod settlement;

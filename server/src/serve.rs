@@ -33,11 +33,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let db = Db::open(&args.database_url, args.pool_size)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
+    crate::rule_sets::check_sold_tickets(&mut *db.conn()?, &rules)?;
+    let rules = Arc::new(rules);
     let sales = crate::tickets::writer::SaleWriter::start(db.clone(), args.sale_writers);
     let state = web::Data::new(AppState {
         sales,
         db,
-        rules: Arc::new(rules),
+        rule_sets: crate::rule_sets::RuleSets::new(&rule_set_hash, rules.clone()),
+        rules,
         rule_set_hash,
         settings,
         events: Events::default(),
@@ -45,6 +48,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
+        announced_close: Default::default(),
     });
 
     actix_web::rt::System::new().block_on(async move {

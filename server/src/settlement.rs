@@ -40,7 +40,6 @@ pub fn settle(
     conn: &mut DbConnection,
     number: i64,
 ) -> anyhow::Result<Option<SettledGame>> {
-    let rules = &state.rules;
     let _turn = state.db.writer_turn();
     conn.transaction(|conn| {
         let Some(game) = find(conn, number)? else {
@@ -49,6 +48,8 @@ pub fn settle(
         if game.state != "drawn" {
             return Ok(None);
         }
+        // The rule set the game opened under settles it, for every ticket in it.
+        let rules = &*state.rule_sets.get(conn, &game.rule_set)?;
         let started = Instant::now();
         let draw = Draw::new(&drawn(conn, number)?)?;
         let carried = carried_into(rules, conn, number)?;

@@ -40,6 +40,8 @@ pub struct AppState {
     pub rules: Arc<RuleSet>,
     /// SHA-256 of the rule set in force, stored with each game and ticket.
     pub rule_set_hash: String,
+    /// Rule sets of earlier games, to settle and show each game under its own.
+    pub rule_sets: crate::rule_sets::RuleSets,
     pub settings: Settings,
     pub events: Events,
     /// Commits sales in batches (group commit).
@@ -51,4 +53,7 @@ pub struct AppState {
     pub clock_wake: Notify,
     /// Wakes the drawer (a game was closed).
     pub drawer_wake: Notify,
+    /// The last game this process announced as closed: a game the drawer finds closed beyond
+    /// it was closed before a restart, and its close and numbers are announced again.
+    pub announced_close: std::sync::atomic::AtomicI64,
 }

@@ -67,10 +67,11 @@ impl ManageConnection for Manager {
                 let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
                 // The busy timeout first: it covers another process (the `principal` command)
-                // writing at the same time. NORMAL is durable against a killed process in WAL
-                // mode (the WAL is synced at checkpoints). WAL itself is set once, at open.
+                // writing at the same time. FULL syncs the WAL at every commit, so a committed
+                // number or ticket survives a power cut too (rule 10.1); the sale writer's group
+                // commit makes that one sync per batch. WAL itself is set once, at open.
                 conn.batch_execute(
-                    "PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; \
+                    "PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL; \
                      PRAGMA foreign_keys = ON;",
                 )
                 .map_err(r2d2::Error::QueryError)?;

@@ -71,8 +71,10 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
         }
         _ => {}
     }
-    let today = state.settings.hours.keno_day(Local::now());
-    if today.map(|d| d.format("%Y-%m-%d").to_string()).as_deref() != Some(t.keno_day.as_str()) {
+    // The Keno Day started most recently: outside the hours it is still the one just ended, so
+    // a game left open past the end of gaming can still be cancelled until its draw.
+    let today = state.settings.hours.latest_started_day(Local::now());
+    if today.format("%Y-%m-%d").to_string() > t.keno_day {
         return Err(not_allowed(format!(
             "the ticket was sold on Keno Day {}; its games cannot be cancelled on a later Keno Day (rule 8.3)",
             t.keno_day
@@ -84,7 +86,8 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
             "every game of the ticket has started drawing: a game can be cancelled only until its first number is drawn (rule 8.1)",
         ));
     };
-    let keno_to_go = state.rules.games().is_keno_to_go(t.games as u32);
+    let sold_under = state.rule_sets.get(conn, &t.rule_set)?;
+    let keno_to_go = sold_under.games().is_keno_to_go(t.games as u32);
     if from != t.first_game {
         if keno_to_go {
             return Err(not_allowed(
@@ -119,6 +122,11 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
             "ticket_changed",
             "the ticket changed meanwhile: look it up again",
         ));
+    }
+    if t.schedule == "jackpot" {
+        state
+            .jackpots_changed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(Cancellation {
         refund_cents: refund,

@@ -7,7 +7,7 @@
 //! ticket and sells nothing.
 
 use actix_web::{post, web, HttpResponse};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
 use getrandom::SysRng;
@@ -96,8 +96,9 @@ pub async fn sell(
             };
         }
     };
-    // A game that closes as the sale commits sends it to the next game.
-    for _ in 0..3 {
+    // A game that closes as the sale commits sends it to the next game, once the clock has
+    // opened it (within a second).
+    for _ in 0..25 {
         match state.sales.commit(ticket.clone()).await? {
             Some(Outcome::Sold(t)) => {
                 if schedule == ScheduleId::Jackpot {
@@ -110,13 +111,24 @@ pub async fn sell(
                 return Ok(HttpResponse::Created().json(Ticket::from(&*t)));
             }
             Some(Outcome::AlreadySold(t)) => return Ok(HttpResponse::Ok().json(Ticket::from(&*t))),
-            None => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
         }
     }
-    Err(ApiError::conflict(
-        "game_closed",
-        "no game is open for sale: Keno is closed",
-    ))
+    // A retry of a sale that committed just before the last close must still get its ticket.
+    let (s, p, r) = (
+        state.clone(),
+        principal.id.clone(),
+        request.request_id.clone(),
+    );
+    let sold = web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
+        .await??;
+    match sold {
+        Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+        None => Err(ApiError::conflict(
+            "game_closed",
+            "no game is open for sale: Keno is closed",
+        )),
+    }
 }
 
 pub enum Outcome {
@@ -200,7 +212,8 @@ pub fn commit_sales(
     // Which sales are new, and how many numbers each terminal needs.
     let mut new = Vec::new();
     let mut seen = HashSet::new();
-    let mut per_terminal: HashMap<(String, String), i64> = HashMap::new();
+    // Sorted, so that two writers lock terminal rows in the same order and cannot deadlock.
+    let mut per_terminal: BTreeMap<(String, String), i64> = BTreeMap::new();
     for (i, t) in sales.iter().enumerate() {
         let key = (t.principal_id.clone(), t.request_id.clone());
         if sold.contains_key(&key) || !seen.insert(key) {

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use actix_web::{get, web};
 use diesel::prelude::*;
-use keno_core::{Draw, WayInPlay};
+use std::sync::Arc;
+
+use keno_core::{BetPlan, Draw, RuleSet, WayInPlay};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -70,16 +72,17 @@ pub struct TicketCheck {
 }
 
 /// The ticket with each game's result.
-pub fn detail(state: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResult<TicketDetail> {
-    let rules = &state.rules;
-    let plan = t.plan(rules)?;
+pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResult<TicketDetail> {
     let last = t.last_played_game();
-    let states: HashMap<i64, String> = games::table
+    let states: HashMap<i64, (String, String)> = games::table
         .filter(games::number.between(t.first_game, last))
-        .select((games::number, games::state))
-        .load::<(i64, String)>(conn)?
+        .select((games::number, games::state, games::rule_set))
+        .load::<(i64, String, String)>(conn)?
         .into_iter()
+        .map(|(n, s, r)| (n, (s, r)))
         .collect();
+    // Each game's result under the rule set it was played under.
+    let mut plans: HashMap<String, (Arc<RuleSet>, BetPlan)> = HashMap::new();
     let stored: HashMap<(i64, i32), (i32, i64, bool, bool)> = way_results::table
         .filter(way_results::serial.eq(&t.serial))
         .select((
@@ -105,13 +108,19 @@ pub fn detail(state: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiRe
 
     let mut results = Vec::new();
     for game in t.first_game..=last {
-        let state = states
+        let (state, rule_set) = states
             .get(&game)
             .cloned()
-            .unwrap_or_else(|| "future".into());
+            .unwrap_or_else(|| ("future".into(), String::new()));
         let mut ways = Vec::new();
         let mut prize_cents = 0;
         if state == "settled" {
+            if !plans.contains_key(&rule_set) {
+                let rules = app.rule_sets.get(conn, &rule_set)?;
+                let plan = t.plan(&rules)?;
+                plans.insert(rule_set.clone(), (rules, plan));
+            }
+            let (rules, plan) = &plans[&rule_set];
             let draw = Draw::new(&drawn(conn, game)?).map_err(anyhow::Error::from)?;
             for (i, way) in plan.ways.iter().enumerate() {
                 let in_play = WayInPlay {

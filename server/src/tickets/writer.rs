@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::sale::{commit_sales, lock_open_game, Outcome};
 use super::TicketRow;
-use crate::db::{Backend, Db};
+use crate::db::{now_micros, Backend, Db};
 use crate::error::ApiError;
 
 /// Sales waiting longer than this many in the queue make new ones wait (back-pressure).
@@ -115,7 +115,11 @@ fn commit_batch(db: &Db, tickets: &mut [TicketRow]) -> Vec<Result<Outcome, ApiEr
         let mut conn = db.conn()?;
         let _turn = db.writer_turn();
         Ok(conn.transaction(|conn| {
-            let Some(game) = lock_open_game(conn)? else {
+            // Rule 9.2: past its closing time a game takes no more sales, even before the clock
+            // has closed it (on PostgreSQL a steady stream of shared locks could hold the close
+            // off).
+            let game = lock_open_game(conn)?.filter(|g| g.closes_at > now_micros());
+            let Some(game) = game else {
                 return Ok::<_, DieselError>(tickets.iter().map(|_| Err(closed())).collect());
             };
             Ok(commit_sales(conn, tickets, &game)?
