@@ -1,13 +1,341 @@
 //! The keno writer's terminal (rules 5, 6, 8, 11, 15): selling, checking, paying and
-//! cancelling tickets at the counter. It is built in issue 5; until then it says so rather than
-//! pretend to work.
+//! cancelling tickets over the server's HTTP API.
+//!
+//! This is the scriptable half: the subcommands, each with `--json`. Printing to ESC/POS and
+//! PDF printers and the full-screen counter mode are still to come (issue 5).
 
+mod client;
+mod entry;
+mod receipt;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use keno_core::Dollars;
+use serde_json::{json, Value};
+
+use client::{CallError, Client, Sale};
+use receipt::Receipt;
+
+#[derive(Parser)]
+#[command(
+    name = "writer-terminal",
+    version,
+    about = "The keno writer's terminal"
+)]
+struct Cli {
+    /// The Keno server.
+    #[arg(
+        long,
+        env = "KENO_SERVER",
+        default_value = "http://127.0.0.1:8080",
+        global = true
+    )]
+    server: String,
+    /// This terminal's writer token (from `keno-server principal add --role writer`).
+    #[arg(long, env = "KENO_TOKEN", global = true, hide_env_values = true)]
+    token: Option<String>,
+    /// Casino name printed on receipts.
+    #[arg(long, env = "KENO_CASINO", default_value = "CASINO", global = true)]
+    casino: String,
+    /// Where the last receipt is kept for `reprint`.
+    #[arg(long, env = "KENO_TERMINAL_STATE", global = true)]
+    state_dir: Option<PathBuf>,
+    /// Print the server's JSON instead of the receipt or slip.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Sell a ticket and print its receipt.
+    Sell(SellArgs),
+    /// Show a ticket's games, results and what is payable.
+    Check { serial: String },
+    /// Pay a winning ticket (once).
+    Pay { serial: String },
+    /// Cancel what rule 8 allows of a ticket.
+    Cancel { serial: String },
+    /// Print the last receipt again, marked REPRINT.
+    Reprint,
+}
+
+#[derive(Args)]
+struct SellArgs {
+    /// The player's numbers: "6,45,36,80".
+    #[arg(long, conflicts_with_all = ["quick_pick", "mystery", "groups"])]
+    spots: Option<String>,
+    /// Quick pick of this many numbers (rule 6.3(b)).
+    #[arg(long, conflicts_with_all = ["mystery", "groups"])]
+    quick_pick: Option<String>,
+    /// Mystery quick pick: the terminal picks how many and which (rule 6.3(c)).
+    #[arg(long, conflicts_with = "groups")]
+    mystery: bool,
+    /// A way ticket's groups as on the receipt: "6 45-36 80" (rule 5.5(b)).
+    #[arg(long, requires = "combine")]
+    groups: Option<String>,
+    /// How many groups each way combines: "2", "1,3" or "all".
+    #[arg(long)]
+    combine: Option<String>,
+    /// standard, special1, special2, special3 or jackpot.
+    #[arg(long, default_value = "standard")]
+    schedule: String,
+    /// Amount per way in dollars: "3", "3.00", "0.50".
+    #[arg(long)]
+    amount: String,
+    /// Consecutive games (50 or more is Keno To Go).
+    #[arg(long, default_value_t = 1)]
+    games: u32,
+    /// The sale's request id: give the id of a sale whose outcome is unknown to find out.
+    #[arg(long)]
+    request_id: Option<String>,
+}
+
+/// What went wrong, and the exit code that tells a script.
+enum Failure {
+    /// The server said no (exit 1).
+    Refused(String),
+    /// No answer from the server (exit 3): for a sale, nothing is known.
+    Unreachable(String),
+    /// The command itself is wrong (exit 2).
+    Usage(String),
+}
+
+impl From<CallError> for Failure {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Refused { code, message, .. } => {
+                Failure::Refused(format!("REFUSED ({code}): {message}"))
+            }
+            CallError::Network(m) => Failure::Unreachable(m),
+        }
+    }
+}
 
 fn main() -> ExitCode {
-    eprintln!(
-        "writer-terminal: not built yet (issue 5). The rules it will sell under can be seen with \
-         `keno-server rules show`."
-    );
-    ExitCode::from(2)
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Refused(m)) => {
+            eprintln!("{m}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Usage(m)) => {
+            eprintln!("writer-terminal: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Unreachable(m)) => {
+            eprintln!("{m}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Failure> {
+    let Some(command) = &cli.command else {
+        return Err(Failure::Usage(
+            "the full-screen counter mode is not built yet; use the subcommands: sell, check, pay, cancel, reprint (see --help)"
+                .into(),
+        ));
+    };
+    if let Command::Reprint = command {
+        return reprint(cli);
+    }
+    let token = cli.token.as_deref().ok_or_else(|| {
+        Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
+    })?;
+    let client = Client::new(&cli.server, token, Duration::from_secs(10));
+    match command {
+        Command::Sell(args) => sell(cli, &client, args),
+        Command::Check { serial } => check(cli, &client, serial),
+        Command::Pay { serial } => {
+            let paid = client.post(
+                &format!("/api/v1/tickets/{}/pay", serial_arg(serial)?),
+                &Value::Null,
+            )?;
+            print_or_json(cli, &paid, || {
+                format!(
+                    "PAID {} BY {}\nTICKET {serial}\n",
+                    Dollars(paid["paid_cents"].as_u64().unwrap_or(0)),
+                    paid["method"].as_str().unwrap_or("").to_uppercase()
+                )
+            });
+            Ok(())
+        }
+        Command::Cancel { serial } => {
+            let c = client.post(
+                &format!("/api/v1/tickets/{}/cancel", serial_arg(serial)?),
+                &Value::Null,
+            )?;
+            print_or_json(cli, &c, || {
+                let games: Vec<String> = c["games_cancelled"]
+                    .as_array()
+                    .map(|g| g.iter().map(|n| n.to_string()).collect())
+                    .unwrap_or_default();
+                format!(
+                    "CANCELLED TICKET {serial}\nGAMES {}\nREFUND {}\n",
+                    games.join(" "),
+                    Dollars(c["refund_cents"].as_u64().unwrap_or(0))
+                )
+            });
+            Ok(())
+        }
+        Command::Reprint => unreachable!("handled above"),
+    }
+}
+
+/// A serial as typed or scanned (a scanner types it and Enter): digits with a check digit.
+fn serial_arg(serial: &str) -> Result<&str, Failure> {
+    let serial = serial.trim();
+    if keno_core::serial::is_well_formed(serial) {
+        Ok(serial)
+    } else {
+        Err(Failure::Usage(format!(
+            "{serial:?} is not a ticket serial number: check the digits"
+        )))
+    }
+}
+
+fn print_or_json(cli: &Cli, value: &Value, human: impl FnOnce() -> String) {
+    if cli.json {
+        println!("{value}");
+    } else {
+        print!("{}", human());
+    }
+}
+
+fn bet(args: &SellArgs) -> Result<Value, Failure> {
+    let usage = Failure::Usage;
+    if let Some(spots) = &args.spots {
+        return Ok(json!({"type": "standard", "spots": entry::parse_spots(spots).map_err(usage)?}));
+    }
+    if let Some(count) = &args.quick_pick {
+        return Ok(
+            json!({"type": "quick_pick", "count": entry::parse_count(count).map_err(usage)?}),
+        );
+    }
+    if args.mystery {
+        return Ok(json!({"type": "mystery_quick_pick"}));
+    }
+    if let (Some(groups), Some(combine)) = (&args.groups, &args.combine) {
+        let groups = entry::parse_groups(groups).map_err(usage)?;
+        let combine = entry::parse_combine(combine, groups.len()).map_err(usage)?;
+        return Ok(json!({"type": "way", "groups": groups, "combine": combine}));
+    }
+    Err(Failure::Usage(
+        "say what to sell: --spots, --quick-pick, --mystery, or --groups with --combine".into(),
+    ))
+}
+
+fn new_request_id() -> String {
+    let mut bytes = [0u8; 12];
+    getrandom::fill(&mut bytes).expect("OS randomness");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
+    let request_id = args.request_id.clone().unwrap_or_else(new_request_id);
+    let body = json!({
+        "request_id": request_id,
+        "bet": bet(args)?,
+        "schedule": args.schedule,
+        "amount_per_way_cents": entry::parse_dollars(&args.amount).map_err(Failure::Usage)?,
+        "games": args.games,
+    });
+    // Never sell twice: every attempt carries the same request id.
+    let (ticket, retried) = match client.sell(&body, 5) {
+        Ok(Sale::Sold(t)) => (t, false),
+        Ok(Sale::AlreadySold(t)) => (t, true),
+        Err(CallError::Network(m)) => {
+            return Err(Failure::Unreachable(format!(
+                "NOT CONFIRMED: {m}.\nThe ticket may or may not be sold. Do not take the stake \
+                 again: run the same sale with --request-id {request_id} to find out."
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    save_last(cli, &ticket);
+    print_or_json(cli, &ticket, || {
+        let note = if retried {
+            "SOLD (found on retry: one ticket, not two)\n"
+        } else {
+            "SOLD\n"
+        };
+        format!(
+            "{note}{}",
+            Receipt::from_ticket(&ticket, &cli.casino).to_text()
+        )
+    });
+    Ok(())
+}
+
+fn check(cli: &Cli, client: &Client, serial: &str) -> Result<(), Failure> {
+    let t = client.get(&format!("/api/v1/tickets/{}", serial_arg(serial)?))?;
+    print_or_json(cli, &t, || {
+        let mut out = format!(
+            "TICKET {} {}\n",
+            t["serial"].as_str().unwrap_or(""),
+            t["status"].as_str().unwrap_or("").to_uppercase()
+        );
+        for r in t["results"].as_array().into_iter().flatten() {
+            let catches: Vec<String> = r["ways"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|w| format!("{}/{}", w["catch"], w["spots"]))
+                .collect();
+            out.push_str(&format!(
+                "GAME {} {:<8} {:<20} {}\n",
+                r["game"],
+                r["state"].as_str().unwrap_or(""),
+                catches.join(" "),
+                Dollars(r["prize_cents"].as_u64().unwrap_or(0))
+            ));
+        }
+        out.push_str(&format!(
+            "WON {}  PAYABLE {}\n",
+            Dollars(t["won_cents"].as_u64().unwrap_or(0)),
+            Dollars(t["payable_cents"].as_u64().unwrap_or(0))
+        ));
+        if t["cheque"] == true {
+            out.push_str("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)\n");
+        }
+        out
+    });
+    Ok(())
+}
+
+fn state_dir(cli: &Cli) -> PathBuf {
+    cli.state_dir.clone().unwrap_or_else(|| {
+        std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join(".local/state/keno-writer-terminal")
+    })
+}
+
+/// Keeps the last receipt for `reprint`. A failure only costs the reprint, not the sale.
+fn save_last(cli: &Cli, ticket: &Value) {
+    let dir = state_dir(cli);
+    if let Err(e) = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(dir.join("last-ticket.json"), ticket.to_string()))
+    {
+        eprintln!("warning: the receipt was not kept for reprint ({e})");
+    }
+}
+
+fn reprint(cli: &Cli) -> Result<(), Failure> {
+    let path = state_dir(cli).join("last-ticket.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|_| Failure::Usage("no receipt printed yet on this terminal".into()))?;
+    let ticket: Value = serde_json::from_str(&text)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let mut receipt = Receipt::from_ticket(&ticket, &cli.casino);
+    receipt.reprint = true;
+    print_or_json(cli, &ticket, || receipt.to_text());
+    Ok(())
 }

@@ -1,0 +1,115 @@
+//! The server's HTTP API as the terminal uses it (`shared/API.md`). The server's record wins
+//! (rule 5.3): the terminal shows what the server answered, never a price or prize of its own.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The server answered no: its machine code and its words for the writer.
+    #[error("{message}")]
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+    },
+    /// No answer: the connection failed or timed out.
+    #[error("the server could not be reached: {0}")]
+    Network(String),
+}
+
+pub struct Client {
+    base: String,
+    token: String,
+    agent: ureq::Agent,
+}
+
+/// How a sale ended.
+#[derive(Debug)]
+pub enum Sale {
+    /// Sold now.
+    Sold(Value),
+    /// An earlier attempt with the same request id had sold it (a retry): the same ticket.
+    AlreadySold(Value),
+}
+
+impl Client {
+    pub fn new(base: &str, token: &str, timeout: Duration) -> Client {
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            token: token.to_string(),
+            agent: ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .timeout_global(Some(timeout))
+                .build()
+                .into(),
+        }
+    }
+
+    fn call(&self, post: Option<&Value>, path: &str) -> Result<(u16, Value), CallError> {
+        let url = format!("{}{path}", self.base);
+        let auth = format!("Bearer {}", self.token);
+        let response = match post {
+            Some(body) => self
+                .agent
+                .post(&url)
+                .header("Authorization", &auth)
+                .send_json(body),
+            None => self.agent.get(&url).header("Authorization", &auth).call(),
+        };
+        let mut response = response.map_err(|e| CallError::Network(e.to_string()))?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| CallError::Network(e.to_string()))?;
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        if status >= 400 {
+            return Err(CallError::Refused {
+                status,
+                code: body["error"].as_str().unwrap_or("error").to_string(),
+                message: body["message"]
+                    .as_str()
+                    .map_or_else(|| format!("the server answered {status}"), str::to_string),
+            });
+        }
+        Ok((status, body))
+    }
+
+    pub fn get(&self, path: &str) -> Result<Value, CallError> {
+        self.call(None, path).map(|(_, v)| v)
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Result<Value, CallError> {
+        self.call(Some(body), path).map(|(_, v)| v)
+    }
+
+    /// Sells, retrying with the same request id when no answer came back: the server sells a
+    /// request id once, so a retry either sells it or returns the ticket sold (200). A server
+    /// error (5xx) changed nothing and is retried too; a refusal (4xx) is final.
+    pub fn sell(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
+        let mut pause = Duration::from_millis(200);
+        let mut last = None;
+        for attempt in 0..attempts.max(1) {
+            if attempt > 0 {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(3));
+            }
+            match self.call(Some(body), "/api/v1/tickets") {
+                Ok((201, ticket)) => return Ok(Sale::Sold(ticket)),
+                Ok((_, ticket)) => return Ok(Sale::AlreadySold(ticket)),
+                Err(CallError::Refused { status, code, .. })
+                    if status >= 500 || code == "request_in_progress" =>
+                {
+                    last = Some(CallError::Network(format!(
+                        "the server answered {status} ({code})"
+                    )));
+                }
+                Err(e @ CallError::Refused { .. }) => return Err(e),
+                Err(e @ CallError::Network(_)) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| CallError::Network("no attempt made".into())))
+    }
+}

@@ -1,0 +1,108 @@
+//! What the writer types, read as the entry forms mark it (Diagrams A and B).
+
+use keno_core::board::MAX_SPOTS;
+
+/// Numbers of one selection: "6,45,36,80" or "6 45 36 80".
+pub fn parse_spots(text: &str) -> Result<Vec<u8>, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<u8>()
+                .map_err(|_| format!("{s:?} is not a number from 1 to 80"))
+        })
+        .collect()
+}
+
+/// Way groups as the receipt shows them: groups separated by "-", numbers by spaces or commas
+/// ("6 45-36 80" is the groups [6, 45] and [36, 80]; a group of one number is a king).
+pub fn parse_groups(text: &str) -> Result<Vec<Vec<u8>>, String> {
+    let groups: Vec<Vec<u8>> = text.split('-').map(parse_spots).collect::<Result<_, _>>()?;
+    if groups.iter().any(Vec::is_empty) {
+        return Err(format!(
+            "{text:?} has an empty group: separate groups with one '-'"
+        ));
+    }
+    Ok(groups)
+}
+
+/// Which combinations of groups to play: "2", "1,3", or "all" (every group together).
+pub fn parse_combine(text: &str, groups: usize) -> Result<Vec<u8>, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(vec![groups as u8]);
+    }
+    parse_spots(text)
+}
+
+/// A dollar amount as cents, exactly: "3", "3.00", "$0.50", "0.1" (no floating point).
+pub fn parse_dollars(text: &str) -> Result<u64, String> {
+    let t = text.trim().trim_start_matches('$');
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    let bad = || format!("{text:?} is not an amount in dollars and cents, like 3.00");
+    if whole.is_empty() && frac.is_empty() || frac.len() > 2 {
+        return Err(bad());
+    }
+    let dollars: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let cents: u64 = match frac.len() {
+        0 => 0,
+        1 => frac.parse::<u64>().map_err(|_| bad())? * 10,
+        _ => frac.parse().map_err(|_| bad())?,
+    };
+    dollars
+        .checked_mul(100)
+        .and_then(|d| d.checked_add(cents))
+        .ok_or_else(bad)
+}
+
+/// A quick pick count: 1 to 15 numbers (rule 6.3(b)).
+pub fn parse_count(text: &str) -> Result<u8, String> {
+    match text.trim().parse::<u8>() {
+        Ok(n) if (1..=MAX_SPOTS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "a quick pick is for 1 to {MAX_SPOTS} numbers, not {text:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spots_as_typed() {
+        assert_eq!(parse_spots("6,45,36,80"), Ok(vec![6, 45, 36, 80]));
+        assert_eq!(parse_spots(" 6 45  36,80 "), Ok(vec![6, 45, 36, 80]));
+        assert!(parse_spots("6,x").is_err());
+    }
+
+    #[test]
+    fn diagram_c_groups_are_separated_by_a_dash() {
+        assert_eq!(
+            parse_groups("06 45-36 80"),
+            Ok(vec![vec![6, 45], vec![36, 80]])
+        );
+        assert_eq!(
+            parse_groups("1-2-3 4 5"),
+            Ok(vec![vec![1], vec![2], vec![3, 4, 5]])
+        );
+        assert!(parse_groups("1--2").is_err());
+        assert_eq!(parse_combine("all", 3), Ok(vec![3]));
+        assert_eq!(parse_combine("1,2", 3), Ok(vec![1, 2]));
+    }
+
+    #[test]
+    fn dollars_become_exact_cents() {
+        assert_eq!(parse_dollars("3"), Ok(300));
+        assert_eq!(parse_dollars("3.00"), Ok(300));
+        assert_eq!(parse_dollars("$0.50"), Ok(50));
+        assert_eq!(parse_dollars("0.1"), Ok(10));
+        assert_eq!(parse_dollars(".20"), Ok(20));
+        assert_eq!(parse_dollars("9999.00"), Ok(999_900));
+        for bad in ["", ".", "1.234", "abc", "-1", "1.x"] {
+            assert!(parse_dollars(bad).is_err(), "{bad}");
+        }
+    }
+}

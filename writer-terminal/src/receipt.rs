@@ -1,0 +1,259 @@
+//! The receipt ticket laid out as Diagram C: the one model every printer (text, ESC/POS, PDF)
+//! renders. Built from the server's record of the ticket (rule 5.3).
+
+use chrono::{DateTime, Local};
+use keno_core::Dollars;
+use serde_json::Value;
+
+/// Everything Diagram C prints, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    pub casino: String,
+    pub bet: String,
+    pub date: String,
+    pub time: String,
+    pub operator: String,
+    pub ticket_number: String,
+    pub terminal: String,
+    pub site: String,
+    /// Numbers marked on the 80-number grid.
+    pub marked: Vec<u8>,
+    /// "06 45-36 80": way groups separated by "-".
+    pub selections: String,
+    pub amount_per_way: String,
+    pub first_game: String,
+    pub last_game: String,
+    pub games: String,
+    pub game_cost: String,
+    pub ticket_total: String,
+    pub serial: String,
+    /// "1/04 $3" lines of the WAYS SPOTS AMOUNT table.
+    pub ways: Vec<String>,
+    pub reprint: bool,
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn cents(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// "$3" for whole dollars, "$0.50" otherwise, as the WAYS SPOTS AMOUNT column shows it.
+fn short_dollars(c: u64) -> String {
+    if c % 100 == 0 {
+        format!("${}", c / 100)
+    } else {
+        Dollars(c).to_string()
+    }
+}
+
+impl Receipt {
+    /// The receipt of a ticket as the server returned it.
+    pub fn from_ticket(ticket: &Value, casino: &str) -> Receipt {
+        let issued = ticket["issued_at"]
+            .as_str()
+            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&Local));
+        let groups: Vec<Vec<u8>> =
+            serde_json::from_value(ticket["groups"].clone()).unwrap_or_default();
+        let mut marked: Vec<u8> = groups.iter().flatten().copied().collect();
+        marked.sort_unstable();
+        let selections = groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|n| format!("{n:02}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join("-");
+        let amount = cents(&ticket["amount_per_way_cents"]);
+        let mut bet = text(&ticket["bet_type"]).replace('_', " ").to_uppercase();
+        let schedule = text(&ticket["schedule"]);
+        if schedule != "standard" {
+            bet = format!(
+                "{bet} {}",
+                schedule.replace("special", "SPECIAL ").to_uppercase()
+            );
+        }
+        let ways = ticket["ways"]
+            .as_array()
+            .map(|lines| {
+                lines
+                    .iter()
+                    .map(|l| {
+                        let mut line = format!(
+                            "{}/{:02} {}",
+                            l["count"],
+                            l["spots"].as_u64().unwrap_or(0),
+                            short_dollars(amount)
+                        );
+                        // A standard 6- or 8-spot way plays Special 1: the receipt says so.
+                        if l["plays_as"] != ticket["schedule"] {
+                            line.push_str(&format!(
+                                " ({})",
+                                text(&l["plays_as"])
+                                    .replace("special", "SPECIAL ")
+                                    .to_uppercase()
+                            ));
+                        }
+                        line
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Receipt {
+            casino: casino.to_string(),
+            bet: format!("BET-{bet}"),
+            date: issued.map_or_else(String::new, |t| t.format("%d/%m/%y").to_string()),
+            time: issued.map_or_else(String::new, |t| t.format("%H:%M").to_string()),
+            operator: text(&ticket["writer"]),
+            ticket_number: format!("{:06}", ticket["ticket_number"].as_u64().unwrap_or(0)),
+            terminal: text(&ticket["terminal"]),
+            site: text(&ticket["site"]),
+            marked,
+            selections,
+            amount_per_way: Dollars(amount).to_string(),
+            first_game: text(&ticket["first_game"]),
+            last_game: text(&ticket["last_game"]),
+            games: format!("{:03}", ticket["games"].as_u64().unwrap_or(0)),
+            game_cost: Dollars(cents(&ticket["game_cost_cents"])).to_string(),
+            ticket_total: Dollars(cents(&ticket["total_cents"])).to_string(),
+            serial: text(&ticket["serial"]),
+            ways,
+            reprint: false,
+        }
+    }
+
+    /// The 8 rows of the 80-number grid, marked numbers in brackets.
+    pub fn grid(&self) -> Vec<String> {
+        (0..8)
+            .map(|row| {
+                (1..=10)
+                    .map(|col| {
+                        let n = row * 10 + col;
+                        if self.marked.contains(&n) {
+                            format!("[{n:02}]")
+                        } else {
+                            format!(" {n:02} ")
+                        }
+                    })
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    /// The receipt as plain text, 48 columns (a thermal printer's width).
+    pub fn to_text(&self) -> String {
+        let two = |left: &str, right: &str| format!("{left:<24}{right:>24}\n");
+        let mut out = String::new();
+        if self.reprint {
+            out.push_str(&format!("{:^48}\n", "*** REPRINT ***"));
+        }
+        out.push_str(&two("CASINO KENO", "RECEIPT TICKET"));
+        out.push_str(&two(&self.casino, &self.bet));
+        out.push_str(&two(
+            "",
+            &format!("DATE: {} TIME: {}", self.date, self.time),
+        ));
+        out.push_str(&format!("OPERATOR NAME: {}\n", self.operator));
+        out.push_str(&format!(
+            "No. {}, TERMINAL {}, SITE {}\n",
+            self.ticket_number, self.terminal, self.site
+        ));
+        for row in self.grid() {
+            out.push_str(&row);
+            out.push('\n');
+        }
+        out.push_str(&format!("SELECTION(S): {}\n", self.selections));
+        out.push_str(&two(
+            &format!("AMOUNT/WAY {}", self.amount_per_way),
+            &format!("FIRST GAME {}", self.first_game),
+        ));
+        out.push_str(&two(
+            &format!("SERIAL No. {}", self.serial),
+            &format!("LAST GAME {}", self.last_game),
+        ));
+        out.push_str(&two("", &format!("GAMES {}", self.games)));
+        out.push_str(&two("", &format!("GAME COST {}", self.game_cost)));
+        out.push_str(&two("", &format!("TICKET TOTAL {}", self.ticket_total)));
+        out.push_str("WAYS SPOTS AMOUNT\n");
+        for line in &self.ways {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn diagram_c_fields_from_the_servers_ticket() {
+        let ticket = json!({
+            "serial": "58692574833158900001", "ticket_number": 24589, "site": "735624",
+            "terminal": "03", "writer": "JULIE", "issued_at": "2026-11-22T03:03:00Z",
+            "bet_type": "way", "schedule": "standard", "groups": [[6, 45], [36, 80]],
+            "ways": [{"count": 1, "spots": 4, "plays_as": "standard"}],
+            "amount_per_way_cents": 300, "first_game": 200, "last_game": 200, "games": 1,
+            "game_cost_cents": 300, "total_cents": 300
+        });
+        let r = Receipt::from_ticket(&ticket, "CASINO");
+        assert_eq!(r.bet, "BET-WAY");
+        assert_eq!(r.selections, "06 45-36 80");
+        assert_eq!(r.ticket_number, "024589");
+        assert_eq!(r.ways, vec!["1/04 $3"]);
+        assert_eq!(
+            (
+                r.amount_per_way.as_str(),
+                r.games.as_str(),
+                r.ticket_total.as_str()
+            ),
+            ("$3.00", "001", "$3.00")
+        );
+        assert_eq!(r.marked, vec![6, 36, 45, 80]);
+        assert!(r.grid()[0].contains("[06]") && r.grid()[7].contains("[80]"));
+        let text = r.to_text();
+        for field in [
+            "CASINO KENO",
+            "RECEIPT TICKET",
+            "OPERATOR NAME: JULIE",
+            "No. 024589, TERMINAL 03, SITE 735624",
+            "SELECTION(S): 06 45-36 80",
+            "AMOUNT/WAY $3.00",
+            "FIRST GAME 200",
+            "LAST GAME 200",
+            "GAMES 001",
+            "GAME COST $3.00",
+            "TICKET TOTAL $3.00",
+            "SERIAL No. 58692574833158900001",
+            "WAYS SPOTS AMOUNT",
+            "1/04 $3",
+        ] {
+            assert!(text.contains(field), "{field} missing from\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_six_spot_standard_way_says_it_plays_special_1() {
+        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1, 2, 3, 4, 5, 6]],
+            "ways": [{"count": 1, "spots": 6, "plays_as": "special1"}], "amount_per_way_cents": 50});
+        let r = Receipt::from_ticket(&ticket, "CASINO");
+        assert_eq!(r.ways, vec!["1/06 $0.50 (SPECIAL 1)"]);
+        let jackpot =
+            json!({"bet_type": "quick_pick", "schedule": "jackpot", "groups": [[1]], "ways": []});
+        assert_eq!(
+            Receipt::from_ticket(&jackpot, "C").bet,
+            "BET-QUICK PICK JACKPOT"
+        );
+    }
+}

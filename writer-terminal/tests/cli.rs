@@ -1,0 +1,462 @@
+//! `writer-terminal` against a real `keno-server` process on SQLite (issue 5): a sale of each
+//! bet type from the command line, a network failure during a sale that does not sell twice,
+//! pay and cancel.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The server binary, built beside this one by `cargo test --workspace`.
+fn server_bin() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_writer-terminal"))
+        .with_file_name(format!("keno-server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build -p keno-server` (cargo test --workspace builds it)",
+        bin.display()
+    );
+    bin
+}
+
+struct Server {
+    child: Child,
+    base: String,
+    db: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let db = format!("sqlite://{}", dir.path().join("keno.sqlite").display());
+        let mut child = Command::new(server_bin())
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &db])
+            .args([
+                "--game-interval",
+                "3600",
+                "--reveal-interval",
+                "0",
+                "--keno-day-start",
+                "00:00",
+                "--keno-day-end",
+                "00:00",
+            ])
+            .env("KENO_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("keno-server listening on ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let base = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        let server = Server {
+            child,
+            base,
+            db,
+            _dir: dir,
+        };
+        let start = Instant::now();
+        while http(&server.base, "GET", "/api/v1/games/current", None).0 != 200 {
+            assert!(start.elapsed() < Duration::from_secs(30));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    fn principal(&self, args: &[&str]) -> String {
+        let out = Command::new(server_bin())
+            .args(["principal", "add", "--database-url", &self.db])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http(base: &str, method: &str, path: &str, token: Option<&str>) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let url = format!("{base}{path}");
+    let auth = format!("Bearer {}", token.unwrap_or(""));
+    let mut r = match method {
+        "POST" => agent
+            .post(&url)
+            .header("Authorization", &auth)
+            .send_empty()
+            .unwrap(),
+        _ => agent
+            .get(&url)
+            .header("Authorization", &auth)
+            .call()
+            .unwrap(),
+    };
+    let status = r.status().as_u16();
+    (status, r.body_mut().read_json().unwrap_or(Value::Null))
+}
+
+/// Runs the terminal against `base` as the writer `token`.
+fn terminal(base: &str, token: &str, state: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_writer-terminal"))
+        .args([
+            "--server",
+            base,
+            "--token",
+            token,
+            "--state-dir",
+            state.to_str().unwrap(),
+        ])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_bet_type_sells_from_the_command_line_and_prints_its_receipt() {
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let sell = |args: &[&str]| {
+        let mut all = vec!["--json", "sell"];
+        all.extend_from_slice(args);
+        json_out(&terminal(&s.base, &token, state.path(), &all))
+    };
+    let t = sell(&["--spots", "6,45,36,80", "--amount", "3.00"]);
+    assert_eq!(
+        (t["bet_type"].as_str(), t["total_cents"].as_u64()),
+        (Some("standard"), Some(300))
+    );
+    let t = sell(&["--quick-pick", "7", "--amount", "2"]);
+    assert_eq!(t["groups"][0].as_array().unwrap().len(), 7);
+    let t = sell(&["--mystery", "--amount", "1"]);
+    assert_eq!(t["bet_type"], "mystery_quick_pick");
+    let t = sell(&[
+        "--spots",
+        "1,2,3,4,5,6,7,8",
+        "--schedule",
+        "special1",
+        "--amount",
+        "1",
+    ]);
+    assert_eq!(t["schedule"], "special1");
+    let t = sell(&[
+        "--spots",
+        "10 20 30",
+        "--schedule",
+        "special2",
+        "--amount",
+        "1",
+    ]);
+    assert_eq!(t["ways"][0]["plays_as"], "special2");
+    let t = sell(&[
+        "--quick-pick",
+        "6",
+        "--schedule",
+        "jackpot",
+        "--amount",
+        "2",
+        "--games",
+        "5",
+    ]);
+    assert_eq!(
+        (t["schedule"].as_str(), t["games"].as_u64()),
+        (Some("jackpot"), Some(5))
+    );
+    let t = sell(&["--groups", "06 45-36 80", "--combine", "2", "--amount", "3"]);
+    assert_eq!(
+        t["ways"],
+        serde_json::json!([{"count": 1, "spots": 4, "plays_as": "standard"}])
+    );
+
+    // The human output is the Diagram C receipt.
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &[
+            "sell",
+            "--groups",
+            "06 45-36 80",
+            "--combine",
+            "2",
+            "--amount",
+            "3",
+        ],
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for field in [
+        "SOLD",
+        "RECEIPT TICKET",
+        "BET-WAY",
+        "OPERATOR NAME: JULIE",
+        "TERMINAL 03, SITE 735624",
+        "SELECTION(S): 06 45-36 80",
+        "AMOUNT/WAY $3.00",
+        "TICKET TOTAL $3.00",
+        "1/04 $3",
+    ] {
+        assert!(text.contains(field), "{field} missing from\n{text}");
+    }
+    // The last receipt again, marked REPRINT.
+    let out = terminal(&s.base, &token, state.path(), &["reprint"]);
+    let reprint = String::from_utf8(out.stdout).unwrap();
+    assert!(reprint.contains("*** REPRINT ***") && reprint.contains("SELECTION(S): 06 45-36 80"));
+
+    // A refusal shows the server's reason and exits 1.
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["sell", "--spots", "1,2,3", "--amount", "1.50"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("invalid_wager_increment") && err.contains("rule 6.2"),
+        "{err}"
+    );
+}
+
+/// A proxy to the server that forwards the first request and drops the connection before the
+/// answer comes back, as a network that fails mid-sale; later connections pass through.
+fn flaky_proxy(server: &str) -> String {
+    let target = server.trim_start_matches("http://").to_string();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for (i, client) in listener.incoming().enumerate() {
+            let Ok(mut client) = client else { continue };
+            let mut upstream = TcpStream::connect(&target).unwrap();
+            if i == 0 {
+                // Read the whole request, pass it on, wait for the answer, then hang up.
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let n = client.read(&mut buf).unwrap();
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request);
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length: usize = text[..end]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse().unwrap())
+                            })
+                            .unwrap_or(0);
+                        if request.len() >= end + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                upstream.write_all(&request).unwrap();
+                let _ = upstream.read(&mut buf);
+                drop(client);
+                continue;
+            }
+            let (mut c2, mut u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+            std::thread::spawn(move || std::io::copy(&mut c2, &mut u2));
+            std::thread::spawn(move || std::io::copy(&mut upstream, &mut client));
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn a_network_failure_during_a_sale_does_not_sell_twice() {
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let proxy = flaky_proxy(&s.base);
+    let out = terminal(
+        &proxy,
+        &token,
+        state.path(),
+        &["sell", "--spots", "5,6,7", "--amount", "2"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("SOLD (found on retry: one ticket, not two)"),
+        "{text}"
+    );
+    let current = http(&s.base, "GET", "/api/v1/games/current", None).1["number"]
+        .as_i64()
+        .unwrap();
+    // Exactly one ticket was sold: the terminal's next ticket number is 2.
+    let next = json_out(&terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["--json", "sell", "--spots", "9", "--amount", "1"],
+    ));
+    assert_eq!(next["ticket_number"], 2);
+    assert_eq!(next["first_game"].as_i64(), Some(current));
+
+    // With no server at all the terminal says plainly that the sale is not confirmed.
+    let dead = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let out = terminal(
+        &format!("http://{dead}"),
+        &token,
+        state.path(),
+        &["sell", "--spots", "5", "--amount", "1"],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("NOT CONFIRMED") && err.contains("--request-id"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pay_and_cancel_from_the_command_line() {
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let state = tempfile::tempdir().unwrap();
+    // One 1-spot ticket on each number: 20 of them win $3 in any game.
+    let serials: Vec<String> = (1..=80)
+        .map(|n| {
+            let t = json_out(&terminal(
+                &s.base,
+                &token,
+                state.path(),
+                &["--json", "sell", "--spots", &n.to_string(), "--amount", "1"],
+            ));
+            t["serial"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let cancel_me = json_out(&terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["--json", "sell", "--quick-pick", "4", "--amount", "5"],
+    ));
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["cancel", cancel_me["serial"].as_str().unwrap()],
+    );
+    let slip = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && slip.contains("REFUND $5.00"),
+        "{slip}"
+    );
+
+    let (status, game) = http(
+        &s.base,
+        "POST",
+        "/api/v1/games/current/close",
+        Some(&supervisor),
+    );
+    assert_eq!(status, 200);
+    let number = game["number"].as_i64().unwrap();
+    let start = Instant::now();
+    let game = loop {
+        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
+        if g["state"] == "settled" {
+            break g;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let winner = &serials[game["drawn"][0].as_u64().unwrap() as usize - 1];
+    let out = terminal(&s.base, &token, state.path(), &["check", winner]);
+    let check = String::from_utf8_lossy(&out.stdout);
+    assert!(check.contains("PAYABLE $3.00"), "{check}");
+    let paid = json_out(&terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["--json", "pay", winner],
+    ));
+    assert_eq!(
+        (paid["paid_cents"].as_u64(), paid["method"].as_str()),
+        (Some(300), Some("cash"))
+    );
+    let out = terminal(&s.base, &token, state.path(), &["pay", winner]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already_paid"));
+    // A mistyped serial is caught by its check digit before it reaches the server.
+    let mut wrong = winner.clone().into_bytes();
+    wrong[5] = if wrong[5] == b'9' { b'0' } else { wrong[5] + 1 };
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["pay", std::str::from_utf8(&wrong).unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
