@@ -6,6 +6,7 @@
 
 mod client;
 mod entry;
+mod print;
 mod receipt;
 
 use std::path::PathBuf;
@@ -46,6 +47,10 @@ struct Cli {
     /// Print the server's JSON instead of the receipt or slip.
     #[arg(long, global = true)]
     json: bool,
+    /// Also print the receipt or slip: escpos:tcp://HOST:PORT, escpos:file:PATH or pdf:PATH
+    /// (repeat for several).
+    #[arg(long = "print", global = true, value_name = "TARGET")]
+    print: Vec<print::Target>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -103,6 +108,8 @@ enum Failure {
     Unreachable(String),
     /// The command itself is wrong (exit 2).
     Usage(String),
+    /// Done, but a printer failed (exit 4).
+    Printer(String),
 }
 
 impl From<CallError> for Failure {
@@ -132,6 +139,10 @@ fn main() -> ExitCode {
             eprintln!("{m}");
             ExitCode::from(3)
         }
+        Err(Failure::Printer(m)) => {
+            eprintln!("{m}");
+            ExitCode::from(4)
+        }
     }
 }
 
@@ -153,36 +164,48 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Sell(args) => sell(cli, &client, args),
         Command::Check { serial } => check(cli, &client, serial),
         Command::Pay { serial } => {
-            let paid = client.post(
-                &format!("/api/v1/tickets/{}/pay", serial_arg(serial)?),
-                &Value::Null,
-            )?;
+            let serial = serial_arg(serial)?;
+            let paid = client.post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)?;
+            let amount = Dollars(paid["paid_cents"].as_u64().unwrap_or(0)).to_string();
+            let method = paid["method"].as_str().unwrap_or("").to_uppercase();
             print_or_json(cli, &paid, || {
-                format!(
-                    "PAID {} BY {}\nTICKET {serial}\n",
-                    Dollars(paid["paid_cents"].as_u64().unwrap_or(0)),
-                    paid["method"].as_str().unwrap_or("").to_uppercase()
-                )
+                format!("PAID {amount} BY {method}\nTICKET {serial}\n")
             });
-            Ok(())
+            let mut rows = vec![("PAID", amount), ("BY", method.clone())];
+            if method == "CHEQUE" {
+                rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
+            }
+            print_to(
+                cli,
+                "PAYMENT SLIP",
+                &receipt::slip("PAYMENT SLIP", &rows, serial),
+            )
         }
         Command::Cancel { serial } => {
-            let c = client.post(
-                &format!("/api/v1/tickets/{}/cancel", serial_arg(serial)?),
-                &Value::Null,
-            )?;
+            let serial = serial_arg(serial)?;
+            let c = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)?;
+            let games: Vec<String> = c["games_cancelled"]
+                .as_array()
+                .map(|g| g.iter().map(|n| n.to_string()).collect())
+                .unwrap_or_default();
+            let refund = Dollars(c["refund_cents"].as_u64().unwrap_or(0)).to_string();
             print_or_json(cli, &c, || {
-                let games: Vec<String> = c["games_cancelled"]
-                    .as_array()
-                    .map(|g| g.iter().map(|n| n.to_string()).collect())
-                    .unwrap_or_default();
                 format!(
-                    "CANCELLED TICKET {serial}\nGAMES {}\nREFUND {}\n",
-                    games.join(" "),
-                    Dollars(c["refund_cents"].as_u64().unwrap_or(0))
+                    "CANCELLED TICKET {serial}\nGAMES {}\nREFUND {refund}\n",
+                    games.join(" ")
                 )
             });
-            Ok(())
+            let range = match (games.first(), games.last()) {
+                (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+                (Some(a), _) => a.clone(),
+                _ => String::new(),
+            };
+            let rows = [("GAMES CANCELLED", range), ("REFUND", refund)];
+            print_to(
+                cli,
+                "CANCELLATION SLIP",
+                &receipt::slip("CANCELLATION SLIP", &rows, serial),
+            )
         }
         Command::Reprint => unreachable!("handled above"),
     }
@@ -259,18 +282,38 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
         Err(e) => return Err(e.into()),
     };
     save_last(cli, &ticket);
+    let receipt = Receipt::from_ticket(&ticket, &cli.casino);
     print_or_json(cli, &ticket, || {
         let note = if retried {
             "SOLD (found on retry: one ticket, not two)\n"
         } else {
             "SOLD\n"
         };
-        format!(
-            "{note}{}",
-            Receipt::from_ticket(&ticket, &cli.casino).to_text()
-        )
+        format!("{note}{}", receipt.to_text())
     });
-    Ok(())
+    print_to(cli, "RECEIPT TICKET", &receipt.lines())
+}
+
+/// Prints to every `--print` target. The action it records is done whatever happens here: a
+/// printer failure says so, and `reprint` prints again.
+fn print_to(cli: &Cli, title: &str, lines: &[receipt::Line]) -> Result<(), Failure> {
+    let failed: Vec<String> = cli
+        .print
+        .iter()
+        .filter_map(|target| {
+            print::print(target, title, lines)
+                .err()
+                .map(|e| format!("{e:#}"))
+        })
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Printer(format!(
+            "DONE, BUT NOT PRINTED: {}. Print it again with `writer-terminal reprint --print ...`.",
+            failed.join("; ")
+        )))
+    }
 }
 
 fn check(cli: &Cli, client: &Client, serial: &str) -> Result<(), Failure> {
@@ -337,5 +380,5 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
     let mut receipt = Receipt::from_ticket(&ticket, &cli.casino);
     receipt.reprint = true;
     print_or_json(cli, &ticket, || receipt.to_text());
-    Ok(())
+    print_to(cli, "RECEIPT TICKET (REPRINT)", &receipt.lines())
 }

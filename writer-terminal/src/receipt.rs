@@ -131,64 +131,187 @@ impl Receipt {
         }
     }
 
-    /// The 8 rows of the 80-number grid, marked numbers in brackets.
-    pub fn grid(&self) -> Vec<String> {
-        (0..8)
-            .map(|row| {
-                (1..=10)
-                    .map(|col| {
-                        let n = row * 10 + col;
-                        if self.marked.contains(&n) {
-                            format!("[{n:02}]")
-                        } else {
-                            format!(" {n:02} ")
-                        }
-                    })
-                    .collect::<String>()
-            })
-            .collect()
-    }
-
-    /// The receipt as plain text, 48 columns (a thermal printer's width).
-    pub fn to_text(&self) -> String {
-        let two = |left: &str, right: &str| format!("{left:<24}{right:>24}\n");
-        let mut out = String::new();
+    /// The receipt as printed lines, top to bottom: one layout for every printer.
+    pub fn lines(&self) -> Vec<Line> {
+        let mut out = Vec::new();
+        let plain = |t: String| Line::Text(vec![Span::plain(t)]);
         if self.reprint {
-            out.push_str(&format!("{:^48}\n", "*** REPRINT ***"));
+            out.push(Line::Text(vec![Span::bold(format!(
+                "{:^WIDTH$}",
+                "*** REPRINT ***"
+            ))]));
         }
-        out.push_str(&two("CASINO KENO", "RECEIPT TICKET"));
-        out.push_str(&two(&self.casino, &self.bet));
-        out.push_str(&two(
-            "",
-            &format!("DATE: {} TIME: {}", self.date, self.time),
-        ));
-        out.push_str(&format!("OPERATOR NAME: {}\n", self.operator));
-        out.push_str(&format!(
-            "No. {}, TERMINAL {}, SITE {}\n",
+        out.push(Line::Text(vec![Span::bold(format!(
+            "{:<24}{:>24}",
+            "CASINO KENO", "RECEIPT TICKET"
+        ))]));
+        two(
+            &mut out,
+            Span::plain(self.casino.clone()),
+            Span::bold(self.bet.clone()),
+        );
+        out.push(plain(format!(
+            "{:>WIDTH$}",
+            format!("DATE: {} TIME: {}", self.date, self.time)
+        )));
+        out.push(plain(format!("OPERATOR NAME: {}", self.operator)));
+        out.push(plain(format!(
+            "No. {}, TERMINAL {}, SITE {}",
             self.ticket_number, self.terminal, self.site
-        ));
-        for row in self.grid() {
-            out.push_str(&row);
-            out.push('\n');
+        )));
+        for row in 0..8u8 {
+            let cells = (1..=10u8)
+                .map(|col| {
+                    let n = row * 10 + col;
+                    Span {
+                        text: format!(" {n:02} "),
+                        bold: false,
+                        reverse: self.marked.contains(&n),
+                    }
+                })
+                .collect();
+            out.push(Line::Text(cells));
         }
-        out.push_str(&format!("SELECTION(S): {}\n", self.selections));
-        out.push_str(&two(
-            &format!("AMOUNT/WAY {}", self.amount_per_way),
-            &format!("FIRST GAME {}", self.first_game),
-        ));
-        out.push_str(&two(
-            &format!("SERIAL No. {}", self.serial),
-            &format!("LAST GAME {}", self.last_game),
-        ));
-        out.push_str(&two("", &format!("GAMES {}", self.games)));
-        out.push_str(&two("", &format!("GAME COST {}", self.game_cost)));
-        out.push_str(&two("", &format!("TICKET TOTAL {}", self.ticket_total)));
-        out.push_str("WAYS SPOTS AMOUNT\n");
-        for line in &self.ways {
-            out.push_str(line);
-            out.push('\n');
+        out.push(Line::Text(vec![
+            Span::plain("SELECTION(S): ".into()),
+            Span::bold(self.selections.clone()),
+        ]));
+        two(
+            &mut out,
+            Span::plain(format!("AMOUNT/WAY {}", self.amount_per_way)),
+            Span::plain(format!("FIRST GAME {}", self.first_game)),
+        );
+        two(
+            &mut out,
+            Span::plain(format!("SERIAL No. {}", self.serial)),
+            Span::plain(format!("LAST GAME {}", self.last_game)),
+        );
+        out.push(plain(format!(
+            "{:>WIDTH$}",
+            format!("GAMES {}", self.games)
+        )));
+        out.push(plain(format!(
+            "{:>WIDTH$}",
+            format!("GAME COST {}", self.game_cost)
+        )));
+        out.push(Line::Text(vec![Span::bold(format!(
+            "{:>WIDTH$}",
+            format!("TICKET TOTAL {}", self.ticket_total)
+        ))]));
+        out.push(Line::Barcode(self.serial.clone()));
+        out.push(Line::Text(vec![Span::bold("WAYS SPOTS AMOUNT".into())]));
+        for w in &self.ways {
+            out.push(plain(w.clone()));
         }
         out
+    }
+
+    /// The receipt as plain text, 48 columns (a thermal printer's width); marked numbers in
+    /// brackets where the printer prints them white on black.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for line in self.lines() {
+            if let Line::Text(spans) = line {
+                for span in spans {
+                    out.push_str(&span.as_text());
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Characters on a line of a thermal receipt.
+const WIDTH: usize = 48;
+
+/// Diagram C's two columns: left and right on one line when they fit, else on two.
+fn two(out: &mut Vec<Line>, left: Span, right: Span) {
+    let (l, r) = (left.text.chars().count(), right.text.chars().count());
+    if l + 1 + r <= WIDTH {
+        let right = Span {
+            text: format!("{:>w$}", right.text, w = WIDTH - l),
+            ..right
+        };
+        out.push(Line::Text(vec![left, right]));
+    } else {
+        out.push(Line::Text(vec![left]));
+        let right = Span {
+            text: format!("{:>WIDTH$}", right.text),
+            ..right
+        };
+        out.push(Line::Text(vec![right]));
+    }
+}
+
+/// A payment or cancellation slip: a title, label-value rows, and the ticket's serial as text and
+/// barcode.
+pub fn slip(title: &str, rows: &[(&str, String)], serial: &str) -> Vec<Line> {
+    let now = Local::now();
+    let mut out = vec![
+        Line::Text(vec![Span::bold(format!(
+            "{:<24}{:>24}",
+            "CASINO KENO", title
+        ))]),
+        Line::Text(vec![Span::plain(format!(
+            "DATE: {} TIME: {}",
+            now.format("%d/%m/%y"),
+            now.format("%H:%M")
+        ))]),
+    ];
+    for (label, value) in rows {
+        out.push(Line::Text(vec![
+            Span::plain(format!("{label:<20}")),
+            Span::bold(format!("{value:>28}")),
+        ]));
+    }
+    out.push(Line::Text(vec![Span::plain(format!(
+        "SERIAL No. {serial}"
+    ))]));
+    out.push(Line::Barcode(serial.to_string()));
+    out
+}
+
+/// A printed line: styled text, or the serial number as a barcode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Text(Vec<Span>),
+    Barcode(String),
+}
+
+/// A run of text in one style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub text: String,
+    pub bold: bool,
+    /// White on black: the numbers marked on the grid.
+    pub reverse: bool,
+}
+
+impl Span {
+    fn plain(text: String) -> Span {
+        Span {
+            text,
+            bold: false,
+            reverse: false,
+        }
+    }
+
+    fn bold(text: String) -> Span {
+        Span {
+            text,
+            bold: true,
+            reverse: false,
+        }
+    }
+
+    /// A reversed span " 06 " reads "[06]" where there is no reverse printing.
+    pub fn as_text(&self) -> String {
+        if self.reverse && self.text.len() >= 2 {
+            format!("[{}]", &self.text[1..self.text.len() - 1])
+        } else {
+            self.text.clone()
+        }
     }
 }
 
@@ -221,8 +344,11 @@ mod tests {
             ("$3.00", "001", "$3.00")
         );
         assert_eq!(r.marked, vec![6, 36, 45, 80]);
-        assert!(r.grid()[0].contains("[06]") && r.grid()[7].contains("[80]"));
         let text = r.to_text();
+        assert!(text.contains("[06]") && text.contains("[80]") && text.contains(" 07 "));
+        assert!(r
+            .lines()
+            .contains(&Line::Barcode("58692574833158900001".into())));
         for field in [
             "CASINO KENO",
             "RECEIPT TICKET",

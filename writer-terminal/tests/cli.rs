@@ -460,3 +460,320 @@ fn pay_and_cancel_from_the_command_line() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// What a receipt printer would make of ESC/POS bytes: the text lines (reversed runs in
+/// brackets, as the marked numbers print white on black), the barcodes, whether it cut.
+struct Decoded {
+    lines: Vec<String>,
+    barcodes: Vec<(u8, String)>,
+    cut: bool,
+}
+
+/// A small ESC/POS decoder for the commands a receipt uses; any other command fails the test.
+fn decode_escpos(bytes: &[u8]) -> Decoded {
+    let mut d = Decoded {
+        lines: vec![String::new()],
+        barcodes: Vec::new(),
+        cut: false,
+    };
+    let (mut i, mut reverse) = (0, false);
+    let push = |d: &mut Decoded, c: char| d.lines.last_mut().unwrap().push(c);
+    while i < bytes.len() {
+        match bytes[i] {
+            0x1B => {
+                match bytes[i + 1] {
+                    b'@' => i += 2,                             // initialize
+                    b'E' | b'a' | b'-' | b'G' | b'M' => i += 3, // bold, justify, underline, ...
+                    b'd' => {
+                        // print and feed n lines
+                        for _ in 0..bytes[i + 2] {
+                            d.lines.push(String::new());
+                        }
+                        i += 3;
+                    }
+                    other => panic!("unexpected ESC {other:#x} at {i}"),
+                }
+            }
+            0x1D => match bytes[i + 1] {
+                b'B' => {
+                    let on = bytes[i + 2] == 1;
+                    if on != reverse {
+                        // Reversed runs read as the text receipt shows them: " 06 " -> "[06]".
+                        let line = d.lines.last_mut().unwrap();
+                        if on {
+                            line.push('\u{1}');
+                        } else if let Some(start) = line.rfind('\u{1}') {
+                            let inner: String = line[start + 1..].to_string();
+                            line.truncate(start);
+                            line.push_str(&format!("[{}]", &inner[1..inner.len() - 1]));
+                        }
+                    }
+                    reverse = on;
+                    i += 3;
+                }
+                b'!' | b'H' | b'f' | b'h' | b'w' => i += 3, // size, barcode options
+                b'V' => {
+                    d.cut = true;
+                    i += 4;
+                }
+                b'k' => {
+                    let system = bytes[i + 2];
+                    let end = i + 3 + bytes[i + 3..].iter().position(|&b| b == 0).unwrap();
+                    d.barcodes.push((
+                        system,
+                        String::from_utf8(bytes[i + 3..end].to_vec()).unwrap(),
+                    ));
+                    i = end + 1;
+                }
+                other => panic!("unexpected GS {other:#x} at {i}"),
+            },
+            0x0A => {
+                d.lines.push(String::new());
+                i += 1;
+            }
+            b => {
+                assert!((0x20..0x7F).contains(&b), "unexpected byte {b:#x} at {i}");
+                push(&mut d, char::from(b));
+                i += 1;
+            }
+        }
+    }
+    d
+}
+
+/// Every field of Diagram C, in what the printer received.
+fn assert_diagram_c(d: &Decoded, ticket: &Value) {
+    let text = d.lines.join("\n");
+    let serial = ticket["serial"].as_str().unwrap();
+    for field in [
+        "CASINO KENO".to_string(),
+        "RECEIPT TICKET".into(),
+        "BET-WAY".into(),
+        "DATE: ".into(),
+        " TIME: ".into(),
+        "OPERATOR NAME: JULIE".into(),
+        format!(
+            "No. {:06}, TERMINAL 03, SITE 735624",
+            ticket["ticket_number"].as_u64().unwrap()
+        ),
+        "SELECTION(S): 06 45-36 80".into(),
+        "AMOUNT/WAY $3.00".into(),
+        format!("FIRST GAME {}", ticket["first_game"]),
+        format!("LAST GAME {}", ticket["last_game"]),
+        "GAMES 001".into(),
+        "GAME COST $3.00".into(),
+        "TICKET TOTAL $3.00".into(),
+        format!("SERIAL No. {serial}"),
+        "WAYS SPOTS AMOUNT".into(),
+        "1/04 $3".into(),
+    ] {
+        assert!(
+            text.contains(&field),
+            "{field:?} missing from the printed receipt:\n{text}"
+        );
+    }
+    // The 80-number grid: eight rows of ten, the selections marked (printed reversed).
+    let grid: Vec<&String> = d
+        .lines
+        .iter()
+        .filter(|l| {
+            l.contains(" 10 ")
+                || l.contains("[10]")
+                || l.trim_start().starts_with("71")
+                || l.contains(" 71 ")
+        })
+        .collect();
+    assert!(!grid.is_empty());
+    for n in 1..=80 {
+        let marked = [6, 36, 45, 80].contains(&n);
+        let cell = if marked {
+            format!("[{n:02}]")
+        } else {
+            format!(" {n:02} ")
+        };
+        assert!(text.contains(&cell), "{cell:?} not on the grid:\n{text}");
+    }
+    // The serial as a barcode (ITF, system 5), and the paper cut.
+    assert_eq!(d.barcodes, vec![(5u8, serial.to_string())]);
+    assert!(d.cut);
+}
+
+fn way_sale(base: &str, token: &str, state: &std::path::Path, print: &str) -> Value {
+    json_out(&terminal(
+        base,
+        token,
+        state,
+        &[
+            "--json",
+            "--print",
+            print,
+            "sell",
+            "--groups",
+            "06 45-36 80",
+            "--combine",
+            "2",
+            "--amount",
+            "3",
+        ],
+    ))
+}
+
+#[test]
+fn escpos_receipt_to_a_file_has_every_field_of_diagram_c() {
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let path = state.path().join("printer.bin");
+    let ticket = way_sale(
+        &s.base,
+        &token,
+        state.path(),
+        &format!("escpos:file:{}", path.display()),
+    );
+    assert_diagram_c(&decode_escpos(&std::fs::read(&path).unwrap()), &ticket);
+}
+
+#[test]
+fn escpos_receipt_to_a_network_printer_on_tcp() {
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    // A listener on 127.0.0.1 stands in for a printer on port 9100.
+    let printer = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = printer.local_addr().unwrap();
+    let received = std::thread::spawn(move || {
+        let (mut conn, _) = printer.accept().unwrap();
+        let mut bytes = Vec::new();
+        conn.read_to_end(&mut bytes).unwrap();
+        bytes
+    });
+    let ticket = way_sale(
+        &s.base,
+        &token,
+        state.path(),
+        &format!("escpos:tcp://{addr}"),
+    );
+    assert_diagram_c(&decode_escpos(&received.join().unwrap()), &ticket);
+
+    // Reprint, marked as such; a printer that is off is reported and the sale still stands.
+    let path = state.path().join("reprint.bin");
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &[
+            "--print",
+            &format!("escpos:file:{}", path.display()),
+            "reprint",
+        ],
+    );
+    assert!(out.status.success());
+    let d = decode_escpos(&std::fs::read(&path).unwrap());
+    assert!(d.lines.iter().any(|l| l.contains("*** REPRINT ***")));
+    let off = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &[
+            "--print",
+            &format!("escpos:tcp://{off}"),
+            "sell",
+            "--spots",
+            "1",
+            "--amount",
+            "1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SOLD"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("DONE, BUT NOT PRINTED"));
+}
+
+#[test]
+fn pdf_receipt_renders_to_an_image() {
+    let pdftoppm = ["/usr/bin/pdftoppm", "/usr/local/bin/pdftoppm"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    let Some(pdftoppm) = pdftoppm else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI must install poppler-utils (pdftoppm)"
+        );
+        eprintln!("skipped: pdftoppm (poppler-utils) is not installed");
+        return;
+    };
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let pdf = state.path().join("receipt.pdf");
+    way_sale(
+        &s.base,
+        &token,
+        state.path(),
+        &format!("pdf:{}", pdf.display()),
+    );
+    let png = state.path().join("receipt");
+    let out = Command::new(pdftoppm)
+        .args(["-png", "-r", "150", "-singlefile"])
+        .arg(&pdf)
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let image = std::fs::read(state.path().join("receipt.png")).unwrap();
+    assert_eq!(&image[1..4], b"PNG");
+    // 80 mm wide at 150 dpi is about 472 pixels (the PNG header's width).
+    let width = u32::from_be_bytes(image[16..20].try_into().unwrap());
+    assert!((460..=485).contains(&width), "width {width}");
+    // The text is in the PDF as text (Courier), so the receipt is searchable in an archive.
+    let text = Command::new(pdftoppm.replace("pdftoppm", "pdftotext"))
+        .arg(&pdf)
+        .arg("-")
+        .output();
+    if let Ok(t) = text {
+        let t = String::from_utf8_lossy(&t.stdout);
+        assert!(
+            t.contains("SELECTION(S): 06 45-36 80") && t.contains("TICKET TOTAL $3.00"),
+            "{t}"
+        );
+    }
+    if let Some(dir) = std::env::var_os("KENO_RECEIPT_PNG") {
+        std::fs::copy(state.path().join("receipt.png"), PathBuf::from(dir)).unwrap();
+    }
+}
