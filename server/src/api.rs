@@ -20,6 +20,8 @@ use crate::{events, games, jackpots, tickets};
         games::list,
         games::close_current,
         tickets::sale::sell,
+        tickets::sale::quote,
+        crate::auth::me,
         tickets::view::get_ticket,
         tickets::view::check,
         tickets::cancel::cancel,
@@ -71,7 +73,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(games::close_current)
     .service(games::by_number)
     .service(games::list)
+    .service(tickets::sale::quote)
     .service(tickets::sale::sell)
+    .service(crate::auth::me)
     .service(tickets::view::check)
     .service(tickets::view::get_ticket)
     .service(tickets::cancel::cancel)

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{get, web, FromRequest, HttpRequest};
 use diesel::prelude::*;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
@@ -21,7 +21,9 @@ use crate::db::{now_micros, DbConnection};
 use crate::error::ApiError;
 use crate::state::AppState;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Writer,
@@ -166,6 +168,31 @@ fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Princ
             terminal,
         })
     }))
+}
+
+/// Who a token belongs to, for a terminal's sign-on screen.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Me {
+    pub role: Role,
+    pub name: String,
+    pub site: Option<String>,
+    pub terminal: Option<String>,
+}
+
+/// The principal behind the bearer token.
+#[utoipa::path(
+    tag = "principals",
+    security(("bearer" = [])),
+    responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/principals/me")]
+pub async fn me(principal: Principal) -> web::Json<Me> {
+    web::Json(Me {
+        role: principal.role,
+        name: principal.name,
+        site: principal.site,
+        terminal: principal.terminal,
+    })
 }
 
 /// Principals found by token in the last few seconds, so that a busy terminal's requests do

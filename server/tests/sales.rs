@@ -14,7 +14,58 @@ on_both_backends!(
     a_retried_sale_sells_once,
     roles_are_checked,
     a_sale_racing_the_close_never_lands_in_a_closed_game,
+    a_quote_prices_like_the_sale_and_sells_nothing,
 );
+
+fn a_quote_prices_like_the_sale_and_sells_nothing(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let body = sale(
+        "q",
+        json!({"type": "way", "groups": [[1], [2], [3], [4]], "combine": [2, 3]}),
+        "standard",
+        50,
+        100,
+    );
+    let (status, q) = s.post(&w.writer, "/api/v1/tickets/quote", body.clone());
+    assert_eq!(status, 200, "{q}");
+    // 6 ways of 2 and 4 of 3: 10 ways at 50 cents, 100 games charged as 98 (6.2(b), 6.2(d)).
+    assert_eq!(
+        (
+            q["game_cost_cents"].as_i64(),
+            q["charged_games"].as_i64(),
+            q["total_cents"].as_i64()
+        ),
+        (Some(500), Some(98), Some(49_000))
+    );
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 0);
+    let t = s.sell(&w.writer, body);
+    assert_eq!(
+        (t["total_cents"].clone(), t["ways"].clone()),
+        (q["total_cents"].clone(), q["ways"].clone())
+    );
+    let (status, e) = s.post(
+        &w.writer,
+        "/api/v1/tickets/quote",
+        sale(
+            "q2",
+            json!({"type": "standard", "spots": [1]}),
+            "standard",
+            150,
+            1,
+        ),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (422, Some("invalid_wager_increment"))
+    );
+    let (status, me) = s.get_as(&w.writer, "/api/v1/principals/me");
+    assert_eq!(status, 200);
+    assert_eq!(
+        me,
+        json!({"role": "writer", "name": "JULIE", "site": "735624", "terminal": "03"})
+    );
+}
 
 fn every_bet_type_sells(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);

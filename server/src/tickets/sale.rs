@@ -14,7 +14,7 @@ use getrandom::SysRng;
 use keno_core::serial::new_serial;
 use keno_core::{Bet, ScheduleId};
 use rand_core::UnwrapErr;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
@@ -129,6 +129,47 @@ pub async fn sell(
             "no game is open for sale: Keno is closed",
         )),
     }
+}
+
+/// What a sale would cost, priced by the rules as the sale would be (rule 6.2).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Quote {
+    pub ways: Vec<super::WaysLine>,
+    pub amount_per_way_cents: i64,
+    pub games: i32,
+    pub charged_games: i32,
+    pub game_cost_cents: i64,
+    pub total_cents: i64,
+}
+
+/// Prices a sale without selling it, so the terminal shows the price before the writer
+/// confirms; refusals are those of a sale. Quick picks are priced, not picked.
+#[utoipa::path(
+    tag = "tickets",
+    security(("bearer" = [])),
+    request_body = SaleRequest,
+    responses(
+        (status = 200, body = Quote),
+        (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules, as a sale would be"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/tickets/quote")]
+pub async fn quote(
+    state: web::Data<AppState>,
+    principal: Principal,
+    request: web::Json<SaleRequest>,
+) -> ApiResult<web::Json<Quote>> {
+    principal.require(&[Role::Writer])?;
+    let t = prepare(&state, &principal, &request, String::new(), String::new())?;
+    Ok(web::Json(Quote {
+        ways: t.way_counts(),
+        amount_per_way_cents: t.amount_per_way_cents,
+        games: t.games,
+        charged_games: t.charged_games,
+        game_cost_cents: t.game_cost_cents,
+        total_cents: t.total_cents,
+    }))
 }
 
 pub enum Outcome {
