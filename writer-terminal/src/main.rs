@@ -5,7 +5,9 @@
 //! PDF printers and the full-screen counter mode are still to come (issue 5).
 
 mod client;
+mod counter;
 mod entry;
+mod order;
 mod print;
 mod receipt;
 
@@ -18,6 +20,7 @@ use keno_core::Dollars;
 use serde_json::{json, Value};
 
 use client::{CallError, Client, Sale};
+use order::{new_request_id, Order};
 use receipt::Receipt;
 
 #[derive(Parser)]
@@ -67,6 +70,8 @@ enum Command {
     Cancel { serial: String },
     /// Print the last receipt again, marked REPRINT.
     Reprint,
+    /// Sell the last ticket's selections again (a new ticket).
+    Replay,
 }
 
 #[derive(Args)]
@@ -148,10 +153,20 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), Failure> {
     let Some(command) = &cli.command else {
-        return Err(Failure::Usage(
-            "the full-screen counter mode is not built yet; use the subcommands: sell, check, pay, cancel, reprint (see --help)"
-                .into(),
-        ));
+        let token = cli.token.as_deref().ok_or_else(|| {
+            Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
+        })?;
+        let save = |t: &Value| save_last(cli, t);
+        let last = || load_last(cli);
+        return counter::run(counter::Settings {
+            server: &cli.server,
+            token,
+            casino: &cli.casino,
+            print: &cli.print,
+            save_last: &save,
+            last: &last,
+        })
+        .map_err(|e| Failure::Unreachable(format!("{e:#}")));
     };
     if let Command::Reprint = command {
         return reprint(cli);
@@ -162,6 +177,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let client = Client::new(&cli.server, token, Duration::from_secs(10));
     match command {
         Command::Sell(args) => sell(cli, &client, args),
+        Command::Replay => {
+            let last = load_last(cli)
+                .ok_or_else(|| Failure::Usage("no ticket sold yet on this terminal".into()))?;
+            let order = Order::replay(&last)
+                .ok_or_else(|| Failure::Usage("the last ticket cannot be replayed".into()))?;
+            sell_order(cli, &client, &order, None)
+        }
         Command::Check { serial } => check(cli, &client, serial),
         Command::Pay { serial } => {
             let serial = serial_arg(serial)?;
@@ -254,21 +276,24 @@ fn bet(args: &SellArgs) -> Result<Value, Failure> {
     ))
 }
 
-fn new_request_id() -> String {
-    let mut bytes = [0u8; 12];
-    getrandom::fill(&mut bytes).expect("OS randomness");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
+    let order = Order {
+        bet: bet(args)?,
+        schedule: args.schedule.clone(),
+        amount_cents: entry::parse_dollars(&args.amount).map_err(Failure::Usage)?,
+        games: args.games,
+    };
+    sell_order(cli, client, &order, args.request_id.clone())
 }
 
-fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
-    let request_id = args.request_id.clone().unwrap_or_else(new_request_id);
-    let body = json!({
-        "request_id": request_id,
-        "bet": bet(args)?,
-        "schedule": args.schedule,
-        "amount_per_way_cents": entry::parse_dollars(&args.amount).map_err(Failure::Usage)?,
-        "games": args.games,
-    });
+fn sell_order(
+    cli: &Cli,
+    client: &Client,
+    order: &Order,
+    request_id: Option<String>,
+) -> Result<(), Failure> {
+    let request_id = request_id.unwrap_or_else(new_request_id);
+    let body = order.body(&request_id);
     // Never sell twice: every attempt carries the same request id.
     let (ticket, retried) = match client.sell(&body, 5) {
         Ok(Sale::Sold(t)) => (t, false),
@@ -371,12 +396,15 @@ fn save_last(cli: &Cli, ticket: &Value) {
     }
 }
 
+/// The last ticket this terminal sold, for `reprint` and replay.
+fn load_last(cli: &Cli) -> Option<Value> {
+    let text = std::fs::read_to_string(state_dir(cli).join("last-ticket.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 fn reprint(cli: &Cli) -> Result<(), Failure> {
-    let path = state_dir(cli).join("last-ticket.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|_| Failure::Usage("no receipt printed yet on this terminal".into()))?;
-    let ticket: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let ticket = load_last(cli)
+        .ok_or_else(|| Failure::Usage("no receipt printed yet on this terminal".into()))?;
     let mut receipt = Receipt::from_ticket(&ticket, &cli.casino);
     receipt.reprint = true;
     print_or_json(cli, &ticket, || receipt.to_text());

@@ -777,3 +777,168 @@ fn pdf_receipt_renders_to_an_image() {
         std::fs::copy(state.path().join("receipt.png"), PathBuf::from(dir)).unwrap();
     }
 }
+
+/// The counter screen in tmux, driven by keystrokes as a writer would, read from the screen.
+struct Tmux {
+    session: String,
+}
+
+impl Tmux {
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+
+    fn keys(&self, text: &str) {
+        assert!(Command::new("tmux")
+            .args(["send-keys", "-t", &self.session, "-l", text])
+            .status()
+            .unwrap()
+            .success());
+        assert!(Command::new("tmux")
+            .args(["send-keys", "-t", &self.session, "Enter"])
+            .status()
+            .unwrap()
+            .success());
+    }
+
+    fn key(&self, key: &str) {
+        assert!(Command::new("tmux")
+            .args(["send-keys", "-t", &self.session, key])
+            .status()
+            .unwrap()
+            .success());
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "{text:?} never showed; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+#[test]
+fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI must install tmux"
+        );
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let s = Server::start();
+    let token = s.principal(&[
+        "--role",
+        "writer",
+        "--name",
+        "JULIE",
+        "--site",
+        "735624",
+        "--terminal",
+        "03",
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let session = format!("keno-counter-{}", std::process::id());
+    let cmd = format!(
+        "{} --server {} --token {} --state-dir {}",
+        env!("CARGO_BIN_EXE_writer-terminal"),
+        s.base,
+        token,
+        state.path().display()
+    );
+    assert!(Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &session,
+            "-x",
+            "110",
+            "-y",
+            "40",
+            &cmd
+        ])
+        .status()
+        .unwrap()
+        .success());
+    let t = Tmux { session };
+    let screen = t.wait_for("OPEN FOR SALE");
+    assert!(
+        screen.contains("OPERATOR JULIE  TERMINAL 03  SITE 735624"),
+        "{screen}"
+    );
+    assert!(screen.contains("6-spot $2,000.00"), "{screen}");
+
+    // A price first, then Enter sells.
+    t.keys("6 45 36 80 $3");
+    t.wait_for("TOTAL $3.00 (1 way(s) at $3.00, 1 game(s), 1 charged): ENTER to sell");
+    t.key("Enter");
+    let screen = t.wait_for("SOLD $3.00");
+    assert!(screen.contains("SELECTION(S): 06 36 45 80"), "{screen}");
+    let sold: Value = serde_json::from_str(
+        &std::fs::read_to_string(state.path().join("last-ticket.json")).unwrap(),
+    )
+    .unwrap();
+    let serial = sold["serial"].as_str().unwrap().to_string();
+    assert_eq!(
+        http(
+            &s.base,
+            "GET",
+            &format!("/api/v1/tickets/{serial}"),
+            Some(&token)
+        )
+        .0,
+        200
+    );
+
+    // Esc drops a priced sale: nothing sold.
+    t.keys("qp5 $2 g3");
+    t.wait_for("TOTAL $6.00");
+    t.key("Escape");
+    t.wait_for("sale dropped: nothing sold");
+
+    // A refusal shows the server's reason.
+    t.keys("1 2 3 $1.50");
+    t.wait_for("REFUSED (invalid_wager_increment)");
+
+    // Scan the serial, then x cancels it.
+    t.keys(&serial);
+    t.wait_for(&format!("TICKET {serial}  ACTIVE"));
+    t.keys("x");
+    t.wait_for("CANCELLED 1 game(s): REFUND $3.00");
+    let (_, ticket) = http(
+        &s.base,
+        "GET",
+        &format!("/api/v1/tickets/{serial}"),
+        Some(&token),
+    );
+    assert_eq!(ticket["status"], "cancelled");
+    // Replay sells the same selections again.
+    t.keys("r");
+    t.wait_for("TOTAL $3.00");
+    t.key("Enter");
+    t.wait_for("SOLD $3.00 (ticket 2)");
+    t.keys("q");
+}

@@ -1,0 +1,148 @@
+//! What the writer types at the counter, in as few keystrokes as the queue allows:
+//!
+//! - `6 45 36 80 $3` a standard ticket; `g5` for five games; `s1`, `s2`, `s3` or `j` for
+//!   Special 1-3 or the jackpot;
+//! - `qp7 $2` a quick pick of seven; `m $1` a mystery quick pick;
+//! - `w 6 45-36 80 c2 $3` a way ticket (groups as on the receipt, `c` the combinations);
+//! - a serial (typed, or a scanner's digits and Enter) checks a ticket; then `p` pays it and
+//!   `x` cancels it;
+//! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits.
+
+use serde_json::json;
+
+use crate::entry;
+use crate::order::Order;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Sell(Order),
+    Check(String),
+    Pay,
+    Cancel,
+    Replay,
+    Reprint,
+    Results,
+    Help,
+    Quit,
+}
+
+pub fn parse(line: &str) -> Result<Command, String> {
+    let line = line.trim();
+    match line {
+        "p" => return Ok(Command::Pay),
+        "x" => return Ok(Command::Cancel),
+        "r" => return Ok(Command::Replay),
+        "rp" => return Ok(Command::Reprint),
+        "res" => return Ok(Command::Results),
+        "?" | "help" => return Ok(Command::Help),
+        "q" | "quit" => return Ok(Command::Quit),
+        "" => return Err("type a selection, a serial, or ? for help".into()),
+        _ => {}
+    }
+    if line.len() >= 15 && line.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Command::Check(line.to_string()));
+    }
+    let mut schedule = "standard";
+    let mut amount = None;
+    let mut games = 1;
+    let mut combine = None;
+    let mut words = Vec::new();
+    for token in line.split_whitespace() {
+        match token {
+            "s1" => schedule = "special1",
+            "s2" => schedule = "special2",
+            "s3" => schedule = "special3",
+            "j" => schedule = "jackpot",
+            t if t.starts_with('$') => amount = Some(entry::parse_dollars(t)?),
+            t if t.starts_with('g') && t.len() > 1 => {
+                games = t[1..]
+                    .parse()
+                    .map_err(|_| format!("{t:?}: games are g and a number, like g5"))?
+            }
+            t if t.starts_with('c') && t.len() > 1 => combine = Some(t[1..].to_string()),
+            t => words.push(t),
+        }
+    }
+    let amount = amount.ok_or("give the amount per way, like $3")?;
+    let bet = match words.first().copied() {
+        Some("m") if words.len() == 1 => json!({"type": "mystery_quick_pick"}),
+        Some(qp) if qp.starts_with("qp") => {
+            json!({"type": "quick_pick", "count": entry::parse_count(&qp[2..])?})
+        }
+        Some("w") => {
+            let groups = entry::parse_groups(&words[1..].join(" "))?;
+            let combine = entry::parse_combine(
+                combine
+                    .as_deref()
+                    .ok_or("a way ticket needs c and the combinations, like c2")?,
+                groups.len(),
+            )?;
+            json!({"type": "way", "groups": groups, "combine": combine})
+        }
+        _ => json!({"type": "standard", "spots": entry::parse_spots(&words.join(" "))?}),
+    };
+    Ok(Command::Sell(Order {
+        bet,
+        schedule: schedule.to_string(),
+        amount_cents: amount,
+        games,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sale(line: &str) -> Order {
+        match parse(line) {
+            Ok(Command::Sell(o)) => o,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sales_in_a_few_keystrokes() {
+        let o = sale("6 45 36 80 $3");
+        assert_eq!(o.bet, json!({"type": "standard", "spots": [6, 45, 36, 80]}));
+        assert_eq!(
+            (o.amount_cents, o.games, o.schedule.as_str()),
+            (300, 1, "standard")
+        );
+        let o = sale("1 2 3 4 5 6 $2 j g10");
+        assert_eq!((o.schedule.as_str(), o.games), ("jackpot", 10));
+        assert_eq!(
+            sale("qp7 $2").bet,
+            json!({"type": "quick_pick", "count": 7})
+        );
+        assert_eq!(sale("m $1").bet, json!({"type": "mystery_quick_pick"}));
+        let o = sale("w 6 45-36 80 c2 $3");
+        assert_eq!(
+            o.bet,
+            json!({"type": "way", "groups": [[6, 45], [36, 80]], "combine": [2]})
+        );
+        assert_eq!(sale("w 1-2-3 call $1").bet["combine"], json!([3]));
+        assert_eq!(sale("10 20 30 s2 $1").schedule, "special2");
+    }
+
+    #[test]
+    fn serials_and_short_commands() {
+        assert_eq!(
+            parse("12345678901234567890"),
+            Ok(Command::Check("12345678901234567890".into()))
+        );
+        assert_eq!(parse("p"), Ok(Command::Pay));
+        assert_eq!(parse(" x "), Ok(Command::Cancel));
+        assert_eq!(parse("r"), Ok(Command::Replay));
+        assert_eq!(parse("q"), Ok(Command::Quit));
+    }
+
+    #[test]
+    fn mistakes_are_said_in_words() {
+        assert!(parse("6 45 36").unwrap_err().contains("amount"));
+        assert!(parse("w 6 45-36 80 $3")
+            .unwrap_err()
+            .contains("combinations"));
+        assert!(parse("qp99 $1").is_err());
+        assert!(parse("6 4x $1").is_err());
+    }
+}

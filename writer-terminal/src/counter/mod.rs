@@ -1,0 +1,518 @@
+//! The full-screen counter: the writer's screen (rules 5, 6, 8, 11).
+//!
+//! The header is kept live from the server's event stream: the game open for sale and the
+//! seconds to its close, the jackpot pools, the numbers as they are drawn. One input line
+//! takes everything (see [`command`]): a sale is priced by the server first and sold on Enter.
+
+pub mod command;
+
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use keno_core::Dollars;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line as TextLine, Span as TextSpan};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::{DefaultTerminal, Frame};
+use serde_json::Value;
+
+use crate::client::{CallError, Client, Sale};
+use crate::order::{new_request_id, Order};
+use crate::receipt::{self, Receipt};
+use command::Command;
+
+/// What the terminal needs from `main`: where to send things.
+pub struct Settings<'a> {
+    pub server: &'a str,
+    pub token: &'a str,
+    pub casino: &'a str,
+    pub print: &'a [crate::print::Target],
+    pub save_last: &'a dyn Fn(&Value),
+    pub last: &'a dyn Fn() -> Option<Value>,
+}
+
+struct App<'a> {
+    settings: Settings<'a>,
+    client: Client,
+    writer: String,
+    game: Option<(i64, Option<DateTime<Utc>>)>,
+    jackpots: Vec<(u64, u64)>,
+    drawing: Option<(i64, Vec<u64>)>,
+    input: String,
+    /// A sale priced and waiting for Enter.
+    pending: Option<(Order, Value)>,
+    checked: Option<String>,
+    panel: Vec<String>,
+    status: String,
+    quit: bool,
+}
+
+pub fn run(settings: Settings) -> anyhow::Result<()> {
+    let client = Client::new(settings.server, settings.token, Duration::from_secs(10));
+    let me = client
+        .get("/api/v1/principals/me")
+        .map_err(|e| anyhow::anyhow!("cannot sign on: {e}"))?;
+    let writer = format!(
+        "OPERATOR {}  TERMINAL {}  SITE {}",
+        me["name"].as_str().unwrap_or("?"),
+        me["terminal"].as_str().unwrap_or("?"),
+        me["site"].as_str().unwrap_or("?")
+    );
+    let mut app = App {
+        client,
+        writer,
+        game: None,
+        jackpots: Vec::new(),
+        drawing: None,
+        input: String::new(),
+        pending: None,
+        checked: None,
+        panel: help(),
+        status: "signed on".into(),
+        quit: false,
+        settings,
+    };
+    app.refresh();
+    let events = subscribe(app.settings.server.to_string());
+    let mut terminal = ratatui::init();
+    let result = app.run(&mut terminal, events);
+    ratatui::restore();
+    result
+}
+
+fn help() -> Vec<String> {
+    [
+        "6 45 36 80 $3        standard ticket (g5 five games; s1 s2 s3 j schedules)",
+        "qp7 $2   m $1        quick pick of 7 / mystery quick pick",
+        "w 6 45-36 80 c2 $3   way ticket: groups as on the receipt, c = combinations",
+        "SERIAL               check a ticket (type or scan); then p pays, x cancels",
+        "r  rp  res  q        replay last, reprint last, recent results, quit",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The event stream on a thread of its own, reconnecting when the server restarts.
+fn subscribe(server: String) -> mpsc::Receiver<(String, Value)> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || loop {
+        let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
+        if let Ok(resp) = agent.get(format!("{server}/api/v1/events")).call() {
+            let mut kind = String::new();
+            for line in BufReader::new(resp.into_body().into_reader())
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(k) = line.strip_prefix("event: ") {
+                    kind = k.to_string();
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    let data = serde_json::from_str(d).unwrap_or(Value::Null);
+                    if tx.send((kind.clone(), data)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        if tx.send(("reconnect".into(), Value::Null)).is_err() {
+            return;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    });
+    rx
+}
+
+impl App<'_> {
+    fn run(
+        &mut self,
+        terminal: &mut DefaultTerminal,
+        events: mpsc::Receiver<(String, Value)>,
+    ) -> anyhow::Result<()> {
+        let mut last_refresh = Instant::now();
+        while !self.quit {
+            terminal.draw(|f| self.draw(f))?;
+            while let Ok((kind, data)) = events.try_recv() {
+                self.on_event(&kind, &data);
+            }
+            if last_refresh.elapsed() > Duration::from_secs(30) {
+                self.refresh();
+                last_refresh = Instant::now();
+            }
+            if event::poll(Duration::from_millis(200))? {
+                if let Event::Key(key) = event::read()? {
+                    if key.kind == KeyEventKind::Press {
+                        self.on_key(key.code);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The game open and the pools, read afresh (at start, and now and then).
+    fn refresh(&mut self) {
+        self.game = self.client.get("/api/v1/games/current").ok().map(|g| {
+            (
+                g["number"].as_i64().unwrap_or(0),
+                g["closes_at"].as_str().and_then(|t| t.parse().ok()),
+            )
+        });
+        if let Ok(pools) = self.client.get("/api/v1/jackpots") {
+            self.jackpots = pools
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|p| {
+                    (
+                        p["spots"].as_u64().unwrap_or(0),
+                        p["pool_cents"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect();
+        }
+    }
+
+    fn on_event(&mut self, kind: &str, data: &Value) {
+        match kind {
+            "game_opened" => {
+                self.game = Some((
+                    data["game"].as_i64().unwrap_or(0),
+                    data["closes_at"].as_str().and_then(|t| t.parse().ok()),
+                ))
+            }
+            "game_closed" => {
+                self.drawing = Some((data["game"].as_i64().unwrap_or(0), Vec::new()));
+                if self.game.map(|g| g.0) == data["game"].as_i64() {
+                    self.game = None;
+                }
+            }
+            "number_drawn" => {
+                let game = data["game"].as_i64().unwrap_or(0);
+                if self.drawing.as_ref().map(|d| d.0) != Some(game) {
+                    self.drawing = Some((game, Vec::new()));
+                }
+                if let Some((_, numbers)) = &mut self.drawing {
+                    numbers.push(data["number"].as_u64().unwrap_or(0));
+                }
+            }
+            "jackpot_changed" => {
+                self.jackpots = data
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| {
+                        (
+                            p["spots"].as_u64().unwrap_or(0),
+                            p["pool_cents"].as_u64().unwrap_or(0),
+                        )
+                    })
+                    .collect()
+            }
+            "reconnect" => self.refresh(),
+            _ => {}
+        }
+    }
+
+    fn on_key(&mut self, key: KeyCode) {
+        match key {
+            KeyCode::Char(c) => self.input.push(c),
+            KeyCode::Backspace => {
+                self.input.pop();
+            }
+            KeyCode::Esc => {
+                self.input.clear();
+                if self.pending.take().is_some() {
+                    self.status = "sale dropped: nothing sold".into();
+                }
+            }
+            KeyCode::Enter => {
+                let line = std::mem::take(&mut self.input);
+                if line.trim().is_empty() {
+                    if let Some((order, _)) = self.pending.take() {
+                        self.sell(&order);
+                    }
+                    return;
+                }
+                self.pending = None;
+                match command::parse(&line) {
+                    Ok(cmd) => self.execute(cmd),
+                    Err(e) => self.status = e,
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn execute(&mut self, cmd: Command) {
+        match cmd {
+            Command::Sell(order) => self.quote(order),
+            Command::Check(serial) => self.check(&serial),
+            Command::Pay => self.pay(),
+            Command::Cancel => self.cancel(),
+            Command::Replay => match (self.settings.last)().as_ref().and_then(Order::replay) {
+                Some(order) => self.quote(order),
+                None => self.status = "no ticket sold yet on this terminal".into(),
+            },
+            Command::Reprint => match (self.settings.last)() {
+                Some(t) => {
+                    let mut r = Receipt::from_ticket(&t, self.settings.casino);
+                    r.reprint = true;
+                    self.panel = r.to_text().lines().map(str::to_string).collect();
+                    self.print("RECEIPT TICKET (REPRINT)", &r.lines());
+                }
+                None => self.status = "no receipt printed yet on this terminal".into(),
+            },
+            Command::Results => self.results(),
+            Command::Help => self.panel = help(),
+            Command::Quit => self.quit = true,
+        }
+    }
+
+    /// The server prices the sale first: the writer sees the price before it is sold.
+    fn quote(&mut self, order: Order) {
+        match self
+            .client
+            .post("/api/v1/tickets/quote", &order.body("quote"))
+        {
+            Ok(q) => {
+                let ways: u64 = q["ways"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|l| l["count"].as_u64().unwrap_or(0))
+                    .sum();
+                self.status = format!(
+                    "TOTAL {} ({ways} way(s) at {}, {} game(s), {} charged): ENTER to sell, ESC to drop",
+                    Dollars(q["total_cents"].as_u64().unwrap_or(0)),
+                    Dollars(q["amount_per_way_cents"].as_u64().unwrap_or(0)),
+                    q["games"],
+                    q["charged_games"]
+                );
+                self.pending = Some((order, q));
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn sell(&mut self, order: &Order) {
+        let request_id = new_request_id();
+        match self.client.sell(&order.body(&request_id), 5) {
+            Ok(Sale::Sold(t)) | Ok(Sale::AlreadySold(t)) => {
+                (self.settings.save_last)(&t);
+                let r = Receipt::from_ticket(&t, self.settings.casino);
+                self.panel = r.to_text().lines().map(str::to_string).collect();
+                self.status = format!(
+                    "SOLD {} (ticket {})",
+                    Dollars(t["total_cents"].as_u64().unwrap_or(0)),
+                    t["ticket_number"]
+                );
+                self.checked = t["serial"].as_str().map(str::to_string);
+                self.print("RECEIPT TICKET", &r.lines());
+            }
+            Err(CallError::Network(m)) => {
+                self.status = format!(
+                    "NOT CONFIRMED ({m}): do not take the stake again; request id {request_id}"
+                );
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn check(&mut self, serial: &str) {
+        if !keno_core::serial::is_well_formed(serial) {
+            self.status = format!("{serial} is not a ticket serial number: check the digits");
+            return;
+        }
+        match self.client.get(&format!("/api/v1/tickets/{serial}")) {
+            Ok(t) => {
+                let mut panel = vec![format!(
+                    "TICKET {serial}  {}",
+                    t["status"].as_str().unwrap_or("").to_uppercase()
+                )];
+                for r in t["results"].as_array().into_iter().flatten() {
+                    let catches: Vec<String> = r["ways"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|w| format!("{}/{}", w["catch"], w["spots"]))
+                        .collect();
+                    panel.push(format!(
+                        "GAME {:<8} {:<9} {:<24} {}",
+                        r["game"],
+                        r["state"].as_str().unwrap_or(""),
+                        catches.join(" "),
+                        Dollars(r["prize_cents"].as_u64().unwrap_or(0))
+                    ));
+                }
+                panel.push(format!(
+                    "WON {}   PAYABLE {}",
+                    Dollars(t["won_cents"].as_u64().unwrap_or(0)),
+                    Dollars(t["payable_cents"].as_u64().unwrap_or(0))
+                ));
+                if t["cheque"] == true {
+                    panel.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
+                }
+                self.panel = panel;
+                self.status = "p pays, x cancels this ticket".into();
+                self.checked = Some(serial.to_string());
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn pay(&mut self) {
+        let Some(serial) = self.checked.clone() else {
+            self.status = "check a ticket first (type or scan its serial)".into();
+            return;
+        };
+        match self
+            .client
+            .post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)
+        {
+            Ok(p) => {
+                let amount = Dollars(p["paid_cents"].as_u64().unwrap_or(0)).to_string();
+                let method = p["method"].as_str().unwrap_or("").to_uppercase();
+                self.status = format!("PAID {amount} BY {method}");
+                self.print(
+                    "PAYMENT SLIP",
+                    &receipt::slip("PAYMENT SLIP", &[("PAID", amount), ("BY", method)], &serial),
+                );
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn cancel(&mut self) {
+        let Some(serial) = self.checked.clone() else {
+            self.status = "check a ticket first (type or scan its serial)".into();
+            return;
+        };
+        match self
+            .client
+            .post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)
+        {
+            Ok(c) => {
+                let refund = Dollars(c["refund_cents"].as_u64().unwrap_or(0)).to_string();
+                let games = c["games_cancelled"].as_array().map_or(0, Vec::len);
+                self.status = format!("CANCELLED {games} game(s): REFUND {refund}");
+                self.print(
+                    "CANCELLATION SLIP",
+                    &receipt::slip(
+                        "CANCELLATION SLIP",
+                        &[("GAMES CANCELLED", games.to_string()), ("REFUND", refund)],
+                        &serial,
+                    ),
+                );
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn results(&mut self) {
+        let Some(open) = self.game.map(|g| g.0) else {
+            self.status = "no game open: results come with the next game".into();
+            return;
+        };
+        match self.client.get(&format!(
+            "/api/v1/games?from={}&to={}",
+            (open - 10).max(1),
+            open - 1
+        )) {
+            Ok(games) => {
+                self.panel = games
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .rev()
+                    .map(|g| {
+                        let numbers: Vec<String> = g["drawn"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
+                            .collect();
+                        format!("GAME {:<6} {}", g["number"], numbers.join(" "))
+                    })
+                    .collect();
+                self.status = "recent results".into();
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn print(&mut self, title: &str, lines: &[crate::receipt::Line]) {
+        for target in self.settings.print {
+            if let Err(e) = crate::print::print(target, title, lines) {
+                self.status = format!("{} - NOT PRINTED: {e:#} (rp reprints)", self.status);
+            }
+        }
+    }
+
+    fn draw(&self, f: &mut Frame) {
+        let [head, body, input, status] = Layout::vertical([
+            Constraint::Length(5),
+            Constraint::Min(5),
+            Constraint::Length(3),
+            Constraint::Length(1),
+        ])
+        .areas(f.area());
+        let game = match self.game {
+            Some((n, Some(closes))) => {
+                let left = (closes - Utc::now()).num_seconds().max(0);
+                format!("GAME {n} OPEN FOR SALE: closes in {left} s")
+            }
+            Some((n, None)) => format!("GAME {n} OPEN FOR SALE"),
+            None => "NO GAME OPEN".into(),
+        };
+        let pools: Vec<String> = self
+            .jackpots
+            .iter()
+            .map(|(s, c)| format!("{s}-spot {}", Dollars(*c)))
+            .collect();
+        let drawing = self.drawing.as_ref().map_or(String::new(), |(g, ns)| {
+            let ns: Vec<String> = ns.iter().map(|n| format!("{n:02}")).collect();
+            format!("GAME {g} DRAWN: {}", ns.join(" "))
+        });
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let header = Paragraph::new(vec![
+            TextLine::from(vec![TextSpan::styled(game, bold)]),
+            TextLine::from(format!("JACKPOTS  {}", pools.join("   "))),
+            TextLine::from(drawing),
+        ])
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" KENO WRITER  {} ", self.writer)),
+        );
+        f.render_widget(header, head);
+        let panel: Vec<TextLine> = self
+            .panel
+            .iter()
+            .map(|l| TextLine::from(l.as_str()))
+            .collect();
+        f.render_widget(
+            Paragraph::new(panel).block(Block::default().borders(Borders::ALL)),
+            body,
+        );
+        f.render_widget(
+            Paragraph::new(format!("> {}", self.input)).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" ENTRY (? for help) "),
+            ),
+            input,
+        );
+        f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
+    }
+}
+
+fn refusal(e: CallError) -> String {
+    match e {
+        CallError::Refused { code, message, .. } => format!("REFUSED ({code}): {message}"),
+        CallError::Network(m) => format!("server not reached: {m}"),
+    }
+}
