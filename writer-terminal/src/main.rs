@@ -30,20 +30,19 @@ use receipt::Receipt;
     about = "The keno writer's terminal"
 )]
 struct Cli {
-    /// The Keno server.
-    #[arg(
-        long,
-        env = "KENO_SERVER",
-        default_value = "http://127.0.0.1:8080",
-        global = true
-    )]
-    server: String,
+    /// A TOML file with `server`, `token`, `casino` and `print = [...]`; options given on the
+    /// command line or in the environment win over it.
+    #[arg(long, env = "KENO_TERMINAL_CONFIG", global = true)]
+    config: Option<PathBuf>,
+    /// The Keno server [default: http://127.0.0.1:8080].
+    #[arg(long, env = "KENO_SERVER", global = true)]
+    server: Option<String>,
     /// This terminal's writer token (from `keno-server principal add --role writer`).
     #[arg(long, env = "KENO_TOKEN", global = true, hide_env_values = true)]
     token: Option<String>,
-    /// Casino name printed on receipts.
-    #[arg(long, env = "KENO_CASINO", default_value = "CASINO", global = true)]
-    casino: String,
+    /// Casino name printed on receipts [default: CASINO].
+    #[arg(long, env = "KENO_CASINO", global = true)]
+    casino: Option<String>,
     /// Where the last receipt is kept for `reprint`.
     #[arg(long, env = "KENO_TERMINAL_STATE", global = true)]
     state_dir: Option<PathBuf>,
@@ -72,6 +71,11 @@ enum Command {
     Reprint,
     /// Sell the last ticket's selections again (a new ticket).
     Replay,
+    /// The numbers of the last games drawn.
+    Results {
+        #[arg(long, default_value_t = 10)]
+        last: i64,
+    },
 }
 
 #[derive(Args)]
@@ -128,26 +132,65 @@ impl From<CallError> for Failure {
     }
 }
 
+/// The terminal's configuration file.
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    server: Option<String>,
+    token: Option<String>,
+    casino: Option<String>,
+    #[serde(default)]
+    print: Vec<String>,
+}
+
+/// Fills what the command line and environment left out from the configuration file.
+fn apply_config(cli: &mut Cli) -> Result<(), Failure> {
+    let file = match &cli.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+            toml::from_str::<ConfigFile>(&text)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        }
+        None => ConfigFile::default(),
+    };
+    cli.server = cli.server.take().or(file.server);
+    cli.token = cli.token.take().or(file.token);
+    cli.casino = cli.casino.take().or(file.casino);
+    if cli.print.is_empty() {
+        cli.print = file
+            .print
+            .iter()
+            .map(|t| t.parse().map_err(Failure::Usage))
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(&cli) {
+    let mut cli = Cli::parse();
+    match apply_config(&mut cli).and_then(|()| run(&cli)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Refused(m)) => {
-            eprintln!("{m}");
-            ExitCode::from(1)
+        Err(failure) => {
+            let (message, code) = match failure {
+                Failure::Refused(m) => (m, 1),
+                Failure::Usage(m) => (format!("writer-terminal: {m}"), 2),
+                Failure::Unreachable(m) => (m, 3),
+                Failure::Printer(m) => (m, 4),
+            };
+            eprintln!("{message}");
+            ExitCode::from(code)
         }
-        Err(Failure::Usage(m)) => {
-            eprintln!("writer-terminal: {m}");
-            ExitCode::from(2)
-        }
-        Err(Failure::Unreachable(m)) => {
-            eprintln!("{m}");
-            ExitCode::from(3)
-        }
-        Err(Failure::Printer(m)) => {
-            eprintln!("{m}");
-            ExitCode::from(4)
-        }
+    }
+}
+
+impl Cli {
+    fn server(&self) -> &str {
+        self.server.as_deref().unwrap_or("http://127.0.0.1:8080")
+    }
+
+    fn casino(&self) -> &str {
+        self.casino.as_deref().unwrap_or("CASINO")
     }
 }
 
@@ -159,9 +202,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let save = |t: &Value| save_last(cli, t);
         let last = || load_last(cli);
         return counter::run(counter::Settings {
-            server: &cli.server,
+            server: cli.server(),
             token,
-            casino: &cli.casino,
+            casino: cli.casino(),
             print: &cli.print,
             save_last: &save,
             last: &last,
@@ -174,9 +217,47 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let token = cli.token.as_deref().ok_or_else(|| {
         Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
     })?;
-    let client = Client::new(&cli.server, token, Duration::from_secs(10));
+    let client = Client::new(cli.server(), token, Duration::from_secs(10));
     match command {
         Command::Sell(args) => sell(cli, &client, args),
+        Command::Results { last } => {
+            let open = client
+                .get("/api/v1/games/current")
+                .ok()
+                .and_then(|g| g["number"].as_i64());
+            let newest = match open {
+                Some(n) => n - 1,
+                None => return Err(Failure::Refused("no game is open: Keno is closed".into())),
+            };
+            let from = (newest - (*last).max(1) + 1).max(1);
+            let games = client.get(&format!(
+                "/api/v1/games?from={from}&to={}",
+                newest.max(from)
+            ))?;
+            print_or_json(cli, &games, || {
+                games
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .rev()
+                    .map(|g| {
+                        let numbers: Vec<String> = g["drawn"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
+                            .collect();
+                        format!(
+                            "GAME {:<6} {:<9} {}\n",
+                            g["number"].as_i64().unwrap_or(0),
+                            g["state"].as_str().unwrap_or(""),
+                            numbers.join(" ")
+                        )
+                    })
+                    .collect()
+            });
+            Ok(())
+        }
         Command::Replay => {
             let last = load_last(cli)
                 .ok_or_else(|| Failure::Usage("no ticket sold yet on this terminal".into()))?;
@@ -307,7 +388,7 @@ fn sell_order(
         Err(e) => return Err(e.into()),
     };
     save_last(cli, &ticket);
-    let receipt = Receipt::from_ticket(&ticket, &cli.casino);
+    let receipt = Receipt::from_ticket(&ticket, cli.casino());
     print_or_json(cli, &ticket, || {
         let note = if retried {
             "SOLD (found on retry: one ticket, not two)\n"
@@ -405,7 +486,7 @@ fn load_last(cli: &Cli) -> Option<Value> {
 fn reprint(cli: &Cli) -> Result<(), Failure> {
     let ticket = load_last(cli)
         .ok_or_else(|| Failure::Usage("no receipt printed yet on this terminal".into()))?;
-    let mut receipt = Receipt::from_ticket(&ticket, &cli.casino);
+    let mut receipt = Receipt::from_ticket(&ticket, cli.casino());
     receipt.reprint = true;
     print_or_json(cli, &ticket, || receipt.to_text());
     print_to(cli, "RECEIPT TICKET (REPRINT)", &receipt.lines())

@@ -449,6 +449,36 @@ fn pay_and_cancel_from_the_command_line() {
     let out = terminal(&s.base, &token, state.path(), &["pay", winner]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("already_paid"));
+    // Recent results, from a configuration file rather than options.
+    let config = state.path().join("terminal.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "server = \"{}\"\ntoken = \"{token}\"\ncasino = \"CANBERRA\"\n",
+            s.base
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_writer-terminal"))
+        .args(["--config", config.to_str().unwrap(), "results"])
+        .output()
+        .unwrap();
+    let results = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first: Vec<String> = game["drawn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| format!("{:02}", n.as_u64().unwrap()))
+        .collect();
+    assert!(
+        results.contains(&format!("GAME {number:<6} settled   {}", first.join(" "))),
+        "{results}"
+    );
     // A mistyped serial is caught by its check digit before it reaches the server.
     let mut wrong = winner.clone().into_bytes();
     wrong[5] = if wrong[5] == b'9' { b'0' } else { wrong[5] + 1 };
@@ -833,6 +863,7 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", &self.session])
+            .stderr(Stdio::null())
             .status();
     }
 }

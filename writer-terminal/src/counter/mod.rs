@@ -342,7 +342,7 @@ impl App<'_> {
                         .collect();
                     panel.push(format!(
                         "GAME {:<8} {:<9} {:<24} {}",
-                        r["game"],
+                        r["game"].as_i64().unwrap_or(0),
                         r["state"].as_str().unwrap_or(""),
                         catches.join(" "),
                         Dollars(r["prize_cents"].as_u64().unwrap_or(0))
@@ -435,7 +435,11 @@ impl App<'_> {
                             .flatten()
                             .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
                             .collect();
-                        format!("GAME {:<6} {}", g["number"], numbers.join(" "))
+                        format!(
+                            "GAME {:<6} {}",
+                            g["number"].as_i64().unwrap_or(0),
+                            numbers.join(" ")
+                        )
                     })
                     .collect();
                 self.status = "recent results".into();
