@@ -97,8 +97,16 @@ impl Client {
                 pause = (pause * 2).min(Duration::from_secs(3));
             }
             match self.call(Some(body), "/api/v1/tickets") {
-                Ok((201, ticket)) => return Ok(Sale::Sold(ticket)),
-                Ok((_, ticket)) => return Ok(Sale::AlreadySold(ticket)),
+                Ok((201, ticket)) if ticket["serial"].is_string() => return Ok(Sale::Sold(ticket)),
+                Ok((200, ticket)) if ticket["serial"].is_string() => {
+                    return Ok(Sale::AlreadySold(ticket))
+                }
+                // Not the server's answer to a sale (a proxy's page, say): nothing is known.
+                Ok((status, _)) => {
+                    last = Some(CallError::Network(format!(
+                        "an answer that is not a ticket ({status})"
+                    )));
+                }
                 Err(CallError::Refused { status, code, .. })
                     if status >= 500 || code == "request_in_progress" =>
                 {

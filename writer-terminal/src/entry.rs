@@ -38,7 +38,8 @@ pub fn parse_dollars(text: &str) -> Result<u64, String> {
     let t = text.trim().trim_start_matches('$');
     let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
     let bad = || format!("{text:?} is not an amount in dollars and cents, like 3.00");
-    if whole.is_empty() && frac.is_empty() || frac.len() > 2 {
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && frac.is_empty() || frac.len() > 2 || !digits(whole) || !digits(frac) {
         return Err(bad());
     }
     let dollars: u64 = if whole.is_empty() {
@@ -101,7 +102,7 @@ mod tests {
         assert_eq!(parse_dollars("0.1"), Ok(10));
         assert_eq!(parse_dollars(".20"), Ok(20));
         assert_eq!(parse_dollars("9999.00"), Ok(999_900));
-        for bad in ["", ".", "1.234", "abc", "-1", "1.x"] {
+        for bad in ["", ".", "1.234", "abc", "-1", "1.x", "+3", "1.+5"] {
             assert!(parse_dollars(bad).is_err(), "{bad}");
         }
     }

@@ -1,8 +1,9 @@
 //! The keno writer's terminal (rules 5, 6, 8, 11, 15): selling, checking, paying and
 //! cancelling tickets over the server's HTTP API.
 //!
-//! This is the scriptable half: the subcommands, each with `--json`. Printing to ESC/POS and
-//! PDF printers and the full-screen counter mode are still to come (issue 5).
+//! With no command it opens the full-screen counter (`counter`); the subcommands do the same
+//! for scripts, each with `--json`; `--print` sends receipts and slips to ESC/POS printers and
+//! PDF (`print`).
 
 mod client;
 mod counter;
@@ -381,8 +382,9 @@ fn sell_order(
         Ok(Sale::AlreadySold(t)) => (t, true),
         Err(CallError::Network(m)) => {
             return Err(Failure::Unreachable(format!(
-                "NOT CONFIRMED: {m}.\nThe ticket may or may not be sold. Do not take the stake \
-                 again: run the same sale with --request-id {request_id} to find out."
+                "NOT CONFIRMED: {m}.\nThe ticket may or may not be sold. Do not sell it again \
+                 under a new id: run the same sale with --request-id {request_id}. If it was sold \
+                 you get that ticket; if not, it is sold then."
             )))
         }
         Err(e) => return Err(e.into()),
@@ -484,8 +486,16 @@ fn load_last(cli: &Cli) -> Option<Value> {
 }
 
 fn reprint(cli: &Cli) -> Result<(), Failure> {
-    let ticket = load_last(cli)
+    let saved = load_last(cli)
         .ok_or_else(|| Failure::Usage("no receipt printed yet on this terminal".into()))?;
+    // The server's record now, so a ticket cancelled or paid since says so; the saved copy if
+    // the server cannot be asked.
+    let ticket = match (&cli.token, saved["serial"].as_str()) {
+        (Some(token), Some(serial)) => Client::new(cli.server(), token, Duration::from_secs(10))
+            .get(&format!("/api/v1/tickets/{serial}"))
+            .unwrap_or(saved),
+        _ => saved,
+    };
     let mut receipt = Receipt::from_ticket(&ticket, cli.casino());
     receipt.reprint = true;
     print_or_json(cli, &ticket, || receipt.to_text());

@@ -30,6 +30,8 @@ pub struct Receipt {
     /// "1/04 $3" lines of the WAYS SPOTS AMOUNT table.
     pub ways: Vec<String>,
     pub reprint: bool,
+    /// The ticket's status on the server: a reprint of a cancelled or paid ticket says so.
+    pub status: String,
 }
 
 fn text(v: &Value) -> String {
@@ -128,6 +130,7 @@ impl Receipt {
             serial: text(&ticket["serial"]),
             ways,
             reprint: false,
+            status: text(&ticket["status"]),
         }
     }
 
@@ -141,19 +144,26 @@ impl Receipt {
                 "*** REPRINT ***"
             ))]));
         }
+        if self.reprint && (self.status == "cancelled" || self.status == "paid") {
+            let note = format!("*** TICKET {} ***", self.status.to_uppercase());
+            out.push(Line::Text(vec![Span::bold(format!("{note:^WIDTH$}"))]));
+        }
+        // Diagram C's header: CASINO KENO, PLAY YOUR GAME and the casino on the left; RECEIPT
+        // TICKET, the bet type and the date and time on the right.
         out.push(Line::Text(vec![Span::bold(format!(
             "{:<24}{:>24}",
             "CASINO KENO", "RECEIPT TICKET"
         ))]));
         two(
             &mut out,
-            Span::plain(self.casino.clone()),
+            Span::plain("PLAY YOUR GAME".into()),
             Span::bold(self.bet.clone()),
         );
-        out.push(plain(format!(
-            "{:>WIDTH$}",
-            format!("DATE: {} TIME: {}", self.date, self.time)
-        )));
+        two(
+            &mut out,
+            Span::plain(self.casino.clone()),
+            Span::plain(format!("DATE: {} TIME: {}", self.date, self.time)),
+        );
         out.push(plain(format!("OPERATOR NAME: {}", self.operator)));
         out.push(plain(format!(
             "No. {}, TERMINAL {}, SITE {}",
@@ -367,6 +377,19 @@ mod tests {
         ] {
             assert!(text.contains(field), "{field} missing from\n{text}");
         }
+    }
+
+    #[test]
+    fn a_reprint_of_a_cancelled_or_paid_ticket_says_so() {
+        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1]], "ways": [], "status": "cancelled"});
+        let mut r = Receipt::from_ticket(&ticket, "CASINO");
+        assert!(!r.to_text().contains("CANCELLED"));
+        r.reprint = true;
+        let text = r.to_text();
+        assert!(
+            text.contains("*** REPRINT ***") && text.contains("*** TICKET CANCELLED ***"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -577,10 +577,11 @@ fn assert_diagram_c(d: &Decoded, ticket: &Value) {
     let serial = ticket["serial"].as_str().unwrap();
     for field in [
         "CASINO KENO".to_string(),
+        "PLAY YOUR GAME".into(),
+        "CANBERRA".into(),
         "RECEIPT TICKET".into(),
         "BET-WAY".into(),
-        "DATE: ".into(),
-        " TIME: ".into(),
+        format!("DATE: {}", chrono::Local::now().format("%d/%m/%y")),
         "OPERATOR NAME: JULIE".into(),
         format!(
             "No. {:06}, TERMINAL 03, SITE 735624",
@@ -602,6 +603,18 @@ fn assert_diagram_c(d: &Decoded, ticket: &Value) {
             "{field:?} missing from the printed receipt:\n{text}"
         );
     }
+    // The time of sale, as HH:MM after the date.
+    let time = text
+        .split(" TIME: ")
+        .nth(1)
+        .map(|t| t[..5].to_string())
+        .unwrap_or_default();
+    assert!(
+        time.len() == 5
+            && time.as_bytes()[2] == b':'
+            && time.replace(':', "").bytes().all(|b| b.is_ascii_digit()),
+        "time {time:?}"
+    );
     // The 80-number grid: eight rows of ten, the selections marked (printed reversed).
     let grid: Vec<&String> = d
         .lines
@@ -635,6 +648,8 @@ fn way_sale(base: &str, token: &str, state: &std::path::Path, print: &str) -> Va
         state,
         &[
             "--json",
+            "--casino",
+            "CANBERRA",
             "--print",
             print,
             "sell",
@@ -948,7 +963,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.keys("qp5 $2 g3");
     t.wait_for("TOTAL $6.00");
     t.key("Escape");
-    t.wait_for("sale dropped: nothing sold");
+    t.wait_for("dropped: nothing done");
 
     // A refusal shows the server's reason.
     t.keys("1 2 3 $1.50");
@@ -958,6 +973,8 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.keys(&serial);
     t.wait_for(&format!("TICKET {serial}  ACTIVE"));
     t.keys("x");
+    t.wait_for(&format!("CANCEL ticket {serial}? ENTER to confirm"));
+    t.key("Enter");
     t.wait_for("CANCELLED 1 game(s): REFUND $3.00");
     let (_, ticket) = http(
         &s.base,

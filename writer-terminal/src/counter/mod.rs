@@ -35,6 +35,13 @@ pub struct Settings<'a> {
     pub last: &'a dyn Fn() -> Option<Value>,
 }
 
+#[derive(Debug, Clone)]
+enum Action {
+    Sell(Order, String),
+    Pay(String),
+    Cancel(String),
+}
+
 struct App<'a> {
     settings: Settings<'a>,
     client: Client,
@@ -45,6 +52,13 @@ struct App<'a> {
     input: String,
     /// A sale priced and waiting for Enter.
     pending: Option<(Order, Value)>,
+    /// A sale sent but not confirmed: only its own request id may sell it (never sell twice).
+    unconfirmed: Option<(Order, String)>,
+    /// An action shown to the writer, done on Enter.
+    confirm: Option<Action>,
+    /// An action to do once the screen shows it is under way.
+    queued: Option<Action>,
+    /// The ticket last checked: what p and x act on.
     checked: Option<String>,
     panel: Vec<String>,
     status: String,
@@ -70,6 +84,9 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         drawing: None,
         input: String::new(),
         pending: None,
+        unconfirmed: None,
+        confirm: None,
+        queued: None,
         checked: None,
         panel: help(),
         status: "signed on".into(),
@@ -100,6 +117,7 @@ fn help() -> Vec<String> {
 /// The event stream on a thread of its own, reconnecting when the server restarts.
 fn subscribe(server: String) -> mpsc::Receiver<(String, Value)> {
     let (tx, rx) = mpsc::channel();
+    let server = server.trim_end_matches('/').to_string();
     std::thread::spawn(move || loop {
         let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
         if let Ok(resp) = agent.get(format!("{server}/api/v1/events")).call() {
@@ -135,6 +153,10 @@ impl App<'_> {
         let mut last_refresh = Instant::now();
         while !self.quit {
             terminal.draw(|f| self.draw(f))?;
+            if let Some(action) = self.queued.take() {
+                self.act(action);
+                continue;
+            }
             while let Ok((kind, data)) = events.try_recv() {
                 self.on_event(&kind, &data);
             }
@@ -225,19 +247,24 @@ impl App<'_> {
             }
             KeyCode::Esc => {
                 self.input.clear();
-                if self.pending.take().is_some() {
-                    self.status = "sale dropped: nothing sold".into();
+                if self.pending.take().is_some() || self.confirm.take().is_some() {
+                    self.status = "dropped: nothing done".into();
                 }
             }
             KeyCode::Enter => {
                 let line = std::mem::take(&mut self.input);
                 if line.trim().is_empty() {
-                    if let Some((order, _)) = self.pending.take() {
-                        self.sell(&order);
-                    }
+                    self.enter();
                     return;
                 }
                 self.pending = None;
+                self.confirm = None;
+                if line.trim() == "drop" {
+                    if let Some((_, id)) = self.unconfirmed.take() {
+                        self.status = format!("unconfirmed sale set aside: it may have been sold (request id {id}); check before selling it again");
+                    }
+                    return;
+                }
                 match command::parse(&line) {
                     Ok(cmd) => self.execute(cmd),
                     Err(e) => self.status = e,
@@ -247,18 +274,66 @@ impl App<'_> {
         }
     }
 
+    /// Enter on an empty line: do what is waiting for it.
+    fn enter(&mut self) {
+        if let Some((order, id)) = self.unconfirmed.clone() {
+            self.status = format!("SELLING (again, request id {id})...");
+            self.queued = Some(Action::Sell(order, id));
+        } else if let Some((order, _)) = self.pending.take() {
+            self.status = "SELLING...".into();
+            self.queued = Some(Action::Sell(order, new_request_id()));
+        } else if let Some(action) = self.confirm.take() {
+            self.status = "...".into();
+            self.queued = Some(action);
+        }
+    }
+
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::Sell(order, id) => self.sell(&order, id),
+            Action::Pay(serial) => self.pay(&serial),
+            Action::Cancel(serial) => self.cancel(&serial),
+        }
+    }
+
     fn execute(&mut self, cmd: Command) {
+        // p and x act on the ticket just checked, and on nothing else.
+        if !matches!(cmd, Command::Pay | Command::Cancel) {
+            self.checked = None;
+        }
+        if matches!(cmd, Command::Sell(_) | Command::Replay) {
+            if let Some((_, id)) = &self.unconfirmed {
+                self.status = format!("a sale is not confirmed (request id {id}): ENTER retries it, or type drop to set it aside");
+                return;
+            }
+        }
         match cmd {
             Command::Sell(order) => self.quote(order),
             Command::Check(serial) => self.check(&serial),
-            Command::Pay => self.pay(),
-            Command::Cancel => self.cancel(),
+            Command::Pay | Command::Cancel => match self.checked.clone() {
+                Some(serial) => {
+                    let (verb, action) = if cmd == Command::Pay {
+                        ("PAY", Action::Pay(serial.clone()))
+                    } else {
+                        ("CANCEL", Action::Cancel(serial.clone()))
+                    };
+                    self.status = format!("{verb} ticket {serial}? ENTER to confirm, ESC to drop");
+                    self.confirm = Some(action);
+                }
+                None => self.status = "check the ticket first (type or scan its serial)".into(),
+            },
             Command::Replay => match (self.settings.last)().as_ref().and_then(Order::replay) {
                 Some(order) => self.quote(order),
                 None => self.status = "no ticket sold yet on this terminal".into(),
             },
             Command::Reprint => match (self.settings.last)() {
-                Some(t) => {
+                Some(saved) => {
+                    // The server's record now: a ticket cancelled or paid since says so.
+                    let serial = saved["serial"].as_str().unwrap_or_default().to_string();
+                    let t = self
+                        .client
+                        .get(&format!("/api/v1/tickets/{serial}"))
+                        .unwrap_or(saved);
                     let mut r = Receipt::from_ticket(&t, self.settings.casino);
                     r.reprint = true;
                     self.panel = r.to_text().lines().map(str::to_string).collect();
@@ -298,10 +373,10 @@ impl App<'_> {
         }
     }
 
-    fn sell(&mut self, order: &Order) {
-        let request_id = new_request_id();
+    fn sell(&mut self, order: &Order, request_id: String) {
         match self.client.sell(&order.body(&request_id), 5) {
             Ok(Sale::Sold(t)) | Ok(Sale::AlreadySold(t)) => {
+                self.unconfirmed = None;
                 (self.settings.save_last)(&t);
                 let r = Receipt::from_ticket(&t, self.settings.casino);
                 self.panel = r.to_text().lines().map(str::to_string).collect();
@@ -310,15 +385,18 @@ impl App<'_> {
                     Dollars(t["total_cents"].as_u64().unwrap_or(0)),
                     t["ticket_number"]
                 );
-                self.checked = t["serial"].as_str().map(str::to_string);
                 self.print("RECEIPT TICKET", &r.lines());
             }
             Err(CallError::Network(m)) => {
                 self.status = format!(
-                    "NOT CONFIRMED ({m}): do not take the stake again; request id {request_id}"
+                    "NOT CONFIRMED ({m}): it may be sold. ENTER retries with the same request id {request_id}"
                 );
+                self.unconfirmed = Some((order.clone(), request_id));
             }
-            Err(e) => self.status = refusal(e),
+            Err(e) => {
+                self.unconfirmed = None;
+                self.status = refusal(e);
+            }
         }
     }
 
@@ -364,11 +442,7 @@ impl App<'_> {
         }
     }
 
-    fn pay(&mut self) {
-        let Some(serial) = self.checked.clone() else {
-            self.status = "check a ticket first (type or scan its serial)".into();
-            return;
-        };
+    fn pay(&mut self, serial: &str) {
         match self
             .client
             .post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)
@@ -377,20 +451,20 @@ impl App<'_> {
                 let amount = Dollars(p["paid_cents"].as_u64().unwrap_or(0)).to_string();
                 let method = p["method"].as_str().unwrap_or("").to_uppercase();
                 self.status = format!("PAID {amount} BY {method}");
+                let mut rows = vec![("PAID", amount), ("BY", method.clone())];
+                if method == "CHEQUE" {
+                    rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
+                }
                 self.print(
                     "PAYMENT SLIP",
-                    &receipt::slip("PAYMENT SLIP", &[("PAID", amount), ("BY", method)], &serial),
+                    &receipt::slip("PAYMENT SLIP", &rows, serial),
                 );
             }
             Err(e) => self.status = refusal(e),
         }
     }
 
-    fn cancel(&mut self) {
-        let Some(serial) = self.checked.clone() else {
-            self.status = "check a ticket first (type or scan its serial)".into();
-            return;
-        };
+    fn cancel(&mut self, serial: &str) {
         match self
             .client
             .post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)
@@ -404,7 +478,7 @@ impl App<'_> {
                     &receipt::slip(
                         "CANCELLATION SLIP",
                         &[("GAMES CANCELLED", games.to_string()), ("REFUND", refund)],
-                        &serial,
+                        serial,
                     ),
                 );
             }
@@ -413,10 +487,15 @@ impl App<'_> {
     }
 
     fn results(&mut self) {
-        let Some(open) = self.game.map(|g| g.0) else {
-            self.status = "no game open: results come with the next game".into();
-            return;
+        let newest = match self.game {
+            Some((open, _)) => open - 1,
+            None => self.drawing.as_ref().map_or(0, |(g, _)| *g),
         };
+        if newest < 1 {
+            self.status = "no game drawn yet".into();
+            return;
+        }
+        let open = newest + 1;
         match self.client.get(&format!(
             "/api/v1/games?from={}&to={}",
             (open - 10).max(1),

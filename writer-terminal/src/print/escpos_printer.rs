@@ -3,7 +3,9 @@
 
 use escpos::driver::Driver;
 use escpos::printer::Printer;
-use escpos::utils::{JustifyMode, Protocol};
+use escpos::utils::{
+    BarcodeFont, BarcodeHeight, BarcodeOption, BarcodePosition, BarcodeWidth, JustifyMode, Protocol,
+};
 
 use crate::receipt::Line;
 
@@ -18,18 +20,34 @@ pub fn print<D: Driver>(driver: D, lines: &[Line]) -> anyhow::Result<()> {
                 for span in spans {
                     p.bold(span.bold).map_err(e)?;
                     p.reverse(span.reverse).map_err(e)?;
-                    p.write(&span.text).map_err(e)?;
+                    p.write(&ascii(&span.text)).map_err(e)?;
                 }
                 p.bold(false).map_err(e)?.reverse(false).map_err(e)?;
                 p.feed().map_err(e)?;
             }
             Line::Barcode(digits) => {
                 p.justify(JustifyMode::CENTER).map_err(e)?;
-                p.itf(digits).map_err(e)?;
+                // Narrow modules (2 dots): 20 digits then fit a 58 mm roll; the digits are printed
+                // as text on the line above.
+                let option = BarcodeOption::new(
+                    BarcodeWidth::S,
+                    BarcodeHeight::S,
+                    BarcodeFont::A,
+                    BarcodePosition::None,
+                );
+                p.itf_option(digits, option).map_err(e)?;
                 p.justify(JustifyMode::LEFT).map_err(e)?;
             }
         }
     }
     p.print_cut().map_err(e)?;
     Ok(())
+}
+
+/// Printers take one byte per character in their code page: anything outside ASCII (an
+/// operator's accented name) prints as "?" rather than as two garbled characters.
+fn ascii(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii() { c } else { '?' })
+        .collect()
 }
