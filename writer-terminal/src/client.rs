@@ -14,9 +14,24 @@ pub enum CallError {
         code: String,
         message: String,
     },
-    /// No answer: the connection failed or timed out.
+    /// No answer: the request may or may not have reached the server.
     #[error("the server could not be reached: {0}")]
     Network(String),
+    /// The request never left: no connection could be made, so nothing was done.
+    #[error("the server could not be reached: {0}")]
+    NotSent(String),
+}
+
+/// Whether a failed call certainly never reached the server.
+fn never_sent(e: &ureq::Error) -> bool {
+    match e {
+        ureq::Error::HostNotFound | ureq::Error::BadUri(_) => true,
+        ureq::Error::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::AddrNotAvailable
+        ),
+        _ => false,
+    }
 }
 
 pub struct Client {
@@ -58,7 +73,13 @@ impl Client {
                 .send_json(body),
             None => self.agent.get(&url).header("Authorization", &auth).call(),
         };
-        let mut response = response.map_err(|e| CallError::Network(e.to_string()))?;
+        let mut response = response.map_err(|e| {
+            if never_sent(&e) {
+                CallError::NotSent(e.to_string())
+            } else {
+                CallError::Network(e.to_string())
+            }
+        })?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
@@ -91,6 +112,8 @@ impl Client {
     pub fn sell(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
         let mut pause = Duration::from_millis(200);
         let mut last = None;
+        // Unless every attempt failed to connect, one may have sold the ticket.
+        let mut maybe_sent = false;
         for attempt in 0..attempts.max(1) {
             if attempt > 0 {
                 std::thread::sleep(pause);
@@ -103,6 +126,7 @@ impl Client {
                 }
                 // Not the server's answer to a sale (a proxy's page, say): nothing is known.
                 Ok((status, _)) => {
+                    maybe_sent = true;
                     last = Some(CallError::Network(format!(
                         "an answer that is not a ticket ({status})"
                     )));
@@ -110,14 +134,24 @@ impl Client {
                 Err(CallError::Refused { status, code, .. })
                     if status >= 500 || code == "request_in_progress" =>
                 {
+                    maybe_sent = true;
                     last = Some(CallError::Network(format!(
                         "the server answered {status} ({code})"
                     )));
                 }
                 Err(e @ CallError::Refused { .. }) => return Err(e),
-                Err(e @ CallError::Network(_)) => last = Some(e),
+                Err(CallError::Network(m)) => {
+                    maybe_sent = true;
+                    last = Some(CallError::Network(m));
+                }
+                Err(e @ CallError::NotSent(_)) => last = Some(e),
             }
         }
-        Err(last.unwrap_or_else(|| CallError::Network("no attempt made".into())))
+        Err(match last {
+            Some(CallError::NotSent(m)) if !maybe_sent => CallError::NotSent(m),
+            Some(CallError::NotSent(m)) => CallError::Network(m),
+            Some(e) => e,
+            None => CallError::Network("no attempt made".into()),
+        })
     }
 }

@@ -44,6 +44,9 @@ struct Cli {
     /// Casino name printed on receipts [default: CASINO].
     #[arg(long, env = "KENO_CASINO", global = true)]
     casino: Option<String>,
+    /// Seconds to wait for the server's answer before trying again.
+    #[arg(long, env = "KENO_TIMEOUT", default_value_t = 10, global = true)]
+    timeout: u64,
     /// Where the last receipt is kept for `reprint`.
     #[arg(long, env = "KENO_TERMINAL_STATE", global = true)]
     state_dir: Option<PathBuf>,
@@ -128,7 +131,7 @@ impl From<CallError> for Failure {
             CallError::Refused { code, message, .. } => {
                 Failure::Refused(format!("REFUSED ({code}): {message}"))
             }
-            CallError::Network(m) => Failure::Unreachable(m),
+            CallError::Network(m) | CallError::NotSent(m) => Failure::Unreachable(m),
         }
     }
 }
@@ -218,7 +221,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let token = cli.token.as_deref().ok_or_else(|| {
         Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
     })?;
-    let client = Client::new(cli.server(), token, Duration::from_secs(10));
+    let client = Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)));
     match command {
         Command::Sell(args) => sell(cli, &client, args),
         Command::Results { last } => {
@@ -380,6 +383,11 @@ fn sell_order(
     let (ticket, retried) = match client.sell(&body, 5) {
         Ok(Sale::Sold(t)) => (t, false),
         Ok(Sale::AlreadySold(t)) => (t, true),
+        Err(CallError::NotSent(m)) => {
+            return Err(Failure::Unreachable(format!(
+                "NOT SOLD: {m}. The server was never reached: nothing was sold."
+            )))
+        }
         Err(CallError::Network(m)) => {
             return Err(Failure::Unreachable(format!(
                 "NOT CONFIRMED: {m}.\nThe ticket may or may not be sold. Do not sell it again \
@@ -491,9 +499,11 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
     // The server's record now, so a ticket cancelled or paid since says so; the saved copy if
     // the server cannot be asked.
     let ticket = match (&cli.token, saved["serial"].as_str()) {
-        (Some(token), Some(serial)) => Client::new(cli.server(), token, Duration::from_secs(10))
-            .get(&format!("/api/v1/tickets/{serial}"))
-            .unwrap_or(saved),
+        (Some(token), Some(serial)) => {
+            Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)))
+                .get(&format!("/api/v1/tickets/{serial}"))
+                .unwrap_or(saved)
+        }
         _ => saved,
     };
     let mut receipt = Receipt::from_ticket(&ticket, cli.casino());

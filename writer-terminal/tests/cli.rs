@@ -351,7 +351,7 @@ fn a_network_failure_during_a_sale_does_not_sell_twice() {
     assert_eq!(next["ticket_number"], 2);
     assert_eq!(next["first_game"].as_i64(), Some(current));
 
-    // With no server at all the terminal says plainly that the sale is not confirmed.
+    // With no server at all the terminal knows nothing reached it, and says nothing was sold.
     let dead = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -365,7 +365,7 @@ fn a_network_failure_during_a_sale_does_not_sell_twice() {
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("NOT CONFIRMED") && err.contains("--request-id"),
+        err.contains("NOT SOLD") && err.contains("nothing was sold"),
         "{err}"
     );
 }
@@ -989,4 +989,40 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.key("Enter");
     t.wait_for("SOLD $3.00 (ticket 2)");
     t.keys("q");
+}
+
+#[test]
+fn a_sale_whose_answer_never_comes_is_reported_as_not_confirmed() {
+    // A "server" that takes the request and never answers: the sale may have been made.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in silent.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    let state = tempfile::tempdir().unwrap();
+    let out = terminal(
+        &format!("http://{addr}"),
+        "token",
+        state.path(),
+        &[
+            "--timeout",
+            "1",
+            "sell",
+            "--spots",
+            "5",
+            "--amount",
+            "1",
+            "--request-id",
+            "counter-7-000123",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("NOT CONFIRMED") && err.contains("--request-id counter-7-000123"),
+        "{err}"
+    );
 }

@@ -387,6 +387,11 @@ impl App<'_> {
                 );
                 self.print("RECEIPT TICKET", &r.lines());
             }
+            Err(CallError::NotSent(m)) => {
+                self.unconfirmed = None;
+                self.status =
+                    format!("NOT SOLD ({m}): the server was never reached, nothing was sold");
+            }
             Err(CallError::Network(m)) => {
                 self.status = format!(
                     "NOT CONFIRMED ({m}): it may be sold. ENTER retries with the same request id {request_id}"
@@ -596,6 +601,6 @@ impl App<'_> {
 fn refusal(e: CallError) -> String {
     match e {
         CallError::Refused { code, message, .. } => format!("REFUSED ({code}): {message}"),
-        CallError::Network(m) => format!("server not reached: {m}"),
+        CallError::Network(m) | CallError::NotSent(m) => format!("server not reached: {m}"),
     }
 }
