@@ -11,13 +11,13 @@ mod entry;
 mod order;
 mod print;
 mod receipt;
+mod views;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use keno_core::Dollars;
 use serde_json::{json, Value};
 
 use client::{CallError, Client, Sale};
@@ -238,28 +238,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 "/api/v1/games?from={from}&to={}",
                 newest.max(from)
             ))?;
-            print_or_json(cli, &games, || {
-                games
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .rev()
-                    .map(|g| {
-                        let numbers: Vec<String> = g["drawn"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
-                            .collect();
-                        format!(
-                            "GAME {:<6} {:<9} {}\n",
-                            g["number"].as_i64().unwrap_or(0),
-                            g["state"].as_str().unwrap_or(""),
-                            numbers.join(" ")
-                        )
-                    })
-                    .collect()
-            });
+            print_or_json(cli, &games, || views::results(&games).join("\n") + "\n");
             Ok(())
         }
         Command::Replay => {
@@ -273,15 +252,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Pay { serial } => {
             let serial = serial_arg(serial)?;
             let paid = client.post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)?;
-            let amount = Dollars(paid["paid_cents"].as_u64().unwrap_or(0)).to_string();
-            let method = paid["method"].as_str().unwrap_or("").to_uppercase();
-            print_or_json(cli, &paid, || {
-                format!("PAID {amount} BY {method}\nTICKET {serial}\n")
-            });
-            let mut rows = vec![("PAID", amount), ("BY", method.clone())];
-            if method == "CHEQUE" {
-                rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
-            }
+            let (line, rows) = views::payment(&paid);
+            print_or_json(cli, &paid, || format!("{line}\nTICKET {serial}\n"));
             print_to(
                 cli,
                 "PAYMENT SLIP",
@@ -291,23 +263,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Cancel { serial } => {
             let serial = serial_arg(serial)?;
             let c = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)?;
-            let games: Vec<String> = c["games_cancelled"]
-                .as_array()
-                .map(|g| g.iter().map(|n| n.to_string()).collect())
-                .unwrap_or_default();
-            let refund = Dollars(c["refund_cents"].as_u64().unwrap_or(0)).to_string();
-            print_or_json(cli, &c, || {
-                format!(
-                    "CANCELLED TICKET {serial}\nGAMES {}\nREFUND {refund}\n",
-                    games.join(" ")
-                )
-            });
-            let range = match (games.first(), games.last()) {
-                (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
-                (Some(a), _) => a.clone(),
-                _ => String::new(),
-            };
-            let rows = [("GAMES CANCELLED", range), ("REFUND", refund)];
+            let (line, rows) = views::cancellation(&c);
+            print_or_json(cli, &c, || format!("{line}\nTICKET {serial}\n"));
             print_to(
                 cli,
                 "CANCELLATION SLIP",
@@ -434,37 +391,7 @@ fn print_to(cli: &Cli, title: &str, lines: &[receipt::Line]) -> Result<(), Failu
 
 fn check(cli: &Cli, client: &Client, serial: &str) -> Result<(), Failure> {
     let t = client.get(&format!("/api/v1/tickets/{}", serial_arg(serial)?))?;
-    print_or_json(cli, &t, || {
-        let mut out = format!(
-            "TICKET {} {}\n",
-            t["serial"].as_str().unwrap_or(""),
-            t["status"].as_str().unwrap_or("").to_uppercase()
-        );
-        for r in t["results"].as_array().into_iter().flatten() {
-            let catches: Vec<String> = r["ways"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|w| format!("{}/{}", w["catch"], w["spots"]))
-                .collect();
-            out.push_str(&format!(
-                "GAME {} {:<8} {:<20} {}\n",
-                r["game"],
-                r["state"].as_str().unwrap_or(""),
-                catches.join(" "),
-                Dollars(r["prize_cents"].as_u64().unwrap_or(0))
-            ));
-        }
-        out.push_str(&format!(
-            "WON {}  PAYABLE {}\n",
-            Dollars(t["won_cents"].as_u64().unwrap_or(0)),
-            Dollars(t["payable_cents"].as_u64().unwrap_or(0))
-        ));
-        if t["cheque"] == true {
-            out.push_str("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)\n");
-        }
-        out
-    });
+    print_or_json(cli, &t, || views::ticket(&t).join("\n") + "\n");
     Ok(())
 }
 

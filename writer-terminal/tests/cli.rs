@@ -74,6 +74,20 @@ impl Server {
         server
     }
 
+    /// The writer JULIE at terminal 03 of site 735624, as on Diagram C.
+    fn writer(&self) -> String {
+        self.principal(&[
+            "--role",
+            "writer",
+            "--name",
+            "JULIE",
+            "--site",
+            "735624",
+            "--terminal",
+            "03",
+        ])
+    }
+
     fn principal(&self, args: &[&str]) -> String {
         let out = Command::new(server_bin())
             .args(["principal", "add", "--database-url", &self.db])
@@ -149,16 +163,7 @@ fn json_out(out: &Output) -> Value {
 #[test]
 fn every_bet_type_sells_from_the_command_line_and_prints_its_receipt() {
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     let sell = |args: &[&str]| {
         let mut all = vec!["--json", "sell"];
@@ -310,16 +315,7 @@ fn flaky_proxy(server: &str) -> String {
 #[test]
 fn a_network_failure_during_a_sale_does_not_sell_twice() {
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     let proxy = flaky_proxy(&s.base);
     let out = terminal(
@@ -373,16 +369,7 @@ fn a_network_failure_during_a_sale_does_not_sell_twice() {
 #[test]
 fn pay_and_cancel_from_the_command_line() {
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
     let state = tempfile::tempdir().unwrap();
     // One 1-spot ticket on each number: 20 of them win $3 in any game.
@@ -666,16 +653,7 @@ fn way_sale(base: &str, token: &str, state: &std::path::Path, print: &str) -> Va
 #[test]
 fn escpos_receipt_to_a_file_has_every_field_of_diagram_c() {
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     let path = state.path().join("printer.bin");
     let ticket = way_sale(
@@ -690,16 +668,7 @@ fn escpos_receipt_to_a_file_has_every_field_of_diagram_c() {
 #[test]
 fn escpos_receipt_to_a_network_printer_on_tcp() {
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     // A listener on 127.0.0.1 stands in for a printer on port 9100.
     let printer = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -771,16 +740,7 @@ fn pdf_receipt_renders_to_an_image() {
         return;
     };
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     let pdf = state.path().join("receipt.pdf");
     way_sale(
@@ -895,16 +855,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
         return;
     }
     let s = Server::start();
-    let token = s.principal(&[
-        "--role",
-        "writer",
-        "--name",
-        "JULIE",
-        "--site",
-        "735624",
-        "--terminal",
-        "03",
-    ]);
+    let token = s.writer();
     let state = tempfile::tempdir().unwrap();
     let session = format!("keno-counter-{}", std::process::id());
     let cmd = format!(

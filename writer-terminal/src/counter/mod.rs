@@ -412,33 +412,7 @@ impl App<'_> {
         }
         match self.client.get(&format!("/api/v1/tickets/{serial}")) {
             Ok(t) => {
-                let mut panel = vec![format!(
-                    "TICKET {serial}  {}",
-                    t["status"].as_str().unwrap_or("").to_uppercase()
-                )];
-                for r in t["results"].as_array().into_iter().flatten() {
-                    let catches: Vec<String> = r["ways"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|w| format!("{}/{}", w["catch"], w["spots"]))
-                        .collect();
-                    panel.push(format!(
-                        "GAME {:<8} {:<9} {:<24} {}",
-                        r["game"].as_i64().unwrap_or(0),
-                        r["state"].as_str().unwrap_or(""),
-                        catches.join(" "),
-                        Dollars(r["prize_cents"].as_u64().unwrap_or(0))
-                    ));
-                }
-                panel.push(format!(
-                    "WON {}   PAYABLE {}",
-                    Dollars(t["won_cents"].as_u64().unwrap_or(0)),
-                    Dollars(t["payable_cents"].as_u64().unwrap_or(0))
-                ));
-                if t["cheque"] == true {
-                    panel.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
-                }
+                let panel = crate::views::ticket(&t);
                 self.panel = panel;
                 self.status = "p pays, x cancels this ticket".into();
                 self.checked = Some(serial.to_string());
@@ -453,13 +427,8 @@ impl App<'_> {
             .post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)
         {
             Ok(p) => {
-                let amount = Dollars(p["paid_cents"].as_u64().unwrap_or(0)).to_string();
-                let method = p["method"].as_str().unwrap_or("").to_uppercase();
-                self.status = format!("PAID {amount} BY {method}");
-                let mut rows = vec![("PAID", amount), ("BY", method.clone())];
-                if method == "CHEQUE" {
-                    rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
-                }
+                let (line, rows) = crate::views::payment(&p);
+                self.status = line;
                 self.print(
                     "PAYMENT SLIP",
                     &receipt::slip("PAYMENT SLIP", &rows, serial),
@@ -475,16 +444,11 @@ impl App<'_> {
             .post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)
         {
             Ok(c) => {
-                let refund = Dollars(c["refund_cents"].as_u64().unwrap_or(0)).to_string();
-                let games = c["games_cancelled"].as_array().map_or(0, Vec::len);
-                self.status = format!("CANCELLED {games} game(s): REFUND {refund}");
+                let (line, rows) = crate::views::cancellation(&c);
+                self.status = line;
                 self.print(
                     "CANCELLATION SLIP",
-                    &receipt::slip(
-                        "CANCELLATION SLIP",
-                        &[("GAMES CANCELLED", games.to_string()), ("REFUND", refund)],
-                        serial,
-                    ),
+                    &receipt::slip("CANCELLATION SLIP", &rows, serial),
                 );
             }
             Err(e) => self.status = refusal(e),
@@ -507,25 +471,7 @@ impl App<'_> {
             open - 1
         )) {
             Ok(games) => {
-                self.panel = games
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .rev()
-                    .map(|g| {
-                        let numbers: Vec<String> = g["drawn"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
-                            .collect();
-                        format!(
-                            "GAME {:<6} {}",
-                            g["number"].as_i64().unwrap_or(0),
-                            numbers.join(" ")
-                        )
-                    })
-                    .collect();
+                self.panel = crate::views::results(&games);
                 self.status = "recent results".into();
             }
             Err(e) => self.status = refusal(e),

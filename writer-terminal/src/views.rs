@@ -1,0 +1,97 @@
+//! The server's answers as the writer reads them, on the counter screen and the command line
+//! alike: a checked ticket, recent results, a payment, a cancellation.
+
+use keno_core::Dollars;
+use serde_json::Value;
+
+fn cents(v: &Value) -> String {
+    Dollars(v.as_u64().unwrap_or(0)).to_string()
+}
+
+/// A checked ticket: each game's state, catches and prize, what it won and what is payable.
+pub fn ticket(t: &Value) -> Vec<String> {
+    let mut out = vec![format!(
+        "TICKET {}  {}",
+        t["serial"].as_str().unwrap_or(""),
+        t["status"].as_str().unwrap_or("").to_uppercase()
+    )];
+    for r in t["results"].as_array().into_iter().flatten() {
+        let catches: Vec<String> = r["ways"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|w| format!("{}/{}", w["catch"], w["spots"]))
+            .collect();
+        out.push(format!(
+            "GAME {:<8} {:<9} {:<24} {}",
+            r["game"].as_i64().unwrap_or(0),
+            r["state"].as_str().unwrap_or(""),
+            catches.join(" "),
+            cents(&r["prize_cents"])
+        ));
+    }
+    out.push(format!(
+        "WON {}   PAYABLE {}",
+        cents(&t["won_cents"]),
+        cents(&t["payable_cents"])
+    ));
+    if t["cheque"] == true {
+        out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
+    }
+    out
+}
+
+/// The numbers of games from the draw history, newest first.
+pub fn results(games: &Value) -> Vec<String> {
+    games
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .map(|g| {
+            let numbers: Vec<String> = g["drawn"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
+                .collect();
+            format!(
+                "GAME {:<6} {:<9} {}",
+                g["number"].as_i64().unwrap_or(0),
+                g["state"].as_str().unwrap_or(""),
+                numbers.join(" ")
+            )
+        })
+        .collect()
+}
+
+/// A payment: the line to show, and the slip's rows.
+pub fn payment(paid: &Value) -> (String, Vec<(&'static str, String)>) {
+    let amount = cents(&paid["paid_cents"]);
+    let method = paid["method"].as_str().unwrap_or("").to_uppercase();
+    let mut rows = vec![("PAID", amount.clone()), ("BY", method.clone())];
+    if method == "CHEQUE" {
+        rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
+    }
+    (format!("PAID {amount} BY {method}"), rows)
+}
+
+/// A cancellation: the line to show, and the slip's rows.
+pub fn cancellation(c: &Value) -> (String, Vec<(&'static str, String)>) {
+    let games: Vec<i64> = c["games_cancelled"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_i64)
+        .collect();
+    let refund = cents(&c["refund_cents"]);
+    let range = match (games.first(), games.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    };
+    (
+        format!("CANCELLED {} game(s): REFUND {refund}", games.len()),
+        vec![("GAMES CANCELLED", range), ("REFUND", refund)],
+    )
+}
