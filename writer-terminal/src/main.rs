@@ -250,29 +250,34 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
         Command::Check { serial } => check(cli, &client, serial),
         Command::Pay { serial } => {
-            let serial = serial_arg(serial)?;
-            let paid = client.post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)?;
-            let (line, rows) = views::payment(&paid);
-            print_or_json(cli, &paid, || format!("{line}\nTICKET {serial}\n"));
-            print_to(
-                cli,
-                "PAYMENT SLIP",
-                &receipt::slip("PAYMENT SLIP", &rows, serial),
-            )
+            slip_action(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment)
         }
-        Command::Cancel { serial } => {
-            let serial = serial_arg(serial)?;
-            let c = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)?;
-            let (line, rows) = views::cancellation(&c);
-            print_or_json(cli, &c, || format!("{line}\nTICKET {serial}\n"));
-            print_to(
-                cli,
-                "CANCELLATION SLIP",
-                &receipt::slip("CANCELLATION SLIP", &rows, serial),
-            )
-        }
+        Command::Cancel { serial } => slip_action(
+            cli,
+            &client,
+            serial,
+            "cancel",
+            "CANCELLATION SLIP",
+            views::cancellation,
+        ),
         Command::Reprint => unreachable!("handled above"),
     }
+}
+
+/// Pays or cancels a ticket and prints its slip.
+fn slip_action(
+    cli: &Cli,
+    client: &Client,
+    serial: &str,
+    action: &str,
+    title: &str,
+    view: views::SlipView,
+) -> Result<(), Failure> {
+    let serial = serial_arg(serial)?;
+    let answer = client.post(&format!("/api/v1/tickets/{serial}/{action}"), &Value::Null)?;
+    let (line, rows) = view(&answer);
+    print_or_json(cli, &answer, || format!("{line}\nTICKET {serial}\n"));
+    print_to(cli, title, &receipt::slip(title, &rows, serial))
 }
 
 /// A serial as typed or scanned (a scanner types it and Enter): digits with a check digit.

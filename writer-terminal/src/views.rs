@@ -4,6 +4,9 @@
 use keno_core::Dollars;
 use serde_json::Value;
 
+/// How a payment or cancellation reads: the line to show and the slip's rows.
+pub type SlipView = fn(&Value) -> (String, Vec<(&'static str, String)>);
+
 fn cents(v: &Value) -> String {
     Dollars(v.as_u64().unwrap_or(0)).to_string()
 }

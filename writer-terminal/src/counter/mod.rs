@@ -291,8 +291,15 @@ impl App<'_> {
     fn act(&mut self, action: Action) {
         match action {
             Action::Sell(order, id) => self.sell(&order, id),
-            Action::Pay(serial) => self.pay(&serial),
-            Action::Cancel(serial) => self.cancel(&serial),
+            Action::Pay(serial) => {
+                self.slip_action(&serial, "pay", "PAYMENT SLIP", crate::views::payment)
+            }
+            Action::Cancel(serial) => self.slip_action(
+                &serial,
+                "cancel",
+                "CANCELLATION SLIP",
+                crate::views::cancellation,
+            ),
         }
     }
 
@@ -421,35 +428,23 @@ impl App<'_> {
         }
     }
 
-    fn pay(&mut self, serial: &str) {
+    /// Pays or cancels the ticket (the server decides what rule 8 or 11 allows) and prints the
+    /// slip.
+    fn slip_action(
+        &mut self,
+        serial: &str,
+        action: &str,
+        title: &str,
+        view: crate::views::SlipView,
+    ) {
         match self
             .client
-            .post(&format!("/api/v1/tickets/{serial}/pay"), &Value::Null)
+            .post(&format!("/api/v1/tickets/{serial}/{action}"), &Value::Null)
         {
-            Ok(p) => {
-                let (line, rows) = crate::views::payment(&p);
+            Ok(answer) => {
+                let (line, rows) = view(&answer);
                 self.status = line;
-                self.print(
-                    "PAYMENT SLIP",
-                    &receipt::slip("PAYMENT SLIP", &rows, serial),
-                );
-            }
-            Err(e) => self.status = refusal(e),
-        }
-    }
-
-    fn cancel(&mut self, serial: &str) {
-        match self
-            .client
-            .post(&format!("/api/v1/tickets/{serial}/cancel"), &Value::Null)
-        {
-            Ok(c) => {
-                let (line, rows) = crate::views::cancellation(&c);
-                self.status = line;
-                self.print(
-                    "CANCELLATION SLIP",
-                    &receipt::slip("CANCELLATION SLIP", &rows, serial),
-                );
+                self.print(title, &receipt::slip(title, &rows, serial));
             }
             Err(e) => self.status = refusal(e),
         }
