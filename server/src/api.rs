@@ -19,6 +19,7 @@ use crate::{events, games, jackpots, tickets};
         games::by_number,
         games::list,
         games::close_current,
+        crate::balls::post_ball,
         tickets::sale::sell,
         tickets::sale::quote,
         crate::auth::me,
@@ -72,6 +73,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(games::current)
     .service(games::close_current)
     .service(games::by_number)
+    .service(crate::balls::post_ball)
     .service(games::list)
     .service(tickets::sale::quote)
     .service(tickets::sale::sell)

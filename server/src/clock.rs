@@ -21,7 +21,7 @@ use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::games::{drawn, ensure_open_game, GameRow};
 use crate::settlement;
-use crate::state::{AppState, DrawSource};
+use crate::state::AppState;
 
 /// Runs the game clock forever.
 pub async fn run_clock(state: web::Data<AppState>) {
@@ -118,9 +118,12 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
         }
     }
     if game.state != "drawn" {
-        if state.settings.draw_source != DrawSource::Rng {
-            // The ball device posts the balls (issue 6); nothing to do until then.
-            tokio::time::sleep(Duration::from_secs(1)).await;
+        if game.source == "ball_device" {
+            // The device posts the balls (balls.rs); the 20th wakes the drawer to settle.
+            tokio::select! {
+                _ = state.drawer_wake.notified() => {}
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
             return Ok(());
         }
         loop {

@@ -2,6 +2,7 @@
 
 mod api;
 mod auth;
+mod balls;
 mod cli;
 mod clock;
 mod db;

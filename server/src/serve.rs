@@ -11,15 +11,10 @@ use crate::db::schema::rule_sets;
 use crate::db::{now_micros, Db};
 use crate::events::Events;
 use crate::keno_day::KenoHours;
-use crate::state::{AppState, DrawSource, Settings};
+use crate::state::{AppState, Settings};
 use crate::{api, clock, rules_cmd};
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    if args.draw_source == DrawSource::BallDevice {
-        anyhow::bail!(
-            "--draw-source ball-device is not available yet (the ball device feed is issue 6); use rng"
-        );
-    }
     let rules = rules_cmd::load(&args.rules)?;
     let settings = Settings {
         game_interval: positive_seconds("--game-interval", args.game_interval)?,

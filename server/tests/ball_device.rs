@@ -1,0 +1,161 @@
+//! The ball-drawing device's feed, over real HTTP on SQLite and PostgreSQL (issue 6): each
+//! ball committed before it is shown, bad balls refused with nothing stored, the 20th ball
+//! drawing and settling the game, and a restart mid-draw that goes on from the last ball.
+
+mod common;
+
+use common::{sale, world, Server, TestDb};
+use serde_json::{json, Value};
+
+on_both_backends!(
+    a_device_draws_a_game_ball_by_ball,
+    bad_balls_are_refused_and_change_nothing,
+    rule_10_3_a_device_draw_goes_on_after_a_restart,
+);
+
+const BALL_DEVICE: &[&str] = &[
+    "--draw-source",
+    "ball-device",
+    "--game-interval",
+    "3600",
+    "--reveal-interval",
+    "0",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
+fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
+    s.post(
+        device,
+        &format!("/api/v1/games/{game}/balls"),
+        json!({ "number": number }),
+    )
+}
+
+fn close(w: &common::World) -> i64 {
+    let (status, game) = w
+        .server
+        .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200, "{game}");
+    assert_eq!(game["source"], "ball_device");
+    game["number"].as_i64().unwrap()
+}
+
+fn a_device_draws_a_game_ball_by_ball(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    // A 4-spot ticket on the first four balls: it catches 4 of 4 ($112).
+    let t = w.server.sell(
+        &w.writer,
+        sale(
+            "t",
+            json!({"type": "standard", "spots": [7, 17, 27, 37]}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    let game = close(&w);
+    let balls: Vec<i64> = vec![
+        7, 17, 27, 37, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18,
+    ];
+    for (i, &n) in balls.iter().enumerate() {
+        let (status, taken) = ball(&w.server, &device, game, n);
+        assert_eq!(status, 201, "{taken}");
+        assert_eq!(
+            (taken["position"].as_u64(), taken["number"].as_i64()),
+            (Some(i as u64 + 1), Some(n))
+        );
+        let shown = w.server.get(&format!("/api/v1/games/{game}")).1;
+        assert_eq!(
+            shown["drawn"].as_array().unwrap().len(),
+            i + 1,
+            "committed before shown"
+        );
+    }
+    let settled = w.server.wait_settled(game);
+    assert_eq!(settled["drawn"], json!(balls));
+    let (_, d) = w.server.get_as(
+        &w.writer,
+        &format!("/api/v1/tickets/{}", t["serial"].as_str().unwrap()),
+    );
+    assert_eq!(d["results"][0]["ways"][0]["catch"], 4);
+    assert_eq!(d["won_cents"], 11_200);
+    // A 21st ball: the game is drawn.
+    let (status, e) = ball(&w.server, &device, game, 19);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("game_not_drawing"))
+    );
+}
+
+fn bad_balls_are_refused_and_change_nothing(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let open = w.server.get("/api/v1/games/current").1["number"]
+        .as_i64()
+        .unwrap();
+    // Not while the game is open for sale (rule 9.2), and only from a device.
+    let (status, e) = ball(&w.server, &device, open, 5);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("game_not_drawing"))
+    );
+    let game = close(&w);
+    let (status, _) = ball(&w.server, &w.writer, game, 5);
+    assert_eq!(status, 403);
+    for bad in [0, 81, -1, 1000] {
+        let (status, e) = ball(&w.server, &device, game, bad);
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (422, Some("invalid_number")),
+            "{bad}"
+        );
+    }
+    let (status, e) = w.server.post(
+        &device,
+        &format!("/api/v1/games/{game}/balls"),
+        json!({"number": "five"}),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
+    assert_eq!(ball(&w.server, &device, game, 5).0, 201);
+    let (status, e) = ball(&w.server, &device, game, 5);
+    assert_eq!((status, e["error"].as_str()), (409, Some("duplicate_ball")));
+    let (status, e) = ball(&w.server, &device, 999_999, 6);
+    assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM drawn_numbers WHERE game = {game}"
+        )),
+        1
+    );
+    assert_eq!(
+        w.server.get(&format!("/api/v1/games/{game}")).1["state"],
+        "drawing"
+    );
+}
+
+fn rule_10_3_a_device_draw_goes_on_after_a_restart(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let game = close(&w);
+    for n in 1..=7 {
+        assert_eq!(ball(&w.server, &device, game, n).0, 201);
+    }
+    w.server.kill();
+    let server = Server::start(&db, BALL_DEVICE);
+    assert_eq!(
+        server.get(&format!("/api/v1/games/{game}")).1["drawn"],
+        json!([1, 2, 3, 4, 5, 6, 7])
+    );
+    for n in 8..=20 {
+        assert_eq!(ball(&server, &device, game, n).0, 201);
+    }
+    let settled = server.wait_settled(game);
+    assert_eq!(settled["drawn"], json!((1..=20).collect::<Vec<i64>>()));
+}
