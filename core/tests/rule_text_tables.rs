@@ -12,7 +12,14 @@ type TextTable = BTreeMap<u8, BTreeMap<u8, String>>;
 fn rule_text() -> String {
     let dir = std::env::var_os("KENO_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+        .unwrap_or_else(|| {
+            // As cargo gives it when running the test (a test binary may have been built in
+            // another checkout sharing the target dir).
+            std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+                .join("../../shared")
+        });
     let path = dir.join("rules/act-keno-rules-1992.txt");
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("the rule text must be beside the repository at {path:?}: {e}"))
