@@ -20,6 +20,7 @@ use crate::{events, games, jackpots, tickets};
         games::list,
         games::close_current,
         crate::balls::post_ball,
+        crate::invalidation::invalidate,
         tickets::sale::sell,
         tickets::sale::quote,
         crate::auth::me,
@@ -74,6 +75,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(games::close_current)
     .service(games::by_number)
     .service(crate::balls::post_ball)
+    .service(crate::invalidation::invalidate)
     .service(games::list)
     .service(tickets::sale::quote)
     .service(tickets::sale::sell)

@@ -9,6 +9,7 @@ mod db;
 mod error;
 mod events;
 mod games;
+mod invalidation;
 mod jackpots;
 mod keno_day;
 mod rule_sets;

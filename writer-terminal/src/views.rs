@@ -25,12 +25,16 @@ pub fn ticket(t: &Value) -> Vec<String> {
             .flatten()
             .map(|w| format!("{}/{}", w["catch"], w["spots"]))
             .collect();
+        let amount = if r["refund_cents"].as_u64().unwrap_or(0) > 0 {
+            format!("REFUND {}", cents(&r["refund_cents"]))
+        } else {
+            cents(&r["prize_cents"])
+        };
         out.push(format!(
-            "GAME {:<8} {:<9} {:<24} {}",
+            "GAME {:<8} {:<11} {:<24} {amount}",
             r["game"].as_i64().unwrap_or(0),
             r["state"].as_str().unwrap_or(""),
             catches.join(" "),
-            cents(&r["prize_cents"])
         ));
     }
     out.push(format!(

@@ -139,6 +139,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    game_invalidations (game) {
+        game -> BigInt,
+        reason -> Text,
+        principal_id -> Text,
+        invalidated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    ticket_refunds (serial, game) {
+        serial -> Text,
+        game -> BigInt,
+        refund_cents -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -150,4 +167,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     jackpot_pools,
     ticket_results,
     way_results,
+    game_invalidations,
+    ticket_refunds,
 );

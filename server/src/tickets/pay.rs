@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use super::find;
 use crate::auth::{Principal, Role};
-use crate::db::schema::{games, ticket_results, tickets};
+use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -66,14 +66,14 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
     let last = t.last_played_game();
     let settled: i64 = games::table
         .filter(games::number.between(t.first_game, last))
-        .filter(games::state.eq("settled"))
+        .filter(games::state.eq_any(["settled", "invalidated"]))
         .count()
         .get_result(conn)?;
     if settled < last - t.first_game + 1 {
         return Err(ApiError::conflict(
             "not_settled",
             format!(
-                "games {}-{} are not all played and settled yet; the ticket is paid once, after its last game",
+                "games {}-{} are not all played and settled (or invalidated) yet; the ticket is paid once, after its last game",
                 t.first_game, last
             ),
         ));
@@ -83,7 +83,14 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
         .filter(ticket_results::game.le(last))
         .select((ticket_results::prize_cents, ticket_results::major))
         .load(conn)?;
-    let total: i64 = prizes.iter().map(|(p, _)| p).sum();
+    // An invalidated game's wager comes back with the prizes (general rule 18.2).
+    let refunds: i64 = ticket_refunds::table
+        .filter(ticket_refunds::serial.eq(&t.serial))
+        .select(ticket_refunds::refund_cents)
+        .load::<i64>(conn)?
+        .iter()
+        .sum();
+    let total: i64 = prizes.iter().map(|(p, _)| p).sum::<i64>() + refunds;
     if total == 0 {
         return Err(ApiError::conflict("no_prize", "this ticket won nothing"));
     }

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::{find, Ticket, TicketRow};
 use crate::auth::{Principal, Role};
-use crate::db::schema::{games, ticket_results, way_results};
+use crate::db::schema::{games, ticket_refunds, ticket_results, way_results};
 use crate::db::DbConnection;
 use crate::error::{ApiError, ApiResult};
 use crate::games::drawn;
@@ -37,6 +37,8 @@ pub struct GameResult {
     pub state: String,
     pub ways: Vec<WayResult>,
     pub prize_cents: u64,
+    /// The wager refunded because the game was invalidated (general rule 18.2).
+    pub refund_cents: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -46,6 +48,8 @@ pub struct TicketDetail {
     pub results: Vec<GameResult>,
     /// Won in the games settled so far.
     pub won_cents: u64,
+    /// Refunded for games invalidated (general rule 18.2).
+    pub invalidated_refund_cents: u64,
     /// What a pay would pay now: all the ticket's games are settled and it is not yet paid.
     pub payable_cents: u64,
     /// Some of the prizes are major prizes (rule 1(h)): paid by cheque (rule 12.2).
@@ -96,6 +100,12 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
         .load::<(i64, i32, i32, i64, bool, bool)>(conn)?
         .into_iter()
         .map(|(g, w, c, p, pr, j)| ((g, w), (c, p, pr, j)))
+        .collect();
+    let refunds: HashMap<i64, i64> = ticket_refunds::table
+        .filter(ticket_refunds::serial.eq(&t.serial))
+        .select((ticket_refunds::game, ticket_refunds::refund_cents))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
         .collect();
     let prizes: Vec<(i64, i64, bool)> = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
@@ -152,12 +162,16 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
             state,
             ways,
             prize_cents,
+            refund_cents: refunds.get(&game).copied().unwrap_or(0) as u64,
         });
     }
     let won_cents: u64 = prizes.iter().map(|(_, p, _)| *p as u64).sum();
-    let all_settled = results.iter().all(|r| r.state == "settled");
-    let payable_cents = if t.status == "active" && all_settled {
-        won_cents
+    let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
+    let all_done = results
+        .iter()
+        .all(|r| r.state == "settled" || r.state == "invalidated");
+    let payable_cents = if t.status == "active" && all_done {
+        won_cents + invalidated_refund_cents
     } else {
         0
     };
@@ -165,6 +179,7 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
         ticket: Ticket::from(t),
         results,
         won_cents,
+        invalidated_refund_cents,
         payable_cents,
         cheque: prizes.iter().any(|(_, _, major)| *major),
     })

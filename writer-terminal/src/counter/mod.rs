@@ -234,6 +234,14 @@ impl App<'_> {
                     })
                     .collect()
             }
+            "game_invalidated" => {
+                self.status = format!(
+                    "GAME {} INVALIDATED ({}): its wagers are refunded",
+                    data["game"],
+                    data["reason"].as_str().unwrap_or("")
+                );
+                self.refresh();
+            }
             "reconnect" => self.refresh(),
             _ => {}
         }

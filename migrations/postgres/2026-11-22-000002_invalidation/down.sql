@@ -1,0 +1,2 @@
+DROP TABLE ticket_refunds;
+DROP TABLE game_invalidations;

@@ -1,0 +1,149 @@
+//! `POST /api/v1/games/{number}/invalidate`: a supervisor invalidates a game disrupted by
+//! commotion, fire, robbery, an act of God or fraud (rule 17.3, general rule 18.1).
+//!
+//! Every wager on the game is refunded (general rule 18.2): a single-game ticket its cost, a
+//! multi-game ticket that game's share of what it was charged (the charge spread evenly over its
+//! games, rounded down, so a Keno To Go discount is shared too). The game pays nothing: it is
+//! never drawn further or settled. Who did it, when and why is recorded.
+
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Principal, Role};
+use crate::db::schema::{game_invalidations, games, ticket_refunds, tickets};
+use crate::db::{now_micros, per_backend, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::games::{close_game, find};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvalidateRequest {
+    /// Why: recorded for the inspectors (rule 17.3).
+    pub reason: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Invalidation {
+    pub game: i64,
+    pub reason: String,
+    pub tickets_refunded: usize,
+    pub refunded_cents: i64,
+}
+
+/// Invalidates a game not yet settled and refunds every wager on it.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number")),
+    request_body = InvalidateRequest,
+    responses(
+        (status = 200, body = Invalidation),
+        (status = 409, body = crate::error::ErrorBody, description = "`cannot_invalidate`: already settled or invalidated"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/games/{number}/invalidate")]
+pub async fn invalidate(
+    state: web::Data<AppState>,
+    principal: Principal,
+    number: web::Path<i64>,
+    request: web::Json<InvalidateRequest>,
+) -> ApiResult<web::Json<Invalidation>> {
+    principal.require(&[Role::Supervisor])?;
+    let reason = request.into_inner().reason.trim().to_string();
+    if reason.is_empty() || reason.len() > 500 {
+        return Err(ApiError::bad_request(
+            "invalid_reason",
+            "say why the game is invalidated (1 to 500 characters)",
+        ));
+    }
+    let game = number.into_inner();
+    let s = state.clone();
+    let done = web::block(move || -> ApiResult<Invalidation> {
+        let mut conn = s.db.conn()?;
+        // An open game first closes (and the next opens), so no sale lands in it meanwhile.
+        if find(&mut conn, game)?.is_some_and(|g| g.state == "open") {
+            close_game(&s, &mut conn, game)?;
+        }
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| invalidate_in(conn, game, &reason, &principal.id))
+    })
+    .await??;
+    state.events.publish(
+        "game_invalidated",
+        &serde_json::json!({ "game": done.game, "reason": done.reason, "refunded_cents": done.refunded_cents }),
+    );
+    state
+        .jackpots_changed
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    Ok(web::Json(done))
+}
+
+fn invalidate_in(
+    conn: &mut DbConnection,
+    game: i64,
+    reason: &str,
+    principal: &str,
+) -> ApiResult<Invalidation> {
+    let row = find(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+    let changed = diesel::update(games::table.find(game))
+        .filter(games::state.eq_any(["closed", "drawing", "drawn"]))
+        .set(games::state.eq("invalidated"))
+        .execute(conn)?;
+    if changed != 1 {
+        return Err(ApiError::conflict(
+            "cannot_invalidate",
+            format!(
+                "game {game} is {}: only a game not yet settled can be invalidated",
+                row.state
+            ),
+        ));
+    }
+    diesel::insert_into(game_invalidations::table)
+        .values((
+            game_invalidations::game.eq(game),
+            game_invalidations::reason.eq(reason),
+            game_invalidations::principal_id.eq(principal),
+            game_invalidations::invalidated_at.eq(now_micros()),
+        ))
+        .execute(conn)?;
+    let covering: Vec<(String, i64, i32)> = tickets::table
+        .filter(tickets::first_game.le(game))
+        .filter(tickets::last_game.ge(game))
+        .filter(tickets::status.ne("cancelled"))
+        .filter(
+            tickets::cancelled_from_game
+                .is_null()
+                .or(tickets::cancelled_from_game.gt(game)),
+        )
+        .select((tickets::serial, tickets::total_cents, tickets::games))
+        .load(conn)?;
+    let refunds: Vec<_> = covering
+        .iter()
+        .map(|(serial, total, games)| {
+            (
+                ticket_refunds::serial.eq(serial.as_str()),
+                ticket_refunds::game.eq(game),
+                ticket_refunds::refund_cents.eq(total / i64::from(*games).max(1)),
+            )
+        })
+        .collect();
+    for chunk in refunds.chunks(1000) {
+        per_backend!(conn, |c| diesel::insert_into(ticket_refunds::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+    Ok(Invalidation {
+        game,
+        reason: reason.to_string(),
+        tickets_refunded: covering.len(),
+        refunded_cents: covering
+            .iter()
+            .map(|(_, t, g)| t / i64::from(*g).max(1))
+            .sum(),
+    })
+}

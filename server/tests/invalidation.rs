@@ -1,0 +1,254 @@
+//! Invalidating a game (rule 17.3, general rule 18) over real HTTP, on SQLite and PostgreSQL
+//! (issue 6): every wager refunded, the game pays nothing, who and why recorded.
+
+mod common;
+
+use common::{sale, world, TestDb, MANUAL_CLOCK};
+use serde_json::{json, Value};
+
+on_both_backends!(
+    an_invalidated_game_refunds_every_wager_and_pays_nothing,
+    an_open_game_can_be_invalidated_and_sales_go_on,
+    invalidation_is_for_supervisors_with_a_reason_before_settlement,
+);
+
+const BALL_DEVICE: &[&str] = &[
+    "--draw-source",
+    "ball-device",
+    "--game-interval",
+    "3600",
+    "--reveal-interval",
+    "0",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
+fn invalidate(w: &common::World, game: i64, reason: &str) -> (u16, Value) {
+    w.server.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{game}/invalidate"),
+        json!({ "reason": reason }),
+    )
+}
+
+fn an_invalidated_game_refunds_every_wager_and_pays_nothing(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let single = w.server.sell(
+        &w.writer,
+        sale(
+            "one",
+            json!({"type": "standard", "spots": [1, 2, 3, 4]}),
+            "standard",
+            300,
+            1,
+        ),
+    );
+    let multi = w.server.sell(
+        &w.writer,
+        sale(
+            "three",
+            json!({"type": "standard", "spots": [1]}),
+            "standard",
+            200,
+            3,
+        ),
+    );
+    // Keno To Go: 50 games charged as 49 ($49): each game's share is 98 cents.
+    let ktg = w.server.sell(
+        &w.writer,
+        sale(
+            "ktg",
+            json!({"type": "standard", "spots": [80]}),
+            "standard",
+            100,
+            50,
+        ),
+    );
+    let (_, game) = w
+        .server
+        .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    let game = game["number"].as_i64().unwrap();
+    for n in 1..=5 {
+        assert_eq!(
+            w.server
+                .post(
+                    &device,
+                    &format!("/api/v1/games/{game}/balls"),
+                    json!({ "number": n })
+                )
+                .0,
+            201
+        );
+    }
+    let (status, inv) = invalidate(&w, game, "fire alarm: building evacuated");
+    assert_eq!(status, 200, "{inv}");
+    assert_eq!(
+        (
+            inv["tickets_refunded"].as_u64(),
+            inv["refunded_cents"].as_i64()
+        ),
+        (Some(3), Some(300 + 200 + 98))
+    );
+    assert_eq!(
+        w.server.get(&format!("/api/v1/games/{game}")).1["state"],
+        "invalidated"
+    );
+    // No more balls, no settlement, no prizes: the 1-2-3-4 ticket caught 4 of 4 but wins nothing.
+    let (status, e) = w.server.post(
+        &device,
+        &format!("/api/v1/games/{game}/balls"),
+        json!({ "number": 6 }),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("game_not_drawing"))
+    );
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM ticket_results WHERE game = {game}"
+        )),
+        0
+    );
+    assert_eq!(db.query_i64(&format!("SELECT COUNT(*) AS n FROM game_invalidations WHERE game = {game} AND reason = 'fire alarm: building evacuated'")), 1);
+
+    // The single-game ticket: its wager back, paid in cash.
+    let serial = single["serial"].as_str().unwrap();
+    let (_, d) = w
+        .server
+        .get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(
+        (
+            d["results"][0]["state"].as_str(),
+            d["results"][0]["refund_cents"].as_u64()
+        ),
+        (Some("invalidated"), Some(300))
+    );
+    assert_eq!(
+        (d["won_cents"].as_u64(), d["payable_cents"].as_u64()),
+        (Some(0), Some(300))
+    );
+    let (status, p) = w.server.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{serial}/pay"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, p["paid_cents"].as_i64(), p["method"].as_str()),
+        (200, Some(300), Some("cash"))
+    );
+
+    // The three-game ticket: that game's share back once its other games are played.
+    for g in [game + 1, game + 2] {
+        let (_, closed) = w
+            .server
+            .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+        assert_eq!(closed["number"].as_i64(), Some(g));
+        for n in 11..=30 {
+            assert_eq!(
+                w.server
+                    .post(
+                        &device,
+                        &format!("/api/v1/games/{g}/balls"),
+                        json!({ "number": n })
+                    )
+                    .0,
+                201
+            );
+        }
+        w.server.wait_settled(g);
+    }
+    let serial = multi["serial"].as_str().unwrap();
+    let (_, d) = w
+        .server
+        .get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(
+        (
+            d["invalidated_refund_cents"].as_u64(),
+            d["won_cents"].as_u64(),
+            d["payable_cents"].as_u64()
+        ),
+        (Some(200), Some(0), Some(200))
+    );
+    let (status, p) = w.server.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{serial}/pay"),
+        Value::Null,
+    );
+    assert_eq!((status, p["paid_cents"].as_i64()), (200, Some(200)));
+    let (_, d) = w.server.get_as(
+        &w.writer,
+        &format!("/api/v1/tickets/{}", ktg["serial"].as_str().unwrap()),
+    );
+    assert_eq!(d["invalidated_refund_cents"], 98);
+}
+
+fn an_open_game_can_be_invalidated_and_sales_go_on(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let t = w.server.sell(
+        &w.writer,
+        sale(
+            "a",
+            json!({"type": "standard", "spots": [9, 10]}),
+            "standard",
+            500,
+            1,
+        ),
+    );
+    let game = t["first_game"].as_i64().unwrap();
+    let (status, inv) = invalidate(&w, game, "robbery at the counter");
+    assert_eq!(status, 200, "{inv}");
+    assert_eq!(inv["refunded_cents"], 500);
+    let current = w.server.get("/api/v1/games/current").1["number"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(current, game + 1);
+    let next = w.server.sell(
+        &w.writer,
+        sale(
+            "b",
+            json!({"type": "standard", "spots": [9, 10]}),
+            "standard",
+            500,
+            1,
+        ),
+    );
+    assert_eq!(next["first_game"].as_i64(), Some(game + 1));
+    let (status, p) = w.server.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{}/pay", t["serial"].as_str().unwrap()),
+        Value::Null,
+    );
+    assert_eq!((status, p["paid_cents"].as_i64()), (200, Some(500)));
+}
+
+fn invalidation_is_for_supervisors_with_a_reason_before_settlement(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let open = w.server.get("/api/v1/games/current").1["number"]
+        .as_i64()
+        .unwrap();
+    let (status, _) = w.server.post(
+        &w.writer,
+        &format!("/api/v1/games/{open}/invalidate"),
+        json!({"reason": "x"}),
+    );
+    assert_eq!(status, 403);
+    let (status, e) = invalidate(&w, open, "  ");
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_reason")));
+    let settled = w.server.close_and_settle(&w.supervisor)["number"]
+        .as_i64()
+        .unwrap();
+    let (status, e) = invalidate(&w, settled, "too late");
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("cannot_invalidate"))
+    );
+    let (status, e) = invalidate(&w, 999_999, "no such game");
+    assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+    assert_eq!(
+        db.query_i64("SELECT COUNT(*) AS n FROM game_invalidations"),
+        0
+    );
+}
