@@ -73,6 +73,12 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
         .select(diesel::dsl::max(crate::db::schema::games::number))
         .first::<Option<i64>>(conn)?
         .unwrap_or(0);
+    // An invalidated game's wagers are refunded: they add nothing to any pool.
+    let invalidated: Vec<i64> = crate::db::schema::games::table
+        .filter(crate::db::schema::games::number.gt(last_settled))
+        .filter(crate::db::schema::games::state.eq("invalidated"))
+        .select(crate::db::schema::games::number)
+        .load(conn)?;
     let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
     for (lines, amount, first, last, cancelled_from) in sold {
         let last = cancelled_from.map_or(last, |c| c - 1);
@@ -82,7 +88,11 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
         if upto < from {
             continue;
         }
-        let games = (upto - from + 1) as u64;
+        let games = (upto - from + 1) as u64
+            - invalidated
+                .iter()
+                .filter(|g| (from..=upto).contains(*g))
+                .count() as u64;
         let lines: Vec<WaysLine> = serde_json::from_str(&lines).unwrap_or_default();
         for line in lines {
             if let Some(j) = rules.jackpot_type(line.spots) {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{sale, world, Server, TestDb};
+use common::{sale, world, Server, TestDb, BALL_DEVICE};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -12,19 +12,6 @@ on_both_backends!(
     bad_balls_are_refused_and_change_nothing,
     rule_10_3_a_device_draw_goes_on_after_a_restart,
 );
-
-const BALL_DEVICE: &[&str] = &[
-    "--draw-source",
-    "ball-device",
-    "--game-interval",
-    "3600",
-    "--reveal-interval",
-    "0",
-    "--keno-day-start",
-    "00:00",
-    "--keno-day-end",
-    "00:00",
-];
 
 fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
     s.post(

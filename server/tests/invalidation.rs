@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{sale, world, TestDb, MANUAL_CLOCK};
+use common::{sale, world, TestDb, BALL_DEVICE, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -11,19 +11,6 @@ on_both_backends!(
     an_open_game_can_be_invalidated_and_sales_go_on,
     invalidation_is_for_supervisors_with_a_reason_before_settlement,
 );
-
-const BALL_DEVICE: &[&str] = &[
-    "--draw-source",
-    "ball-device",
-    "--game-interval",
-    "3600",
-    "--reveal-interval",
-    "0",
-    "--keno-day-start",
-    "00:00",
-    "--keno-day-end",
-    "00:00",
-];
 
 fn invalidate(w: &common::World, game: i64, reason: &str) -> (u16, Value) {
     w.server.post(
@@ -198,9 +185,22 @@ fn an_open_game_can_be_invalidated_and_sales_go_on(db: TestDb) {
         ),
     );
     let game = t["first_game"].as_i64().unwrap();
+    let jackpot = w.server.sell(
+        &w.writer,
+        sale(
+            "j",
+            json!({"type": "standard", "spots": [1, 2, 3, 4, 5, 6]}),
+            "jackpot",
+            500,
+            1,
+        ),
+    );
+    assert_eq!(jackpot["first_game"].as_i64(), Some(game));
     let (status, inv) = invalidate(&w, game, "robbery at the counter");
     assert_eq!(status, 200, "{inv}");
-    assert_eq!(inv["refunded_cents"], 500);
+    assert_eq!(inv["refunded_cents"], 1000);
+    // The refunded jackpot wager no longer feeds the pool the displays show.
+    assert_eq!(w.server.get("/api/v1/jackpots").1[0]["pool_cents"], 200_000);
     let current = w.server.get("/api/v1/games/current").1["number"]
         .as_i64()
         .unwrap();

@@ -199,6 +199,20 @@ pub const MANUAL_CLOCK: &[&str] = &[
     "00:00",
 ];
 
+/// As [`MANUAL_CLOCK`], drawn by a ball device posting balls.
+pub const BALL_DEVICE: &[&str] = &[
+    "--draw-source",
+    "ball-device",
+    "--game-interval",
+    "3600",
+    "--reveal-interval",
+    "0",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
 impl Server {
     pub fn start(db: &TestDb, args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_keno-server"))
