@@ -19,7 +19,15 @@ use crate::{events, games, jackpots, tickets};
         games::by_number,
         games::list,
         games::close_current,
-        crate::balls::post_ball,
+        crate::ball_draw::balls::post_ball,
+        crate::ball_draw::faults::report,
+        crate::ball_draw::corrections::request_correction,
+        crate::ball_draw::corrections::approve,
+        crate::ball_draw::corrections::reject,
+        crate::ball_draw::record::draw_record,
+        crate::ball_draw::devices::list,
+        crate::ball_draw::devices::get_device,
+        crate::ball_draw::devices::return_to_service,
         crate::invalidation::invalidate,
         tickets::sale::sell,
         tickets::sale::quote,
@@ -74,7 +82,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(games::current)
     .service(games::close_current)
     .service(games::by_number)
-    .service(crate::balls::post_ball)
+    .service(crate::ball_draw::balls::post_ball)
+    .service(crate::ball_draw::faults::report)
+    .service(crate::ball_draw::corrections::request_correction)
+    .service(crate::ball_draw::corrections::approve)
+    .service(crate::ball_draw::corrections::reject)
+    .service(crate::ball_draw::record::draw_record)
+    .service(crate::ball_draw::devices::list)
+    .service(crate::ball_draw::devices::get_device)
+    .service(crate::ball_draw::devices::return_to_service)
     .service(crate::invalidation::invalidate)
     .service(games::list)
     .service(tickets::sale::quote)

@@ -32,6 +32,9 @@ pub enum Command {
     /// Work with rule sets: theoretical return, validation, the built-in rules.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Talk to a running server as a ball device, or draw by hand at a console (rule 10).
+    #[command(subcommand)]
+    Device(crate::device::DeviceCommand),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }
@@ -55,6 +58,11 @@ pub struct ServeArgs {
     /// Seconds between two drawn numbers on the displays (0 for none).
     #[arg(long, env = "KENO_REVEAL_INTERVAL", default_value_t = 1.0)]
     pub reveal_interval: f64,
+    /// Seconds a ball draw stays open to correction after its 20th ball before it is settled
+    /// (rule 10.1): time to compare the balls with the numbers shown. A correction asked in
+    /// that time holds settlement until it is approved or rejected.
+    #[arg(long, env = "KENO_BALL_CHECK", default_value_t = 0.0)]
+    pub ball_check: f64,
     /// Start of Keno gaming each day, local time (rule 16.1).
     #[arg(long, env = "KENO_DAY_START", default_value = "10:00")]
     pub keno_day_start: String,

@@ -70,7 +70,7 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         let next = web::block(move || -> anyhow::Result<Option<GameRow>> {
             let mut conn = s.db.conn()?;
             Ok(games::table
-                .filter(games::state.eq_any(["closed", "drawing", "drawn"]))
+                .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
                 .order(games::number)
                 .select(GameRow::as_select())
                 .first(&mut conn)
@@ -147,12 +147,35 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
             );
         }
     }
+    if game.source == "ball_device" {
+        // Rule 10.1: time to check the balls against the numbers shown before settling.
+        let drawn_at = game.drawn_at.unwrap_or_else(now_micros);
+        let check_until = drawn_at + state.settings.ball_check.as_micros() as i64;
+        let wait = check_until - now_micros();
+        if wait > 0 {
+            tokio::select! {
+                _ = state.drawer_wake.notified() => {}
+                _ = tokio::time::sleep(Duration::from_micros(wait as u64)) => {}
+            }
+            return Ok(());
+        }
+    }
     let s = state.clone();
     let settled = web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number)).await??;
-    if let Some(summary) = settled {
-        state.events.publish("game_settled", &summary);
-        let s = state.clone();
-        web::block(move || crate::jackpots::announce(&s)).await?;
+    match settled {
+        Some(summary) => {
+            state.events.publish("game_settled", &summary);
+            let s = state.clone();
+            web::block(move || crate::jackpots::announce(&s)).await?;
+        }
+        // Held by a correction waiting for its approvals, or changed meanwhile by a fault:
+        // looked at again when something happens, or in a second.
+        None => {
+            tokio::select! {
+                _ = state.drawer_wake.notified() => {}
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+        }
     }
     Ok(())
 }

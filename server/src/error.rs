@@ -47,6 +47,22 @@ impl ApiError {
         Self::refused(StatusCode::CONFLICT, code, message)
     }
 
+    /// The same refusal under another machine code, where one caller's contract names it so.
+    pub fn with_code_if(self, from: &str, to: &'static str) -> Self {
+        match self {
+            ApiError::Refused {
+                status,
+                code,
+                message,
+            } if code == from => ApiError::Refused {
+                status,
+                code: to,
+                message,
+            },
+            other => other,
+        }
+    }
+
     pub fn not_found(what: &str) -> Self {
         Self::refused(
             StatusCode::NOT_FOUND,

@@ -25,6 +25,8 @@ pub struct GameRow {
     pub closed_at: Option<i64>,
     pub drawn_at: Option<i64>,
     pub settled_at: Option<i64>,
+    pub draw_attempt: i32,
+    pub draw_mode: String,
 }
 
 /// A game as the API shows it.
@@ -45,6 +47,11 @@ pub struct Game {
     pub source: String,
     /// The numbers drawn so far, in the order drawn; only committed numbers (rule 10.1).
     pub drawn: Vec<u8>,
+    /// Which draw of the game this is: a void draw (rules 10.2, 10.4(c)) is drawn again.
+    pub draw_attempt: i32,
+    /// rng | device | manual: how the numbers of the current draw are entered; manual after
+    /// a fall-back or a stoppage (rule 10.4(b), (d)).
+    pub draw_mode: String,
 }
 
 impl Game {
@@ -60,6 +67,8 @@ impl Game {
             settled_at: row.settled_at.map(rfc3339),
             source: row.source,
             drawn,
+            draw_attempt: row.draw_attempt,
+            draw_mode: row.draw_mode,
         }
     }
 }
@@ -143,6 +152,12 @@ fn insert_next_game(
         closed_at: None,
         drawn_at: None,
         settled_at: None,
+        draw_attempt: 1,
+        draw_mode: match state.settings.draw_source {
+            crate::state::DrawSource::Rng => "rng",
+            crate::state::DrawSource::BallDevice => "device",
+        }
+        .into(),
     };
     diesel::insert_into(games::table)
         .values((
@@ -153,6 +168,7 @@ fn insert_next_game(
             games::rule_set.eq(&row.rule_set),
             games::opened_at.eq(row.opened_at),
             games::closes_at.eq(row.closes_at),
+            games::draw_mode.eq(&row.draw_mode),
         ))
         .execute(conn)?;
     Ok(Some(row))
@@ -260,43 +276,99 @@ pub async fn by_number(
 }
 
 #[derive(Deserialize, IntoParams)]
-pub struct Range {
+pub struct GameQuery {
     /// First game number (inclusive).
-    pub from: i64,
-    /// Last game number (inclusive); at most 1,000 games per request.
-    pub to: i64,
+    pub from: Option<i64>,
+    /// Last game number (inclusive); with `from`, at most 1,000 games apart.
+    pub to: Option<i64>,
+    /// Only games in these states, comma-separated (e.g. `closed,drawing,void`: the games
+    /// awaiting a draw).
+    pub state: Option<String>,
+    /// Only games of this Keno Day (YYYY-MM-DD, rule 1(d)).
+    pub keno_day: Option<String>,
+    /// At most this many games, the lowest numbers first (default and most: 1,000).
+    pub limit: Option<i64>,
 }
 
-/// Draw history: the games numbered `from` to `to`.
+const STATES: [&str; 7] = [
+    "open",
+    "closed",
+    "drawing",
+    "drawn",
+    "settled",
+    "void",
+    "invalidated",
+];
+
+/// Draw history: the games numbered `from` to `to`, lowest first, filtered by state and Keno
+/// Day.
 #[utoipa::path(
     tag = "games",
-    params(Range),
+    params(GameQuery),
     responses((status = 200, body = [Game]), (status = 400, body = crate::error::ErrorBody))
 )]
 #[get("/api/v1/games")]
 pub async fn list(
     state: web::Data<AppState>,
-    range: web::Query<Range>,
+    query: web::Query<GameQuery>,
 ) -> ApiResult<web::Json<Vec<Game>>> {
-    let Range { from, to } = range.into_inner();
-    if to
-        .checked_sub(from)
-        .is_none_or(|span| !(0..1000).contains(&span))
-    {
+    let q = query.into_inner();
+    let from = q.from.unwrap_or(i64::MIN);
+    let to = q.to.unwrap_or(i64::MAX);
+    if from > to || (q.from.is_some() && q.to.is_some() && to - from >= 1000) {
         return Err(ApiError::bad_request(
             "invalid_range",
             "give from <= to, at most 1,000 games apart",
         ));
     }
+    let limit = q.limit.unwrap_or(1000);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            "limit is 1 to 1,000 games",
+        ));
+    }
+    let states: Option<Vec<String>> = q
+        .state
+        .map(|list| list.split(',').map(|s| s.trim().to_string()).collect());
+    if let Some(bad) = states
+        .iter()
+        .flatten()
+        .find(|s| !STATES.contains(&s.as_str()))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_state",
+            format!("{bad:?} is not a game state: one of {}", STATES.join(", ")),
+        ));
+    }
+    if let Some(day) = &q.keno_day {
+        if chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err() {
+            return Err(ApiError::bad_request(
+                "invalid_keno_day",
+                format!("{day:?} is not a Keno Day: give YYYY-MM-DD"),
+            ));
+        }
+    }
     let games = web::block(move || -> ApiResult<Vec<Game>> {
         let mut conn = state.db.conn()?;
-        let rows: Vec<GameRow> = games::table
+        let mut rows = games::table
             .filter(games::number.between(from, to))
             .order(games::number)
+            .limit(limit)
             .select(GameRow::as_select())
-            .load(&mut conn)?;
+            .into_boxed();
+        if let Some(states) = states {
+            rows = rows.filter(games::state.eq_any(states));
+        }
+        if let Some(day) = q.keno_day {
+            rows = rows.filter(games::keno_day.eq(day));
+        }
+        let rows: Vec<GameRow> = rows.load(&mut conn)?;
+        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+            return Ok(Vec::new());
+        };
         let mut numbers: Vec<(i64, i32, i32)> = drawn_numbers::table
-            .filter(drawn_numbers::game.between(from, to))
+            .filter(drawn_numbers::game.between(first.number, last.number))
             .select((
                 drawn_numbers::game,
                 drawn_numbers::position,
@@ -307,9 +379,10 @@ pub async fn list(
         Ok(rows
             .into_iter()
             .map(|row| {
-                let drawn = numbers
+                let at = numbers.partition_point(|(g, _, _)| *g < row.number);
+                let drawn = numbers[at..]
                     .iter()
-                    .filter(|(g, _, _)| *g == row.number)
+                    .take_while(|(g, _, _)| *g == row.number)
                     .map(|(_, _, n)| *n as u8)
                     .collect();
                 Game::from_row(row, drawn)

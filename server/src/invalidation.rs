@@ -91,7 +91,7 @@ fn invalidate_in(
 ) -> ApiResult<Invalidation> {
     let row = find(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
     let changed = diesel::update(games::table.find(game))
-        .filter(games::state.eq_any(["closed", "drawing", "drawn"]))
+        .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
         .set(games::state.eq("invalidated"))
         .execute(conn)?;
     if changed != 1 {

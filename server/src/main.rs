@@ -2,10 +2,11 @@
 
 mod api;
 mod auth;
-mod balls;
+mod ball_draw;
 mod cli;
 mod clock;
 mod db;
+mod device;
 mod error;
 mod events;
 mod games;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
+        cli::Command::Device(cmd) => device::run(cmd),
         cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {

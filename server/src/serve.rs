@@ -25,6 +25,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             end: KenoHours::parse_time(&args.keno_day_end).map_err(anyhow::Error::msg)?,
         },
         draw_source: args.draw_source,
+        ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
+            .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
     };
     let db = Db::open(&args.database_url, args.pool_size)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;

@@ -42,10 +42,17 @@ pub fn settle(
 ) -> anyhow::Result<Option<SettledGame>> {
     let _turn = state.db.writer_turn();
     conn.transaction(|conn| {
-        let Some(game) = find(conn, number)? else {
+        // The game row held first: a fault, correction or invalidation of the game is then
+        // wholly before this settlement or finds the game settled.
+        let held = diesel::update(games::table.find(number))
+            .filter(games::state.eq("drawn"))
+            .set(games::state.eq(games::state))
+            .execute(conn)?;
+        let Some(game) = find(conn, number)?.filter(|_| held == 1) else {
             return Ok(None);
         };
-        if game.state != "drawn" {
+        // Rule 10.1: a correction waiting for its approvals may change the official record.
+        if crate::ball_draw::has_pending_correction(conn, number)? {
             return Ok(None);
         }
         // The rule set the game opened under settles it, for every ticket in it.

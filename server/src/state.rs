@@ -33,6 +33,8 @@ pub struct Settings {
     pub reveal_interval: Duration,
     pub hours: KenoHours,
     pub draw_source: DrawSource,
+    /// How long a ball draw stays open to correction after its 20th ball (rule 10.1).
+    pub ball_check: Duration,
 }
 
 pub struct AppState {

@@ -42,6 +42,8 @@ diesel::table! {
         closed_at -> Nullable<BigInt>,
         drawn_at -> Nullable<BigInt>,
         settled_at -> Nullable<BigInt>,
+        draw_attempt -> Integer,
+        draw_mode -> Text,
     }
 }
 
@@ -51,6 +53,7 @@ diesel::table! {
         position -> Integer,
         number -> Integer,
         drawn_at -> BigInt,
+        entered_by -> Nullable<Text>,
     }
 }
 
@@ -156,6 +159,71 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    draw_faults (id) {
+        id -> BigInt,
+        game -> BigInt,
+        attempt -> Integer,
+        kind -> Text,
+        number -> Nullable<Integer>,
+        device_id -> Nullable<Text>,
+        reason -> Text,
+        principal_id -> Text,
+        recorded_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    voided_balls (game, attempt, number) {
+        game -> BigInt,
+        attempt -> Integer,
+        number -> Integer,
+        position -> Integer,
+        drawn_at -> BigInt,
+        entered_by -> Nullable<Text>,
+        fault_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    draw_corrections (id) {
+        id -> BigInt,
+        game -> BigInt,
+        attempt -> Integer,
+        position -> Integer,
+        old_number -> Integer,
+        new_number -> Integer,
+        reason -> Text,
+        state -> Text,
+        requested_by -> Text,
+        requested_at -> BigInt,
+        supervisor_id -> Nullable<Text>,
+        supervisor_at -> Nullable<BigInt>,
+        inspector_id -> Nullable<Text>,
+        inspector_at -> Nullable<BigInt>,
+        closed_by -> Nullable<Text>,
+        closed_at -> Nullable<BigInt>,
+        close_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    device_holds (id) {
+        id -> BigInt,
+        device_id -> Text,
+        fault_id -> BigInt,
+        blocks_from_game -> BigInt,
+        opened_at -> BigInt,
+        supervisor_id -> Nullable<Text>,
+        supervisor_at -> Nullable<BigInt>,
+        supervisor_note -> Nullable<Text>,
+        inspector_id -> Nullable<Text>,
+        inspector_at -> Nullable<BigInt>,
+        inspector_note -> Nullable<Text>,
+        returned_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -169,4 +237,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     way_results,
     game_invalidations,
     ticket_refunds,
+    draw_faults,
+    voided_balls,
+    draw_corrections,
+    device_holds,
 );

@@ -1,0 +1,217 @@
+//! `POST /api/v1/games/{number}/balls`: a ball-drawing device feeds each ball as it falls
+//! (rules 3.2, 9.3, 10.1), or a supervisor enters the balls drawn by hand after a fall-back or
+//! a stoppage (10.4(b), (d)).
+//!
+//! With a ball device the balls are the official record (10.1): each is committed before it is
+//! shown, and the 20th distinct ball makes the game drawn, then settled. A ball that cannot be
+//! right (off the board, already drawn, for a game that is not being drawn, from a device out
+//! of service) is refused with a 4xx and nothing is stored.
+
+use actix_web::http::StatusCode;
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{board_number, devices, hold_ball_game, standing};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
+use crate::db::{now_micros, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ball {
+    /// The number on the ball, 1 to 80.
+    pub number: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BallTaken {
+    pub game: i64,
+    /// 1 to 20: the ball's place in the draw.
+    pub position: usize,
+    pub number: u8,
+    /// drawing, or drawn after the 20th ball.
+    pub state: String,
+    /// The numbers drawn so far, in order.
+    pub drawn: Vec<u8>,
+}
+
+/// Records the next ball drawn for a closed game: by its device, or by a supervisor once the
+/// draw is finished by hand.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number")),
+    request_body = Ball,
+    responses(
+        (status = 201, body = BallTaken, description = "Committed, then announced as number_drawn"),
+        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`: not 1 to 80"),
+        (status = 409, body = crate::error::ErrorBody, description = "`duplicate_ball`, `game_not_drawing` (open, drawn, settled...), `not_a_ball_game`, `earlier_game_not_drawn`, `device_out_of_service`, `another_device_drawing`, `manual_draw` (a device after a fall-back or stoppage), `device_draw` (a supervisor before one)"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/games/{number}/balls")]
+pub async fn post_ball(
+    state: web::Data<AppState>,
+    principal: Principal,
+    number: web::Path<i64>,
+    ball: web::Json<Ball>,
+) -> ApiResult<(web::Json<BallTaken>, StatusCode)> {
+    principal.require(&[Role::Device, Role::Supervisor])?;
+    let game = number.into_inner();
+    let n = board_number(ball.number)?;
+    let s = state.clone();
+    let taken = web::block(move || -> ApiResult<BallTaken> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| take_ball(conn, game, n, &principal))
+    })
+    .await??;
+    // Committed: now it may be shown (rule 10.1).
+    state.events.publish(
+        "number_drawn",
+        &serde_json::json!({ "game": game, "position": taken.position, "number": taken.number }),
+    );
+    if taken.state == "drawn" {
+        state.events.publish(
+            "game_drawn",
+            &serde_json::json!({ "game": game, "drawn": taken.drawn }),
+        );
+        state.drawer_wake.notify_one();
+    }
+    Ok((web::Json(taken), StatusCode::CREATED))
+}
+
+fn take_ball(
+    conn: &mut DbConnection,
+    game: i64,
+    n: i32,
+    principal: &Principal,
+) -> ApiResult<BallTaken> {
+    let row = hold_ball_game(conn, game, &["closed", "drawing", "void"]).map_err(|e| {
+        // A device hears one code for every game it cannot feed, settled or not.
+        e.with_code_if("already_settled", "game_not_drawing")
+    })?;
+    // Games are drawn in order: settlement carries each game's jackpot pools into the next.
+    let earlier: Option<i64> = games::table
+        .filter(games::number.lt(game))
+        .filter(games::state.eq_any(["closed", "drawing", "void"]))
+        .select(games::number)
+        .order(games::number)
+        .first(conn)
+        .optional()?;
+    if let Some(earlier) = earlier {
+        return Err(ApiError::conflict(
+            "earlier_game_not_drawn",
+            format!("game {earlier} is not drawn yet: games are drawn in order"),
+        ));
+    }
+    match (row.draw_mode.as_str(), principal.role) {
+        ("manual", Role::Supervisor) | ("device", Role::Device) => {}
+        ("manual", _) => {
+            return Err(ApiError::conflict(
+                "manual_draw",
+                format!(
+                    "game {game} is being finished by hand after a fall-back or stoppage \
+                     (rule 10.4(b), (d)): a supervisor enters its balls"
+                ),
+            ))
+        }
+        _ => {
+            return Err(ApiError::conflict(
+                "device_draw",
+                format!(
+                    "game {game} is drawn by a ball device; report a fall-back or a stoppage \
+                     (rule 10.4(b), (d)) before entering balls by hand"
+                ),
+            ))
+        }
+    }
+    let so_far = standing(conn, game)?;
+    if principal.role == Role::Device {
+        if let Some(hold) = devices::open_hold(conn, &principal.id, game)? {
+            return Err(ApiError::conflict(
+                "device_out_of_service",
+                format!(
+                    "this device is out of service since fault {} until a supervisor and an \
+                     inspector return it (rule 10.4(a), (c))",
+                    hold.fault_id
+                ),
+            ));
+        }
+        let mut others: Vec<&str> = so_far
+            .iter()
+            .filter_map(|b| b.entered_by.as_deref())
+            .filter(|by| *by != principal.id)
+            .collect();
+        others.dedup();
+        for other in others {
+            if is_device(conn, other)? {
+                return Err(ApiError::conflict(
+                    "another_device_drawing",
+                    format!("game {game}'s draw is being made by device {other}"),
+                ));
+            }
+        }
+    }
+    if so_far.iter().any(|b| b.number == n) {
+        return Err(ApiError::conflict(
+            "duplicate_ball",
+            format!("{n} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
+        ));
+    }
+    let broken: bool = diesel::select(diesel::dsl::exists(
+        voided_balls::table
+            .filter(voided_balls::game.eq(game))
+            .filter(voided_balls::attempt.eq(row.draw_attempt))
+            .filter(voided_balls::number.eq(n)),
+    ))
+    .get_result(conn)?;
+    if broken {
+        return Err(ApiError::conflict(
+            "duplicate_ball",
+            format!(
+                "{n} was voided as a broken ball in this draw of game {game}; it cannot be \
+                 drawn again in it (rule 10.4(a))"
+            ),
+        ));
+    }
+    let position = so_far.len() + 1;
+    let now = now_micros();
+    diesel::insert_into(drawn_numbers::table)
+        .values((
+            drawn_numbers::game.eq(game),
+            drawn_numbers::position.eq(position as i32),
+            drawn_numbers::number.eq(n),
+            drawn_numbers::drawn_at.eq(now),
+            drawn_numbers::entered_by.eq(&principal.id),
+        ))
+        .execute(conn)?;
+    let mut drawn: Vec<u8> = so_far.iter().map(|b| b.number as u8).collect();
+    drawn.push(n as u8);
+    let complete = position == keno_core::board::NUMBERS_DRAWN;
+    diesel::update(games::table.find(game))
+        .set((
+            games::state.eq(if complete { "drawn" } else { "drawing" }),
+            games::drawn_at.eq(complete.then_some(now)),
+        ))
+        .execute(conn)?;
+    Ok(BallTaken {
+        game,
+        position,
+        number: n as u8,
+        state: if complete { "drawn" } else { "drawing" }.into(),
+        drawn,
+    })
+}
+
+fn is_device(conn: &mut DbConnection, id: &str) -> QueryResult<bool> {
+    principals::table
+        .find(id)
+        .select(principals::role)
+        .first::<String>(conn)
+        .map(|role| role == "device")
+}

@@ -1,0 +1,428 @@
+//! Correcting a mis-transferred number (rule 10.1): with a ball device the numbers on the drawn
+//! balls are the official record, so a number the feed got wrong is set to the ball's. A
+//! supervisor or an inspector asks, with a reason; the other role approves with their own
+//! token; only then is the number changed. Until then the game is not settled, and once it is
+//! settled nothing can be corrected.
+
+use actix_web::http::StatusCode;
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{board_number, hold_ball_game, reason, standing};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectionRequest {
+    /// The place in the draw (1 to 20) of the number to correct.
+    pub position: i64,
+    /// The number on the ball.
+    pub number: i64,
+    pub reason: String,
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = draw_corrections)]
+pub struct CorrectionRow {
+    pub id: i64,
+    pub game: i64,
+    pub attempt: i32,
+    pub position: i32,
+    pub old_number: i32,
+    pub new_number: i32,
+    pub reason: String,
+    pub state: String,
+    pub requested_by: String,
+    pub requested_at: i64,
+    pub supervisor_id: Option<String>,
+    pub supervisor_at: Option<i64>,
+    pub inspector_id: Option<String>,
+    pub inspector_at: Option<i64>,
+    pub closed_by: Option<String>,
+    pub closed_at: Option<i64>,
+    pub close_reason: Option<String>,
+}
+
+/// A correction as the API shows it.
+#[derive(Serialize, ToSchema, Debug)]
+pub struct Correction {
+    pub id: i64,
+    pub game: i64,
+    pub attempt: i32,
+    pub position: i32,
+    pub old_number: i32,
+    pub new_number: i32,
+    pub reason: String,
+    /// pending (waiting for an approval) | applied | rejected
+    pub state: String,
+    pub requested_by: String,
+    pub requested_at: String,
+    pub supervisor: Option<String>,
+    pub supervisor_at: Option<String>,
+    pub inspector: Option<String>,
+    pub inspector_at: Option<String>,
+    pub closed_by: Option<String>,
+    pub closed_at: Option<String>,
+    pub close_reason: Option<String>,
+}
+
+impl From<CorrectionRow> for Correction {
+    fn from(r: CorrectionRow) -> Correction {
+        Correction {
+            id: r.id,
+            game: r.game,
+            attempt: r.attempt,
+            position: r.position,
+            old_number: r.old_number,
+            new_number: r.new_number,
+            reason: r.reason,
+            state: r.state,
+            requested_by: r.requested_by,
+            requested_at: rfc3339(r.requested_at),
+            supervisor: r.supervisor_id,
+            supervisor_at: r.supervisor_at.map(rfc3339),
+            inspector: r.inspector_id,
+            inspector_at: r.inspector_at.map(rfc3339),
+            closed_by: r.closed_by,
+            closed_at: r.closed_at.map(rfc3339),
+            close_reason: r.close_reason,
+        }
+    }
+}
+
+pub fn for_game(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<Correction>> {
+    let rows: Vec<CorrectionRow> = draw_corrections::table
+        .filter(draw_corrections::game.eq(game))
+        .order(draw_corrections::id)
+        .select(CorrectionRow::as_select())
+        .load(conn)?;
+    Ok(rows.into_iter().map(Correction::from).collect())
+}
+
+/// Asks to correct a number of a ball draw not yet settled; applied once a supervisor and an
+/// inspector have both approved (the asker's approval counts).
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number")),
+    request_body = CorrectionRequest,
+    responses(
+        (status = 201, body = Correction, description = "Pending: it needs the other role's approval"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `invalid_position`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_settled`, `not_a_ball_game` (the RNG's record is official), `game_not_drawing`, `duplicate_ball`, `correction_pending`, `no_change`"),
+        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/games/{number}/corrections")]
+pub async fn request_correction(
+    state: web::Data<AppState>,
+    principal: Principal,
+    number: web::Path<i64>,
+    request: web::Json<CorrectionRequest>,
+) -> ApiResult<(web::Json<Correction>, StatusCode)> {
+    principal.require(&[Role::Supervisor, Role::Inspector])?;
+    let game = number.into_inner();
+    let request = request.into_inner();
+    let why = reason(&request.reason)?;
+    let new_number = board_number(request.number)?;
+    let position = request.position;
+    let correction = web::block(move || -> ApiResult<CorrectionRow> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| ask(conn, game, position, new_number, &why, &principal))
+    })
+    .await??;
+    Ok((web::Json(correction.into()), StatusCode::CREATED))
+}
+
+fn ask(
+    conn: &mut DbConnection,
+    game: i64,
+    position: i64,
+    new_number: i32,
+    why: &str,
+    by: &Principal,
+) -> ApiResult<CorrectionRow> {
+    let row = hold_ball_game(conn, game, &["drawing", "drawn"])?;
+    let balls = standing(conn, game)?;
+    let Some(ball) = balls.iter().find(|b| i64::from(b.position) == position) else {
+        return Err(ApiError::bad_request(
+            "invalid_position",
+            format!(
+                "game {game} has {} numbers drawn: give a position from 1 to {}",
+                balls.len(),
+                balls.len()
+            ),
+        ));
+    };
+    check_new_number(conn, game, row.draw_attempt, ball.number, new_number)?;
+    let pending: bool = diesel::select(diesel::dsl::exists(
+        draw_corrections::table
+            .filter(draw_corrections::game.eq(game))
+            .filter(draw_corrections::position.eq(ball.position))
+            .filter(draw_corrections::state.eq("pending")),
+    ))
+    .get_result(conn)?;
+    if pending {
+        return Err(ApiError::conflict(
+            "correction_pending",
+            format!("a correction of position {position} of game {game} is already waiting"),
+        ));
+    }
+    let now = now_micros();
+    let (supervisor, inspector) = match by.role {
+        Role::Supervisor => (Some(&by.id), None),
+        _ => (None, Some(&by.id)),
+    };
+    Ok(per_backend!(conn, |c| diesel::insert_into(
+        draw_corrections::table
+    )
+    .values((
+        draw_corrections::game.eq(game),
+        draw_corrections::attempt.eq(row.draw_attempt),
+        draw_corrections::position.eq(ball.position),
+        draw_corrections::old_number.eq(ball.number),
+        draw_corrections::new_number.eq(new_number),
+        draw_corrections::reason.eq(why),
+        draw_corrections::state.eq("pending"),
+        draw_corrections::requested_by.eq(&by.id),
+        draw_corrections::requested_at.eq(now),
+        draw_corrections::supervisor_id.eq(supervisor),
+        draw_corrections::supervisor_at.eq(supervisor.map(|_| now)),
+        draw_corrections::inspector_id.eq(inspector),
+        draw_corrections::inspector_at.eq(inspector.map(|_| now)),
+    ))
+    .returning(CorrectionRow::as_returning())
+    .get_result(c))?)
+}
+
+/// The new number must be a ball that could be in this draw in place of the old one.
+fn check_new_number(
+    conn: &mut DbConnection,
+    game: i64,
+    attempt: i32,
+    old: i32,
+    new: i32,
+) -> ApiResult<()> {
+    if new == old {
+        return Err(ApiError::conflict(
+            "no_change",
+            format!("position already holds {new}"),
+        ));
+    }
+    if standing(conn, game)?.iter().any(|b| b.number == new) {
+        return Err(ApiError::conflict(
+            "duplicate_ball",
+            format!("{new} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
+        ));
+    }
+    let broken: bool = diesel::select(diesel::dsl::exists(
+        voided_balls::table
+            .filter(voided_balls::game.eq(game))
+            .filter(voided_balls::attempt.eq(attempt))
+            .filter(voided_balls::number.eq(new)),
+    ))
+    .get_result(conn)?;
+    if broken {
+        return Err(ApiError::conflict(
+            "duplicate_ball",
+            format!("{new} was voided as a broken ball in this draw (rule 10.4(a))"),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RejectRequest {
+    pub reason: String,
+}
+
+/// Approves a pending correction with the role it still needs; with both approvals it is
+/// applied to the official record.
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Correction id")),
+    responses(
+        (status = 200, body = Correction, description = "Applied"),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_approved` (it needs the other role), `correction_closed`, `already_settled`, `duplicate_ball`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/corrections/{id}/approve")]
+pub async fn approve(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<Correction>> {
+    principal.require(&[Role::Supervisor, Role::Inspector])?;
+    let id = id.into_inner();
+    let s = state.clone();
+    let applied = web::block(move || -> ApiResult<CorrectionRow> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| apply(conn, id, &principal))
+    })
+    .await??;
+    state.events.publish(
+        "number_corrected",
+        &serde_json::json!({
+            "game": applied.game,
+            "position": applied.position,
+            "old_number": applied.old_number,
+            "number": applied.new_number,
+        }),
+    );
+    // The game may now be settled.
+    state.drawer_wake.notify_one();
+    Ok(web::Json(applied.into()))
+}
+
+fn pending(conn: &mut DbConnection, id: i64) -> ApiResult<CorrectionRow> {
+    let row: CorrectionRow = draw_corrections::table
+        .find(id)
+        .select(CorrectionRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("correction"))?;
+    if row.state != "pending" {
+        return Err(ApiError::conflict(
+            "correction_closed",
+            format!("correction {id} is {}", row.state),
+        ));
+    }
+    Ok(row)
+}
+
+fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<CorrectionRow> {
+    let game = pending(conn, id)?.game;
+    // Held before the correction is read again: a settlement of the game is then wholly before
+    // (and the correction refused) or after (and settles the corrected number).
+    let held = hold_ball_game(conn, game, &["drawing", "drawn"])?;
+    let c = pending(conn, id)?;
+    let already = match by.role {
+        Role::Supervisor => c.supervisor_id.is_some(),
+        _ => c.inspector_id.is_some(),
+    };
+    if already {
+        let other = if by.role == Role::Supervisor {
+            "an inspector"
+        } else {
+            "a supervisor"
+        };
+        return Err(ApiError::conflict(
+            "already_approved",
+            format!(
+                "a {} has approved correction {id}; it needs {other} (rule 10.1)",
+                by.role.as_str()
+            ),
+        ));
+    }
+    let still = standing(conn, game)?
+        .iter()
+        .any(|b| b.position == c.position && b.number == c.old_number);
+    if c.attempt != held.draw_attempt || !still {
+        return Err(ApiError::conflict(
+            "correction_closed",
+            format!("the draw of game {game} changed since correction {id} was asked"),
+        ));
+    }
+    check_new_number(conn, game, c.attempt, c.old_number, c.new_number)?;
+    diesel::update(
+        drawn_numbers::table
+            .filter(drawn_numbers::game.eq(game))
+            .filter(drawn_numbers::position.eq(c.position)),
+    )
+    .set(drawn_numbers::number.eq(c.new_number))
+    .execute(conn)?;
+    let now = now_micros();
+    let target = draw_corrections::table.find(id);
+    match by.role {
+        Role::Supervisor => diesel::update(target)
+            .set((
+                draw_corrections::supervisor_id.eq(&by.id),
+                draw_corrections::supervisor_at.eq(now),
+            ))
+            .execute(conn)?,
+        _ => diesel::update(target)
+            .set((
+                draw_corrections::inspector_id.eq(&by.id),
+                draw_corrections::inspector_at.eq(now),
+            ))
+            .execute(conn)?,
+    };
+    diesel::update(target)
+        .set((
+            draw_corrections::state.eq("applied"),
+            draw_corrections::closed_by.eq(&by.id),
+            draw_corrections::closed_at.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(draw_corrections::table
+        .find(id)
+        .select(CorrectionRow::as_select())
+        .first(conn)?)
+}
+
+/// Rejects a pending correction, with a reason: the number stands as drawn.
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Correction id")),
+    request_body = RejectRequest,
+    responses(
+        (status = 200, body = Correction),
+        (status = 409, body = crate::error::ErrorBody, description = "`correction_closed`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/corrections/{id}/reject")]
+pub async fn reject(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    request: web::Json<RejectRequest>,
+) -> ApiResult<web::Json<Correction>> {
+    principal.require(&[Role::Supervisor, Role::Inspector])?;
+    let id = id.into_inner();
+    let why = reason(&request.reason)?;
+    let s = state.clone();
+    let rejected = web::block(move || -> ApiResult<CorrectionRow> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| {
+            pending(conn, id)?;
+            let changed = diesel::update(draw_corrections::table.find(id))
+                .filter(draw_corrections::state.eq("pending"))
+                .set((
+                    draw_corrections::state.eq("rejected"),
+                    draw_corrections::closed_by.eq(&principal.id),
+                    draw_corrections::closed_at.eq(now_micros()),
+                    draw_corrections::close_reason.eq(&why),
+                ))
+                .execute(conn)?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "correction_closed",
+                    format!("correction {id} is closed"),
+                ));
+            }
+            Ok(draw_corrections::table
+                .find(id)
+                .select(CorrectionRow::as_select())
+                .first(conn)?)
+        })
+    })
+    .await??;
+    state.drawer_wake.notify_one();
+    Ok(web::Json(rejected.into()))
+}

@@ -1,0 +1,270 @@
+//! Ball devices in and out of service (rule 10.4(a), (c)): after a spill a device draws
+//! nothing until it is rectified, after a broken ball nothing further until the ball is
+//! replaced; in both cases it is back in service once a supervisor and an inspector have each
+//! returned it, each with their own token.
+
+use actix_web::{get, post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Principal, Role};
+use crate::db::schema::{device_holds, draw_faults, principals};
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Queryable, Selectable, Debug)]
+#[diesel(table_name = device_holds)]
+pub struct HoldRow {
+    pub id: i64,
+    pub fault_id: i64,
+    pub blocks_from_game: i64,
+    pub opened_at: i64,
+    pub supervisor_id: Option<String>,
+    pub supervisor_at: Option<i64>,
+    pub supervisor_note: Option<String>,
+    pub inspector_id: Option<String>,
+    pub inspector_at: Option<i64>,
+    pub inspector_note: Option<String>,
+    pub returned_at: Option<i64>,
+}
+
+/// The hold that keeps `device` from drawing game `game`, if any.
+pub fn open_hold(conn: &mut DbConnection, device: &str, game: i64) -> QueryResult<Option<HoldRow>> {
+    device_holds::table
+        .filter(device_holds::device_id.eq(device))
+        .filter(device_holds::returned_at.is_null())
+        .filter(device_holds::blocks_from_game.le(game))
+        .order(device_holds::id)
+        .select(HoldRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// A hold on a device, as the API shows it.
+#[derive(Serialize, ToSchema, Debug)]
+pub struct Hold {
+    pub id: i64,
+    pub fault: i64,
+    /// broken_ball | spill
+    pub fault_kind: String,
+    /// The first game the device may not draw.
+    pub blocks_from_game: i64,
+    pub opened_at: String,
+    pub supervisor: Option<String>,
+    pub supervisor_at: Option<String>,
+    pub supervisor_note: Option<String>,
+    pub inspector: Option<String>,
+    pub inspector_at: Option<String>,
+    pub inspector_note: Option<String>,
+    pub returned_at: Option<String>,
+}
+
+#[derive(Serialize, ToSchema, Debug)]
+pub struct Device {
+    pub id: String,
+    pub name: String,
+    /// Whether no hold is open on it.
+    pub in_service: bool,
+    /// Its holds, open ones first, then the last returned ones.
+    pub holds: Vec<Hold>,
+}
+
+fn device(conn: &mut DbConnection, id: &str) -> ApiResult<Device> {
+    let name: Option<(String, String)> = principals::table
+        .find(id)
+        .select((principals::name, principals::role))
+        .first(conn)
+        .optional()?;
+    let Some((name, "device")) = name.as_ref().map(|(n, r)| (n.clone(), r.as_str())) else {
+        return Err(ApiError::not_found("device"));
+    };
+    let rows: Vec<(HoldRow, String)> = device_holds::table
+        .inner_join(draw_faults::table.on(draw_faults::id.eq(device_holds::fault_id)))
+        .filter(device_holds::device_id.eq(id))
+        .order((
+            device_holds::returned_at.is_not_null(),
+            device_holds::id.desc(),
+        ))
+        .limit(20)
+        .select((HoldRow::as_select(), draw_faults::kind))
+        .load(conn)?;
+    let holds: Vec<Hold> = rows
+        .into_iter()
+        .map(|(h, kind)| Hold {
+            id: h.id,
+            fault: h.fault_id,
+            fault_kind: kind,
+            blocks_from_game: h.blocks_from_game,
+            opened_at: rfc3339(h.opened_at),
+            supervisor: h.supervisor_id,
+            supervisor_at: h.supervisor_at.map(rfc3339),
+            supervisor_note: h.supervisor_note,
+            inspector: h.inspector_id,
+            inspector_at: h.inspector_at.map(rfc3339),
+            inspector_note: h.inspector_note,
+            returned_at: h.returned_at.map(rfc3339),
+        })
+        .collect();
+    Ok(Device {
+        id: id.to_string(),
+        name,
+        in_service: holds.iter().all(|h| h.returned_at.is_some()),
+        holds,
+    })
+}
+
+/// Every ball device and whether it is in service.
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    responses((status = 200, body = [Device]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/devices")]
+pub async fn list(
+    state: web::Data<AppState>,
+    principal: Principal,
+) -> ApiResult<web::Json<Vec<Device>>> {
+    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    let devices = web::block(move || -> ApiResult<Vec<Device>> {
+        let mut conn = state.db.conn()?;
+        let ids: Vec<String> = principals::table
+            .filter(principals::role.eq("device"))
+            .order(principals::id)
+            .select(principals::id)
+            .load(&mut conn)?;
+        ids.iter().map(|id| device(&mut conn, id)).collect()
+    })
+    .await??;
+    Ok(web::Json(devices))
+}
+
+/// One ball device: a device may read its own state (to wait until it is returned).
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "The device's principal id")),
+    responses((status = 200, body = Device), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/devices/{id}")]
+pub async fn get_device(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<String>,
+) -> ApiResult<web::Json<Device>> {
+    let id = id.into_inner();
+    if principal.id != id {
+        principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    }
+    let found =
+        web::block(move || -> ApiResult<Device> { device(&mut *state.db.conn()?, &id) }).await??;
+    Ok(web::Json(found))
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReturnRequest {
+    /// What was rectified or replaced, for the record.
+    pub note: Option<String>,
+}
+
+/// A supervisor's or an inspector's approval to return a device to service; the device is back
+/// once both have approved every open hold on it.
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "The device's principal id")),
+    request_body = ReturnRequest,
+    responses(
+        (status = 200, body = Device),
+        (status = 409, body = crate::error::ErrorBody, description = "`device_in_service` (no open hold), `already_approved` (this role has approved: the other must)"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/devices/{id}/return")]
+pub async fn return_to_service(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<String>,
+    request: web::Json<ReturnRequest>,
+) -> ApiResult<web::Json<Device>> {
+    principal.require(&[Role::Supervisor, Role::Inspector])?;
+    let id = id.into_inner();
+    let note = request
+        .into_inner()
+        .note
+        .map(|n| n.trim().chars().take(500).collect::<String>())
+        .filter(|n| !n.is_empty());
+    let s = state.clone();
+    let (device, returned) = web::block(move || -> ApiResult<(Device, bool)> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| approve_return(conn, &id, &principal, note.as_deref()))
+    })
+    .await??;
+    if returned {
+        state.events.publish(
+            "device_returned",
+            &serde_json::json!({ "device": device.id, "name": device.name }),
+        );
+    }
+    Ok(web::Json(device))
+}
+
+fn approve_return(
+    conn: &mut DbConnection,
+    id: &str,
+    by: &Principal,
+    note: Option<&str>,
+) -> ApiResult<(Device, bool)> {
+    let before = device(conn, id)?;
+    let open = device_holds::table
+        .filter(device_holds::device_id.eq(id))
+        .filter(device_holds::returned_at.is_null());
+    if before.in_service {
+        return Err(ApiError::conflict(
+            "device_in_service",
+            format!("device {id} is in service: no fault holds it"),
+        ));
+    }
+    let now = now_micros();
+    let approved = match by.role {
+        Role::Supervisor => diesel::update(open.filter(device_holds::supervisor_id.is_null()))
+            .set((
+                device_holds::supervisor_id.eq(&by.id),
+                device_holds::supervisor_at.eq(now),
+                device_holds::supervisor_note.eq(note),
+            ))
+            .execute(conn)?,
+        _ => diesel::update(open.filter(device_holds::inspector_id.is_null()))
+            .set((
+                device_holds::inspector_id.eq(&by.id),
+                device_holds::inspector_at.eq(now),
+                device_holds::inspector_note.eq(note),
+            ))
+            .execute(conn)?,
+    };
+    if approved == 0 {
+        let other = if by.role == Role::Supervisor {
+            "an inspector"
+        } else {
+            "a supervisor"
+        };
+        return Err(ApiError::conflict(
+            "already_approved",
+            format!(
+                "a {} has approved returning device {id}; it now needs {other}",
+                by.role.as_str()
+            ),
+        ));
+    }
+    let returned = diesel::update(
+        open.filter(device_holds::supervisor_id.is_not_null())
+            .filter(device_holds::inspector_id.is_not_null()),
+    )
+    .set(device_holds::returned_at.eq(now))
+    .execute(conn)?;
+    let after = device(conn, id)?;
+    Ok((after, returned > 0))
+}

@@ -1,0 +1,303 @@
+//! `POST /api/v1/games/{number}/faults`: the device or a supervisor reports a fault of rule 10,
+//! and the draw takes the path the rule sets for it.
+//!
+//! | kind | rule | what follows |
+//! | --- | --- | --- |
+//! | `short_of_balls` | 10.2 | the draw is void; a new draw starts |
+//! | `broken_ball` | 10.4(a) | that number is void, one more ball is drawn; the device draws no further game until the ball is replaced before an inspector |
+//! | `fall_back` | 10.4(b) | the balls drawn stand; the rest are drawn by hand |
+//! | `spill` | 10.4(c) | the draw is void; the device is out of service until a supervisor and an inspector return it |
+//! | `stoppage` | 10.4(d) | the draw is finished by hand |
+
+use actix_web::http::StatusCode;
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{hold_ball_game, lapse_pending_corrections, reason, standing, void_ball, void_draw};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{device_holds, draw_faults, games, principals};
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::games::{load, Game, GameRow};
+use crate::state::AppState;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// Fewer than 80 balls in the device at the start of the draw (rule 10.2).
+    ShortOfBalls,
+    /// A ball broke and a piece of it was drawn (rule 10.4(a)); give its `number`.
+    BrokenBall,
+    /// Drawn balls fell back into the device before the draw was complete (rule 10.4(b)).
+    FallBack,
+    /// A ball or balls spilled from the device (rule 10.4(c)).
+    Spill,
+    /// The device stopped during the draw (rule 10.4(d)).
+    Stoppage,
+}
+
+impl FaultKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::ShortOfBalls => "short_of_balls",
+            FaultKind::BrokenBall => "broken_ball",
+            FaultKind::FallBack => "fall_back",
+            FaultKind::Spill => "spill",
+            FaultKind::Stoppage => "stoppage",
+        }
+    }
+
+    /// The game states in which the fault can happen.
+    fn states(self) -> &'static [&'static str] {
+        match self {
+            // Found at the start or later, up to settlement: the draw is void either way.
+            FaultKind::ShortOfBalls | FaultKind::Spill => &["closed", "drawing", "drawn", "void"],
+            FaultKind::BrokenBall => &["drawing", "drawn"],
+            FaultKind::FallBack => &["drawing"],
+            FaultKind::Stoppage => &["closed", "drawing", "void"],
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FaultReport {
+    pub kind: FaultKind,
+    /// The broken ball's number (`broken_ball` only).
+    pub number: Option<i64>,
+    /// The device at fault, when a supervisor reports it and no ball of the draw says which.
+    pub device: Option<String>,
+    /// What happened, for the inspectors.
+    pub reason: String,
+}
+
+/// A recorded fault.
+#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+#[diesel(table_name = draw_faults)]
+pub struct FaultRow {
+    pub id: i64,
+    pub game: i64,
+    /// The draw of the game the fault happened in.
+    pub attempt: i32,
+    pub kind: String,
+    pub number: Option<i32>,
+    pub device_id: Option<String>,
+    pub reason: String,
+    /// Who reported it.
+    pub principal_id: String,
+    #[serde(skip)]
+    pub recorded_at: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FaultRecorded {
+    pub fault: FaultRow,
+    pub recorded_at: String,
+    /// Whether the device is now out of service (rule 10.4(a), (c)).
+    pub device_out_of_service: bool,
+    /// The game after the fault.
+    pub game: Game,
+}
+
+/// Reports a fault of the ball draw (rules 10.2, 10.4).
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number")),
+    request_body = FaultReport,
+    responses(
+        (status = 201, body = FaultRecorded),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `number_required`, `device_required`, `not_a_device`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`not_a_ball_game`, `game_not_drawing`, `already_settled`, `not_drawn` (the broken ball is not in the draw)"),
+        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/games/{number}/faults")]
+pub async fn report(
+    state: web::Data<AppState>,
+    principal: Principal,
+    number: web::Path<i64>,
+    report: web::Json<FaultReport>,
+) -> ApiResult<(web::Json<FaultRecorded>, StatusCode)> {
+    principal.require(&[Role::Device, Role::Supervisor])?;
+    let game = number.into_inner();
+    let report = report.into_inner();
+    let why = reason(&report.reason)?;
+    let number = match (report.kind, report.number) {
+        (FaultKind::BrokenBall, Some(n)) => Some(super::board_number(n)?),
+        (FaultKind::BrokenBall, None) => {
+            return Err(ApiError::bad_request(
+                "number_required",
+                "give the number of the broken ball (rule 10.4(a))",
+            ))
+        }
+        (_, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "a number is given only for a broken ball",
+            ))
+        }
+        (_, None) => None,
+    };
+    let s = state.clone();
+    let recorded = web::block(move || -> ApiResult<FaultRecorded> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| {
+            record(
+                conn,
+                game,
+                report.kind,
+                number,
+                report.device,
+                &why,
+                &principal,
+            )
+        })
+    })
+    .await??;
+    state.events.publish(
+        "draw_fault",
+        &serde_json::json!({
+            "game": game,
+            "fault": recorded.fault.id,
+            "kind": recorded.fault.kind,
+            "number": recorded.fault.number,
+            "reason": recorded.fault.reason,
+            "state": recorded.game.state,
+            "draw_attempt": recorded.game.draw_attempt,
+            "draw_mode": recorded.game.draw_mode,
+            "drawn": recorded.game.drawn,
+        }),
+    );
+    Ok((web::Json(recorded), StatusCode::CREATED))
+}
+
+fn record(
+    conn: &mut DbConnection,
+    game: i64,
+    kind: FaultKind,
+    number: Option<i32>,
+    device: Option<String>,
+    why: &str,
+    by: &Principal,
+) -> ApiResult<FaultRecorded> {
+    let row = hold_ball_game(conn, game, kind.states())?;
+    let device = device_at_fault(conn, &row, kind, number, device, by)?;
+    let now = now_micros();
+    let fault = per_backend!(conn, |c| diesel::insert_into(draw_faults::table)
+        .values((
+            draw_faults::game.eq(game),
+            draw_faults::attempt.eq(row.draw_attempt),
+            draw_faults::kind.eq(kind.as_str()),
+            draw_faults::number.eq(number),
+            draw_faults::device_id.eq(&device),
+            draw_faults::reason.eq(why),
+            draw_faults::principal_id.eq(&by.id),
+            draw_faults::recorded_at.eq(now),
+        ))
+        .returning(FaultRow::as_returning())
+        .get_result(c))?;
+    lapse_pending_corrections(conn, game, &by.id, "the draw changed: a fault was reported")?;
+    // Which device is taken out of service, and from which game on.
+    let hold_from = match kind {
+        FaultKind::ShortOfBalls => {
+            void_draw(conn, &row, fault.id)?;
+            None
+        }
+        FaultKind::BrokenBall => {
+            void_ball(conn, &row, number.expect("checked"), fault.id)?;
+            // The draw in progress is completed; no further draw before the ball is replaced.
+            Some(game + 1)
+        }
+        FaultKind::Spill => {
+            void_draw(conn, &row, fault.id)?;
+            Some(game)
+        }
+        FaultKind::FallBack | FaultKind::Stoppage => {
+            diesel::update(games::table.find(game))
+                .set(games::draw_mode.eq("manual"))
+                .execute(conn)?;
+            None
+        }
+    };
+    let out_of_service = match (hold_from, &device) {
+        (Some(from), Some(device)) => {
+            diesel::insert_into(device_holds::table)
+                .values((
+                    device_holds::device_id.eq(device),
+                    device_holds::fault_id.eq(fault.id),
+                    device_holds::blocks_from_game.eq(from),
+                    device_holds::opened_at.eq(now),
+                ))
+                .execute(conn)?;
+            true
+        }
+        _ => false,
+    };
+    Ok(FaultRecorded {
+        recorded_at: rfc3339(fault.recorded_at),
+        fault,
+        device_out_of_service: out_of_service,
+        game: load(conn, game)?.expect("the held game exists"),
+    })
+}
+
+/// The device a fault is charged to: the reporting device; or the one a supervisor names; or
+/// the one that drew the broken ball, or the draw's balls. A spill must name one, since it
+/// takes the device out of service.
+fn device_at_fault(
+    conn: &mut DbConnection,
+    game: &GameRow,
+    kind: FaultKind,
+    number: Option<i32>,
+    named: Option<String>,
+    by: &Principal,
+) -> ApiResult<Option<String>> {
+    if by.role == Role::Device {
+        return Ok(Some(by.id.clone()));
+    }
+    if let Some(named) = named {
+        let role: Option<String> = principals::table
+            .find(&named)
+            .select(principals::role)
+            .first(conn)
+            .optional()?;
+        if role.as_deref() != Some("device") {
+            return Err(ApiError::bad_request(
+                "not_a_device",
+                format!("{named} is not a ball device"),
+            ));
+        }
+        return Ok(Some(named));
+    }
+    let balls = standing(conn, game.number)?;
+    let pick = |b: &&super::StandingBall| match kind {
+        FaultKind::BrokenBall => Some(b.number) == number,
+        _ => true,
+    };
+    let mut device = None;
+    for ball in balls.iter().filter(pick) {
+        if let Some(by) = &ball.entered_by {
+            let role: String = principals::table
+                .find(by)
+                .select(principals::role)
+                .first(conn)?;
+            if role == "device" {
+                device = Some(by.clone());
+                break;
+            }
+        }
+    }
+    if device.is_none() && kind == FaultKind::Spill {
+        return Err(ApiError::bad_request(
+            "device_required",
+            "name the device that spilled (`device`): it is out of service until returned \
+             (rule 10.4(c))",
+        ));
+    }
+    Ok(device)
+}

@@ -1,0 +1,215 @@
+//! Drawing with a ball machine (rules 3.2, 9.3, 10): the device's feed, the faults of rule 10
+//! and their consequences, corrections of a mis-transferred number with two approvals, devices
+//! out of service, and the draw's full record for an inspector.
+//!
+//! `drawn_numbers` holds the standing numbers of a game's current draw, positions 1 to k with
+//! no gaps, so that settlement, tickets and displays read one official record (10.1). What a
+//! fault takes out of that record moves to `voided_balls`, never deleted; the fault itself, the
+//! corrections and the holds on a device each keep who, when and why.
+
+pub mod balls;
+pub mod corrections;
+pub mod devices;
+pub mod faults;
+pub mod record;
+
+use actix_web::http::StatusCode;
+use diesel::prelude::*;
+
+use crate::db::schema::{draw_corrections, drawn_numbers, games, voided_balls};
+use crate::db::{now_micros, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::games::{find, GameRow};
+
+/// A standing ball of the current draw.
+#[derive(Queryable, Selectable, Clone, Debug)]
+#[diesel(table_name = drawn_numbers)]
+pub struct StandingBall {
+    pub position: i32,
+    pub number: i32,
+    pub drawn_at: i64,
+    pub entered_by: Option<String>,
+}
+
+pub fn standing(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<StandingBall>> {
+    drawn_numbers::table
+        .filter(drawn_numbers::game.eq(game))
+        .order(drawn_numbers::position)
+        .select(StandingBall::as_select())
+        .load(conn)
+}
+
+/// The game drawn by a ball device, held for the rest of the transaction: a settlement, an
+/// invalidation, a ball or a fault of the same game is then wholly before or after this one.
+/// Refused unless the game is in one of `states`: `already_settled` once it is settled, else
+/// `game_not_drawing`.
+pub fn hold_ball_game(conn: &mut DbConnection, game: i64, states: &[&str]) -> ApiResult<GameRow> {
+    let row = find(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+    if row.source != "ball_device" {
+        // Rule 10.1: with the RNG the computer's record is the official one; it has no balls.
+        return Err(ApiError::conflict(
+            "not_a_ball_game",
+            format!("game {game} is drawn by the random number generator, not a ball device"),
+        ));
+    }
+    let held = diesel::update(games::table.find(game))
+        .filter(games::state.eq_any(states))
+        .set(games::state.eq(games::state))
+        .execute(conn)?;
+    if held != 1 {
+        let code = if row.state == "settled" {
+            "already_settled"
+        } else {
+            "game_not_drawing"
+        };
+        return Err(ApiError::conflict(
+            code,
+            format!(
+                "game {game} is {}: this is possible only while it is {}",
+                row.state,
+                states.join(" or ")
+            ),
+        ));
+    }
+    // Read again under the hold: what was read before it may have changed meanwhile.
+    Ok(find(conn, game)?.expect("the held game exists"))
+}
+
+/// Moves balls out of the official record into `voided_balls`, with the fault that voided them.
+fn void_balls(
+    conn: &mut DbConnection,
+    game: &GameRow,
+    balls: &[StandingBall],
+    fault_id: i64,
+) -> QueryResult<()> {
+    for ball in balls {
+        diesel::insert_into(voided_balls::table)
+            .values((
+                voided_balls::game.eq(game.number),
+                voided_balls::attempt.eq(game.draw_attempt),
+                voided_balls::number.eq(ball.number),
+                voided_balls::position.eq(ball.position),
+                voided_balls::drawn_at.eq(ball.drawn_at),
+                voided_balls::entered_by.eq(&ball.entered_by),
+                voided_balls::fault_id.eq(fault_id),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// The whole draw is void (rules 10.2, 10.4(c)): its balls leave the record, the game waits
+/// for a new draw (state `void`) by a device unless a supervisor reports that it cannot run.
+pub fn void_draw(conn: &mut DbConnection, game: &GameRow, fault_id: i64) -> QueryResult<()> {
+    let balls = standing(conn, game.number)?;
+    void_balls(conn, game, &balls, fault_id)?;
+    diesel::delete(drawn_numbers::table.filter(drawn_numbers::game.eq(game.number)))
+        .execute(conn)?;
+    diesel::update(games::table.find(game.number))
+        .set((
+            games::state.eq("void"),
+            games::draw_attempt.eq(game.draw_attempt + 1),
+            games::draw_mode.eq("device"),
+            games::drawn_at.eq(None::<i64>),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// One ball is void (rule 10.4(a)): it leaves the record, the balls after it move up one place,
+/// and the draw needs one more ball.
+pub fn void_ball(
+    conn: &mut DbConnection,
+    game: &GameRow,
+    number: i32,
+    fault_id: i64,
+) -> ApiResult<()> {
+    let balls = standing(conn, game.number)?;
+    let Some(at) = balls.iter().position(|b| b.number == number) else {
+        return Err(ApiError::conflict(
+            "not_drawn",
+            format!(
+                "{number} is not among the numbers drawn in game {}",
+                game.number
+            ),
+        ));
+    };
+    void_balls(conn, game, &balls[at..=at], fault_id)?;
+    // Delete and write again rather than shift in place: PostgreSQL checks the (game,
+    // position) key row by row, so an in-place shift can collide with itself.
+    diesel::delete(
+        drawn_numbers::table
+            .filter(drawn_numbers::game.eq(game.number))
+            .filter(drawn_numbers::position.ge(balls[at].position)),
+    )
+    .execute(conn)?;
+    for ball in &balls[at + 1..] {
+        diesel::insert_into(drawn_numbers::table)
+            .values((
+                drawn_numbers::game.eq(game.number),
+                drawn_numbers::position.eq(ball.position - 1),
+                drawn_numbers::number.eq(ball.number),
+                drawn_numbers::drawn_at.eq(ball.drawn_at),
+                drawn_numbers::entered_by.eq(&ball.entered_by),
+            ))
+            .execute(conn)?;
+    }
+    diesel::update(games::table.find(game.number))
+        .set((games::state.eq("drawing"), games::drawn_at.eq(None::<i64>)))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A fault changes the record a pending correction was asked against: it lapses, recorded.
+pub fn lapse_pending_corrections(
+    conn: &mut DbConnection,
+    game: i64,
+    by: &str,
+    why: &str,
+) -> QueryResult<usize> {
+    diesel::update(draw_corrections::table)
+        .filter(draw_corrections::game.eq(game))
+        .filter(draw_corrections::state.eq("pending"))
+        .set((
+            draw_corrections::state.eq("rejected"),
+            draw_corrections::closed_by.eq(by),
+            draw_corrections::closed_at.eq(now_micros()),
+            draw_corrections::close_reason.eq(why),
+        ))
+        .execute(conn)
+}
+
+/// Whether game `game` has a correction waiting for its approvals: it is not settled until
+/// the correction is applied or rejected (rule 10.1).
+pub fn has_pending_correction(conn: &mut DbConnection, game: i64) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        draw_corrections::table
+            .filter(draw_corrections::game.eq(game))
+            .filter(draw_corrections::state.eq("pending")),
+    ))
+    .get_result(conn)
+}
+
+/// A free-text reason, required for every fault, correction and rejection.
+pub fn reason(text: &str) -> ApiResult<String> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > 500 {
+        return Err(ApiError::bad_request(
+            "invalid_reason",
+            "say why (1 to 500 characters): it is recorded for the inspectors",
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// A number on the board, or a 422.
+pub fn board_number(n: i64) -> ApiResult<i32> {
+    match n {
+        1..=80 => Ok(n as i32),
+        _ => Err(ApiError::refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_number",
+            format!("{n} is not on the board: balls are numbered 1 to 80 (rule 3.2)"),
+        )),
+    }
+}

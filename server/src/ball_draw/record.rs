@@ -1,0 +1,133 @@
+//! `GET /api/v1/games/{number}/draw-record`: everything about how a game was drawn, for an
+//! inspector or an auditor: each standing ball and who entered it, each voided ball, each fault
+//! and each correction (rule 10).
+
+use actix_web::{get, web};
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::corrections::{for_game, Correction};
+use super::faults::FaultRow;
+use super::standing;
+use crate::auth::{Principal, Role};
+use crate::db::rfc3339;
+use crate::db::schema::{draw_faults, voided_balls};
+use crate::error::{ApiError, ApiResult};
+use crate::games::{load, Game};
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema, Debug)]
+pub struct BallEntry {
+    pub position: i32,
+    pub number: i32,
+    pub drawn_at: String,
+    /// The device or supervisor that entered it (none for the RNG).
+    pub entered_by: Option<String>,
+}
+
+#[derive(Serialize, ToSchema, Debug)]
+pub struct VoidedBall {
+    pub attempt: i32,
+    pub position: i32,
+    pub number: i32,
+    pub drawn_at: String,
+    pub entered_by: Option<String>,
+    /// The fault that voided it.
+    pub fault: i64,
+}
+
+#[derive(Serialize, ToSchema, Debug)]
+pub struct Fault {
+    #[serde(flatten)]
+    pub row: FaultRow,
+    pub recorded_at: String,
+}
+
+#[derive(Serialize, ToSchema, Debug)]
+pub struct DrawRecord {
+    pub game: Game,
+    /// The official record: the standing balls of the current draw (rule 10.1).
+    pub balls: Vec<BallEntry>,
+    pub voided: Vec<VoidedBall>,
+    pub faults: Vec<Fault>,
+    pub corrections: Vec<Correction>,
+}
+
+/// The full record of a game's draw: balls, voided balls, faults and corrections.
+#[utoipa::path(
+    tag = "draw",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number")),
+    responses((status = 200, body = DrawRecord), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/games/{number}/draw-record")]
+pub async fn draw_record(
+    state: web::Data<AppState>,
+    principal: Principal,
+    number: web::Path<i64>,
+) -> ApiResult<web::Json<DrawRecord>> {
+    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    let game = number.into_inner();
+    let record = web::block(move || -> ApiResult<DrawRecord> {
+        let mut conn = state.db.conn()?;
+        // One snapshot of the whole record.
+        conn.transaction(|conn| {
+            let shown = load(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+            let balls = standing(conn, game)?
+                .into_iter()
+                .map(|b| BallEntry {
+                    position: b.position,
+                    number: b.number,
+                    drawn_at: rfc3339(b.drawn_at),
+                    entered_by: b.entered_by,
+                })
+                .collect();
+            type Voided = (i32, i32, i32, i64, Option<String>, i64);
+            let voided: Vec<Voided> = voided_balls::table
+                .filter(voided_balls::game.eq(game))
+                .order((voided_balls::attempt, voided_balls::drawn_at))
+                .select((
+                    voided_balls::attempt,
+                    voided_balls::position,
+                    voided_balls::number,
+                    voided_balls::drawn_at,
+                    voided_balls::entered_by,
+                    voided_balls::fault_id,
+                ))
+                .load(conn)?;
+            let faults: Vec<FaultRow> = draw_faults::table
+                .filter(draw_faults::game.eq(game))
+                .order(draw_faults::id)
+                .select(FaultRow::as_select())
+                .load(conn)?;
+            Ok(DrawRecord {
+                game: shown,
+                balls,
+                voided: voided
+                    .into_iter()
+                    .map(
+                        |(attempt, position, number, drawn_at, entered_by, fault)| VoidedBall {
+                            attempt,
+                            position,
+                            number,
+                            drawn_at: rfc3339(drawn_at),
+                            entered_by,
+                            fault,
+                        },
+                    )
+                    .collect(),
+                faults: faults
+                    .into_iter()
+                    .map(|row| Fault {
+                        recorded_at: rfc3339(row.recorded_at),
+                        row,
+                    })
+                    .collect(),
+                corrections: for_game(conn, game)?,
+            })
+        })
+    })
+    .await??;
+    Ok(web::Json(record))
+}

@@ -1,0 +1,374 @@
+//! A simulated ball machine: 80 balls, one drawn every `--pace` seconds and posted to the
+//! server, each fault of rule 10 on demand. It keeps going through what a real device meets:
+//! a server restarted mid-draw (it goes on from the server's last committed ball, rule 10.3), a
+//! lost answer (it asks the server whether the ball was taken before sending it again), a draw
+//! voided (it refills and draws again), being taken out of service (it waits to be returned).
+
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+use getrandom::SysRng;
+use keno_core::random::uniform_below;
+use rand_core::UnwrapErr;
+use serde_json::{json, Value};
+
+use super::client::{game_awaiting_draw, Api, CallError};
+use super::Connection;
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    /// Seconds between two balls (a ball machine draws one every second or two).
+    #[arg(long, default_value_t = 1.5)]
+    pub pace: f64,
+    /// Stop after drawing this many games (default: keep drawing).
+    #[arg(long)]
+    pub games: Option<u32>,
+    /// Stop when no game has waited for a draw for this many seconds (default: wait forever).
+    #[arg(long)]
+    pub idle_exit: Option<f64>,
+    /// Inject a fault: KIND@BALLS[/GAME], after BALLS balls of the GAME-th game this run draws
+    /// (default the first). KIND: short-of-balls (10.2), broken-ball (10.4(a): the last ball
+    /// drawn), fall-back (10.4(b)), spill (10.4(c)), stoppage (10.4(d)), or mis-transfer (the
+    /// next ball is sent as a different number, for a correction under 10.1). Repeatable.
+    #[arg(long = "fault", value_name = "KIND@BALLS[/GAME]")]
+    pub faults: Vec<FaultPlan>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Injected {
+    ShortOfBalls,
+    BrokenBall,
+    FallBack,
+    Spill,
+    Stoppage,
+    MisTransfer,
+}
+
+#[derive(Clone, Debug)]
+pub struct FaultPlan {
+    kind: Injected,
+    after_balls: usize,
+    game: u32,
+}
+
+impl FromStr for FaultPlan {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<FaultPlan, String> {
+        let (kind, at) = s
+            .split_once('@')
+            .ok_or_else(|| format!("{s:?}: give KIND@BALLS, e.g. broken-ball@5"))?;
+        let kind = match kind {
+            "short-of-balls" => Injected::ShortOfBalls,
+            "broken-ball" => Injected::BrokenBall,
+            "fall-back" => Injected::FallBack,
+            "spill" => Injected::Spill,
+            "stoppage" => Injected::Stoppage,
+            "mis-transfer" => Injected::MisTransfer,
+            other => {
+                return Err(format!(
+                    "{other:?} is not a fault: short-of-balls, broken-ball, fall-back, spill, \
+                     stoppage or mis-transfer"
+                ))
+            }
+        };
+        let (balls, game) = match at.split_once('/') {
+            Some((balls, game)) => (balls, game),
+            None => (at, "1"),
+        };
+        let after_balls: usize = balls
+            .parse()
+            .ok()
+            .filter(|b| *b < 20)
+            .ok_or_else(|| format!("{balls:?}: the fault comes after 0 to 19 balls"))?;
+        let game: u32 = game
+            .parse()
+            .ok()
+            .filter(|g| *g >= 1)
+            .ok_or_else(|| format!("{game:?}: the game is counted from 1"))?;
+        if kind == Injected::BrokenBall && after_balls == 0 {
+            return Err("a broken ball comes after at least one ball".into());
+        }
+        Ok(FaultPlan {
+            kind,
+            after_balls,
+            game,
+        })
+    }
+}
+
+struct Machine {
+    api: Api,
+    me: String,
+    pace: Duration,
+    plans: Vec<FaultPlan>,
+}
+
+/// How a game's draw ended for the device.
+enum Outcome {
+    /// 20 balls: the game is drawn.
+    Drawn,
+    /// Not this device's to finish now: voided, handed to manual entry, out of service.
+    Left,
+}
+
+pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    let api = Api::new(&args.connection.server, &args.connection.token);
+    let me = wait_for(|| api.get("/api/v1/principals/me"))?;
+    if me["role"] != "device" {
+        anyhow::bail!("the token is a {}'s, not a ball device's", me["role"]);
+    }
+    let me = me["id"]
+        .as_str()
+        .context("the principal has an id")?
+        .to_string();
+    let mut machine = Machine {
+        api,
+        me,
+        pace: Duration::try_from_secs_f64(args.pace).context("--pace is 0 or more seconds")?,
+        plans: args.faults,
+    };
+    let mut drawn_games = 0u32;
+    let mut idle_since = Instant::now();
+    let mut last_wait_note = String::new();
+    loop {
+        if args.games.is_some_and(|n| drawn_games >= n) {
+            return Ok(ExitCode::SUCCESS);
+        }
+        let game = match wait_for(|| game_awaiting_draw(&machine.api))? {
+            Some(game) if game["source"] == "ball_device" => game,
+            _ => {
+                if args
+                    .idle_exit
+                    .is_some_and(|s| idle_since.elapsed().as_secs_f64() > s)
+                {
+                    println!("no game to draw: stopping");
+                    return Ok(ExitCode::SUCCESS);
+                }
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+        };
+        idle_since = Instant::now();
+        let number = game["number"].as_i64().context("a game has a number")?;
+        let note = if game["draw_mode"] == "manual" {
+            Some(format!("game {number} is being finished by hand: waiting"))
+        } else {
+            machine.out_of_service(number)?.map(|hold| {
+                format!(
+                    "out of service since fault {hold}: waiting for a supervisor and an \
+                     inspector to return this device (rule 10.4)"
+                )
+            })
+        };
+        if let Some(note) = note {
+            if note != last_wait_note {
+                println!("{note}");
+                last_wait_note = note;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            continue;
+        }
+        last_wait_note.clear();
+        match machine.draw(&game, drawn_games + 1)? {
+            Outcome::Drawn => drawn_games += 1,
+            // Looked at again shortly: the game's state says what comes next.
+            Outcome::Left => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
+}
+
+impl Machine {
+    /// The fault holding this device out of service for game `number`, if any.
+    fn out_of_service(&self, number: i64) -> anyhow::Result<Option<i64>> {
+        let device = wait_for(|| self.api.get(&format!("/api/v1/devices/{}", self.me)))?;
+        Ok(device["holds"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|h| h["returned_at"].is_null() && h["blocks_from_game"].as_i64() <= Some(number))
+            .and_then(|h| h["fault"].as_i64()))
+    }
+
+    /// Draws game `game` from its last committed ball (rule 10.3) to the 20th, injecting the
+    /// faults planned for the `nth` game of this run.
+    fn draw(&mut self, game: &Value, nth: u32) -> anyhow::Result<Outcome> {
+        let number = game["number"].as_i64().context("a game has a number")?;
+        let attempt = game["draw_attempt"].as_i64().unwrap_or(1);
+        let mut drawn: Vec<u8> = numbers(&game["drawn"]);
+        // The balls still in the machine: all but those out (a restart goes on from there).
+        let mut machine: Vec<u8> = (1..=80).filter(|n| !drawn.contains(n)).collect();
+        println!(
+            "game {number}: drawing (draw {attempt}) from ball {}",
+            drawn.len() + 1
+        );
+        let mut mis_transfer = false;
+        while drawn.len() < 20 {
+            let due: Vec<FaultPlan> = self
+                .plans
+                .iter()
+                .filter(|p| p.game == nth && p.after_balls == drawn.len())
+                .cloned()
+                .collect();
+            self.plans
+                .retain(|p| !(p.game == nth && p.after_balls == drawn.len()));
+            for plan in due {
+                match plan.kind {
+                    Injected::MisTransfer => mis_transfer = true,
+                    Injected::ShortOfBalls => {
+                        self.fault(number, "short_of_balls", None, "79 balls in the machine")?;
+                        println!("game {number}: draw void (rule 10.2); refilled, drawing again");
+                        drawn.clear();
+                        machine = (1..=80).collect();
+                    }
+                    Injected::BrokenBall => {
+                        let broken = *drawn.last().context("a ball was drawn")?;
+                        self.fault(
+                            number,
+                            "broken_ball",
+                            Some(broken),
+                            "a piece of a broken ball was drawn",
+                        )?;
+                        drawn.pop();
+                        println!(
+                            "game {number}: ball {broken} broken and void (rule 10.4(a)); one \
+                             more ball"
+                        );
+                    }
+                    Injected::FallBack => {
+                        self.fault(number, "fall_back", None, "drawn balls fell back")?;
+                        println!("game {number}: fall-back; to be finished by hand (10.4(b))");
+                        return Ok(Outcome::Left);
+                    }
+                    Injected::Stoppage => {
+                        self.fault(number, "stoppage", None, "the blower stopped")?;
+                        println!("game {number}: stopped; to be finished by hand (10.4(d))");
+                        return Ok(Outcome::Left);
+                    }
+                    Injected::Spill => {
+                        self.fault(number, "spill", None, "balls spilled from the machine")?;
+                        println!("game {number}: spill; draw void, out of service (10.4(c))");
+                        return Ok(Outcome::Left);
+                    }
+                }
+            }
+            std::thread::sleep(self.pace);
+            let ball = machine
+                .swap_remove(uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize);
+            let sent = if std::mem::take(&mut mis_transfer) {
+                // A number still in the machine, so the record can be put right by a
+                // correction once the balls are compared (rule 10.1).
+                let wrong =
+                    machine[uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize];
+                println!(
+                    "game {number}: ball {} shows {ball} but the feed sent {wrong} \
+                     (a mis-transfer: correct position {} to {ball})",
+                    drawn.len() + 1,
+                    drawn.len() + 1
+                );
+                wrong
+            } else {
+                ball
+            };
+            match self.post_ball(number, drawn.len() + 1, sent)? {
+                Posted::Taken(state) => {
+                    drawn.push(sent);
+                    println!("game {number}: ball {} = {ball}", drawn.len());
+                    if state == "drawn" {
+                        println!("game {number}: drawn");
+                        return Ok(Outcome::Drawn);
+                    }
+                }
+                Posted::Refused(e) => {
+                    println!("game {number}: ball {ball} refused: {e}");
+                    return Ok(Outcome::Left);
+                }
+            }
+        }
+        Ok(Outcome::Drawn)
+    }
+
+    fn fault(&self, game: i64, kind: &str, number: Option<u8>, reason: &str) -> anyhow::Result<()> {
+        let mut body = json!({ "kind": kind, "reason": format!("simulated: {reason}") });
+        if let Some(n) = number {
+            body["number"] = json!(n);
+        }
+        match self
+            .api
+            .post(&format!("/api/v1/games/{game}/faults"), &body)
+        {
+            Ok(_) => Ok(()),
+            Err(e) => anyhow::bail!("the {kind} fault of game {game} was not recorded: {e}"),
+        }
+    }
+
+    /// Posts ball `position`; after a lost answer, looks whether the server took it before
+    /// sending it again, so a ball is never sent twice.
+    fn post_ball(&self, game: i64, position: usize, number: u8) -> anyhow::Result<Posted> {
+        let path = format!("/api/v1/games/{game}/balls");
+        loop {
+            match self.api.post(&path, &json!({ "number": number })) {
+                Ok(taken) => {
+                    return Ok(Posted::Taken(
+                        taken["state"].as_str().unwrap_or("drawing").to_string(),
+                    ))
+                }
+                Err(CallError::Network(e)) => {
+                    println!("game {game}: no answer for ball {position} ({e}); asking again");
+                    std::thread::sleep(Duration::from_millis(500));
+                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
+                    let drawn = numbers(&shown["drawn"]);
+                    if drawn.get(position - 1) == Some(&number) {
+                        return Ok(Posted::Taken(
+                            shown["state"].as_str().unwrap_or("drawing").to_string(),
+                        ));
+                    }
+                    if drawn.len() >= position {
+                        return Ok(Posted::Refused(format!(
+                            "the draw moved on meanwhile (position {position} holds another \
+                             number)"
+                        )));
+                    }
+                }
+                Err(refused) => return Ok(Posted::Refused(refused.to_string())),
+            }
+        }
+    }
+}
+
+enum Posted {
+    Taken(String),
+    Refused(String),
+}
+
+fn numbers(v: &Value) -> Vec<u8> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_u64())
+        .map(|n| n as u8)
+        .collect()
+}
+
+/// Calls until the server answers: a device outlives the server's restarts (rule 10.3).
+fn wait_for<T>(mut call: impl FnMut() -> Result<T, CallError>) -> anyhow::Result<T> {
+    let mut said = false;
+    loop {
+        match call() {
+            Ok(v) => return Ok(v),
+            Err(CallError::Network(e)) => {
+                if !said {
+                    println!("server unreachable ({e}); retrying");
+                    said = true;
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
