@@ -173,6 +173,8 @@ fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Princ
 /// Who a token belongs to, for a terminal's sign-on screen.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct Me {
+    /// The principal's id: how faults, corrections and approvals name who made them.
+    pub id: String,
     pub role: Role,
     pub name: String,
     pub site: Option<String>,
@@ -188,6 +190,7 @@ pub struct Me {
 #[get("/api/v1/principals/me")]
 pub async fn me(principal: Principal) -> web::Json<Me> {
     web::Json(Me {
+        id: principal.id,
         role: principal.role,
         name: principal.name,
         site: principal.site,

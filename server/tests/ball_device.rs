@@ -11,6 +11,7 @@ on_both_backends!(
     a_device_draws_a_game_ball_by_ball,
     bad_balls_are_refused_and_change_nothing,
     rule_10_3_a_device_draw_goes_on_after_a_restart,
+    fault_reports_that_cannot_be_right_are_refused_and_change_nothing,
 );
 
 fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
@@ -145,4 +146,114 @@ fn rule_10_3_a_device_draw_goes_on_after_a_restart(db: TestDb) {
     }
     let settled = server.wait_settled(game);
     assert_eq!(settled["drawn"], json!((1..=20).collect::<Vec<i64>>()));
+}
+
+fn fault_reports_that_cannot_be_right_are_refused_and_change_nothing(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let game = close(&w);
+    let next = close(&w);
+    let fault = |token: &str, body: Value| {
+        w.server
+            .post(token, &format!("/api/v1/games/{game}/faults"), body)
+    };
+    let refused: Vec<(Value, &str, u16, &str)> = vec![
+        (
+            json!({"kind": "earthquake", "reason": "x"}),
+            "device",
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"kind": "broken_ball", "reason": "x"}),
+            "device",
+            400,
+            "number_required",
+        ),
+        (
+            json!({"kind": "broken_ball", "number": 99, "reason": "x"}),
+            "device",
+            422,
+            "invalid_number",
+        ),
+        (
+            json!({"kind": "stoppage", "number": 5, "reason": "x"}),
+            "device",
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"kind": "stoppage", "reason": "  "}),
+            "device",
+            400,
+            "invalid_reason",
+        ),
+        (
+            json!({"kind": "stoppage", "reason": "x", "extra": 1}),
+            "device",
+            400,
+            "invalid_request",
+        ),
+        // Nothing has been drawn: nothing can fall back or break.
+        (
+            json!({"kind": "fall_back", "reason": "x"}),
+            "device",
+            409,
+            "game_not_drawing",
+        ),
+        (
+            json!({"kind": "broken_ball", "number": 5, "reason": "x"}),
+            "device",
+            409,
+            "game_not_drawing",
+        ),
+        // A supervisor's spill report must say which device, none having drawn yet.
+        (
+            json!({"kind": "spill", "reason": "x"}),
+            "supervisor",
+            400,
+            "device_required",
+        ),
+        (
+            json!({"kind": "spill", "device": "nobody", "reason": "x"}),
+            "supervisor",
+            400,
+            "not_a_device",
+        ),
+        (
+            json!({"kind": "stoppage", "reason": "x"}),
+            "writer",
+            403,
+            "forbidden",
+        ),
+    ];
+    for (body, who, status, code) in refused {
+        let token = match who {
+            "device" => &device,
+            "supervisor" => &w.supervisor,
+            _ => &w.writer,
+        };
+        let (got, e) = fault(token, body.clone());
+        assert_eq!(
+            (got, e["error"].as_str()),
+            (status, Some(code)),
+            "{body}: {e}"
+        );
+    }
+    // A supervisor cannot enter balls while the device draws; games are drawn in order.
+    let (status, e) = ball(&w.server, &w.supervisor, game, 5);
+    assert_eq!((status, e["error"].as_str()), (409, Some("device_draw")));
+    let (status, e) = ball(&w.server, &device, next, 5);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("earlier_game_not_drawn"))
+    );
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM draw_faults"), 0);
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM drawn_numbers"), 0);
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM device_holds"), 0);
+    let shown = w.server.get(&format!("/api/v1/games/{game}")).1;
+    assert_eq!(
+        (shown["state"].as_str(), shown["draw_mode"].as_str()),
+        (Some("closed"), Some("device"))
+    );
 }

@@ -218,7 +218,36 @@ impl App<'_> {
                     self.drawing = Some((game, Vec::new()));
                 }
                 if let Some((_, numbers)) = &mut self.drawing {
+                    // By position: a number announced again after a restart is not doubled.
+                    let position = data["position"].as_u64().unwrap_or(1).max(1) as usize;
+                    numbers.truncate(position - 1);
                     numbers.push(data["number"].as_u64().unwrap_or(0));
+                }
+            }
+            // Rule 10: a fault may void balls or the whole draw; the event carries what stands.
+            "draw_fault" => {
+                let game = data["game"].as_i64().unwrap_or(0);
+                let standing = data["drawn"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_u64)
+                    .collect();
+                self.drawing = Some((game, standing));
+                self.status = format!(
+                    "GAME {game} DRAW FAULT: {} ({})",
+                    data["kind"].as_str().unwrap_or("?").replace('_', " "),
+                    data["reason"].as_str().unwrap_or("")
+                );
+            }
+            "number_corrected" => {
+                if let Some((game, numbers)) = &mut self.drawing {
+                    let position = data["position"].as_u64().unwrap_or(0) as usize;
+                    if Some(*game) == data["game"].as_i64()
+                        && (1..=numbers.len()).contains(&position)
+                    {
+                        numbers[position - 1] = data["number"].as_u64().unwrap_or(0);
+                    }
                 }
             }
             "jackpot_changed" => {
