@@ -20,7 +20,7 @@ use crate::{events, games, jackpots, tickets};
         games::list,
         games::close_current,
         crate::ball_draw::balls::post_ball,
-        crate::ball_draw::faults::report,
+        crate::ball_draw::faults::report_fault,
         crate::ball_draw::corrections::request_correction,
         crate::ball_draw::corrections::approve,
         crate::ball_draw::corrections::reject,
@@ -83,7 +83,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(games::close_current)
     .service(games::by_number)
     .service(crate::ball_draw::balls::post_ball)
-    .service(crate::ball_draw::faults::report)
+    .service(crate::ball_draw::faults::report_fault)
     .service(crate::ball_draw::corrections::request_correction)
     .service(crate::ball_draw::corrections::approve)
     .service(crate::ball_draw::corrections::reject)

@@ -61,7 +61,7 @@ pub struct ServeArgs {
     /// Seconds a ball draw stays open to correction after its 20th ball before it is settled
     /// (rule 10.1): time to compare the balls with the numbers shown. A correction asked in
     /// that time holds settlement until it is approved or rejected.
-    #[arg(long, env = "KENO_BALL_CHECK", default_value_t = 0.0)]
+    #[arg(long, env = "KENO_BALL_CHECK", default_value_t = 15.0)]
     pub ball_check: f64,
     /// Start of Keno gaming each day, local time (rule 16.1).
     #[arg(long, env = "KENO_DAY_START", default_value = "10:00")]

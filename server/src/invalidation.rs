@@ -103,6 +103,7 @@ fn invalidate_in(
             ),
         ));
     }
+    crate::ball_draw::lapse_pending_corrections(conn, game, "the game was invalidated")?;
     diesel::insert_into(game_invalidations::table)
         .values((
             game_invalidations::game.eq(game),

@@ -51,8 +51,12 @@ pub fn settle(
         let Some(game) = find(conn, number)?.filter(|_| held == 1) else {
             return Ok(None);
         };
-        // Rule 10.1: a correction waiting for its approvals may change the official record.
-        if crate::ball_draw::has_pending_correction(conn, number)? {
+        // Rule 10.1: a correction waiting for its approvals may change the official record,
+        // and a ball draw stays open to one for its check time after the 20th ball.
+        let check = state.settings.ball_check.as_micros() as i64;
+        let checking = game.source == "ball_device"
+            && game.drawn_at.is_none_or(|at| at + check > now_micros());
+        if checking || crate::ball_draw::has_pending_correction(conn, number)? {
             return Ok(None);
         }
         // The rule set the game opened under settles it, for every ticket in it.

@@ -256,4 +256,67 @@ fn fault_reports_that_cannot_be_right_are_refused_and_change_nothing(db: TestDb)
         (shown["state"].as_str(), shown["draw_mode"].as_str()),
         (Some("closed"), Some("device"))
     );
+
+    // With three balls in: refusals found only after the fault row is written roll it back.
+    for n in [10, 20, 30] {
+        assert_eq!(ball(&w.server, &device, game, n).0, 201);
+    }
+    let refused: Vec<(Value, &str, u16, &str)> = vec![
+        (
+            json!({"kind": "broken_ball", "number": 40, "reason": "x"}),
+            "device",
+            409,
+            "not_drawn",
+        ),
+        (
+            json!({"kind": "spill", "attempt": 2, "reason": "x"}),
+            "device",
+            409,
+            "draw_changed",
+        ),
+        (
+            json!({"kind": "spill", "device": "x", "reason": "x"}),
+            "device",
+            400,
+            "invalid_request",
+        ),
+        (
+            json!({"kind": "no_device", "reason": "x"}),
+            "device",
+            409,
+            "supervisor_only",
+        ),
+    ];
+    for (body, who, status, code) in refused {
+        let token = if who == "device" {
+            &device
+        } else {
+            &w.supervisor
+        };
+        let (got, e) = fault(token, body.clone());
+        assert_eq!(
+            (got, e["error"].as_str()),
+            (status, Some(code)),
+            "{body}: {e}"
+        );
+    }
+    let (status, e) = w.server.post(
+        &device,
+        &format!("/api/v1/games/{game}/balls"),
+        json!({"number": 44, "attempt": 2}),
+    );
+    assert_eq!((status, e["error"].as_str()), (409, Some("draw_changed")));
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM draw_faults"), 0);
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM voided_balls"), 0);
+    assert_eq!(
+        w.server.get(&format!("/api/v1/games/{game}")).1["drawn"],
+        json!([10, 20, 30])
+    );
+    // A second device may not take over this device's draw.
+    let other = db.principal("device", "BALLMACHINE-2", None);
+    let (status, e) = ball(&w.server, &other, game, 44);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("another_device_drawing"))
+    );
 }

@@ -19,6 +19,7 @@ on_both_backends!(
     rule_10_1_a_correction_needs_a_supervisor_and_an_inspector_before_settlement,
     a_game_whose_device_spilled_can_be_invalidated_and_refunded,
     rule_10_3_a_simulated_draw_goes_on_after_the_server_is_killed,
+    a_correction_racing_its_rejection_ends_one_way_only,
 );
 
 struct Draw {
@@ -76,9 +77,10 @@ fn simulate(server: &Server, token: &str, extra: &[&str]) -> Program {
         &server.base,
         "--token",
         token,
-        "--pace",
-        "0.01",
     ];
+    if !extra.contains(&"--pace") {
+        args.extend_from_slice(&["--pace", "0.01"]);
+    }
     args.extend_from_slice(extra);
     Program::start(&args, None)
 }
@@ -228,7 +230,7 @@ fn rule_10_4_a_a_broken_ball_is_void_and_the_device_waits_for_an_inspector(db: T
     let (status, _) = d.w.server.post(
         &d.w.writer,
         &format!("/api/v1/devices/{}/return", d.device_id),
-        json!({}),
+        json!({"note": "replaced"}),
     );
     assert_eq!(status, 403);
     let (code, out) = console(
@@ -236,7 +238,7 @@ fn rule_10_4_a_a_broken_ball_is_void_and_the_device_waits_for_an_inspector(db: T
         &d.w.supervisor,
         next,
         &format!(
-            "return {} ball 23 replaced\nreturn {}\n",
+            "return {} ball 23 replaced\nreturn {} again\n",
             d.device_id, d.device_id
         ),
     );
@@ -328,6 +330,15 @@ fn finished_by_hand(db: TestDb, fault: &str, kind: &str, after: usize) {
     let r = record(&d);
     assert_eq!(r["faults"][0]["kind"], kind);
     assert_eq!(r["voided"], json!([]));
+    // A stopped device is out of service from the next game until it is returned (10.4(d)).
+    let (_, dev) =
+        d.w.server
+            .get_as(&d.inspector, &format!("/api/v1/devices/{}", d.device_id));
+    let held = kind == "stoppage";
+    assert_eq!(dev["in_service"], !held, "{dev}");
+    if held {
+        assert_eq!(dev["holds"][0]["blocks_from_game"], d.game + 1);
+    }
     let supervisor_id =
         d.w.server
             .get_as(&d.w.supervisor, "/api/v1/principals/me")
@@ -382,11 +393,20 @@ fn rule_10_4_c_a_spill_voids_the_draw_until_the_device_is_returned(db: TestDb) {
     );
     assert_eq!(code, 0, "{out:#?}");
     assert!(out.iter().any(|l| l.contains("OUT OF SERVICE")), "{out:#?}");
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // One approval is not enough.
+    let (_, dev) =
+        d.w.server
+            .get_as(&d.inspector, &format!("/api/v1/devices/{}", d.device_id));
+    assert_eq!(dev["in_service"], false, "{dev}");
+    assert!(dev["holds"][0]["supervisor_at"].is_string(), "{dev}");
+    let (status, e) = d.w.server.post(
+        &d.device,
+        &format!("/api/v1/games/{}/balls", d.game),
+        json!({ "number": 1 }),
+    );
     assert_eq!(
-        d.w.server.get(&format!("/api/v1/games/{}", d.game)).1["state"],
-        "void",
-        "one approval is not enough"
+        (status, e["error"].as_str()),
+        (409, Some("device_out_of_service"))
     );
     let (code, out) = console(
         &d.w.server,
@@ -407,29 +427,31 @@ fn rule_10_4_c_a_spill_voids_the_draw_until_the_device_is_returned(db: TestDb) {
 }
 
 fn rule_10_1_a_correction_needs_a_supervisor_and_an_inspector_before_settlement(db: TestDb) {
-    // Four seconds to compare the balls with the record after the 20th ball.
-    let d = draw(&db, &["--ball-check", "4"]);
-    let (code, out) = simulate(
+    let d = draw(&db, &[]);
+    // The feed sends a wrong number for the fifth ball; the draw goes on at a machine's pace.
+    let sim = simulate(
         &d.w.server,
         &d.device,
-        &["--games", "1", "--fault", "mis-transfer@4"],
-    )
-    .finish();
-    assert_eq!(code, 0, "{out:#?}");
-    // "ball 5 shows 71 but the feed sent 17 (...)"
-    let line = out
-        .iter()
-        .find(|l| l.contains("but the feed sent"))
-        .unwrap();
+        &[
+            "--games",
+            "1",
+            "--pace",
+            "0.25",
+            "--fault",
+            "mis-transfer@4",
+        ],
+    );
+    // "game 12: ball 5 shows 71 but the feed sent 17 (...)"
+    let line = sim.wait_line("the mis-transfer", |l| l.contains("but the feed sent"));
     let words: Vec<&str> = line.split_whitespace().collect();
     let on_ball: i64 = words[5].parse().unwrap();
     let sent: i64 = words[10].parse().unwrap();
+    sim.wait_line("the fifth ball", |l| l.contains(": ball 5 = "));
     let shown = d.w.server.get(&format!("/api/v1/games/{}", d.game)).1;
     assert_eq!(shown["drawn"][4], sent);
-    assert_eq!(shown["state"], "drawn");
     let path = format!("/api/v1/games/{}/corrections", d.game);
     // Not a writer's or a device's to ask.
-    let ask = json!({ "position": 5, "number": on_ball, "reason": "ball 5 reads 71" });
+    let ask = json!({ "position": 5, "number": on_ball, "reason": "ball 5 reads otherwise" });
     assert_eq!(d.w.server.post(&d.w.writer, &path, ask.clone()).0, 403);
     assert_eq!(d.w.server.post(&d.device, &path, ask.clone()).0, 403);
     let (status, e) = d.w.server.post(
@@ -438,16 +460,20 @@ fn rule_10_1_a_correction_needs_a_supervisor_and_an_inspector_before_settlement(
         json!({ "position": 5, "number": sent, "reason": "x" }),
     );
     assert_eq!((status, e["error"].as_str()), (409, Some("no_change")));
-    // The supervisor asks: the record does not change, and the game waits past its check time.
+    // The supervisor asks while the draw goes on: the record does not change, and once the
+    // 20th ball is in, the game waits for the approvals instead of settling.
     let (status, c) = d.w.server.post(&d.w.supervisor, &path, ask);
     assert_eq!(status, 201, "{c}");
     let id = c["id"].as_i64().unwrap();
     assert_eq!(c["state"], "pending");
-    std::thread::sleep(std::time::Duration::from_secs(5));
+    let (code, out) = sim.finish();
+    assert_eq!(code, 0, "{out:#?}");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let shown = d.w.server.get(&format!("/api/v1/games/{}", d.game)).1;
     assert_eq!(
         (shown["state"].as_str(), &shown["drawn"][4]),
-        (Some("drawn"), &json!(sent))
+        (Some("drawn"), &json!(sent)),
+        "held unsettled by the pending correction"
     );
     // A second supervisor cannot stand in for the inspector.
     let other_supervisor = db.principal("supervisor", "SUPER-2", None);
@@ -617,4 +643,64 @@ fn rule_10_3_a_simulated_draw_goes_on_after_the_server_is_killed(db: TestDb) {
         "the draw goes on from the last valid ball"
     );
     assert_eq!(drawn.iter().collect::<BTreeSet<_>>().len(), 20);
+}
+
+fn a_correction_racing_its_rejection_ends_one_way_only(db: TestDb) {
+    let d = draw(&db, &[]);
+    // 19 balls: the game stays open to correction.
+    for n in 1..=19 {
+        let (status, e) = d.w.server.post(
+            &d.device,
+            &format!("/api/v1/games/{}/balls", d.game),
+            json!({ "number": n }),
+        );
+        assert_eq!(status, 201, "{e}");
+    }
+    let path = format!("/api/v1/games/{}/corrections", d.game);
+    for position in 1..=6i64 {
+        let new = 60 + position;
+        let (status, c) = d.w.server.post(
+            &d.w.supervisor,
+            &path,
+            json!({ "position": position, "number": new, "reason": "race" }),
+        );
+        assert_eq!(status, 201, "{c}");
+        let id = c["id"].as_i64().unwrap();
+        let server = &d.w.server;
+        let (approve, reject) = std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                server.post(
+                    &d.inspector,
+                    &format!("/api/v1/corrections/{id}/approve"),
+                    Value::Null,
+                )
+            });
+            let r = s.spawn(|| {
+                server.post(
+                    &d.w.supervisor,
+                    &format!("/api/v1/corrections/{id}/reject"),
+                    json!({ "reason": "race" }),
+                )
+            });
+            (a.join().unwrap(), r.join().unwrap())
+        });
+        let winners = [approve.0, reject.0].iter().filter(|s| **s == 200).count();
+        assert_eq!(winners, 1, "approve {approve:?}, reject {reject:?}");
+        let r = record(&d);
+        let c = r["corrections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone();
+        let on_record = r["game"]["drawn"][(position - 1) as usize]
+            .as_i64()
+            .unwrap();
+        match c["state"].as_str().unwrap() {
+            "applied" => assert_eq!((approve.0, on_record), (200, new), "{c}"),
+            "rejected" => assert_eq!((reject.0, on_record), (200, position), "{c}"),
+            other => panic!("correction ended {other}: {c}"),
+        }
+    }
 }

@@ -59,11 +59,21 @@ fn a_quote_prices_like_the_sale_and_sells_nothing(db: TestDb) {
         (status, e["error"].as_str()),
         (422, Some("invalid_wager_increment"))
     );
-    let (status, me) = s.get_as(&w.writer, "/api/v1/principals/me");
+    let (status, mut me) = s.get_as(&w.writer, "/api/v1/principals/me");
     assert_eq!(status, 200);
+    let id = me["id"].take();
     assert_eq!(
         me,
-        json!({"role": "writer", "name": "JULIE", "site": "735624", "terminal": "03"})
+        json!({"id": null, "role": "writer", "name": "JULIE", "site": "735624", "terminal": "03"})
+    );
+    let id = id.as_str().unwrap();
+    assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM principals WHERE id = '{id}' AND name = 'JULIE'"
+        )),
+        1,
+        "the id is the principal's own"
     );
 }
 

@@ -15,7 +15,7 @@ CREATE TABLE draw_faults (
     id INTEGER PRIMARY KEY NOT NULL,
     game BIGINT NOT NULL REFERENCES games (number),
     attempt INTEGER NOT NULL,
-    kind TEXT NOT NULL,                      -- short_of_balls | broken_ball | fall_back | spill | stoppage
+    kind TEXT NOT NULL,                      -- short_of_balls | broken_ball | fall_back | spill | stoppage | no_device
     number INTEGER,                          -- the broken ball
     device_id TEXT REFERENCES principals (id),
     reason TEXT NOT NULL,
@@ -46,7 +46,7 @@ CREATE TABLE draw_corrections (
     old_number INTEGER NOT NULL,
     new_number INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    state TEXT NOT NULL,                     -- pending | applied | rejected
+    state TEXT NOT NULL,                     -- pending | applied | rejected | lapsed
     requested_by TEXT NOT NULL REFERENCES principals (id),
     requested_at BIGINT NOT NULL,
     supervisor_id TEXT REFERENCES principals (id),

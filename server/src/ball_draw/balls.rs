@@ -13,11 +13,12 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{board_number, devices, hold_ball_game, standing};
+use super::{board_number, devices, hold_ball_game, standing, StandingBall};
 use crate::auth::{Principal, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
+use crate::games::GameRow;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -25,6 +26,10 @@ use crate::state::AppState;
 pub struct Ball {
     /// The number on the ball, 1 to 80.
     pub number: i64,
+    /// The draw of the game this ball belongs to (`draw_attempt`): a device that gives it is
+    /// told `draw_changed` when the draw was voided meanwhile, instead of starting the new
+    /// draw with a ball of the void one (rule 10.2).
+    pub attempt: Option<i64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -49,7 +54,7 @@ pub struct BallTaken {
     responses(
         (status = 201, body = BallTaken, description = "Committed, then announced as number_drawn"),
         (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`: not 1 to 80"),
-        (status = 409, body = crate::error::ErrorBody, description = "`duplicate_ball`, `game_not_drawing` (open, drawn, settled...), `not_a_ball_game`, `earlier_game_not_drawn`, `device_out_of_service`, `another_device_drawing`, `manual_draw` (a device after a fall-back or stoppage), `device_draw` (a supervisor before one)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`duplicate_ball`, `game_not_drawing` (open, drawn, settled...), `not_a_ball_game`, `draw_changed` (the given attempt was voided), `earlier_game_not_drawn`, `device_out_of_service`, `another_device_drawing`, `manual_draw` (a device after a fall-back or stoppage), `device_draw` (a supervisor before one)"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
@@ -63,11 +68,12 @@ pub async fn post_ball(
     principal.require(&[Role::Device, Role::Supervisor])?;
     let game = number.into_inner();
     let n = board_number(ball.number)?;
+    let attempt = ball.attempt;
     let s = state.clone();
     let taken = web::block(move || -> ApiResult<BallTaken> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
-        conn.transaction(|conn| take_ball(conn, game, n, &principal))
+        conn.transaction(|conn| take_ball(conn, game, n, attempt, &principal))
     })
     .await??;
     // Committed: now it may be shown (rule 10.1).
@@ -89,16 +95,20 @@ fn take_ball(
     conn: &mut DbConnection,
     game: i64,
     n: i32,
+    attempt: Option<i64>,
     principal: &Principal,
 ) -> ApiResult<BallTaken> {
     let row = hold_ball_game(conn, game, &["closed", "drawing", "void"]).map_err(|e| {
         // A device hears one code for every game it cannot feed, settled or not.
         e.with_code_if("already_settled", "game_not_drawing")
     })?;
-    // Games are drawn in order: settlement carries each game's jackpot pools into the next.
+    same_attempt(&row, attempt)?;
+    // Games are drawn in order, each settled before the next is drawn: settlement carries each
+    // game's jackpot pools into the next, and a fault found in a drawn game must not find the
+    // device already drawing the next one.
     let earlier: Option<i64> = games::table
         .filter(games::number.lt(game))
-        .filter(games::state.eq_any(["closed", "drawing", "void"]))
+        .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
         .select(games::number)
         .order(games::number)
         .first(conn)
@@ -106,57 +116,11 @@ fn take_ball(
     if let Some(earlier) = earlier {
         return Err(ApiError::conflict(
             "earlier_game_not_drawn",
-            format!("game {earlier} is not drawn yet: games are drawn in order"),
+            format!("game {earlier} is not settled yet: games are drawn in order"),
         ));
     }
-    match (row.draw_mode.as_str(), principal.role) {
-        ("manual", Role::Supervisor) | ("device", Role::Device) => {}
-        ("manual", _) => {
-            return Err(ApiError::conflict(
-                "manual_draw",
-                format!(
-                    "game {game} is being finished by hand after a fall-back or stoppage \
-                     (rule 10.4(b), (d)): a supervisor enters its balls"
-                ),
-            ))
-        }
-        _ => {
-            return Err(ApiError::conflict(
-                "device_draw",
-                format!(
-                    "game {game} is drawn by a ball device; report a fall-back or a stoppage \
-                     (rule 10.4(b), (d)) before entering balls by hand"
-                ),
-            ))
-        }
-    }
     let so_far = standing(conn, game)?;
-    if principal.role == Role::Device {
-        if let Some(hold) = devices::open_hold(conn, &principal.id, game)? {
-            return Err(ApiError::conflict(
-                "device_out_of_service",
-                format!(
-                    "this device is out of service since fault {} until a supervisor and an \
-                     inspector return it (rule 10.4(a), (c))",
-                    hold.fault_id
-                ),
-            ));
-        }
-        let mut others: Vec<&str> = so_far
-            .iter()
-            .filter_map(|b| b.entered_by.as_deref())
-            .filter(|by| *by != principal.id)
-            .collect();
-        others.dedup();
-        for other in others {
-            if is_device(conn, other)? {
-                return Err(ApiError::conflict(
-                    "another_device_drawing",
-                    format!("game {game}'s draw is being made by device {other}"),
-                ));
-            }
-        }
-    }
+    may_draw(conn, &row, principal, &so_far)?;
     if so_far.iter().any(|b| b.number == n) {
         return Err(ApiError::conflict(
             "duplicate_ball",
@@ -206,6 +170,81 @@ fn take_ball(
         state: if complete { "drawn" } else { "drawing" }.into(),
         drawn,
     })
+}
+
+/// Refuses a ball or fault given for another draw than the game's current one.
+pub fn same_attempt(row: &GameRow, attempt: Option<i64>) -> ApiResult<()> {
+    match attempt {
+        Some(a) if a != i64::from(row.draw_attempt) => Err(ApiError::conflict(
+            "draw_changed",
+            format!(
+                "game {} is now in draw {} (draw {a} was voided): nothing of draw {a} is taken",
+                row.number, row.draw_attempt
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `principal` may enter balls of (or report faults in) this draw: a device while the
+/// device draws, not out of service, and not another device's draw; a supervisor once the draw
+/// is finished by hand (rule 10.4(b), (d)).
+pub fn may_draw(
+    conn: &mut DbConnection,
+    row: &GameRow,
+    principal: &Principal,
+    so_far: &[StandingBall],
+) -> ApiResult<()> {
+    let game = row.number;
+    match (row.draw_mode.as_str(), principal.role) {
+        ("manual", Role::Supervisor) | ("device", Role::Device) => {}
+        ("manual", _) => {
+            return Err(ApiError::conflict(
+                "manual_draw",
+                format!(
+                    "game {game} is being finished by hand after a fall-back or stoppage \
+                     (rule 10.4(b), (d)): a supervisor enters its balls"
+                ),
+            ))
+        }
+        _ => {
+            return Err(ApiError::conflict(
+                "device_draw",
+                format!(
+                    "game {game} is drawn by a ball device; report a fall-back or a stoppage \
+                     (rule 10.4(b), (d)) before entering balls by hand"
+                ),
+            ))
+        }
+    }
+    if principal.role != Role::Device {
+        return Ok(());
+    }
+    if let Some(hold) = devices::open_hold(conn, &principal.id, game)? {
+        return Err(ApiError::conflict(
+            "device_out_of_service",
+            format!(
+                "this device is out of service since fault {} until a supervisor and an \
+                 inspector return it (rule 10.4)",
+                hold.fault_id
+            ),
+        ));
+    }
+    let mut others: Vec<&str> = so_far
+        .iter()
+        .filter_map(|b| b.entered_by.as_deref())
+        .filter(|by| *by != principal.id)
+        .collect();
+    others.dedup();
+    for other in others {
+        if is_device(conn, other)? {
+            return Err(ApiError::conflict(
+                "another_device_drawing",
+                format!("game {game}'s draw is being made by device {other}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn is_device(conn: &mut DbConnection, id: &str) -> QueryResult<bool> {

@@ -59,7 +59,7 @@ pub struct Correction {
     pub old_number: i32,
     pub new_number: i32,
     pub reason: String,
-    /// pending (waiting for an approval) | applied | rejected
+    /// pending (waiting for an approval) | applied | rejected | lapsed (the draw changed)
     pub state: String,
     pub requested_by: String,
     pub requested_at: String,
@@ -336,14 +336,25 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
         ));
     }
     check_new_number(conn, game, c.attempt, c.old_number, c.new_number)?;
-    diesel::update(
-        drawn_numbers::table
-            .filter(drawn_numbers::game.eq(game))
-            .filter(drawn_numbers::position.eq(c.position)),
-    )
-    .set(drawn_numbers::number.eq(c.new_number))
-    .execute(conn)?;
+    // The correction's own state first, and only from pending: whatever closed it meanwhile
+    // (a rejection, another approval) wins, and the drawn number is left alone.
     let now = now_micros();
+    let target = draw_corrections::table
+        .find(id)
+        .filter(draw_corrections::state.eq("pending"));
+    let closed = diesel::update(target)
+        .set((
+            draw_corrections::state.eq("applied"),
+            draw_corrections::closed_by.eq(&by.id),
+            draw_corrections::closed_at.eq(now),
+        ))
+        .execute(conn)?;
+    if closed != 1 {
+        return Err(ApiError::conflict(
+            "correction_closed",
+            format!("correction {id} was closed meanwhile"),
+        ));
+    }
     let target = draw_corrections::table.find(id);
     match by.role {
         Role::Supervisor => diesel::update(target)
@@ -359,13 +370,13 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
             ))
             .execute(conn)?,
     };
-    diesel::update(target)
-        .set((
-            draw_corrections::state.eq("applied"),
-            draw_corrections::closed_by.eq(&by.id),
-            draw_corrections::closed_at.eq(now),
-        ))
-        .execute(conn)?;
+    diesel::update(
+        drawn_numbers::table
+            .filter(drawn_numbers::game.eq(game))
+            .filter(drawn_numbers::position.eq(c.position)),
+    )
+    .set(drawn_numbers::number.eq(c.new_number))
+    .execute(conn)?;
     Ok(draw_corrections::table
         .find(id)
         .select(CorrectionRow::as_select())
@@ -400,7 +411,9 @@ pub async fn reject(
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| {
-            pending(conn, id)?;
+            let game = pending(conn, id)?.game;
+            // Ordered against an approval and a settlement of the same game.
+            hold_ball_game(conn, game, &["closed", "drawing", "drawn", "void"])?;
             let changed = diesel::update(draw_corrections::table.find(id))
                 .filter(draw_corrections::state.eq("pending"))
                 .set((

@@ -165,8 +165,11 @@ pub async fn get_device(
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReturnRequest {
-    /// What was rectified or replaced, for the record.
-    pub note: Option<String>,
+    /// What was rectified or replaced, and seen by whom: recorded with the approval.
+    pub note: String,
+    /// Approve only the hold of this fault (default: every open hold on the device, as the
+    /// approver sees them in `GET /devices/{id}`).
+    pub fault: Option<i64>,
 }
 
 /// A supervisor's or an inspector's approval to return a device to service; the device is back
@@ -191,16 +194,14 @@ pub async fn return_to_service(
 ) -> ApiResult<web::Json<Device>> {
     principal.require(&[Role::Supervisor, Role::Inspector])?;
     let id = id.into_inner();
-    let note = request
-        .into_inner()
-        .note
-        .map(|n| n.trim().chars().take(500).collect::<String>())
-        .filter(|n| !n.is_empty());
+    let request = request.into_inner();
+    let note = super::reason(&request.note)?;
+    let fault = request.fault;
     let s = state.clone();
     let (device, returned) = web::block(move || -> ApiResult<(Device, bool)> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
-        conn.transaction(|conn| approve_return(conn, &id, &principal, note.as_deref()))
+        conn.transaction(|conn| approve_return(conn, &id, &principal, &note, fault))
     })
     .await??;
     if returned {
@@ -216,35 +217,55 @@ fn approve_return(
     conn: &mut DbConnection,
     id: &str,
     by: &Principal,
-    note: Option<&str>,
+    note: &str,
+    fault: Option<i64>,
 ) -> ApiResult<(Device, bool)> {
     let before = device(conn, id)?;
-    let open = device_holds::table
-        .filter(device_holds::device_id.eq(id))
-        .filter(device_holds::returned_at.is_null());
     if before.in_service {
         return Err(ApiError::conflict(
             "device_in_service",
             format!("device {id} is in service: no fault holds it"),
         ));
     }
+    let mut open = device_holds::table
+        .filter(device_holds::device_id.eq(id))
+        .filter(device_holds::returned_at.is_null())
+        .select(device_holds::id)
+        .into_boxed();
+    if let Some(fault) = fault {
+        open = open.filter(device_holds::fault_id.eq(fault));
+    }
+    let holds: Vec<i64> = open.load(conn)?;
+    if holds.is_empty() {
+        return Err(ApiError::not_found(
+            "open hold of that fault on this device",
+        ));
+    }
     let now = now_micros();
-    let approved = match by.role {
-        Role::Supervisor => diesel::update(open.filter(device_holds::supervisor_id.is_null()))
-            .set((
-                device_holds::supervisor_id.eq(&by.id),
-                device_holds::supervisor_at.eq(now),
-                device_holds::supervisor_note.eq(note),
-            ))
-            .execute(conn)?,
-        _ => diesel::update(open.filter(device_holds::inspector_id.is_null()))
-            .set((
-                device_holds::inspector_id.eq(&by.id),
-                device_holds::inspector_at.eq(now),
-                device_holds::inspector_note.eq(note),
-            ))
-            .execute(conn)?,
-    };
+    let mut approved = 0;
+    for hold in &holds {
+        let target = device_holds::table
+            .find(hold)
+            .filter(device_holds::returned_at.is_null());
+        approved += match by.role {
+            Role::Supervisor => {
+                diesel::update(target.filter(device_holds::supervisor_id.is_null()))
+                    .set((
+                        device_holds::supervisor_id.eq(&by.id),
+                        device_holds::supervisor_at.eq(now),
+                        device_holds::supervisor_note.eq(note),
+                    ))
+                    .execute(conn)?
+            }
+            _ => diesel::update(target.filter(device_holds::inspector_id.is_null()))
+                .set((
+                    device_holds::inspector_id.eq(&by.id),
+                    device_holds::inspector_at.eq(now),
+                    device_holds::inspector_note.eq(note),
+                ))
+                .execute(conn)?,
+        };
+    }
     if approved == 0 {
         let other = if by.role == Role::Supervisor {
             "an inspector"
@@ -260,11 +281,15 @@ fn approve_return(
         ));
     }
     let returned = diesel::update(
-        open.filter(device_holds::supervisor_id.is_not_null())
+        device_holds::table
+            .filter(device_holds::id.eq_any(&holds))
+            .filter(device_holds::returned_at.is_null())
+            .filter(device_holds::supervisor_id.is_not_null())
             .filter(device_holds::inspector_id.is_not_null()),
     )
     .set(device_holds::returned_at.eq(now))
     .execute(conn)?;
     let after = device(conn, id)?;
-    Ok((after, returned > 0))
+    let back = returned > 0 && after.in_service;
+    Ok((after, back))
 }

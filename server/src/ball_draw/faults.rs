@@ -7,7 +7,8 @@
 //! | `broken_ball` | 10.4(a) | that number is void, one more ball is drawn; the device draws no further game until the ball is replaced before an inspector |
 //! | `fall_back` | 10.4(b) | the balls drawn stand; the rest are drawn by hand |
 //! | `spill` | 10.4(c) | the draw is void; the device is out of service until a supervisor and an inspector return it |
-//! | `stoppage` | 10.4(d) | the draw is finished by hand |
+//! | `stoppage` | 10.4(d) | the draw is finished by hand; the device draws no further game until it is returned |
+//! | `no_device` | 10.4(d) | no functional device: a supervisor draws the game by hand |
 
 use actix_web::http::StatusCode;
 use actix_web::{post, web};
@@ -15,7 +16,8 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{hold_ball_game, lapse_pending_corrections, reason, standing, void_ball, void_draw};
+use super::balls::{may_draw, same_attempt};
+use super::{hold_ball_game, reason, standing, void_ball, void_draw};
 use crate::auth::{Principal, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
@@ -36,6 +38,9 @@ pub enum FaultKind {
     Spill,
     /// The device stopped during the draw (rule 10.4(d)).
     Stoppage,
+    /// No functional device is available: the game is drawn by hand (rule 10.4(d), second
+    /// sentence). A supervisor's report.
+    NoDevice,
 }
 
 impl FaultKind {
@@ -46,17 +51,20 @@ impl FaultKind {
             FaultKind::FallBack => "fall_back",
             FaultKind::Spill => "spill",
             FaultKind::Stoppage => "stoppage",
+            FaultKind::NoDevice => "no_device",
         }
     }
 
     /// The game states in which the fault can happen.
     fn states(self) -> &'static [&'static str] {
         match self {
-            // Found at the start or later, up to settlement: the draw is void either way.
-            FaultKind::ShortOfBalls | FaultKind::Spill => &["closed", "drawing", "drawn", "void"],
+            // Too few balls may be found only when the balls are checked after the 20th; a
+            // broken ball likewise. A spill happens during a draw.
+            FaultKind::ShortOfBalls => &["closed", "drawing", "drawn", "void"],
             FaultKind::BrokenBall => &["drawing", "drawn"],
+            FaultKind::Spill => &["closed", "drawing", "void"],
             FaultKind::FallBack => &["drawing"],
-            FaultKind::Stoppage => &["closed", "drawing", "void"],
+            FaultKind::Stoppage | FaultKind::NoDevice => &["closed", "drawing", "void"],
         }
     }
 }
@@ -69,6 +77,9 @@ pub struct FaultReport {
     pub number: Option<i64>,
     /// The device at fault, when a supervisor reports it and no ball of the draw says which.
     pub device: Option<String>,
+    /// The draw (`draw_attempt`) the fault happened in: a report sent again after a lost answer
+    /// is refused as `draw_changed` instead of voiding the next draw too.
+    pub attempt: Option<i64>,
     /// What happened, for the inspectors.
     pub reason: String,
 }
@@ -110,13 +121,13 @@ pub struct FaultRecorded {
     responses(
         (status = 201, body = FaultRecorded),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `number_required`, `device_required`, `not_a_device`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`not_a_ball_game`, `game_not_drawing`, `already_settled`, `not_drawn` (the broken ball is not in the draw)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`not_a_ball_game`, `game_not_drawing`, `already_settled`, `not_drawn` (the broken ball is not in the draw), `draw_changed`, `already_manual`, `manual_draw`, `another_device_drawing`, `supervisor_only` (a device reporting on a completed draw, or `no_device`)"),
         (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
 #[post("/api/v1/games/{number}/faults")]
-pub async fn report(
+pub async fn report_fault(
     state: web::Data<AppState>,
     principal: Principal,
     number: web::Path<i64>,
@@ -146,17 +157,7 @@ pub async fn report(
     let recorded = web::block(move || -> ApiResult<FaultRecorded> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
-        conn.transaction(|conn| {
-            record(
-                conn,
-                game,
-                report.kind,
-                number,
-                report.device,
-                &why,
-                &principal,
-            )
-        })
+        conn.transaction(|conn| record(conn, game, &report, number, &why, &principal))
     })
     .await??;
     state.events.publish(
@@ -179,14 +180,46 @@ pub async fn report(
 fn record(
     conn: &mut DbConnection,
     game: i64,
-    kind: FaultKind,
+    report: &FaultReport,
     number: Option<i32>,
-    device: Option<String>,
     why: &str,
     by: &Principal,
 ) -> ApiResult<FaultRecorded> {
+    let kind = report.kind;
     let row = hold_ball_game(conn, game, kind.states())?;
-    let device = device_at_fault(conn, &row, kind, number, device, by)?;
+    same_attempt(&row, report.attempt)?;
+    let supervisor_only = match kind {
+        FaultKind::NoDevice => true,
+        // Once the 20th ball is shown, only a supervisor's check of the balls finds a fault.
+        _ => row.state == "drawn",
+    };
+    if supervisor_only && by.role != Role::Supervisor {
+        return Err(ApiError::conflict(
+            "supervisor_only",
+            format!("a supervisor reports this fault of game {game}"),
+        ));
+    }
+    if matches!(
+        kind,
+        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice
+    ) && row.draw_mode == "manual"
+    {
+        return Err(ApiError::conflict(
+            "already_manual",
+            format!("game {game}'s draw is already being finished by hand"),
+        ));
+    }
+    if by.role == Role::Device {
+        if report.device.is_some() {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "a device reports its own faults: `device` is for a supervisor's report",
+            ));
+        }
+        let balls = standing(conn, game)?;
+        may_draw(conn, &row, by, &balls)?;
+    }
+    let device = device_at_fault(conn, &row, kind, number, report.device.clone(), by)?;
     let now = now_micros();
     let fault = per_backend!(conn, |c| diesel::insert_into(draw_faults::table)
         .values((
@@ -201,7 +234,6 @@ fn record(
         ))
         .returning(FaultRow::as_returning())
         .get_result(c))?;
-    lapse_pending_corrections(conn, game, &by.id, "the draw changed: a fault was reported")?;
     // Which device is taken out of service, and from which game on.
     let hold_from = match kind {
         FaultKind::ShortOfBalls => {
@@ -217,11 +249,12 @@ fn record(
             void_draw(conn, &row, fault.id)?;
             Some(game)
         }
-        FaultKind::FallBack | FaultKind::Stoppage => {
+        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice => {
             diesel::update(games::table.find(game))
                 .set(games::draw_mode.eq("manual"))
                 .execute(conn)?;
-            None
+            // A stopped device draws again once it is rectified and returned (10.4(d)).
+            (kind == FaultKind::Stoppage).then_some(game + 1)
         }
     };
     let out_of_service = match (hold_from, &device) {
@@ -291,6 +324,9 @@ fn device_at_fault(
                 break;
             }
         }
+    }
+    if kind == FaultKind::NoDevice {
+        return Ok(None);
     }
     if device.is_none() && kind == FaultKind::Spill {
         return Err(ApiError::bad_request(

@@ -103,6 +103,11 @@ fn void_balls(
 pub fn void_draw(conn: &mut DbConnection, game: &GameRow, fault_id: i64) -> QueryResult<()> {
     let balls = standing(conn, game.number)?;
     void_balls(conn, game, &balls, fault_id)?;
+    lapse_pending_corrections(
+        conn,
+        game.number,
+        &format!("fault {fault_id} voided the draw"),
+    )?;
     diesel::delete(drawn_numbers::table.filter(drawn_numbers::game.eq(game.number)))
         .execute(conn)?;
     diesel::update(games::table.find(game.number))
@@ -135,6 +140,11 @@ pub fn void_ball(
         ));
     };
     void_balls(conn, game, &balls[at..=at], fault_id)?;
+    lapse_pending_corrections(
+        conn,
+        game.number,
+        &format!("fault {fault_id} voided ball {number}: the balls after it moved up"),
+    )?;
     // Delete and write again rather than shift in place: PostgreSQL checks the (game,
     // position) key row by row, so an in-place shift can collide with itself.
     diesel::delete(
@@ -160,19 +170,18 @@ pub fn void_ball(
     Ok(())
 }
 
-/// A fault changes the record a pending correction was asked against: it lapses, recorded.
+/// A pending correction was asked against a record that has changed (balls voided, the game
+/// invalidated): it lapses, with why, and no one's name as if they had rejected it.
 pub fn lapse_pending_corrections(
     conn: &mut DbConnection,
     game: i64,
-    by: &str,
     why: &str,
 ) -> QueryResult<usize> {
     diesel::update(draw_corrections::table)
         .filter(draw_corrections::game.eq(game))
         .filter(draw_corrections::state.eq("pending"))
         .set((
-            draw_corrections::state.eq("rejected"),
-            draw_corrections::closed_by.eq(by),
+            draw_corrections::state.eq("lapsed"),
             draw_corrections::closed_at.eq(now_micros()),
             draw_corrections::close_reason.eq(why),
         ))

@@ -11,8 +11,8 @@ use super::corrections::{for_game, Correction};
 use super::faults::FaultRow;
 use super::standing;
 use crate::auth::{Principal, Role};
-use crate::db::rfc3339;
 use crate::db::schema::{draw_faults, voided_balls};
+use crate::db::{rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::games::{load, Game};
 use crate::state::AppState;
@@ -71,8 +71,13 @@ pub async fn draw_record(
     let game = number.into_inner();
     let record = web::block(move || -> ApiResult<DrawRecord> {
         let mut conn = state.db.conn()?;
-        // One snapshot of the whole record.
+        // One snapshot of the whole record: SQLite's read transaction is one; PostgreSQL's
+        // default (read committed) takes a new snapshot per statement.
         conn.transaction(|conn| {
+            if let DbConnection::Pg(pg) = &mut **conn {
+                diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    .execute(pg)?;
+            }
             let shown = load(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
             let balls = standing(conn, game)?
                 .into_iter()

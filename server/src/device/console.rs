@@ -27,12 +27,12 @@ commands:
   game N                            work on game N
   fault KIND [NUMBER] [device=ID] REASON
                                     report a fault: short-of-balls, broken-ball NUMBER,
-                                    fall-back, spill, stoppage (rules 10.2, 10.4)
+                                    fall-back, spill, stoppage, no-device (rules 10.2, 10.4)
   correct POSITION NUMBER REASON    ask to correct a mis-transferred number (rule 10.1)
   approve ID | reject ID REASON     decide on a correction
   record                            the draw's faults, voided balls and corrections
   devices                           ball devices and whether they are in service
-  return DEVICE [NOTE]              approve returning a device to service
+  return DEVICE NOTE                approve returning a device to service (what was done)
   help | quit";
 
 pub fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
@@ -216,12 +216,7 @@ impl Console {
             }
             "return" => {
                 let device = words.get(1).ok_or("give the device's id")?;
-                let note = rest(2);
-                let body = if note.is_empty() {
-                    json!({})
-                } else {
-                    json!({ "note": note })
-                };
+                let body = json!({ "note": rest(2) });
                 let d = self.call(Some(&body), &format!("/api/v1/devices/{device}/return"))?;
                 println!(
                     "device {device}: {}",
@@ -287,10 +282,26 @@ impl Console {
             let n: i64 = word
                 .parse()
                 .map_err(|_| format!("{word:?} is not a number"))?;
-            let taken = self.call(
-                Some(&json!({ "number": n })),
-                &format!("/api/v1/games/{game}/balls"),
-            )?;
+            let before = self.call(None, &format!("/api/v1/games/{game}"))?;
+            let position = before["drawn"].as_array().map_or(0, Vec::len) + 1;
+            let path = format!("/api/v1/games/{game}/balls");
+            let body = json!({ "number": n, "attempt": before["draw_attempt"] });
+            let taken = match self.api.post(&path, &body) {
+                Ok(taken) => taken,
+                // No answer: the record says whether the ball went in; it is never sent twice.
+                Err(CallError::Network(e)) => {
+                    let after = self.call(None, &format!("/api/v1/games/{game}"))?;
+                    if after["drawn"].get(position - 1) != Some(&json!(n)) {
+                        return Err(format!(
+                            "no answer for {n} ({e}) and it is not in the draw: enter it again"
+                        ));
+                    }
+                    json!({ "position": position, "state": after["state"] })
+                }
+                Err(CallError::Refused { message, code, .. }) => {
+                    return Err(format!("{message} ({code})"))
+                }
+            };
             println!("game {game}: ball {} = {n}", taken["position"]);
             if taken["state"] == "drawn" {
                 println!("game {game}: drawn");

@@ -91,8 +91,8 @@ impl FromStr for FaultPlan {
             .ok()
             .filter(|g| *g >= 1)
             .ok_or_else(|| format!("{game:?}: the game is counted from 1"))?;
-        if kind == Injected::BrokenBall && after_balls == 0 {
-            return Err("a broken ball comes after at least one ball".into());
+        if matches!(kind, Injected::BrokenBall | Injected::FallBack) && after_balls == 0 {
+            return Err("a broken ball or a fall-back comes after at least one ball".into());
         }
         Ok(FaultPlan {
             kind,
@@ -199,7 +199,7 @@ impl Machine {
     /// faults planned for the `nth` game of this run.
     fn draw(&mut self, game: &Value, nth: u32) -> anyhow::Result<Outcome> {
         let number = game["number"].as_i64().context("a game has a number")?;
-        let attempt = game["draw_attempt"].as_i64().unwrap_or(1);
+        let mut attempt = game["draw_attempt"].as_i64().unwrap_or(1);
         let mut drawn: Vec<u8> = numbers(&game["drawn"]);
         // The balls still in the machine: all but those out (a restart goes on from there).
         let mut machine: Vec<u8> = (1..=80).filter(|n| !drawn.contains(n)).collect();
@@ -218,18 +218,21 @@ impl Machine {
             self.plans
                 .retain(|p| !(p.game == nth && p.after_balls == drawn.len()));
             for plan in due {
+                let fault = |kind: &str, ball: Option<u8>, why: &str| {
+                    self.fault(number, attempt, kind, ball, why)
+                };
                 match plan.kind {
                     Injected::MisTransfer => mis_transfer = true,
                     Injected::ShortOfBalls => {
-                        self.fault(number, "short_of_balls", None, "79 balls in the machine")?;
+                        fault("short_of_balls", None, "79 balls in the machine")?;
                         println!("game {number}: draw void (rule 10.2); refilled, drawing again");
+                        attempt += 1;
                         drawn.clear();
                         machine = (1..=80).collect();
                     }
                     Injected::BrokenBall => {
                         let broken = *drawn.last().context("a ball was drawn")?;
-                        self.fault(
-                            number,
+                        fault(
                             "broken_ball",
                             Some(broken),
                             "a piece of a broken ball was drawn",
@@ -241,17 +244,17 @@ impl Machine {
                         );
                     }
                     Injected::FallBack => {
-                        self.fault(number, "fall_back", None, "drawn balls fell back")?;
+                        fault("fall_back", None, "drawn balls fell back")?;
                         println!("game {number}: fall-back; to be finished by hand (10.4(b))");
                         return Ok(Outcome::Left);
                     }
                     Injected::Stoppage => {
-                        self.fault(number, "stoppage", None, "the blower stopped")?;
+                        fault("stoppage", None, "the blower stopped")?;
                         println!("game {number}: stopped; to be finished by hand (10.4(d))");
                         return Ok(Outcome::Left);
                     }
                     Injected::Spill => {
-                        self.fault(number, "spill", None, "balls spilled from the machine")?;
+                        fault("spill", None, "balls spilled from the machine")?;
                         println!("game {number}: spill; draw void, out of service (10.4(c))");
                         return Ok(Outcome::Left);
                     }
@@ -261,10 +264,12 @@ impl Machine {
             let ball = machine
                 .swap_remove(uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize);
             let sent = if std::mem::take(&mut mis_transfer) {
-                // A number still in the machine, so the record can be put right by a
-                // correction once the balls are compared (rule 10.1).
-                let wrong =
-                    machine[uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize];
+                // Another number; the simulated machine then holds neither ball, so the draw
+                // can go on until the record is corrected to the ball's number (rule 10.1).
+                let wrong = machine
+                    .swap_remove(
+                        uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize
+                    );
                 println!(
                     "game {number}: ball {} shows {ball} but the feed sent {wrong} \
                      (a mis-transfer: correct position {} to {ball})",
@@ -275,11 +280,12 @@ impl Machine {
             } else {
                 ball
             };
-            match self.post_ball(number, drawn.len() + 1, sent)? {
-                Posted::Taken(state) => {
-                    drawn.push(sent);
+            match self.post_ball(number, attempt, drawn.len() + 1, sent)? {
+                Posted::Taken(taken) => {
+                    // The server's record is the one to go on from.
+                    drawn = numbers(&taken["drawn"]);
                     println!("game {number}: ball {} = {ball}", drawn.len());
-                    if state == "drawn" {
+                    if taken["state"] == "drawn" {
                         println!("game {number}: drawn");
                         return Ok(Outcome::Drawn);
                     }
@@ -293,40 +299,69 @@ impl Machine {
         Ok(Outcome::Drawn)
     }
 
-    fn fault(&self, game: i64, kind: &str, number: Option<u8>, reason: &str) -> anyhow::Result<()> {
-        let mut body = json!({ "kind": kind, "reason": format!("simulated: {reason}") });
+    /// Reports a fault of draw `attempt`. After a lost answer it reads the game to see whether
+    /// the fault landed before sending it again, so a fault is never recorded twice.
+    fn fault(
+        &self,
+        game: i64,
+        attempt: i64,
+        kind: &str,
+        number: Option<u8>,
+        reason: &str,
+    ) -> anyhow::Result<()> {
+        let mut body =
+            json!({ "kind": kind, "attempt": attempt, "reason": format!("simulated: {reason}") });
         if let Some(n) = number {
             body["number"] = json!(n);
         }
-        match self
-            .api
-            .post(&format!("/api/v1/games/{game}/faults"), &body)
-        {
-            Ok(_) => Ok(()),
-            Err(e) => anyhow::bail!("the {kind} fault of game {game} was not recorded: {e}"),
+        let path = format!("/api/v1/games/{game}/faults");
+        loop {
+            match self.api.post(&path, &body) {
+                Ok(_) => return Ok(()),
+                Err(CallError::Network(e)) => {
+                    println!("game {game}: no answer to the {kind} report ({e}); checking");
+                    std::thread::sleep(Duration::from_millis(500));
+                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
+                    let landed = match kind {
+                        "short_of_balls" | "spill" => {
+                            shown["draw_attempt"].as_i64() > Some(attempt)
+                        }
+                        "broken_ball" => !numbers(&shown["drawn"]).contains(&number.unwrap_or(0)),
+                        _ => shown["draw_mode"] == "manual",
+                    };
+                    if landed {
+                        return Ok(());
+                    }
+                }
+                Err(e) => anyhow::bail!("the {kind} fault of game {game} was refused: {e}"),
+            }
         }
     }
 
     /// Posts ball `position`; after a lost answer, looks whether the server took it before
     /// sending it again, so a ball is never sent twice.
-    fn post_ball(&self, game: i64, position: usize, number: u8) -> anyhow::Result<Posted> {
+    fn post_ball(
+        &self,
+        game: i64,
+        attempt: i64,
+        position: usize,
+        number: u8,
+    ) -> anyhow::Result<Posted> {
         let path = format!("/api/v1/games/{game}/balls");
+        let mut resent = false;
         loop {
-            match self.api.post(&path, &json!({ "number": number })) {
-                Ok(taken) => {
-                    return Ok(Posted::Taken(
-                        taken["state"].as_str().unwrap_or("drawing").to_string(),
-                    ))
-                }
+            match self
+                .api
+                .post(&path, &json!({ "number": number, "attempt": attempt }))
+            {
+                Ok(taken) => return Ok(Posted::Taken(taken)),
                 Err(CallError::Network(e)) => {
                     println!("game {game}: no answer for ball {position} ({e}); asking again");
                     std::thread::sleep(Duration::from_millis(500));
                     let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
                     let drawn = numbers(&shown["drawn"]);
                     if drawn.get(position - 1) == Some(&number) {
-                        return Ok(Posted::Taken(
-                            shown["state"].as_str().unwrap_or("drawing").to_string(),
-                        ));
+                        return Ok(Posted::Taken(shown));
                     }
                     if drawn.len() >= position {
                         return Ok(Posted::Refused(format!(
@@ -334,6 +369,15 @@ impl Machine {
                              number)"
                         )));
                     }
+                    resent = true;
+                }
+                Err(CallError::Refused { code, .. }) if resent && code == "duplicate_ball" => {
+                    // The lost request landed after all, between the look and the resend.
+                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
+                    if numbers(&shown["drawn"]).get(position - 1) == Some(&number) {
+                        return Ok(Posted::Taken(shown));
+                    }
+                    return Ok(Posted::Refused(format!("{number} is already drawn")));
                 }
                 Err(refused) => return Ok(Posted::Refused(refused.to_string())),
             }
@@ -342,7 +386,8 @@ impl Machine {
 }
 
 enum Posted {
-    Taken(String),
+    /// The game as the server recorded it after the ball.
+    Taken(Value),
     Refused(String),
 }
 
@@ -361,7 +406,13 @@ fn wait_for<T>(mut call: impl FnMut() -> Result<T, CallError>) -> anyhow::Result
     loop {
         match call() {
             Ok(v) => return Ok(v),
-            Err(CallError::Network(e)) => {
+            // A server restarting, or its database, answers 5xx for a moment.
+            Err(CallError::Network(e))
+            | Err(CallError::Refused {
+                status: 500..,
+                message: e,
+                ..
+            }) => {
                 if !said {
                     println!("server unreachable ({e}); retrying");
                     said = true;

@@ -203,6 +203,8 @@ pub const MANUAL_CLOCK: &[&str] = &[
 pub const BALL_DEVICE: &[&str] = &[
     "--draw-source",
     "ball-device",
+    "--ball-check",
+    "0",
     "--game-interval",
     "3600",
     "--reveal-interval",
