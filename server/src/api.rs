@@ -37,6 +37,7 @@ use crate::{events, games, jackpots, tickets};
         tickets::cancel::cancel,
         tickets::pay::pay,
         jackpots::list,
+        crate::schedules::list,
         events::stream_events,
     ),
     modifiers(&BearerAuth)
@@ -101,7 +102,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(tickets::cancel::cancel)
     .service(tickets::pay::pay)
     .service(jackpots::list)
+    .service(crate::schedules::list)
     .service(events::stream_events)
+    .configure(crate::display::routes)
     .route(
         "/api/v1/openapi.json",
         web::get().to(|| async {

@@ -63,6 +63,9 @@ pub struct ServeArgs {
     /// that time holds settlement until it is approved or rejected.
     #[arg(long, env = "KENO_BALL_CHECK", default_value_t = 15.0)]
     pub ball_check: f64,
+    /// Public ticket checks allowed per client address and minute (after a burst of 10).
+    #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
+    pub check_rate: u32,
     /// Start of Keno gaming each day, local time (rule 16.1).
     #[arg(long, env = "KENO_DAY_START", default_value = "10:00")]
     pub keno_day_start: String,

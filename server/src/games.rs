@@ -286,8 +286,11 @@ pub struct GameQuery {
     pub state: Option<String>,
     /// Only games of this Keno Day (YYYY-MM-DD, rule 1(d)).
     pub keno_day: Option<String>,
-    /// At most this many games, the lowest numbers first (default and most: 1,000).
+    /// At most this many games (default and most: 1,000).
     pub limit: Option<i64>,
+    /// `asc` (default): the lowest numbers first; `desc`: the latest first (a display's last
+    /// results: `?state=settled&order=desc&limit=5`).
+    pub order: Option<String>,
 }
 
 const STATES: [&str; 7] = [
@@ -328,6 +331,16 @@ pub async fn list(
             "limit is 1 to 1,000 games",
         ));
     }
+    let latest_first = match q.order.as_deref() {
+        None | Some("asc") => false,
+        Some("desc") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "invalid_order",
+                format!("{other:?}: order is asc or desc"),
+            ))
+        }
+    };
     let states: Option<Vec<String>> = q
         .state
         .map(|list| list.split(',').map(|s| s.trim().to_string()).collect());
@@ -353,10 +366,14 @@ pub async fn list(
         let mut conn = state.db.conn()?;
         let mut rows = games::table
             .filter(games::number.between(from, to))
-            .order(games::number)
             .limit(limit)
             .select(GameRow::as_select())
             .into_boxed();
+        rows = if latest_first {
+            rows.order(games::number.desc())
+        } else {
+            rows.order(games::number)
+        };
         if let Some(states) = states {
             rows = rows.filter(games::state.eq_any(states));
         }
@@ -364,11 +381,14 @@ pub async fn list(
             rows = rows.filter(games::keno_day.eq(day));
         }
         let rows: Vec<GameRow> = rows.load(&mut conn)?;
-        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        let (Some(low), Some(high)) = (
+            rows.iter().map(|r| r.number).min(),
+            rows.iter().map(|r| r.number).max(),
+        ) else {
             return Ok(Vec::new());
         };
         let mut numbers: Vec<(i64, i32, i32)> = drawn_numbers::table
-            .filter(drawn_numbers::game.between(first.number, last.number))
+            .filter(drawn_numbers::game.between(low, high))
             .select((
                 drawn_numbers::game,
                 drawn_numbers::position,

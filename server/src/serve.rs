@@ -46,6 +46,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
         announced_close: Default::default(),
+        check_limit: crate::rate_limit::PerAddress::new(
+            std::num::NonZeroU32::new(args.check_rate)
+                .ok_or_else(|| anyhow::anyhow!("--check-rate must be 1 or more"))?,
+            std::num::NonZeroU32::new(10).expect("ten"),
+        ),
     });
 
     actix_web::rt::System::new().block_on(async move {

@@ -55,6 +55,8 @@ pub struct AppState {
     pub clock_wake: Notify,
     /// Wakes the drawer (a game was closed).
     pub drawer_wake: Notify,
+    /// Checks of tickets by the public, per client address.
+    pub check_limit: crate::rate_limit::PerAddress,
     /// The last game this process announced as closed: a game the drawer finds closed beyond
     /// it was closed before a restart, and its close and numbers are announced again.
     pub announced_close: std::sync::atomic::AtomicI64,

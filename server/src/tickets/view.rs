@@ -220,13 +220,18 @@ pub async fn get_ticket(
     tag = "tickets",
     params(("serial" = String, Path)),
     responses((status = 200, body = TicketCheck), (status = 404, body = crate::error::ErrorBody),
-              (status = 400, body = crate::error::ErrorBody))
+              (status = 400, body = crate::error::ErrorBody),
+              (status = 429, body = crate::error::ErrorBody, description = "`too_many_requests`: too many checks from one address (`--check-rate`)"))
 )]
 #[get("/api/v1/tickets/{serial}/check")]
 pub async fn check(
     state: web::Data<AppState>,
+    request: actix_web::HttpRequest,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketCheck>> {
+    if let Some(peer) = request.peer_addr() {
+        state.check_limit.take(peer.ip())?;
+    }
     let serial = serial.into_inner();
     if !keno_core::serial::is_well_formed(&serial) {
         return Err(ApiError::bad_request(

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)] // each test file uses part of this
 
+pub mod browser;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;

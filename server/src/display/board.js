@@ -1,0 +1,201 @@
+// The venue board (rules 9.3, 9.4): lights each number as the server announces it. It shows
+// only what the server has committed: the state it reads and the events it hears, which the
+// server sends after each commit. After any reconnection it reads the whole state again.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, skew: 0 };
+let schedules = [];
+let prizeTurn = 0;
+
+function dollars(cents) {
+  const d = cents / 100;
+  return "$" + d.toLocaleString("en-AU", { minimumFractionDigits: d % 1 ? 2 : 0 });
+}
+
+async function api(path) {
+  const response = await fetch(path, { cache: "no-store" });
+  const date = response.headers.get("Date");
+  if (date) shown.skew = Date.parse(date) - Date.now();
+  if (!response.ok) {
+    const e = new Error(path + ": " + response.status);
+    e.status = response.status;
+    throw e;
+  }
+  return response.json();
+}
+
+function buildBoard() {
+  const board = $("board");
+  for (let n = 1; n <= 80; n++) {
+    const cell = document.createElement("div");
+    cell.className = "cell";
+    cell.id = "n" + n;
+    cell.textContent = n;
+    board.appendChild(cell);
+  }
+}
+
+function paintBoard() {
+  for (let n = 1; n <= 80; n++) {
+    const cell = $("n" + n);
+    cell.classList.toggle("lit", shown.drawn.includes(n));
+    cell.classList.toggle("last", shown.drawn[shown.drawn.length - 1] === n);
+  }
+  const last = shown.drawn[shown.drawn.length - 1];
+  $("last-ball").textContent = last === undefined ? "—" : last;
+  $("drawn-count").textContent = shown.drawn.length + " of 20 drawn";
+  $("game").textContent = "GAME " + (shown.game ?? "—");
+  const status = $("status");
+  const words = {
+    closed: "GAME CLOSED", drawing: "GAME CLOSED · DRAWING", drawn: "DRAWN", settled: "RESULTS",
+    void: "DRAW VOID · REDRAWING", invalidated: "GAME INVALIDATED", open: "OPEN FOR PLAY",
+  };
+  status.textContent = words[shown.state] ?? "";
+  status.className = shown.state === "closed" || shown.state === "drawing" ? "closed" : "";
+  if (shown.state === "drawing" && shown.drawn.length) status.className = "drawing";
+}
+
+function showGame(game) {
+  shown.game = game.number;
+  shown.state = game.state;
+  shown.drawn = game.drawn.slice();
+  paintBoard();
+}
+
+function notice(text) {
+  const n = $("notice");
+  n.textContent = text ?? "";
+  n.classList.toggle("shown", !!text);
+}
+
+function paintJackpots(pools) {
+  $("jackpots").innerHTML = "";
+  for (const p of pools) {
+    const row = document.createElement("div");
+    row.innerHTML = `<span>${p.spots} spot</span><b>${dollars(p.pool_cents)}</b>`;
+    $("jackpots").appendChild(row);
+  }
+}
+
+function paintHistory(games) {
+  const history = $("history");
+  history.innerHTML = "";
+  for (const g of games) {
+    const row = document.createElement("div");
+    row.className = "row";
+    const label = g.state === "invalidated" ? "invalidated" : g.drawn.join(" ");
+    row.innerHTML = `<b>${g.number}</b>${label}`;
+    history.appendChild(row);
+  }
+}
+
+// The prize board turns through the spot counts of the standard schedule.
+function paintPrizes() {
+  const standard = schedules.find((s) => s.schedule === "standard");
+  if (!standard || !standard.spots.length) return;
+  const column = standard.spots[prizeTurn++ % standard.spots.length];
+  const rows = column.pays
+    .slice()
+    .reverse()
+    .map((p) => `<tr><td>Catch ${p.catch}</td><td>${p.jackpot ? "JACKPOT" : dollars(p.prize_cents)}</td></tr>`)
+    .join("");
+  $("prizes").innerHTML =
+    `<h2>Prizes</h2><table><caption>${column.spots} spot · ${dollars(standard.base_wager_cents)} ticket</caption>${rows}</table>`;
+}
+
+function tick() {
+  const c = $("countdown");
+  if (!shown.closesAt) {
+    c.textContent = shown.open === null ? "Keno is closed" : "";
+    return;
+  }
+  const left = Math.max(0, Math.round((shown.closesAt - (Date.now() + shown.skew)) / 1000));
+  const m = Math.floor(left / 60);
+  const s = String(left % 60).padStart(2, "0");
+  c.innerHTML = `Game ${shown.open} closes in <b>${m}:${s}</b>`;
+}
+
+async function refresh() {
+  try {
+    try {
+      const open = await api("/api/v1/games/current");
+      shown.open = open.number;
+      shown.closesAt = Date.parse(open.closes_at);
+    } catch (e) {
+      if (e.status !== 404) throw e;
+      shown.open = null;
+      shown.closesAt = null;
+    }
+    const recent = await api(
+      "/api/v1/games?state=closed,drawing,drawn,settled,void,invalidated&order=desc&limit=7");
+    if (recent.length) {
+      showGame(recent[0]);
+      paintHistory(recent.filter((g) => g.state === "settled" || g.state === "invalidated").slice(0, 6));
+    } else if (shown.open !== null) {
+      showGame({ number: shown.open, state: "open", drawn: [] });
+    }
+    paintJackpots(await api("/api/v1/jackpots"));
+    if (!schedules.length) {
+      schedules = await api("/api/v1/schedules");
+      paintPrizes();
+    }
+    notice(null);
+  } catch (e) {
+    notice("Reconnecting to the Keno server…");
+  }
+}
+
+function listen() {
+  const events = new EventSource("/api/v1/events");
+  // Connected, or connected again after a restart: read everything again.
+  events.onopen = () => refresh();
+  events.onerror = () => {
+    notice("Reconnecting to the Keno server…");
+    if (events.readyState === EventSource.CLOSED) {
+      setTimeout(listen, 2000);
+    }
+  };
+  const on = (kind, handle) =>
+    events.addEventListener(kind, (e) => handle(JSON.parse(e.data)));
+  on("game_opened", (d) => {
+    shown.open = d.game;
+    shown.closesAt = Date.parse(d.closes_at);
+    tick();
+  });
+  on("game_closed", (d) => {
+    // Rule 9.4: the displays say the game is closed before it is drawn.
+    showGame({ number: d.game, state: "closed", drawn: [] });
+    notice(null);
+  });
+  on("number_drawn", (d) => {
+    if (d.game !== shown.game) showGame({ number: d.game, state: "drawing", drawn: [] });
+    shown.state = "drawing";
+    shown.drawn.length = Math.min(shown.drawn.length, d.position - 1);
+    shown.drawn.push(d.number);
+    paintBoard();
+  });
+  on("game_drawn", (d) => showGame({ number: d.game, state: "drawn", drawn: d.drawn }));
+  on("game_settled", () => refresh());
+  on("jackpot_changed", (pools) => paintJackpots(pools));
+  on("draw_fault", (d) => {
+    showGame({ number: d.game, state: d.state, drawn: d.drawn });
+    notice("Game " + d.game + ": draw fault (" + d.kind.replace(/_/g, " ") + ")");
+  });
+  on("number_corrected", (d) => {
+    if (d.game === shown.game && d.position <= shown.drawn.length) {
+      shown.drawn[d.position - 1] = d.number;
+      paintBoard();
+    }
+  });
+  on("game_invalidated", (d) =>
+    refresh().then(() =>
+      notice("Game " + d.game + " is invalidated: every wager on it is refunded")));
+  on("resync", () => refresh());
+}
+
+buildBoard();
+paintBoard();
+listen();
+setInterval(tick, 250);
+setInterval(paintPrizes, 8000);

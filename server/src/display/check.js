@@ -1,0 +1,73 @@
+// The ticket-check page: a player types or scans a serial and sees each game's catches and
+// prize, from the public check endpoint. Wrong or unknown serials get a plain message.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+function dollars(cents) {
+  return "$" + (cents / 100).toLocaleString("en-AU", { minimumFractionDigits: 2 });
+}
+
+function say(text) {
+  $("message").textContent = text ?? "";
+  $("message").classList.toggle("shown", !!text);
+}
+
+function escape(text) {
+  const div = document.createElement("div");
+  div.textContent = text;
+  return div.innerHTML;
+}
+
+const plainWords = {
+  invalid_serial: "That is not a ticket number. Check the digits on your ticket and try again.",
+  not_found: "We cannot find a ticket with that number. Check the digits on your ticket.",
+  too_many_requests: "Too many checks from this screen. Please wait a minute and try again.",
+};
+
+async function check(serial) {
+  say(null);
+  $("result").innerHTML = "";
+  const response = await fetch(`/api/v1/tickets/${encodeURIComponent(serial)}/check`,
+    { cache: "no-store" });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    say(plainWords[body.error] ?? "The ticket cannot be checked just now. Please ask a writer.");
+    return;
+  }
+  const drawn = {};
+  await Promise.all(body.results.map(async (r) => {
+    const g = await fetch(`/api/v1/games/${r.game}`).then((x) => x.json()).catch(() => null);
+    drawn[r.game] = g ? g.drawn : [];
+  }));
+  const games = body.results.map((r) => {
+    const ways = r.ways.map((w) => {
+      const numbers = w.numbers
+        .map((n) => `<span class="${drawn[r.game].includes(n) ? "hit" : ""}">${n}</span>`)
+        .join("");
+      const prize = w.prize_cents ? ` · <b class="won">${dollars(w.prize_cents)}</b>` : "";
+      return `<div class="numbers">${numbers} · caught ${w.catch} of ${w.spots}${prize}</div>`;
+    }).join("");
+    const outcome = {
+      settled: r.prize_cents ? `WON ${dollars(r.prize_cents)}` : "no prize",
+      invalidated: `game invalidated: ${dollars(r.refund_cents ?? 0)} refunded`,
+    }[r.state] ?? "not drawn yet";
+    return `<div class="game" data-game="${r.game}"><b>Game ${r.game}</b>: ` +
+      `<span class="${r.prize_cents ? "won" : ""}">${escape(outcome)}</span>${ways}</div>`;
+  }).join("");
+  const status = body.status === "paid" ? " · PAID" : body.status === "cancelled" ? " · CANCELLED" : "";
+  $("result").innerHTML =
+    `<p id="summary">Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
+    (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +
+    `</p><p>Your numbers: ${body.groups.map((g) => g.join(" ")).join(" | ")}</p>${games}`;
+}
+
+$("form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const serial = $("serial").value.replace(/[\s-]/g, "");
+  if (!/^\d+$/.test(serial)) {
+    say(plainWords.invalid_serial);
+    return;
+  }
+  check(serial).catch(() => say("The Keno server cannot be reached just now. Please try again."));
+});

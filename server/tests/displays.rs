@@ -1,0 +1,301 @@
+//! The player displays in a real browser (issue 7): headless Chromium (Debian's chromium and
+//! chromium-driver, installed by `.ci/run`) against a real server. The board lights each
+//! number as it is drawn and never one the server has not committed, says a game is closed
+//! before it is drawn (rule 9.4), and reconnects by itself after a restart; the check page
+//! shows a ticket's catches and prize and plain words for wrong serials and for guessing.
+//! The pages do not depend on the database, so these run on SQLite only.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::browser::{keep_screenshot, Browser};
+use common::{free_port, sale, Backend, Server, TestDb};
+use serde_json::{json, Value};
+
+/// Games closed by hand; numbers revealed 0.3 s apart, so the page can be watched filling in.
+const WATCHED: &[&str] = &[
+    "--game-interval",
+    "3600",
+    "--reveal-interval",
+    "0.3",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
+const BOARD_STATE: &str = r#"
+    const text = (id) => document.getElementById(id).textContent;
+    const notice = document.getElementById('notice');
+    return {
+        game: text('game'),
+        status: text('status'),
+        countdown: text('countdown'),
+        lit: [...document.querySelectorAll('.cell.lit')].map((c) => Number(c.textContent)),
+        notice: notice.classList.contains('shown') ? notice.textContent : null,
+        jackpots: document.getElementById('jackpots').children.length,
+        prizes: document.querySelectorAll('#prizes tr').length,
+        history: [...document.querySelectorAll('#history .row')].map((r) => r.textContent),
+    };
+"#;
+
+fn lit(state: &Value) -> BTreeSet<i64> {
+    state["lit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_i64().unwrap())
+        .collect()
+}
+
+fn close(server: &Server, supervisor: &str) -> i64 {
+    let (status, game) = server.post(supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200, "{game}");
+    game["number"].as_i64().unwrap()
+}
+
+/// Watches the board through game `game`'s draw; asserts what a player may see at each moment.
+fn watch_draw(browser: &Browser, server: &Server, game: i64) -> BTreeSet<i64> {
+    let mut closed_before_numbers = false;
+    let mut counts = BTreeSet::new();
+    loop {
+        let state = browser.run(BOARD_STATE);
+        let on_board = lit(&state);
+        // Read after the page: the record then holds at least what the page showed.
+        let committed: BTreeSet<i64> = server.get(&format!("/api/v1/games/{game}")).1["drawn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_i64().unwrap())
+            .collect();
+        if state["game"] == format!("GAME {game}") {
+            assert!(
+                on_board.is_subset(&committed),
+                "the board shows {on_board:?}, the record holds {committed:?}"
+            );
+            if on_board.is_empty() && state["status"] == "GAME CLOSED" {
+                closed_before_numbers = true;
+            }
+            counts.insert(on_board.len());
+            if on_board.len() == 20 {
+                assert!(
+                    closed_before_numbers,
+                    "rule 9.4: GAME CLOSED is shown first"
+                );
+                assert!(
+                    counts.len() >= 8,
+                    "numbers appear one by one: saw counts {counts:?}"
+                );
+                return on_board;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(40));
+    }
+}
+
+#[test]
+fn the_board_lights_each_number_as_it_is_drawn_and_survives_a_restart() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let server = Server::start_on(&db, &listen, WATCHED);
+    browser.goto(&format!("{}/", server.base));
+    let ready = browser.wait_for("the board", BOARD_STATE, |s| {
+        s["status"] == "OPEN FOR PLAY"
+            && s["countdown"].as_str().unwrap().contains("closes in")
+            && s["prizes"].as_u64() > Some(0)
+            && s["jackpots"].as_u64() > Some(0)
+    });
+    assert_eq!(lit(&ready).len(), 0);
+
+    let game = close(&server, &supervisor);
+    let on_board = watch_draw(&browser, &server, game);
+    let settled = server.wait_settled(game);
+    let drawn: BTreeSet<i64> = settled["drawn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_i64().unwrap())
+        .collect();
+    assert_eq!(on_board, drawn);
+    let after = browser.wait_for("the results row", BOARD_STATE, |s| {
+        s["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().starts_with(&game.to_string()))
+    });
+    assert!(after["countdown"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("Game {}", game + 1)));
+    keep_screenshot(&browser.screenshot(), "board.png");
+
+    // The server goes away: the page says so, and comes back by itself when it returns.
+    server.kill();
+    browser.wait_for("the reconnecting notice", BOARD_STATE, |s| {
+        s["notice"]
+            .as_str()
+            .is_some_and(|n| n.contains("Reconnecting"))
+    });
+    let server = Server::start_on(&db, &listen, WATCHED);
+    browser.wait_for("the board back", BOARD_STATE, |s| s["notice"].is_null());
+    let next = close(&server, &supervisor);
+    let on_board = watch_draw(&browser, &server, next);
+    assert_eq!(on_board.len(), 20);
+}
+
+/// A check digit that makes `digits` pass the Luhn check, as serials do.
+fn with_luhn(digits: &str) -> String {
+    let sum: u32 = digits
+        .chars()
+        .rev()
+        .enumerate()
+        .map(|(i, c)| {
+            let d = c.to_digit(10).unwrap();
+            if i % 2 == 0 {
+                let x = d * 2;
+                if x > 9 {
+                    x - 9
+                } else {
+                    x
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    format!("{digits}{}", (10 - sum % 10) % 10)
+}
+
+const CHECK_STATE: &str = r#"
+    const message = document.getElementById('message');
+    const summary = document.getElementById('summary');
+    return {
+        message: message.classList.contains('shown') ? message.textContent : null,
+        summary: summary ? summary.textContent : null,
+        games: [...document.querySelectorAll('#result .game')].map((g) => ({
+            game: Number(g.dataset.game),
+            text: g.textContent,
+            hits: g.querySelectorAll('.hit').length,
+        })),
+    };
+"#;
+
+fn check_in_page(browser: &Browser, serial: &str) -> Value {
+    // Cleared first, so the wait below sees this check's answer, not the last one's.
+    browser.run("document.getElementById('result').innerHTML = ''; document.getElementById('message').classList.remove('shown');");
+    browser.type_into("#serial", serial);
+    browser.click("#go");
+    browser.wait_for("the answer", CHECK_STATE, |s| {
+        !s["message"].is_null() || !s["summary"].is_null()
+    })
+}
+
+#[test]
+fn a_player_checks_a_ticket_and_guessing_is_slowed() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let args: Vec<&str> = common::MANUAL_CLOCK
+        .iter()
+        .copied()
+        .chain(["--check-rate", "1"])
+        .collect();
+    let server = Server::start(&db, &args);
+    let ticket = server.sell(
+        &writer,
+        sale(
+            "t1",
+            json!({"type": "quick_pick", "count": 8}),
+            "standard",
+            200,
+            2,
+        ),
+    );
+    let serial = ticket["serial"].as_str().unwrap();
+    let first = server.close_and_settle(&supervisor)["number"]
+        .as_i64()
+        .unwrap();
+    let (_, detail) = server.get_as(&writer, &format!("/api/v1/tickets/{serial}"));
+
+    browser.goto(&format!("{}/check", server.base));
+    // Typed with the spaces a person might put in; the page strips them.
+    let spaced = format!("{} {}", &serial[..10], &serial[10..]);
+    let shown = check_in_page(&browser, &spaced);
+    assert!(shown["message"].is_null(), "{shown}");
+    let summary = shown["summary"].as_str().unwrap();
+    assert!(summary.contains(serial), "{summary}");
+    let won = detail["won_cents"].as_u64().unwrap();
+    assert!(
+        summary.contains(&format!("won ${}.{:02}", won / 100, won % 100)),
+        "{summary} / {won}"
+    );
+    let games = shown["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0]["game"], first);
+    let caught = detail["results"][0]["ways"][0]["catch"].as_u64().unwrap();
+    assert_eq!(games[0]["hits"].as_u64(), Some(caught), "{shown}");
+    assert!(games[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("caught {caught} of 8")));
+    assert!(games[1]["text"].as_str().unwrap().contains("not drawn yet"));
+    keep_screenshot(&browser.screenshot(), "check.png");
+
+    // A serial that passes the check digit but was never sold, and one that cannot be a serial.
+    let unknown = with_luhn(&"1".repeat(19));
+    assert_ne!(unknown, serial);
+    let shown = check_in_page(&browser, &unknown);
+    assert!(
+        shown["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot find a ticket"),
+        "{shown}"
+    );
+    let shown = check_in_page(&browser, "12345");
+    assert!(
+        shown["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a ticket number"),
+        "{shown}"
+    );
+    let shown = check_in_page(&browser, "12ab");
+    assert!(
+        shown["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a ticket number"),
+        "{shown}"
+    );
+
+    // Guessing from one address runs out of its allowance (a burst of 10, then 1 a minute).
+    let mut refused = None;
+    for _ in 0..12 {
+        let (status, e) = server.get(&format!("/api/v1/tickets/{unknown}/check"));
+        if status == 429 {
+            refused = Some(e);
+            break;
+        }
+        assert_eq!(status, 404, "{e}");
+    }
+    let refused = refused.expect("a 429 within the burst");
+    assert_eq!(refused["error"], "too_many_requests");
+    let shown = check_in_page(&browser, serial);
+    assert!(
+        shown["message"]
+            .as_str()
+            .unwrap()
+            .contains("Too many checks"),
+        "{shown}"
+    );
+}
