@@ -139,7 +139,18 @@ pub fn add_principal(
                     .execute(conn)?;
             }
         }
-        diesel::QueryResult::Ok(())
+        // The token is a secret: the trail holds its hash, as the table does.
+        crate::audit::log::append(
+            conn,
+            vec![crate::audit::log::Entry::new(
+                "principal_added",
+                &id,
+                serde_json::json!({
+                    "role": role.as_str(), "name": name, "site": site, "terminal": terminal,
+                    "token_sha256": token_hash(&token),
+                }),
+            )],
+        )
     })?;
     Ok((id, token))
 }

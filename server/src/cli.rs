@@ -35,11 +35,14 @@ pub enum Command {
     /// Talk to a running server as a ball device, or draw by hand at a console (rule 10).
     #[command(subcommand)]
     Device(crate::device::DeviceCommand),
+    /// Auditors' tools: verify the tamper-evident audit trail and the settlements.
+    #[command(subcommand)]
+    Audit(crate::audit::AuditCommand),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }
 
-const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
+pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {

@@ -205,14 +205,23 @@ fn draw_one(
         let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
         let n = draw_next(&mut UnwrapErr(SysRng), set);
         let position = so_far.len() + 1;
+        let now = now_micros();
         diesel::insert_into(drawn_numbers::table)
             .values((
                 drawn_numbers::game.eq(number),
                 drawn_numbers::position.eq(position as i32),
                 drawn_numbers::number.eq(i32::from(n)),
-                drawn_numbers::drawn_at.eq(now_micros()),
+                drawn_numbers::drawn_at.eq(now),
             ))
             .execute(conn)?;
+        crate::audit::log::append(
+            conn,
+            vec![crate::audit::log::Entry::new(
+                "number_drawn",
+                number,
+                serde_json::json!({ "attempt": 1, "position": position, "number": n, "drawn_at": now }),
+            )],
+        )?;
         Ok(Some((position, n)))
     })?)
 }
@@ -229,11 +238,22 @@ fn finish_draw(
         if numbers.len() != keno_core::board::NUMBERS_DRAWN {
             return QueryResult::Ok(None);
         }
+        let now = now_micros();
         let changed = diesel::update(games::table)
             .filter(games::number.eq(number))
             .filter(games::state.eq("drawing"))
-            .set((games::state.eq("drawn"), games::drawn_at.eq(now_micros())))
+            .set((games::state.eq("drawn"), games::drawn_at.eq(now)))
             .execute(conn)?;
+        if changed == 1 {
+            crate::audit::log::append(
+                conn,
+                vec![crate::audit::log::Entry::new(
+                    "game_drawn",
+                    number,
+                    serde_json::json!({ "drawn": numbers, "drawn_at": now }),
+                )],
+            )?;
+        }
         Ok((changed == 1).then_some(numbers))
     })?)
 }

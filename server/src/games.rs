@@ -171,6 +171,20 @@ fn insert_next_game(
             games::draw_mode.eq(&row.draw_mode),
         ))
         .execute(conn)?;
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "game_opened",
+            row.number,
+            serde_json::json!({
+                "keno_day": row.keno_day,
+                "source": row.source,
+                "rule_set": row.rule_set,
+                "opened_at": row.opened_at,
+                "closes_at": row.closes_at,
+            }),
+        )],
+    )?;
     Ok(Some(row))
 }
 
@@ -202,6 +216,16 @@ pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> Que
             .set((games::state.eq("closed"), games::closed_at.eq(now)))
             .execute(conn)?
             == 1;
+        if closed {
+            crate::audit::log::append(
+                conn,
+                vec![crate::audit::log::Entry::new(
+                    "game_closed",
+                    number,
+                    serde_json::json!({ "closed_at": now }),
+                )],
+            )?;
+        }
         let next = if closed {
             insert_next_game(state, conn, now)?
         } else {

@@ -138,7 +138,7 @@ fn invalidate_in(
             .values(chunk)
             .execute(c))?;
     }
-    Ok(Invalidation {
+    let done = Invalidation {
         game,
         reason: reason.to_string(),
         tickets_refunded: covering.len(),
@@ -146,5 +146,19 @@ fn invalidate_in(
             .iter()
             .map(|(_, t, g)| t / i64::from(*g).max(1))
             .sum(),
-    })
+    };
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "game_invalidated",
+            game,
+            serde_json::json!({
+                "reason": reason,
+                "tickets_refunded": done.tickets_refunded,
+                "refunded_cents": done.refunded_cents,
+            }),
+        )
+        .by(principal)],
+    )?;
+    Ok(done)
 }

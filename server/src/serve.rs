@@ -116,6 +116,14 @@ fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String
                     rule_sets::created_at.eq(now_micros()),
                 ))
                 .execute(conn)?;
+            crate::audit::log::append(
+                conn,
+                vec![crate::audit::log::Entry::new(
+                    "rule_set_recorded",
+                    &hash,
+                    serde_json::json!({ "name": rules.name(), "body_sha256": hash }),
+                )],
+            )?;
         }
         QueryResult::Ok(())
     })?;

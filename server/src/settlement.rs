@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use diesel::prelude::*;
-use keno_core::{BetPlan, Draw, WayInPlay};
+use keno_core::{BetPlan, Draw, GameSettlement, WayInPlay};
 use serde::Serialize;
 
 use crate::db::schema::{
@@ -62,74 +62,11 @@ pub fn settle(
         // The rule set the game opened under settles it, for every ticket in it.
         let rules = &*state.rule_sets.get(conn, &game.rule_set)?;
         let started = Instant::now();
-        let draw = Draw::new(&drawn(conn, number)?)?;
-        let carried = carried_into(rules, conn, number)?;
-
-        // Every ticket covering the game, multi-game tickets sold hours earlier included,
-        // less the games cancelled (rule 8): only the columns that make its ways.
-        let covering: Vec<Covering> = tickets::table
-            .filter(tickets::first_game.le(number))
-            .filter(tickets::last_game.ge(number))
-            .filter(tickets::status.ne("cancelled"))
-            .filter(
-                tickets::cancelled_from_game
-                    .is_null()
-                    .or(tickets::cancelled_from_game.gt(number)),
-            )
-            .select(Covering::as_select())
-            .load(conn)?;
-        let loaded = started.elapsed();
-        let plans = plan_all(rules, &covering)?;
-        let mut ways = Vec::with_capacity(plans.iter().map(|p| p.ways.len()).sum());
-        let mut owner: Vec<(usize, u32)> = Vec::with_capacity(ways.capacity());
-        for (t, (ticket, plan)) in covering.iter().zip(&plans).enumerate() {
-            for (w, way) in plan.ways.iter().enumerate() {
-                ways.push(WayInPlay {
-                    numbers: way.numbers,
-                    plays_under: way.plays_under,
-                    amount_per_way_cents: ticket.amount_per_way_cents as u64,
-                });
-                owner.push((t, w as u32));
-            }
-        }
-        let planned = started.elapsed();
-        let settled = rules.settle_game(&draw, &ways, &carried)?;
+        let numbers = drawn(conn, number)?;
+        let c = compute(rules, conn, number, &numbers)?;
         let computed = started.elapsed();
-
-        let major = rules.caps().major_prize_cents;
-        let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
-        let mut special_ways = Vec::new();
-        for (outcome, &(t, w)) in settled.ways.iter().zip(&owner) {
-            if outcome.prize_cents == 0 {
-                continue;
-            }
-            let is_major = outcome.jackpot || outcome.prize_cents >= major || outcome.prorated;
-            let entry = per_ticket.entry(t).or_default();
-            entry.0 += outcome.prize_cents;
-            entry.1 |= is_major;
-            if is_major {
-                special_ways.push(WayResultRow {
-                    serial: &covering[t].serial,
-                    game: number,
-                    way_index: w as i32,
-                    catch: i32::from(outcome.catch),
-                    prize_cents: outcome.prize_cents as i64,
-                    prorated: outcome.prorated,
-                    jackpot: outcome.jackpot,
-                });
-            }
-        }
-        let results: Vec<TicketResultRow> = per_ticket
-            .iter()
-            .map(|(&t, &(prize, major))| TicketResultRow {
-                serial: &covering[t].serial,
-                game: number,
-                prize_cents: prize as i64,
-                major,
-            })
-            .collect();
-        write_results(conn, &results, &special_ways)?;
-        for j in &settled.jackpots {
+        write_results(conn, &c.results, &c.special_ways)?;
+        for j in &c.settled.jackpots {
             diesel::insert_into(jackpot_pools::table)
                 .values((
                     jackpot_pools::game.eq(number),
@@ -145,43 +82,218 @@ pub fn settle(
                 .execute(conn)?;
         }
         let now = now_micros();
-        let p = settled.prorating.as_ref();
+        let totals = c.totals();
         diesel::insert_into(game_settlements::table)
             .values((
                 game_settlements::game.eq(number),
-                game_settlements::ways.eq(ways.len() as i64),
-                game_settlements::total_prizes_cents.eq(settled.total_prizes_cents as i64),
-                game_settlements::major_prizes.eq(p.map_or(0, |p| p.major_prizes as i64)),
-                game_settlements::prorated.eq(p.is_some()),
-                game_settlements::prorate_before_cents.eq(p.map_or(0, |p| p.before_cents as i64)),
-                game_settlements::prorate_after_cents.eq(p.map_or(0, |p| p.after_cents as i64)),
-                game_settlements::floor_binds_for_all.eq(p.is_some_and(|p| p.floor_binds_for_all)),
+                game_settlements::ways.eq(totals.ways),
+                game_settlements::total_prizes_cents.eq(totals.total_prizes_cents),
+                game_settlements::major_prizes.eq(totals.major_prizes),
+                game_settlements::prorated.eq(totals.prorated),
+                game_settlements::prorate_before_cents.eq(totals.prorate_before_cents),
+                game_settlements::prorate_after_cents.eq(totals.prorate_after_cents),
+                game_settlements::floor_binds_for_all.eq(totals.floor_binds_for_all),
                 game_settlements::settled_at.eq(now),
             ))
             .execute(conn)?;
         diesel::update(games::table.find(number))
             .set((games::state.eq("settled"), games::settled_at.eq(now)))
             .execute(conn)?;
+        crate::audit::log::append(
+            conn,
+            vec![crate::audit::log::Entry::new(
+                "game_settled",
+                number,
+                serde_json::json!({
+                    "drawn": numbers,
+                    "totals": totals,
+                    "results_digest": results_digest(&c.results, &c.special_ways),
+                    "jackpots": c.settled.jackpots.iter().map(|j| serde_json::json!({
+                        "spots": j.spots, "pool_cents": j.pool_cents, "winners": j.winners,
+                        "paid_cents": j.paid_cents, "next_pool_cents": j.next_pool_cents,
+                    })).collect::<Vec<_>>(),
+                    "settled_at": now,
+                }),
+            )],
+        )?;
         tracing::info!(
             game = number,
-            tickets = covering.len(),
-            ways = ways.len(),
-            load_ms = loaded.as_millis() as u64,
-            plan_ms = (planned - loaded).as_millis() as u64,
-            settle_ms = (computed - planned).as_millis() as u64,
+            tickets = c.tickets,
+            ways = totals.ways,
+            load_ms = c.loaded.as_millis() as u64,
+            plan_ms = (c.planned - c.loaded).as_millis() as u64,
+            settle_ms = (computed - c.planned).as_millis() as u64,
             write_ms = (started.elapsed() - computed).as_millis() as u64,
             "settled"
         );
         Ok(Some(SettledGame {
             game: number,
-            tickets: covering.len(),
-            ways: ways.len(),
-            winning_tickets: results.len(),
-            total_prizes_cents: settled.total_prizes_cents,
-            prorated: p.is_some(),
-            jackpot_winners: settled.jackpots.iter().map(|j| j.winners).sum(),
+            tickets: c.tickets,
+            ways: totals.ways as usize,
+            winning_tickets: c.results.len(),
+            total_prizes_cents: c.settled.total_prizes_cents,
+            prorated: totals.prorated,
+            jackpot_winners: c.settled.jackpots.iter().map(|j| j.winners).sum(),
         }))
     })
+}
+
+/// What settling a game comes to, before it is written: every winning ticket, every way
+/// whose prize is not the plain schedule amount, the pools and the totals. The audit's verify
+/// computes it again from the stored tickets and draw and compares.
+pub struct Computed {
+    pub tickets: usize,
+    pub ways: usize,
+    pub results: Vec<TicketResultRow>,
+    pub special_ways: Vec<WayResultRow>,
+    pub settled: GameSettlement,
+    loaded: std::time::Duration,
+    planned: std::time::Duration,
+}
+
+/// The totals a settlement records (`game_settlements`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Totals {
+    pub ways: i64,
+    pub total_prizes_cents: i64,
+    pub major_prizes: i64,
+    pub prorated: bool,
+    pub prorate_before_cents: i64,
+    pub prorate_after_cents: i64,
+    pub floor_binds_for_all: bool,
+}
+
+impl Computed {
+    pub fn totals(&self) -> Totals {
+        let p = self.settled.prorating.as_ref();
+        Totals {
+            ways: self.ways as i64,
+            total_prizes_cents: self.settled.total_prizes_cents as i64,
+            major_prizes: p.map_or(0, |p| p.major_prizes as i64),
+            prorated: p.is_some(),
+            prorate_before_cents: p.map_or(0, |p| p.before_cents as i64),
+            prorate_after_cents: p.map_or(0, |p| p.after_cents as i64),
+            floor_binds_for_all: p.is_some_and(|p| p.floor_binds_for_all),
+        }
+    }
+}
+
+/// Settles game `number` on `drawn` in memory, from the stored tickets and the pools carried
+/// in from the game before.
+pub fn compute(
+    rules: &keno_core::RuleSet,
+    conn: &mut DbConnection,
+    number: i64,
+    drawn: &[u8],
+) -> anyhow::Result<Computed> {
+    let started = Instant::now();
+    let draw = Draw::new(drawn)?;
+    let carried = carried_into(rules, conn, number)?;
+    // Every ticket covering the game, multi-game tickets sold hours earlier included, less
+    // the games cancelled (rule 8): only the columns that make its ways.
+    let covering: Vec<Covering> = tickets::table
+        .filter(tickets::first_game.le(number))
+        .filter(tickets::last_game.ge(number))
+        .filter(tickets::status.ne("cancelled"))
+        .filter(
+            tickets::cancelled_from_game
+                .is_null()
+                .or(tickets::cancelled_from_game.gt(number)),
+        )
+        .select(Covering::as_select())
+        .load(conn)?;
+    let loaded = started.elapsed();
+    let plans = plan_all(rules, &covering)?;
+    let mut ways = Vec::with_capacity(plans.iter().map(|p| p.ways.len()).sum());
+    let mut owner: Vec<(usize, u32)> = Vec::with_capacity(ways.capacity());
+    for (t, (ticket, plan)) in covering.iter().zip(&plans).enumerate() {
+        for (w, way) in plan.ways.iter().enumerate() {
+            ways.push(WayInPlay {
+                numbers: way.numbers,
+                plays_under: way.plays_under,
+                amount_per_way_cents: ticket.amount_per_way_cents as u64,
+            });
+            owner.push((t, w as u32));
+        }
+    }
+    let planned = started.elapsed();
+    let settled = rules.settle_game(&draw, &ways, &carried)?;
+
+    let major = rules.caps().major_prize_cents;
+    let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
+    let mut special_ways = Vec::new();
+    for (outcome, &(t, w)) in settled.ways.iter().zip(&owner) {
+        if outcome.prize_cents == 0 {
+            continue;
+        }
+        let is_major = outcome.jackpot || outcome.prize_cents >= major || outcome.prorated;
+        let entry = per_ticket.entry(t).or_default();
+        entry.0 += outcome.prize_cents;
+        entry.1 |= is_major;
+        if is_major {
+            special_ways.push(WayResultRow {
+                serial: covering[t].serial.clone(),
+                game: number,
+                way_index: w as i32,
+                catch: i32::from(outcome.catch),
+                prize_cents: outcome.prize_cents as i64,
+                prorated: outcome.prorated,
+                jackpot: outcome.jackpot,
+            });
+        }
+    }
+    let results = per_ticket
+        .iter()
+        .map(|(&t, &(prize, major))| TicketResultRow {
+            serial: covering[t].serial.clone(),
+            game: number,
+            prize_cents: prize as i64,
+            major,
+        })
+        .collect();
+    Ok(Computed {
+        tickets: covering.len(),
+        ways: ways.len(),
+        results,
+        special_ways,
+        settled,
+        loaded,
+        planned,
+    })
+}
+
+/// One hash over a game's results, in serial order: what the audit trail records of them.
+pub fn results_digest(results: &[TicketResultRow], ways: &[WayResultRow]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut r: Vec<_> = results
+        .iter()
+        .map(|r| (&r.serial, r.prize_cents, r.major))
+        .collect();
+    r.sort();
+    for (serial, prize, major) in r {
+        h.update(format!("{serial}|{prize}|{major}\n"));
+    }
+    let mut w: Vec<_> = ways
+        .iter()
+        .map(|w| {
+            (
+                &w.serial,
+                w.way_index,
+                w.catch,
+                w.prize_cents,
+                w.prorated,
+                w.jackpot,
+            )
+        })
+        .collect();
+    w.sort();
+    for (serial, way, catch, prize, prorated, jackpot) in w {
+        h.update(format!(
+            "{serial}|{way}|{catch}|{prize}|{prorated}|{jackpot}\n"
+        ));
+    }
+    hex::encode(h.finalize())
 }
 
 /// What settlement reads of a ticket: what makes its ways.
@@ -228,25 +340,25 @@ fn plan_all(rules: &keno_core::RuleSet, covering: &[Covering]) -> anyhow::Result
     })
 }
 
-#[derive(Insertable)]
+#[derive(Insertable, Queryable, Selectable, Debug, Clone, PartialEq, Eq)]
 #[diesel(table_name = ticket_results, treat_none_as_default_value = false)]
-struct TicketResultRow<'a> {
-    serial: &'a str,
-    game: i64,
-    prize_cents: i64,
-    major: bool,
+pub struct TicketResultRow {
+    pub serial: String,
+    pub game: i64,
+    pub prize_cents: i64,
+    pub major: bool,
 }
 
-#[derive(Insertable)]
+#[derive(Insertable, Queryable, Selectable, Debug, Clone, PartialEq, Eq)]
 #[diesel(table_name = way_results, treat_none_as_default_value = false)]
-struct WayResultRow<'a> {
-    serial: &'a str,
-    game: i64,
-    way_index: i32,
-    catch: i32,
-    prize_cents: i64,
-    prorated: bool,
-    jackpot: bool,
+pub struct WayResultRow {
+    pub serial: String,
+    pub game: i64,
+    pub way_index: i32,
+    pub catch: i32,
+    pub prize_cents: i64,
+    pub prorated: bool,
+    pub jackpot: bool,
 }
 
 /// Writes the results the fastest way each backend has: PostgreSQL's COPY; on SQLite one

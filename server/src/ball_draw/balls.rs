@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{board_number, devices, hold_ball_game, standing, StandingBall};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
@@ -163,6 +164,22 @@ fn take_ball(
             games::drawn_at.eq(complete.then_some(now)),
         ))
         .execute(conn)?;
+    let mut entries = vec![Entry::new(
+        "number_drawn",
+        game,
+        serde_json::json!({
+            "attempt": row.draw_attempt, "position": position, "number": n, "drawn_at": now,
+        }),
+    )
+    .by(&principal.id)];
+    if complete {
+        entries.push(Entry::new(
+            "game_drawn",
+            game,
+            serde_json::json!({ "drawn": drawn, "drawn_at": now }),
+        ));
+    }
+    crate::audit::log::append(conn, entries)?;
     Ok(BallTaken {
         game,
         position,

@@ -181,26 +181,49 @@ fn ask(
         Role::Supervisor => (Some(&by.id), None),
         _ => (None, Some(&by.id)),
     };
-    Ok(per_backend!(conn, |c| diesel::insert_into(
-        draw_corrections::table
+    let asked: CorrectionRow =
+        per_backend!(conn, |c| diesel::insert_into(draw_corrections::table)
+            .values((
+                draw_corrections::game.eq(game),
+                draw_corrections::attempt.eq(row.draw_attempt),
+                draw_corrections::position.eq(ball.position),
+                draw_corrections::old_number.eq(ball.number),
+                draw_corrections::new_number.eq(new_number),
+                draw_corrections::reason.eq(why),
+                draw_corrections::state.eq("pending"),
+                draw_corrections::requested_by.eq(&by.id),
+                draw_corrections::requested_at.eq(now),
+                draw_corrections::supervisor_id.eq(supervisor),
+                draw_corrections::supervisor_at.eq(supervisor.map(|_| now)),
+                draw_corrections::inspector_id.eq(inspector),
+                draw_corrections::inspector_at.eq(inspector.map(|_| now)),
+            ))
+            .returning(CorrectionRow::as_returning())
+            .get_result(c))?;
+    log_correction(conn, "correction_asked", &asked, &by.id)?;
+    Ok(asked)
+}
+
+fn log_correction(
+    conn: &mut DbConnection,
+    kind: &'static str,
+    c: &CorrectionRow,
+    by: &str,
+) -> QueryResult<()> {
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            kind,
+            c.game,
+            serde_json::json!({
+                "correction": c.id, "attempt": c.attempt, "position": c.position,
+                "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
+                "supervisor": c.supervisor_id, "inspector": c.inspector_id,
+                "state": c.state, "close_reason": c.close_reason,
+            }),
+        )
+        .by(by)],
     )
-    .values((
-        draw_corrections::game.eq(game),
-        draw_corrections::attempt.eq(row.draw_attempt),
-        draw_corrections::position.eq(ball.position),
-        draw_corrections::old_number.eq(ball.number),
-        draw_corrections::new_number.eq(new_number),
-        draw_corrections::reason.eq(why),
-        draw_corrections::state.eq("pending"),
-        draw_corrections::requested_by.eq(&by.id),
-        draw_corrections::requested_at.eq(now),
-        draw_corrections::supervisor_id.eq(supervisor),
-        draw_corrections::supervisor_at.eq(supervisor.map(|_| now)),
-        draw_corrections::inspector_id.eq(inspector),
-        draw_corrections::inspector_at.eq(inspector.map(|_| now)),
-    ))
-    .returning(CorrectionRow::as_returning())
-    .get_result(c))?)
 }
 
 /// The new number must be a ball that could be in this draw in place of the old one.
@@ -377,10 +400,12 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
     )
     .set(drawn_numbers::number.eq(c.new_number))
     .execute(conn)?;
-    Ok(draw_corrections::table
+    let applied: CorrectionRow = draw_corrections::table
         .find(id)
         .select(CorrectionRow::as_select())
-        .first(conn)?)
+        .first(conn)?;
+    log_correction(conn, "correction_applied", &applied, &by.id)?;
+    Ok(applied)
 }
 
 /// Rejects a pending correction, with a reason: the number stands as drawn.
@@ -429,10 +454,12 @@ pub async fn reject(
                     format!("correction {id} is closed"),
                 ));
             }
-            Ok(draw_corrections::table
+            let rejected: CorrectionRow = draw_corrections::table
                 .find(id)
                 .select(CorrectionRow::as_select())
-                .first(conn)?)
+                .first(conn)?;
+            log_correction(conn, "correction_rejected", &rejected, &principal.id)?;
+            Ok(rejected)
         })
     })
     .await??;

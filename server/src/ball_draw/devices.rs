@@ -291,5 +291,16 @@ fn approve_return(
     .execute(conn)?;
     let after = device(conn, id)?;
     let back = returned > 0 && after.in_service;
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "device_return_approved",
+            id,
+            serde_json::json!({
+                "holds": holds, "role": by.role.as_str(), "note": note, "returned": back,
+            }),
+        )
+        .by(&by.id)],
+    )?;
     Ok((after, back))
 }

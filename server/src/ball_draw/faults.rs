@@ -271,11 +271,27 @@ fn record(
         }
         _ => false,
     };
+    let after = load(conn, game)?.expect("the held game exists");
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "draw_fault",
+            game,
+            serde_json::json!({
+                "fault": fault.id, "kind": fault.kind, "attempt": fault.attempt,
+                "number": fault.number, "device": fault.device_id, "reason": fault.reason,
+                "hold_from_game": hold_from.filter(|_| out_of_service),
+                "drawn_after": after.drawn, "draw_attempt_after": after.draw_attempt,
+                "draw_mode_after": after.draw_mode,
+            }),
+        )
+        .by(&by.id)],
+    )?;
     Ok(FaultRecorded {
         recorded_at: rfc3339(fault.recorded_at),
         fault,
         device_out_of_service: out_of_service,
-        game: load(conn, game)?.expect("the held game exists"),
+        game: after,
     })
 }
 

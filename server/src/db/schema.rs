@@ -224,6 +224,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    audit_log (seq) {
+        seq -> BigInt,
+        recorded_at -> BigInt,
+        kind -> Text,
+        subject -> Text,
+        principal_id -> Nullable<Text>,
+        payload -> Text,
+        prev_hash -> Text,
+        hash -> Text,
+    }
+}
+
+diesel::table! {
+    audit_head (id) {
+        id -> Integer,
+        seq -> BigInt,
+        hash -> Text,
+        started_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -241,4 +263,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     voided_balls,
     draw_corrections,
     device_holds,
+    audit_log,
+    audit_head,
 );

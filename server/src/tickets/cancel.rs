@@ -49,7 +49,7 @@ pub async fn cancel(
     let result = web::block(move || -> ApiResult<Cancellation> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| cancel_in(&state, conn, &serial))
+        conn.transaction(|conn| cancel_in(&state, conn, &serial, &principal.id))
     })
     .await??;
     Ok(web::Json(result))
@@ -59,7 +59,12 @@ fn not_allowed(message: impl Into<String>) -> ApiError {
     ApiError::conflict("cancel_not_allowed", message)
 }
 
-fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResult<Cancellation> {
+fn cancel_in(
+    state: &AppState,
+    conn: &mut DbConnection,
+    serial: &str,
+    by: &str,
+) -> ApiResult<Cancellation> {
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
     match t.status.as_str() {
         "paid" => return Err(ApiError::conflict("already_paid", "the ticket is paid")),
@@ -108,13 +113,14 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
     } else {
         t.game_cost_cents * (last - from + 1)
     };
+    let now = now_micros();
     let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
         .set((
             tickets::status.eq(if whole { "cancelled" } else { "active" }),
             tickets::cancelled_from_game.eq(from),
             tickets::refund_cents.eq(tickets::refund_cents + refund),
-            tickets::cancelled_at.eq(now_micros()),
+            tickets::cancelled_at.eq(now),
         ))
         .execute(conn)?;
     if changed != 1 {
@@ -123,6 +129,20 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
             "the ticket changed meanwhile: look it up again",
         ));
     }
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "ticket_cancelled",
+            &t.serial,
+            serde_json::json!({
+                "cancelled_from_game": from,
+                "refund_cents": refund,
+                "whole": whole,
+                "cancelled_at": now,
+            }),
+        )
+        .by(by)],
+    )?;
     if t.schedule == "jackpot" {
         state
             .jackpots_changed

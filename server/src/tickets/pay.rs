@@ -99,12 +99,13 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
     } else {
         "cash"
     };
+    let now = now_micros();
     let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
         .set((
             tickets::status.eq("paid"),
             tickets::paid_cents.eq(total),
-            tickets::paid_at.eq(now_micros()),
+            tickets::paid_at.eq(now),
             tickets::paid_by.eq(&principal.id),
             tickets::pay_method.eq(method),
         ))
@@ -115,6 +116,15 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
             "this ticket has already been paid (rule 11.5)",
         ));
     }
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "ticket_paid",
+            &t.serial,
+            serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now }),
+        )
+        .by(&principal.id)],
+    )?;
     Ok(Payment {
         paid_cents: total,
         method: method.into(),

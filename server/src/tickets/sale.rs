@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{games, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
@@ -312,6 +313,12 @@ pub fn commit_sales(
             .values(chunk)
             .execute(c))?;
     }
+    crate::audit::log::append(
+        conn,
+        rows.iter()
+            .map(|r| Entry::new("ticket_sold", r.serial, serde_json::json!(r)).by(r.principal_id))
+            .collect(),
+    )?;
 
     let mut outcomes = Vec::with_capacity(sales.len());
     let mut fresh = new.into_iter().peekable();
@@ -331,34 +338,35 @@ pub fn commit_sales(
     Ok(outcomes)
 }
 
-/// The columns a sale writes; the rest start empty (cancellation, payment).
-#[derive(Insertable)]
+/// The columns a sale writes; the rest start empty (cancellation, payment). The audit trail
+/// records a sale as these.
+#[derive(Insertable, serde::Serialize)]
 #[diesel(table_name = tickets)]
-struct NewTicket<'a> {
-    serial: &'a str,
-    principal_id: &'a str,
-    request_id: &'a str,
-    ticket_number: i64,
-    site: &'a str,
-    terminal: &'a str,
-    writer: &'a str,
-    issued_at: i64,
-    keno_day: &'a str,
-    bet_type: &'a str,
-    schedule: &'a str,
-    groups_json: &'a str,
-    combine_json: &'a str,
-    way_counts_json: &'a str,
-    amount_per_way_cents: i64,
-    way_count: i64,
-    first_game: i64,
-    last_game: i64,
-    games: i32,
-    charged_games: i32,
-    game_cost_cents: i64,
-    total_cents: i64,
-    rule_set: &'a str,
-    status: &'a str,
+pub struct NewTicket<'a> {
+    pub serial: &'a str,
+    pub principal_id: &'a str,
+    pub request_id: &'a str,
+    pub ticket_number: i64,
+    pub site: &'a str,
+    pub terminal: &'a str,
+    pub writer: &'a str,
+    pub issued_at: i64,
+    pub keno_day: &'a str,
+    pub bet_type: &'a str,
+    pub schedule: &'a str,
+    pub groups_json: &'a str,
+    pub combine_json: &'a str,
+    pub way_counts_json: &'a str,
+    pub amount_per_way_cents: i64,
+    pub way_count: i64,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    pub charged_games: i32,
+    pub game_cost_cents: i64,
+    pub total_cents: i64,
+    pub rule_set: &'a str,
+    pub status: &'a str,
 }
 
 impl<'a> From<&'a TicketRow> for NewTicket<'a> {

@@ -150,17 +150,43 @@ impl TestDb {
 
     /// Runs SQL directly on the database, as an auditor's or a test's hand would.
     pub fn execute(&self, sql: &str) -> usize {
+        self.try_execute(sql).unwrap()
+    }
+
+    /// As [`TestDb::execute`], for statements the database may refuse.
+    pub fn try_execute(&self, sql: &str) -> diesel::QueryResult<usize> {
         match self.backend {
             Backend::Sqlite => {
                 let path = self.url.strip_prefix("sqlite://").unwrap();
                 let mut conn = SqliteConnection::establish(path).unwrap();
-                diesel::sql_query(sql).execute(&mut conn).unwrap()
+                diesel::sql_query(sql).execute(&mut conn)
             }
             Backend::Postgres => {
                 let mut conn = PgConnection::establish(&self.url).unwrap();
-                diesel::sql_query(sql).execute(&mut conn).unwrap()
+                diesel::sql_query(sql).execute(&mut conn)
             }
         }
+    }
+
+    /// One text value from SQL (`SELECT ... AS s`).
+    pub fn query_text(&self, sql: &str) -> String {
+        #[derive(QueryableByName)]
+        struct S {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            s: String,
+        }
+        let rows: Vec<S> = match self.backend {
+            Backend::Sqlite => {
+                let path = self.url.strip_prefix("sqlite://").unwrap();
+                let mut conn = SqliteConnection::establish(path).unwrap();
+                diesel::sql_query(sql).load(&mut conn).unwrap()
+            }
+            Backend::Postgres => {
+                let mut conn = PgConnection::establish(&self.url).unwrap();
+                diesel::sql_query(sql).load(&mut conn).unwrap()
+            }
+        };
+        rows.into_iter().next().expect("a row").s
     }
 }
 

@@ -1,0 +1,422 @@
+//! `keno-server audit verify`: proves the record was not changed behind the server's back.
+//!
+//! 1. The hash chain: every entry's hash is recomputed from the one before; a changed,
+//!    removed or inserted entry breaks it.
+//! 2. Every record against its entry: each ticket as sold, cancelled and paid; each principal;
+//!    each rule set (its body against its hash); each settled game's numbers, totals and
+//!    results digest.
+//! 3. Every settled game settled again from the stored tickets and draw with the game's own
+//!    rule set, and compared with the stored results.
+//!
+//! Records older than the trail (a database from before it) are checked by 3 only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use diesel::prelude::*;
+use keno_core::RuleSet;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::log::entry_hash;
+use crate::db::schema::{
+    audit_head, audit_log, game_settlements, games, principals, rule_sets, ticket_results, tickets,
+    way_results,
+};
+use crate::db::{Db, DbConnection};
+use crate::settlement::{compute, results_digest, TicketResultRow, Totals, WayResultRow};
+use crate::tickets::sale::NewTicket;
+use crate::tickets::TicketRow;
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::cli::DEFAULT_DATABASE)]
+    pub database_url: String,
+}
+
+/// What the trail says of the records, gathered in one pass over it.
+#[derive(Default)]
+struct Trail {
+    started_at: i64,
+    /// Serial -> digest of the ticket as sold (its status left out: it changes).
+    sold: HashMap<String, [u8; 32]>,
+    cancelled: HashMap<String, Vec<Value>>,
+    paid: HashMap<String, Value>,
+    settled: BTreeMap<i64, Value>,
+    principals: HashMap<String, Value>,
+    rule_sets: HashMap<String, Value>,
+}
+
+struct Report {
+    problems: Vec<String>,
+}
+
+impl Report {
+    fn differ(&mut self, what: String) {
+        println!("DIFFERENCE: {what}");
+        self.problems.push(what);
+    }
+}
+
+pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    let db = Db::open(&args.database_url, 2)?;
+    let mut conn = db.conn()?;
+    let mut report = Report {
+        problems: Vec::new(),
+    };
+    let trail = check_chain(&mut conn, &mut report)?;
+    check_tickets(&mut conn, &trail, &mut report)?;
+    check_principals_and_rules(&mut conn, &trail, &mut report)?;
+    check_settlements(&mut conn, &trail, &mut report)?;
+    if report.problems.is_empty() {
+        println!("verified: the audit trail is intact and every record matches it");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "NOT VERIFIED: {} difference(s) between the record and its audit trail",
+            report.problems.len()
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// A ticket as sold, without its status, hashed: what the trail's entry must match.
+fn sold_digest(mut sold: Value) -> [u8; 32] {
+    if let Some(map) = sold.as_object_mut() {
+        map.remove("status");
+    }
+    Sha256::digest(sold.to_string().as_bytes()).into()
+}
+
+#[derive(Queryable)]
+struct LogRow {
+    seq: i64,
+    recorded_at: i64,
+    kind: String,
+    subject: String,
+    principal_id: Option<String>,
+    payload: String,
+    prev_hash: String,
+    hash: String,
+}
+
+fn check_chain(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trail> {
+    let (head_seq, head_hash, started_at): (i64, String, i64) = audit_head::table
+        .find(1)
+        .select((audit_head::seq, audit_head::hash, audit_head::started_at))
+        .first(conn)
+        .context("the audit trail's head")?;
+    let mut trail = Trail {
+        started_at,
+        ..Trail::default()
+    };
+    let mut prev = "0".repeat(64);
+    let mut expected_seq = 1;
+    let mut broken = false;
+    let mut after = 0;
+    loop {
+        let page: Vec<LogRow> = audit_log::table
+            .filter(audit_log::seq.gt(after))
+            .order(audit_log::seq)
+            .limit(10_000)
+            .load(conn)?;
+        let full = page.len() == 10_000;
+        for e in page {
+            after = e.seq;
+            if !broken {
+                let hash = entry_hash(
+                    &prev,
+                    e.seq,
+                    e.recorded_at,
+                    &e.kind,
+                    &e.subject,
+                    e.principal_id.as_deref(),
+                    &e.payload,
+                );
+                if e.seq != expected_seq || e.prev_hash != prev || e.hash != hash {
+                    report.differ(format!(
+                        "the audit chain breaks at entry {} ({} {}): an entry was changed, \
+                         removed or inserted",
+                        e.seq, e.kind, e.subject
+                    ));
+                    broken = true;
+                }
+            }
+            prev = e.hash.clone();
+            expected_seq = e.seq + 1;
+            let payload: Value = serde_json::from_str(&e.payload).unwrap_or(Value::Null);
+            match e.kind.as_str() {
+                "ticket_sold" => {
+                    trail.sold.insert(e.subject, sold_digest(payload));
+                }
+                "ticket_cancelled" => trail.cancelled.entry(e.subject).or_default().push(payload),
+                "ticket_paid" => {
+                    trail.paid.insert(e.subject, payload);
+                }
+                "game_settled" => {
+                    trail.settled.insert(e.subject.parse()?, payload);
+                }
+                "principal_added" => {
+                    trail.principals.insert(e.subject, payload);
+                }
+                "rule_set_recorded" => {
+                    trail.rule_sets.insert(e.subject, payload);
+                }
+                _ => {}
+            }
+        }
+        if !full {
+            break;
+        }
+    }
+    if !broken && (head_seq != expected_seq - 1 || head_hash != prev) {
+        report.differ(format!(
+            "the audit chain ends at entry {} but its head says {head_seq}: entries were removed \
+             from the end",
+            expected_seq - 1
+        ));
+    }
+    println!("checked: the audit chain of {} entries", expected_seq - 1);
+    Ok(trail)
+}
+
+fn check_tickets(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let mut after = String::new();
+    let mut checked = 0usize;
+    let mut seen = 0usize;
+    loop {
+        let page: Vec<TicketRow> = tickets::table
+            .filter(tickets::serial.gt(&after))
+            .order(tickets::serial)
+            .limit(10_000)
+            .select(TicketRow::as_select())
+            .load(conn)?;
+        let Some(last) = page.last() else { break };
+        after = last.serial.clone();
+        for t in &page {
+            if t.issued_at < trail.started_at {
+                continue;
+            }
+            checked += 1;
+            let s = &t.serial;
+            match trail.sold.get(s) {
+                None => report.differ(format!("ticket {s} has no sale in the audit trail")),
+                Some(d) => {
+                    seen += 1;
+                    if *d != sold_digest(serde_json::json!(NewTicket::from(t))) {
+                        report.differ(format!("ticket {s} differs from the ticket sold"));
+                    }
+                }
+            }
+            let cancels = trail.cancelled.get(s).map_or(&[][..], Vec::as_slice);
+            let refunds: i64 = cancels
+                .iter()
+                .map(|c| c["refund_cents"].as_i64().unwrap_or(0))
+                .sum();
+            let from = cancels
+                .iter()
+                .filter_map(|c| c["cancelled_from_game"].as_i64())
+                .min();
+            if refunds != t.refund_cents || from != t.cancelled_from_game {
+                report.differ(format!(
+                    "ticket {s}: cancelled from game {:?} with {} refunded, the trail says {from:?} \
+                     and {refunds}",
+                    t.cancelled_from_game, t.refund_cents
+                ));
+            }
+            let paid = trail.paid.get(s);
+            let (trail_paid, trail_method) = paid.map_or((0, None), |p| {
+                (
+                    p["paid_cents"].as_i64().unwrap_or(-1),
+                    p["pay_method"].as_str(),
+                )
+            });
+            if trail_paid != t.paid_cents
+                || trail_method != t.pay_method.as_deref()
+                || (t.status == "paid") != paid.is_some()
+            {
+                report.differ(format!(
+                    "ticket {s}: {} with {} paid, the trail says {trail_paid} paid",
+                    t.status, t.paid_cents
+                ));
+            }
+        }
+    }
+    if seen != trail.sold.len() {
+        report.differ(format!(
+            "the trail records {} sales but {seen} of them are in the tickets table: tickets \
+             were removed",
+            trail.sold.len()
+        ));
+    }
+    println!("checked: {checked} tickets against their sale, cancellation and payment");
+    Ok(())
+}
+
+fn check_principals_and_rules(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    type P = (
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        i64,
+    );
+    let rows: Vec<P> = principals::table
+        .select((
+            principals::id,
+            principals::role,
+            principals::name,
+            principals::site,
+            principals::terminal,
+            principals::token_hash,
+            principals::created_at,
+        ))
+        .load(conn)?;
+    for (id, role, name, site, terminal, token, created) in rows {
+        if created < trail.started_at {
+            continue;
+        }
+        let expected = serde_json::json!({
+            "role": role, "name": name, "site": site, "terminal": terminal,
+            "token_sha256": token,
+        });
+        if trail.principals.get(&id) != Some(&expected) {
+            report.differ(format!(
+                "principal {id} ({role} {name}) differs from the one added"
+            ));
+        }
+    }
+    let sets: Vec<(String, String, String, i64)> = rule_sets::table
+        .select((
+            rule_sets::hash,
+            rule_sets::name,
+            rule_sets::body,
+            rule_sets::created_at,
+        ))
+        .load(conn)?;
+    for (hash, name, body, created) in sets {
+        if hex::encode(Sha256::digest(body.as_bytes())) != hash {
+            report.differ(format!("rule set {hash} ({name}): its body was changed"));
+        }
+        if created >= trail.started_at && !trail.rule_sets.contains_key(&hash) {
+            report.differ(format!(
+                "rule set {hash} ({name}) is not in the audit trail"
+            ));
+        }
+    }
+    println!("checked: principals and rule sets");
+    Ok(())
+}
+
+fn check_settlements(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let settled: Vec<(i64, String)> = games::table
+        .filter(games::state.eq("settled"))
+        .order(games::number)
+        .select((games::number, games::rule_set))
+        .load(conn)?;
+    let mut rules: HashMap<String, Arc<RuleSet>> = HashMap::new();
+    for (game, hash) in &settled {
+        let game = *game;
+        if !rules.contains_key(hash) {
+            let body: String = rule_sets::table
+                .find(hash)
+                .select(rule_sets::body)
+                .first(conn)?;
+            rules.insert(hash.clone(), Arc::new(RuleSet::from_toml_str(&body)?));
+        }
+        let drawn = crate::games::drawn(conn, game)?;
+        let stored_totals = stored_totals(conn, game)?;
+        let stored_results: Vec<TicketResultRow> = ticket_results::table
+            .filter(ticket_results::game.eq(game))
+            .select(TicketResultRow::as_select())
+            .load(conn)?;
+        let stored_ways: Vec<WayResultRow> = way_results::table
+            .filter(way_results::game.eq(game))
+            .select(WayResultRow::as_select())
+            .load(conn)?;
+        let stored_digest = results_digest(&stored_results, &stored_ways);
+        if let Some(entry) = trail.settled.get(&game) {
+            let numbers: Vec<u8> = serde_json::from_value(entry["drawn"].clone())?;
+            if numbers != drawn {
+                report.differ(format!(
+                    "game {game}: the numbers drawn are {drawn:?}, the trail says {numbers:?}"
+                ));
+            }
+            let totals: Option<Totals> = serde_json::from_value(entry["totals"].clone()).ok();
+            if totals.as_ref() != stored_totals.as_ref() {
+                report.differ(format!(
+                    "game {game}: the settlement's totals differ from the trail's"
+                ));
+            }
+            if entry["results_digest"].as_str() != Some(stored_digest.as_str()) {
+                report.differ(format!(
+                    "game {game}: the stored prizes differ from those the trail recorded"
+                ));
+            }
+        }
+        // Settled again from the stored tickets and draw, under the game's own rule set.
+        let again = compute(&rules[hash], conn, game, &drawn)?;
+        if Some(again.totals()) != stored_totals {
+            report.differ(format!(
+                "game {game}: settled again, its totals differ from the stored settlement"
+            ));
+        }
+        if results_digest(&again.results, &again.special_ways) != stored_digest {
+            report.differ(format!(
+                "game {game}: settled again from the stored tickets and draw, the prizes \
+                 differ from the stored ones"
+            ));
+        }
+    }
+    println!(
+        "checked: {} settled games, each settled again",
+        settled.len()
+    );
+    Ok(())
+}
+
+fn stored_totals(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Totals>> {
+    game_settlements::table
+        .find(game)
+        .select((
+            game_settlements::ways,
+            game_settlements::total_prizes_cents,
+            game_settlements::major_prizes,
+            game_settlements::prorated,
+            game_settlements::prorate_before_cents,
+            game_settlements::prorate_after_cents,
+            game_settlements::floor_binds_for_all,
+        ))
+        .first::<(i64, i64, i64, bool, i64, i64, bool)>(conn)
+        .optional()
+        .map(|row| {
+            row.map(
+                |(ways, total, majors, prorated, before, after, floor)| Totals {
+                    ways,
+                    total_prizes_cents: total,
+                    major_prizes: majors,
+                    prorated,
+                    prorate_before_cents: before,
+                    prorate_after_cents: after,
+                    floor_binds_for_all: floor,
+                },
+            )
+        })
+}
