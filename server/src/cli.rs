@@ -35,6 +35,10 @@ pub enum Command {
     /// Talk to a running server as a ball device, or draw by hand at a console (rule 10).
     #[command(subcommand)]
     Device(crate::device::DeviceCommand),
+    /// Evidence for a testing laboratory: dump draws made by the production draw, and test
+    /// them (or a dump file) statistically.
+    #[command(subcommand)]
+    Rng(crate::rng_cmd::RngCommand),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }

@@ -13,6 +13,7 @@ mod games;
 mod invalidation;
 mod jackpots;
 mod keno_day;
+mod rng_cmd;
 mod rule_sets;
 mod rules_cmd;
 mod serve;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
         cli::Command::Device(cmd) => device::run(cmd),
+        cli::Command::Rng(cmd) => rng_cmd::run(cmd),
         cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {
