@@ -13,6 +13,7 @@ mod games;
 mod invalidation;
 mod jackpots;
 mod keno_day;
+mod rng_check;
 mod rng_cmd;
 mod rule_sets;
 mod rules_cmd;

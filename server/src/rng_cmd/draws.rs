@@ -1,13 +1,17 @@
 //! Where the draws come from: the production draw, or a dump file.
 
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
+use anyhow::{bail, Context};
 use getrandom::SysRng;
 use keno_core::random::draw_numbers;
 use rand_core::UnwrapErr;
 
-use super::dump_file::Numbers;
+use super::dump_file::{parse_line, Numbers};
 use super::progress::Progress;
 
 /// One draw made as the server makes a game's: `draw_numbers` is `draw_next` 20 times (the same
@@ -65,4 +69,55 @@ fn claim(remaining: &AtomicU64) -> Option<u64> {
         })
         .ok()
         .map(|before| before.min(CHUNK))
+}
+
+/// Reads the draws of a dump file (`-`: standard input), at most `limit` of them, into `sink`;
+/// returns how many were read. A malformed line is an error naming the file and line.
+pub fn read(
+    path: &Path,
+    limit: Option<u64>,
+    sink: &mut dyn FnMut(&Numbers) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    let cannot_read = || format!("cannot read {}", path.display());
+    let (mut reader, size): (Box<dyn BufRead>, Option<u64>) = if path == Path::new("-") {
+        (Box::new(std::io::stdin().lock()), None)
+    } else {
+        let file = File::open(path).with_context(cannot_read)?;
+        let size = file.metadata().ok().map(|m| m.len()).filter(|&s| s > 0);
+        (Box::new(BufReader::with_capacity(1 << 16, file)), size)
+    };
+    let mut progress = Progress::new("read");
+    let (mut count, mut bytes, mut line_number) = (0u64, 0u64, 0u64);
+    let mut line = String::new();
+    while limit != Some(count) {
+        line.clear();
+        let n = reader.read_line(&mut line).with_context(cannot_read)?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        line_number += 1;
+        let Some(draw) =
+            parse_line(&line).with_context(|| format!("{}:{line_number}", path.display()))?
+        else {
+            continue;
+        };
+        sink(&draw)?;
+        count += 1;
+        if count % CHUNK == 0 {
+            let fraction = match (limit, size) {
+                (Some(limit), _) => Some(count as f64 / limit as f64),
+                (None, Some(size)) => Some(bytes as f64 / size as f64),
+                (None, None) => None,
+            };
+            progress.update(count, fraction);
+        }
+    }
+    if let Some(limit) = limit {
+        if count < limit {
+            bail!("{} holds {count} draws, fewer than {limit}", path.display());
+        }
+    }
+    progress.finish(count);
+    Ok(count)
 }
