@@ -5,9 +5,9 @@
 //! per-number deviation for each of its two numbers (79 dimensions: what the frequency test
 //! sees); the test removes it and is Pearson's chi-square on the rest (3,080 dimensions), scaled
 //! for drawing without replacement. Under independence that is chi-square with 3,080 degrees of
-//! freedom. The plain Pearson sum over the 3,160 pairs is not chi-square with 3,159: its part
-//! along the frequencies weighs 14.6 times as much, so it would mostly repeat the frequency
-//! test, and it averages 2,970.
+//! freedom. The plain Pearson sum over the 3,160 pairs is not chi-square with 3,159: its 79
+//! dimensions along the frequencies count 14.6 times what a chi-square's would (the other
+//! 3,080 0.59 times), so it mostly repeats the frequency test, and it averages 2,970.
 
 use super::p_values::chi_square_upper;
 use super::{Numbers, Outcome, BOARD, DRAWN};
