@@ -38,6 +38,10 @@ pub enum Command {
     /// Auditors' tools: verify the tamper-evident audit trail and the settlements.
     #[command(subcommand)]
     Audit(crate::audit::AuditCommand),
+    /// Evidence for a testing laboratory: dump draws made by the production draw, and test
+    /// them (or a dump file) statistically.
+    #[command(subcommand)]
+    Rng(crate::rng_cmd::RngCommand),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }

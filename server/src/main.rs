@@ -16,6 +16,8 @@ mod invalidation;
 mod jackpots;
 mod keno_day;
 mod rate_limit;
+mod rng_check;
+mod rng_cmd;
 mod rule_sets;
 mod rules_cmd;
 mod schedules;
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
         cli::Command::Device(cmd) => device::run(cmd),
         cli::Command::Audit(cmd) => audit::run(cmd),
+        cli::Command::Rng(cmd) => rng_cmd::run(cmd),
         cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {

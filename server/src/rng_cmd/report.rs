@@ -1,0 +1,80 @@
+//! The test report: one line per test (name, statistic, p-value, verdict), then the verdict.
+
+use std::fmt::Write;
+
+use crate::rng_check::{Outcome, ALPHA};
+
+pub fn render(draws: u64, source: &str, outcomes: &[Outcome]) -> String {
+    let mut out = String::new();
+    let confidence = (1.0 - ALPHA) * 100.0;
+    let _ = writeln!(out, "RNG tests on {draws} draws {source}");
+    let _ = writeln!(
+        out,
+        "each test at {confidence:.0}% confidence: it fails when p < {ALPHA}\n"
+    );
+    for o in outcomes {
+        let verdict = if o.passed() { "pass" } else { "FAIL" };
+        let _ = writeln!(
+            out,
+            "{:<10} p = {:<10} {verdict:<5} {}",
+            o.name,
+            p_value(o.p_value),
+            o.statistic
+        );
+    }
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| !o.passed())
+        .map(|o| o.name)
+        .collect();
+    let _ = if failed.is_empty() {
+        writeln!(
+            out,
+            "\nverdict: PASS: all {} tests pass at {confidence:.0}% confidence",
+            outcomes.len()
+        )
+    } else {
+        writeln!(
+            out,
+            "\nverdict: FAIL: {} of {} tests fail at {confidence:.0}% confidence ({})",
+            failed.len(),
+            outcomes.len(),
+            failed.join(", ")
+        )
+    };
+    out
+}
+
+/// Four decimals, or two significant digits when smaller than that shows.
+fn p_value(p: f64) -> String {
+    if p >= 1e-4 || p == 0.0 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(name: &'static str, p_value: f64) -> Outcome {
+        Outcome {
+            name,
+            statistic: format!("statistic of {name}"),
+            p_value,
+        }
+    }
+
+    #[test]
+    fn each_test_on_its_line_then_the_verdict() {
+        let all = [outcome("frequency", 0.51234), outcome("runs", 0.0000123)];
+        let text = render(1000, "read from x.txt", &all);
+        assert!(text.starts_with("RNG tests on 1000 draws read from x.txt\n"));
+        assert!(text.contains("frequency  p = 0.5123     pass  statistic of frequency\n"));
+        assert!(text.contains("runs       p = 1.2e-5     FAIL  statistic of runs\n"));
+        assert!(text.ends_with("verdict: FAIL: 1 of 2 tests fail at 99% confidence (runs)\n"));
+        let text = render(1000, "", &all[..1]);
+        assert!(text.ends_with("verdict: PASS: all 1 tests pass at 99% confidence\n"));
+    }
+}
