@@ -35,11 +35,15 @@ pub enum Command {
     /// Talk to a running server as a ball device, or draw by hand at a console (rule 10).
     #[command(subcommand)]
     Device(crate::device::DeviceCommand),
+    /// Tools for auditors, reading the database directly and writing nothing to it: exports,
+    /// the daily report (PDF) and the day's exceptions to review.
+    #[command(subcommand)]
+    Audit(crate::audit::AuditCommand),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }
 
-const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
+pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {

@@ -1,6 +1,7 @@
 //! `keno-server`: the central Keno computer (rule 3.1).
 
 mod api;
+mod audit;
 mod auth;
 mod ball_draw;
 mod cli;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
         cli::Command::Device(cmd) => device::run(cmd),
+        cli::Command::Audit(cmd) => audit::run(cmd),
         cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {

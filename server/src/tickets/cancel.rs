@@ -6,7 +6,8 @@
 //! - 8.3: not on a later Keno Day than the one it was sold on.
 //!
 //! The drawer marks a game `drawing` in the same transaction as its first number; the cancel
-//! takes the row of the first game it cancels (a no-op update) so the two are serialized.
+//! takes the row of the first game it cancels (a no-op update) so the two are serialized. Who
+//! cancelled is recorded (`cancelled_by`) for the auditors' daily exceptions.
 
 use actix_web::{post, web};
 use chrono::Local;
@@ -49,7 +50,7 @@ pub async fn cancel(
     let result = web::block(move || -> ApiResult<Cancellation> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| cancel_in(&state, conn, &serial))
+        conn.transaction(|conn| cancel_in(&state, conn, &serial, &principal.id))
     })
     .await??;
     Ok(web::Json(result))
@@ -59,7 +60,12 @@ fn not_allowed(message: impl Into<String>) -> ApiError {
     ApiError::conflict("cancel_not_allowed", message)
 }
 
-fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResult<Cancellation> {
+fn cancel_in(
+    state: &AppState,
+    conn: &mut DbConnection,
+    serial: &str,
+    by: &str,
+) -> ApiResult<Cancellation> {
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
     match t.status.as_str() {
         "paid" => return Err(ApiError::conflict("already_paid", "the ticket is paid")),
@@ -115,6 +121,7 @@ fn cancel_in(state: &AppState, conn: &mut DbConnection, serial: &str) -> ApiResu
             tickets::cancelled_from_game.eq(from),
             tickets::refund_cents.eq(tickets::refund_cents + refund),
             tickets::cancelled_at.eq(now_micros()),
+            tickets::cancelled_by.eq(by),
         ))
         .execute(conn)?;
     if changed != 1 {

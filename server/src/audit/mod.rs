@@ -1,0 +1,29 @@
+//! `keno-server audit`: the auditors' tools (issue 7). Each reads the database directly, in one
+//! read-only snapshot, and writes nothing to it (`source`).
+//!
+//! - `export`: the record of a range of Keno Days or games as CSV or JSON files.
+//!
+//! A new tool is a variant here, its arguments and `run` in a file of its own.
+
+mod export;
+mod queries;
+mod source;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Export games, tickets, settlements, payments and results of a range of Keno Days (or
+    /// games) as CSV or JSON, one file per kind.
+    Export(export::ExportArgs),
+}
+
+pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        AuditCommand::Export(args) => export::run(args),
+    }
+    .map(|()| ExitCode::SUCCESS)
+}

@@ -1,0 +1,498 @@
+//! The auditors' tools (issue 7) against a real day of play, on SQLite and PostgreSQL: a real
+//! server sells tickets of every kind, settles two games, cancels a ticket, pays winners and
+//! invalidates a game; then `keno-server audit export` reads the same database and must agree
+//! with what the API says.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use serde_json::{json, Value};
+
+on_both_backends!(the_audit_tools_agree_with_the_api);
+
+/// The server runs Keno all day from midnight (`MANUAL_CLOCK`): the audit is told the same.
+fn audit(db: &TestDb, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .arg("audit")
+        .args(args)
+        .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
+        .env("KENO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "audit {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A CSV file as rows of column name to value.
+fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    reader
+        .records()
+        .map(|r| {
+            header
+                .iter()
+                .cloned()
+                .zip(r.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn json_rows(path: &Path) -> Vec<Value> {
+    serde_json::from_str::<Value>(&std::fs::read_to_string(path).unwrap())
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn numbers(game: &Value) -> Vec<i64> {
+    game["drawn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_i64().unwrap())
+        .collect()
+}
+
+fn sell(w: &World, sold: &mut Vec<Value>, body: Value) -> String {
+    let t = w.server.sell(&w.writer, body);
+    let serial = t["serial"].as_str().unwrap().to_string();
+    sold.push(t);
+    serial
+}
+
+fn the_audit_tools_agree_with_the_api(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let writer_id = s.get_as(&w.writer, "/api/v1/principals/me").1["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut sold: Vec<Value> = Vec::new();
+
+    // Game A: one 1-spot ticket on every number (20 of them win, whatever is drawn), a way
+    // ticket (Diagram C), a 7-spot, a quick pick, a jackpot entry, a ticket for three games, and
+    // one cancelled before the game closes.
+    let cover: Vec<String> = (1..=80)
+        .map(|n| {
+            sell(
+                &w,
+                &mut sold,
+                sale(
+                    &format!("cover-{n}"),
+                    json!({"type": "standard", "spots": [n]}),
+                    "standard",
+                    100,
+                    1,
+                ),
+            )
+        })
+        .collect();
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "way",
+            json!({"type": "way", "groups": [[6, 45], [36, 80]], "combine": [2]}),
+            "standard",
+            300,
+            1,
+        ),
+    );
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "seven",
+            json!({"type": "standard", "spots": [1, 2, 3, 4, 5, 6, 7]}),
+            "standard",
+            200,
+            1,
+        ),
+    );
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "qp",
+            json!({"type": "quick_pick", "count": 5}),
+            "standard",
+            200,
+            1,
+        ),
+    );
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "jackpot",
+            json!({"type": "standard", "spots": [11, 22, 33, 44, 55, 66]}),
+            "jackpot",
+            200,
+            1,
+        ),
+    );
+    let three = sell(
+        &w,
+        &mut sold,
+        sale(
+            "three",
+            json!({"type": "standard", "spots": [9]}),
+            "standard",
+            100,
+            3,
+        ),
+    );
+    let cancelled = sell(
+        &w,
+        &mut sold,
+        sale(
+            "cancel-me",
+            json!({"type": "standard", "spots": [1, 2, 3]}),
+            "standard",
+            500,
+            1,
+        ),
+    );
+    let (status, cancel) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{cancelled}/cancel"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{cancel}");
+    let game_a = s.close_and_settle(&w.supervisor);
+
+    // Game B: a mystery quick pick and a Special 1 entry.
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "mystery",
+            json!({"type": "mystery_quick_pick"}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "special",
+            json!({"type": "standard", "spots": [10, 20, 30, 40]}),
+            "special1",
+            100,
+            1,
+        ),
+    );
+    let game_b = s.close_and_settle(&w.supervisor);
+
+    // Game C: sold, then invalidated while open (every wager refunded).
+    sell(
+        &w,
+        &mut sold,
+        sale(
+            "in-c",
+            json!({"type": "standard", "spots": [1, 2, 3, 4]}),
+            "standard",
+            300,
+            1,
+        ),
+    );
+    let game_c = s.get("/api/v1/games/current").1["number"].as_i64().unwrap();
+    let reason = "fire alarm: building evacuated";
+    let (status, inv) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{game_c}/invalidate"),
+        json!({ "reason": reason }),
+    );
+    assert_eq!(status, 200, "{inv}");
+
+    // Pay a winner of game A and the three-game ticket (its refund for game C at least).
+    let winner = &cover[numbers(&game_a)[0] as usize - 1];
+    let mut paid: BTreeMap<String, Value> = BTreeMap::new();
+    for serial in [winner, &three] {
+        let (status, p) = s.post(
+            &w.writer,
+            &format!("/api/v1/tickets/{serial}/pay"),
+            Value::Null,
+        );
+        assert_eq!(status, 200, "{p}");
+        paid.insert(serial.clone(), p);
+    }
+
+    // The API's view of the day.
+    let day = game_a["keno_day"].as_str().unwrap().to_string();
+    let (_, api_games) = s.get(&format!("/api/v1/games?keno_day={day}"));
+    let api_games = api_games.as_array().unwrap().clone();
+    let details: BTreeMap<String, Value> = sold
+        .iter()
+        .map(|t| {
+            let serial = t["serial"].as_str().unwrap();
+            let (status, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+            assert_eq!(status, 200, "{d}");
+            (serial.to_string(), d)
+        })
+        .collect();
+    let total_sold: i64 = sold
+        .iter()
+        .map(|t| t["total_cents"].as_i64().unwrap())
+        .sum();
+
+    // export, CSV.
+    let dir = tempfile::tempdir().unwrap();
+    let csv_dir = dir.path().join("csv");
+    let out = audit(
+        &db,
+        &[
+            "export",
+            "--from-day",
+            &day,
+            "--to-day",
+            &day,
+            "--out",
+            csv_dir.to_str().unwrap(),
+        ],
+    );
+    let listing = String::from_utf8_lossy(&out.stdout);
+    for kind in ["games", "tickets", "settlements", "payments", "results"] {
+        assert!(listing.contains(&format!("{kind}.csv")), "{listing}");
+    }
+
+    let tickets = csv_rows(&csv_dir.join("tickets.csv"));
+    assert_eq!(tickets.len(), sold.len());
+    let cents = |row: &BTreeMap<String, String>, column: &str| -> i64 {
+        row[column]
+            .parse()
+            .unwrap_or_else(|_| panic!("{column}: {row:?}"))
+    };
+    assert_eq!(
+        tickets.iter().map(|t| cents(t, "total_cents")).sum::<i64>(),
+        total_sold
+    );
+    for t in &tickets {
+        let d = &details[&t["serial"]];
+        assert_eq!(t["status"], d["status"].as_str().unwrap(), "{t:?}");
+        assert_eq!(t["keno_day"], day);
+        assert_eq!(cents(t, "total_cents"), d["total_cents"].as_i64().unwrap());
+        assert_eq!(cents(t, "won_cents"), d["won_cents"].as_i64().unwrap());
+        assert_eq!(
+            cents(t, "invalidation_refund_cents"),
+            d["invalidated_refund_cents"].as_i64().unwrap()
+        );
+        assert_eq!(
+            cents(t, "cancel_refund_cents"),
+            d["refund_cents"].as_i64().unwrap()
+        );
+        assert_eq!(cents(t, "paid_cents"), d["paid_cents"].as_i64().unwrap());
+        assert_eq!(t["bet_type"], d["bet_type"].as_str().unwrap());
+        assert_eq!(t["schedule"], d["schedule"].as_str().unwrap());
+    }
+    let c = tickets.iter().find(|t| t["serial"] == cancelled).unwrap();
+    assert_eq!(
+        (c["status"].as_str(), cents(c, "cancel_refund_cents")),
+        ("cancelled", cancel["refund_cents"].as_i64().unwrap())
+    );
+    assert_eq!(c["cancelled_by"], writer_id);
+    let way = tickets.iter().find(|t| t["bet_type"] == "way").unwrap();
+    assert_eq!(
+        (way["selection"].as_str(), way["ways"].as_str()),
+        ("06 45-36 80", "1/04")
+    );
+
+    let games = csv_rows(&csv_dir.join("games.csv"));
+    assert_eq!(games.len(), api_games.len());
+    for (g, api) in games.iter().zip(&api_games) {
+        assert_eq!(cents(g, "game"), api["number"].as_i64().unwrap());
+        assert_eq!(g["state"], api["state"].as_str().unwrap());
+        let drawn: Vec<i64> = g["drawn"]
+            .split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(drawn, numbers(api), "game {}", g["game"]);
+    }
+    let invalidated = games.iter().find(|g| cents(g, "game") == game_c).unwrap();
+    assert_eq!(
+        (
+            invalidated["state"].as_str(),
+            invalidated["invalidation_reason"].as_str()
+        ),
+        ("invalidated", reason)
+    );
+
+    // What each ticket won in each game, as the API's ticket views say.
+    let mut api_results = BTreeSet::new();
+    for (serial, d) in &details {
+        for r in d["results"].as_array().unwrap() {
+            if r["prize_cents"].as_i64().unwrap() > 0 {
+                api_results.insert((
+                    r["game"].as_i64().unwrap(),
+                    serial.clone(),
+                    r["prize_cents"].as_i64().unwrap(),
+                ));
+            }
+        }
+    }
+    let results: BTreeSet<(i64, String, i64)> = csv_rows(&csv_dir.join("results.csv"))
+        .iter()
+        .map(|r| {
+            (
+                cents(r, "game"),
+                r["serial"].clone(),
+                cents(r, "prize_cents"),
+            )
+        })
+        .collect();
+    assert!(results.len() >= 20, "20 of the covering tickets win");
+    assert_eq!(results, api_results);
+
+    let settlements = csv_rows(&csv_dir.join("settlements.csv"));
+    assert_eq!(settlements.len(), 2, "games A and B are settled");
+    for (row, game) in settlements.iter().zip([&game_a, &game_b]) {
+        let number = game["number"].as_i64().unwrap();
+        assert_eq!(cents(row, "game"), number);
+        let won: i64 = api_results
+            .iter()
+            .filter(|(g, _, _)| *g == number)
+            .map(|(_, _, p)| p)
+            .sum();
+        assert_eq!(cents(row, "total_prizes_cents"), won);
+        // The jackpot entry fed the 6-spot pool in game A.
+        assert!(row.contains_key("jackpot_6_contributions_cents"), "{row:?}");
+    }
+
+    let payments = csv_rows(&csv_dir.join("payments.csv"));
+    assert_eq!(payments.len(), paid.len());
+    for p in &payments {
+        let api = &paid[&p["serial"]];
+        assert_eq!(cents(p, "paid_cents"), api["paid_cents"].as_i64().unwrap());
+        assert_eq!(p["pay_method"], api["method"].as_str().unwrap());
+        assert_eq!(
+            (p["paid_by"].as_str(), p["paid_by_name"].as_str()),
+            (writer_id.as_str(), "JULIE")
+        );
+        assert_eq!(
+            (p["paid_keno_day"].as_str(), p["late"].as_str()),
+            (day.as_str(), "false")
+        );
+    }
+
+    // export, JSON: the same rows.
+    let json_dir = dir.path().join("json");
+    audit(
+        &db,
+        &[
+            "export",
+            "--from-day",
+            &day,
+            "--format",
+            "json",
+            "--out",
+            json_dir.to_str().unwrap(),
+        ],
+    );
+    let tickets_json = json_rows(&json_dir.join("tickets.json"));
+    assert_eq!(tickets_json.len(), sold.len());
+    assert_eq!(
+        tickets_json
+            .iter()
+            .map(|t| t["total_cents"].as_i64().unwrap())
+            .sum::<i64>(),
+        total_sold
+    );
+    let games_json = json_rows(&json_dir.join("games.json"));
+    assert_eq!(games_json[0]["drawn"], api_games[0]["drawn"]);
+    assert_eq!(
+        json_rows(&json_dir.join("results.json")).len(),
+        results.len()
+    );
+    assert_eq!(json_rows(&json_dir.join("payments.json")).len(), paid.len());
+
+    // By game numbers: games A and B only.
+    let (a, b) = (
+        game_a["number"].as_i64().unwrap(),
+        game_b["number"].as_i64().unwrap(),
+    );
+    let by_game = dir.path().join("ab");
+    audit(
+        &db,
+        &[
+            "export",
+            "--from-game",
+            &a.to_string(),
+            "--to-game",
+            &b.to_string(),
+            "--out",
+            by_game.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(csv_rows(&by_game.join("games.csv")).len(), 2);
+    let sold_in_ab = sold
+        .iter()
+        .filter(|t| t["first_game"].as_i64().unwrap() <= b)
+        .count();
+    assert_eq!(csv_rows(&by_game.join("tickets.csv")).len(), sold_in_ab);
+
+    // The audit reads only: a database that is not there is an error, not a new database.
+    let missing = dir.path().join("missing.sqlite");
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "export", "--from-day", &day, "--out"])
+        .arg(dir.path().join("none"))
+        .arg("--database-url")
+        .arg(format!("sqlite://{}", missing.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("there is no database"));
+    assert!(!missing.exists());
+
+    // The audit wrote nothing: the record is as the server left it.
+    assert_eq!(
+        db.query_i64("SELECT COUNT(*) AS n FROM tickets") as usize,
+        sold.len()
+    );
+
+    // Had game A been played on the Keno Day before, the winner paid today was paid late.
+    let yesterday = (chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d").unwrap()
+        - chrono::Days::new(1))
+    .format("%Y-%m-%d")
+    .to_string();
+    db.execute(&format!(
+        "UPDATE games SET keno_day = '{yesterday}' WHERE number = {a}"
+    ));
+    db.execute(&format!(
+        "UPDATE tickets SET keno_day = '{yesterday}' WHERE first_game = {a}"
+    ));
+    let late_dir = dir.path().join("late");
+    audit(
+        &db,
+        &[
+            "export",
+            "--from-day",
+            &day,
+            "--out",
+            late_dir.to_str().unwrap(),
+        ],
+    );
+    let payments = csv_rows(&late_dir.join("payments.csv"));
+    let p = payments.iter().find(|p| &p["serial"] == winner).unwrap();
+    assert_eq!(
+        (p["late"].as_str(), p["payable_keno_day"].as_str()),
+        ("true", yesterday.as_str())
+    );
+}
