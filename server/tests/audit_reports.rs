@@ -1,15 +1,16 @@
 //! The auditors' tools (issue 7) against a real day of play, on SQLite and PostgreSQL: a real
 //! server sells tickets of every kind, settles two games, cancels a ticket, pays winners and
-//! invalidates a game; then `keno-server audit export` reads the same database and must agree
-//! with what the API says.
+//! invalidates a game; then `keno-server audit export` and `report` read the same database and
+//! must agree with what the API says.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use keno_core::money::Dollars;
 use serde_json::{json, Value};
 
 on_both_backends!(the_audit_tools_agree_with_the_api);
@@ -58,6 +59,10 @@ fn json_rows(path: &Path) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
+}
+
+fn money(cents: i64) -> String {
+    Dollars(cents as u64).to_string()
 }
 
 fn numbers(game: &Value) -> Vec<i64> {
@@ -448,6 +453,16 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
         .count();
     assert_eq!(csv_rows(&by_game.join("tickets.csv")).len(), sold_in_ab);
 
+    report(
+        &db,
+        &day,
+        dir.path(),
+        &api_games,
+        &sold,
+        &paid,
+        total_sold,
+        reason,
+    );
     // The audit reads only: a database that is not there is an error, not a new database.
     let missing = dir.path().join("missing.sqlite");
     let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
@@ -495,4 +510,133 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
         (p["late"].as_str(), p["payable_keno_day"].as_str()),
         ("true", yesterday.as_str())
     );
+    let pdf = dir.path().join("late.pdf");
+    audit(
+        &db,
+        &["report", "--day", &day, "--out", pdf.to_str().unwrap()],
+    );
+    if let Some(text) = pdf_text(&pdf) {
+        let late = text.split("Late pays").nth(1).unwrap();
+        let late = late.split("7. JACKPOT").next().unwrap();
+        assert!(late.contains(winner.as_str()), "{text}");
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    db: &TestDb,
+    day: &str,
+    dir: &Path,
+    api_games: &[Value],
+    sold: &[Value],
+    paid: &BTreeMap<String, Value>,
+    total_sold: i64,
+    reason: &str,
+) {
+    let pdf = dir.join("daily-report.pdf");
+    audit(
+        db,
+        &["report", "--day", day, "--out", pdf.to_str().unwrap()],
+    );
+    let Some(text) = pdf_text(&pdf) else { return };
+    assert!(text.contains(&format!("KENO DAY {day}")), "{text}");
+    let line = |label: &str| -> String {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label:?} in {text}"))
+            .to_string()
+    };
+    assert!(
+        line("Tickets sold:").ends_with(&format!(" {}", sold.len())),
+        "{text}"
+    );
+    assert!(line("Sales:").contains(&money(total_sold)), "{text}");
+    let numbers_of = |g: &Value| {
+        numbers(g)
+            .iter()
+            .map(|n| format!("{n:02}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for g in api_games.iter().filter(|g| g["state"] == "settled") {
+        assert!(
+            text.contains(&numbers_of(g)),
+            "game {}: {text}",
+            g["number"]
+        );
+    }
+    let games_line = line("Games:");
+    assert!(
+        games_line.contains(&format!("Games: {},", api_games.len())),
+        "{games_line}"
+    );
+    let paid_total: i64 = paid
+        .values()
+        .map(|p| p["paid_cents"].as_i64().unwrap())
+        .sum();
+    assert!(
+        line("Paid this Keno Day:").contains(&format!(
+            "{} ticket(s), {}",
+            paid.len(),
+            money(paid_total)
+        )),
+        "{text}"
+    );
+    assert!(text.contains(reason), "{text}");
+    assert!(
+        line("Games invalidated:").contains("Games invalidated: 1;"),
+        "{text}"
+    );
+    assert!(
+        line("Cancelled this Keno Day:").contains("1 ticket(s)"),
+        "{text}"
+    );
+
+    // A page as an image, for the README (`KENO_REPORT_PNG=docs/daily-report.png`).
+    let png = dir.join("page");
+    let out = Command::new("pdftoppm")
+        .args(["-png", "-r", "90", "-f", "1", "-l", "1", "-singlefile"])
+        .arg(&pdf)
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let image = std::fs::read(dir.join("page.png")).unwrap();
+    assert_eq!(&image[1..4], b"PNG");
+    if let Some(to) = std::env::var_os("KENO_REPORT_PNG") {
+        std::fs::copy(dir.join("page.png"), PathBuf::from(to)).unwrap();
+    }
+}
+
+/// The PDF's text laid out as on the page (`pdftotext -layout`), or `None` where poppler-utils
+/// is missing (never under CI).
+fn pdf_text(pdf: &Path) -> Option<String> {
+    match Command::new("pdftotext")
+        .arg("-layout")
+        .arg(pdf)
+        .arg("-")
+        .output()
+    {
+        Ok(out) => {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            Some(String::from_utf8_lossy(&out.stdout).to_string())
+        }
+        Err(_) => {
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "CI must install poppler-utils (pdftotext)"
+            );
+            eprintln!("skipped: pdftotext (poppler-utils) is not installed");
+            None
+        }
+    }
 }

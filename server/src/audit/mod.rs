@@ -1,12 +1,15 @@
 //! `keno-server audit`: the auditors' tools (issue 7). Each reads the database directly, in one
 //! read-only snapshot, and writes nothing to it (`source`).
 //!
-//! - `export`: the record of a range of Keno Days or games as CSV or JSON files.
+//! - `export`: the record of a range of Keno Days or games as CSV or JSON files;
+//! - `report`: the daily report as a PDF.
 //!
 //! A new tool is a variant here, its arguments and `run` in a file of its own.
 
 mod export;
+mod pdf;
 mod queries;
+mod report;
 mod source;
 mod table;
 
@@ -19,11 +22,15 @@ pub enum AuditCommand {
     /// Export games, tickets, settlements, payments and results of a range of Keno Days (or
     /// games) as CSV or JSON, one file per kind.
     Export(export::ExportArgs),
+    /// The daily report of a Keno Day as a PDF (A4): games, sales, prizes, pro-rating, faults,
+    /// cancellations, late pays, jackpots, invalidations.
+    Report(report::ReportArgs),
 }
 
 pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         AuditCommand::Export(args) => export::run(args),
+        AuditCommand::Report(args) => report::run(args),
     }
     .map(|()| ExitCode::SUCCESS)
 }

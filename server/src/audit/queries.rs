@@ -1,5 +1,6 @@
-//! The record as the audit tools read it: games with their draw, settlement and invalidation;
-//! jackpot pools; payments by when they happened.
+//! The record as the audit reads it, shared by the export and the report: games with their
+//! draw, settlement and invalidation; jackpot pools; faults; refunds; payments and cancellations
+//! by when they happened.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -7,8 +8,10 @@ use diesel::dsl::case_when;
 use diesel::prelude::*;
 
 use super::source::for_each_row;
+use crate::ball_draw::faults::FaultRow;
 use crate::db::schema::{
-    drawn_numbers, game_invalidations, game_settlements, games, jackpot_pools, tickets,
+    draw_faults, drawn_numbers, game_invalidations, game_settlements, games, jackpot_pools,
+    ticket_refunds, tickets, voided_balls,
 };
 use crate::db::DbConnection;
 use crate::games::GameRow;
@@ -105,6 +108,25 @@ pub fn invalidation_rows(
         .load(conn)
 }
 
+/// The wagers refunded for each invalidated game of `lo..=hi`: tickets and cents.
+pub fn refunds_by_game(
+    conn: &mut DbConnection,
+    lo: i64,
+    hi: i64,
+) -> QueryResult<BTreeMap<i64, (i64, i64)>> {
+    let rows: Vec<(i64, i64)> = ticket_refunds::table
+        .filter(ticket_refunds::game.between(lo, hi))
+        .select((ticket_refunds::game, ticket_refunds::refund_cents))
+        .load(conn)?;
+    let mut by_game: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for (game, cents) in rows {
+        let entry = by_game.entry(game).or_default();
+        entry.0 += 1;
+        entry.1 += cents;
+    }
+    Ok(by_game)
+}
+
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = jackpot_pools)]
 pub struct PoolRow {
@@ -126,6 +148,45 @@ pub fn pools(conn: &mut DbConnection, lo: i64, hi: i64) -> QueryResult<Vec<PoolR
         .order((jackpot_pools::game, jackpot_pools::spots))
         .select(PoolRow::as_select())
         .load(conn)
+}
+
+/// A fault and how many balls it took out of the record.
+pub struct Fault {
+    pub row: FaultRow,
+    pub voided_balls: i64,
+}
+
+/// The draw faults of games `lo..=hi`, in the order recorded.
+pub fn faults(conn: &mut DbConnection, lo: i64, hi: i64) -> QueryResult<Vec<Fault>> {
+    let rows: Vec<FaultRow> = draw_faults::table
+        .filter(draw_faults::game.between(lo, hi))
+        .order(draw_faults::id)
+        .select(FaultRow::as_select())
+        .load(conn)?;
+    let voided: Vec<i64> = voided_balls::table
+        .filter(voided_balls::game.between(lo, hi))
+        .select(voided_balls::fault_id)
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Fault {
+            voided_balls: voided.iter().filter(|&&f| f == row.id).count() as i64,
+            row,
+        })
+        .collect())
+}
+
+/// Rule 10's words for a fault's kind.
+pub fn fault_kind(kind: &str) -> &'static str {
+    match kind {
+        "short_of_balls" => "draw void: fewer than 80 balls (rule 10.2)",
+        "broken_ball" => "broken ball void (rule 10.4(a))",
+        "fall_back" => "balls fell back: drawn by hand (rule 10.4(b))",
+        "spill" => "spill: draw void (rule 10.4(c))",
+        "stoppage" => "stoppage: finished by hand (rule 10.4(d))",
+        "no_device" => "no device: drawn by hand",
+        _ => "fault",
+    }
 }
 
 /// A paid ticket, and the Keno Day of the game after which it could be paid.
@@ -180,6 +241,49 @@ pub fn for_each_payment(
         |p| { f(p)? }
     );
     Ok(())
+}
+
+/// A cancellation: the ticket, what it cancelled, who and when.
+#[derive(Queryable, Clone, Debug)]
+pub struct Cancellation {
+    pub serial: String,
+    pub keno_day: String,
+    pub site: String,
+    pub terminal: String,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub status: String,
+    pub cancelled_from_game: Option<i64>,
+    pub refund_cents: i64,
+    pub total_cents: i64,
+    pub cancelled_at: Option<i64>,
+    pub cancelled_by: Option<String>,
+}
+
+/// The tickets cancelled (wholly or in part) in `[from, to)`, in the order cancelled.
+pub fn cancellations(
+    conn: &mut DbConnection,
+    (from, to): (i64, i64),
+) -> QueryResult<Vec<Cancellation>> {
+    tickets::table
+        .filter(tickets::cancelled_at.ge(from))
+        .filter(tickets::cancelled_at.lt(to))
+        .order((tickets::cancelled_at, tickets::serial))
+        .select((
+            tickets::serial,
+            tickets::keno_day,
+            tickets::site,
+            tickets::terminal,
+            tickets::first_game,
+            tickets::last_game,
+            tickets::status,
+            tickets::cancelled_from_game,
+            tickets::refund_cents,
+            tickets::total_cents,
+            tickets::cancelled_at,
+            tickets::cancelled_by,
+        ))
+        .load(conn)
 }
 
 /// A ticket's groups as its receipt prints them (Diagram C): "06 45-36 80".

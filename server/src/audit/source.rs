@@ -44,6 +44,10 @@ impl Source {
         Ok(Source { db, start })
     }
 
+    pub fn backend_name(&self) -> &'static str {
+        self.db.backend().name()
+    }
+
     /// Runs `f` in one read-only snapshot: every figure of a command comes from the same
     /// moment of the record, and the database itself refuses a write (SQLite `query_only`,
     /// a PostgreSQL `READ ONLY` transaction).
@@ -93,6 +97,11 @@ pub fn local(micros: i64) -> DateTime<Local> {
     DateTime::from_timestamp_micros(micros)
         .unwrap_or_default()
         .with_timezone(&Local)
+}
+
+/// A stored moment as people read it: local date and time to the second.
+pub fn when(micros: i64) -> String {
+    local(micros).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 pub fn parse_day(s: &str) -> anyhow::Result<NaiveDate> {
@@ -225,7 +234,10 @@ pub(crate) use for_each_row;
 #[diesel(table_name = principals)]
 struct PrincipalRow {
     id: String,
+    role: String,
     name: String,
+    site: Option<String>,
+    terminal: Option<String>,
 }
 
 /// Every principal by id, to name who did what.
@@ -239,6 +251,22 @@ impl People {
         Ok(People(
             rows.into_iter().map(|p| (p.id.clone(), p)).collect(),
         ))
+    }
+
+    /// "JULIE (writer, site 735624 terminal 03)", "SUPER (supervisor)"; "not recorded".
+    pub fn who(&self, id: Option<&str>) -> String {
+        let Some(id) = id else {
+            return "not recorded".into();
+        };
+        match self.0.get(id) {
+            Some(p) => match (&p.site, &p.terminal) {
+                (Some(site), Some(terminal)) => {
+                    format!("{} ({}, site {site} terminal {terminal})", p.name, p.role)
+                }
+                _ => format!("{} ({})", p.name, p.role),
+            },
+            None => format!("unknown principal {id}"),
+        }
     }
 
     /// The name alone ("JULIE"), or the id when it is not a principal.
