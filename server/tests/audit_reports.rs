@@ -1,7 +1,7 @@
 //! The auditors' tools (issue 7) against a real day of play, on SQLite and PostgreSQL: a real
 //! server sells tickets of every kind, settles two games, cancels a ticket, pays winners and
-//! invalidates a game; then `keno-server audit export` and `report` read the same database and
-//! must agree with what the API says.
+//! invalidates a game; then `keno-server audit export`, `report` and `exceptions` read the same
+//! database and must agree with what the API says.
 
 mod common;
 
@@ -9,11 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use common::{sale, world, TestDb, World, BALL_DEVICE, MANUAL_CLOCK};
 use keno_core::money::Dollars;
 use serde_json::{json, Value};
 
-on_both_backends!(the_audit_tools_agree_with_the_api);
+on_both_backends!(
+    the_audit_tools_agree_with_the_api,
+    the_exceptions_show_a_void_draw_a_correction_and_a_returned_device,
+);
 
 /// The server runs Keno all day from midnight (`MANUAL_CLOCK`): the audit is told the same.
 fn audit(db: &TestDb, args: &[&str]) -> Output {
@@ -463,6 +466,8 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
         total_sold,
         reason,
     );
+    exceptions(&db, &day, &w, &cancelled, game_c, reason);
+
     // The audit reads only: a database that is not there is an error, not a new database.
     let missing = dir.path().join("missing.sqlite");
     let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
@@ -493,6 +498,24 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
     db.execute(&format!(
         "UPDATE tickets SET keno_day = '{yesterday}' WHERE first_game = {a}"
     ));
+    let out = audit(&db, &["exceptions", "--day", &day, "--json"]);
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let late: Vec<&Value> = found["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "late_payment")
+        .collect();
+    assert_eq!(late.len(), 1, "{found:#}");
+    assert_eq!(late[0]["serial"], winner.as_str());
+    assert!(late[0]["who"]
+        .as_str()
+        .unwrap()
+        .starts_with("JULIE (writer"));
+    assert!(late[0]["what"].as_str().unwrap().contains(&format!(
+        "paid {}",
+        money(paid[winner]["paid_cents"].as_i64().unwrap())
+    )));
     let late_dir = dir.path().join("late");
     audit(
         &db,
@@ -638,5 +661,227 @@ fn pdf_text(pdf: &Path) -> Option<String> {
             eprintln!("skipped: pdftotext (poppler-utils) is not installed");
             None
         }
+    }
+}
+
+fn exceptions(db: &TestDb, day: &str, w: &World, cancelled: &str, game_c: i64, reason: &str) {
+    let out = audit(db, &["exceptions", "--day", day, "--json"]);
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = found["exceptions"].as_array().unwrap();
+    let of_kind =
+        |kind: &str| -> Vec<&Value> { list.iter().filter(|e| e["kind"] == kind).collect() };
+
+    let cancellation = of_kind("cancellation");
+    assert_eq!(cancellation.len(), 1, "{found:#}");
+    assert_eq!(cancellation[0]["serial"], cancelled);
+    assert!(
+        cancellation[0]["who"]
+            .as_str()
+            .unwrap()
+            .starts_with("JULIE (writer"),
+        "{found:#}"
+    );
+    assert!(cancellation[0]["why"].as_str().unwrap().contains("rule 8"));
+    let (_, me) = w.server.get_as(&w.writer, "/api/v1/principals/me");
+    assert!(cancellation[0]["what"].as_str().unwrap().contains(&format!(
+        "site {} terminal {}",
+        me["site"].as_str().unwrap(),
+        me["terminal"].as_str().unwrap()
+    )));
+
+    let invalidation = of_kind("invalidation");
+    assert_eq!(invalidation.len(), 1, "{found:#}");
+    assert_eq!(invalidation[0]["game"], game_c);
+    assert_eq!(invalidation[0]["why"], reason);
+    assert!(invalidation[0]["who"]
+        .as_str()
+        .unwrap()
+        .starts_with("SUPER (supervisor)"));
+    // The writer and the supervisor were added today; the rule set came into force today.
+    let principals: Vec<&str> = of_kind("principal")
+        .iter()
+        .map(|e| e["what"].as_str().unwrap())
+        .collect();
+    assert!(
+        principals.iter().any(|p| p.contains("\"JULIE\"")),
+        "{principals:?}"
+    );
+    assert!(
+        principals.iter().any(|p| p.contains("\"SUPER\"")),
+        "{principals:?}"
+    );
+    assert_eq!(of_kind("rule_set").len(), 1, "{found:#}");
+    assert!(
+        of_kind("late_payment").is_empty(),
+        "paid the day they were won"
+    );
+    assert!(found["not_recorded"][0].as_str().unwrap().contains("claim"));
+
+    let text =
+        String::from_utf8_lossy(&audit(db, &["exceptions", "--day", day]).stdout).to_string();
+    let line = text
+        .lines()
+        .find(|l| l.contains("cancellation") && l.contains(cancelled))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("who: JULIE") && line.contains("why: "),
+        "{line}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("invalidation") && l.contains(reason) && l.contains("who: SUPER")),
+        "{text}"
+    );
+}
+
+/// A ball draw with rule 10's irregularities: the device spills (the draw is void and the device
+/// out of service), a supervisor and an inspector return it, the draw is made again, and a
+/// mis-transferred number is corrected with both approvals.
+fn the_exceptions_show_a_void_draw_a_correction_and_a_returned_device(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let s = &w.server;
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let device_id = s.get_as(&device, "/api/v1/principals/me").1["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    w.server.sell(
+        &w.writer,
+        sale(
+            "t",
+            json!({"type": "standard", "spots": [1, 2, 3, 4]}),
+            "standard",
+            300,
+            1,
+        ),
+    );
+    let (status, game) = s.post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200, "{game}");
+    let game = game["number"].as_i64().unwrap();
+    let ball = |n: i64| {
+        let (status, b) = s.post(
+            &device,
+            &format!("/api/v1/games/{game}/balls"),
+            json!({ "number": n }),
+        );
+        assert_eq!(status, 201, "{b}");
+    };
+    (1..=3).for_each(ball);
+    let (status, f) = s.post(
+        &device,
+        &format!("/api/v1/games/{game}/faults"),
+        json!({"kind": "spill", "reason": "balls spilled from the bowl"}),
+    );
+    assert_eq!(status, 201, "{f}");
+    for (who, note) in [
+        (&w.supervisor, "bowl refitted and tested"),
+        (&inspector, "seen drawing 80 balls cleanly"),
+    ] {
+        let (status, d) = s.post(
+            who,
+            &format!("/api/v1/devices/{device_id}/return"),
+            json!({ "note": note }),
+        );
+        assert_eq!(status, 200, "{d}");
+    }
+    (10..=14).for_each(ball);
+    let (status, c) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{game}/corrections"),
+        json!({"position": 5, "number": 15, "reason": "ball 5 reads 15 on the ball"}),
+    );
+    assert_eq!(status, 201, "{c}");
+    let id = c["id"].as_i64().unwrap();
+    let (status, c) = s.post(
+        &inspector,
+        &format!("/api/v1/corrections/{id}/approve"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{c}");
+    (16..=30).for_each(ball);
+    s.wait_settled(game);
+    let (status, record) = s.get_as(&inspector, &format!("/api/v1/games/{game}/draw-record"));
+    assert_eq!(status, 200, "{record}");
+    let day = record["game"]["keno_day"].as_str().unwrap().to_string();
+
+    let out = audit(&db, &["exceptions", "--day", &day, "--json"]);
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let of_kind = |kind: &str| -> Vec<Value> {
+        found["exceptions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let faults = of_kind("draw_fault");
+    assert_eq!(
+        faults.len(),
+        record["faults"].as_array().unwrap().len(),
+        "{found:#}"
+    );
+    assert_eq!(faults[0]["why"], record["faults"][0]["reason"]);
+    assert_eq!(faults[0]["game"], game);
+    assert!(faults[0]["who"]
+        .as_str()
+        .unwrap()
+        .starts_with("BALLMACHINE-1 (device)"));
+    let voided = record["voided"].as_array().unwrap().len();
+    assert!(
+        faults[0]["what"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{voided} ball(s) taken out")),
+        "{found:#}"
+    );
+
+    let corrections = of_kind("correction");
+    assert_eq!(corrections.len(), 1, "{found:#}");
+    assert_eq!(record["corrections"][0]["state"], "applied");
+    let what = corrections[0]["what"].as_str().unwrap();
+    assert!(
+        what.contains("corrected to 15") && what.contains("applied"),
+        "{what}"
+    );
+    let who = corrections[0]["who"].as_str().unwrap();
+    assert!(
+        who.contains("supervisor SUPER (supervisor)")
+            && who.contains("inspector INSPECTOR (inspector)"),
+        "{who}"
+    );
+    assert!(corrections[0]["why"]
+        .as_str()
+        .unwrap()
+        .contains("ball 5 reads 15"));
+
+    let returned = of_kind("device_returned");
+    assert_eq!(returned.len(), 1, "{found:#}");
+    let why = returned[0]["why"].as_str().unwrap();
+    assert!(
+        why.contains("bowl refitted") && why.contains("seen drawing 80 balls"),
+        "{why}"
+    );
+    assert!(returned[0]["who"]
+        .as_str()
+        .unwrap()
+        .contains("INSPECTOR (inspector)"));
+
+    // The daily report counts the void draw and shows the fault and the corrected record.
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("report.pdf");
+    audit(
+        &db,
+        &["report", "--day", &day, "--out", pdf.to_str().unwrap()],
+    );
+    if let Some(text) = pdf_text(&pdf) {
+        assert!(text.contains("Void draws (drawn again): 1."), "{text}");
+        assert!(text.contains("balls spilled from the bowl"), "{text}");
+        let drawn: Vec<String> = numbers(&record["game"])
+            .iter()
+            .map(|n| format!("{n:02}"))
+            .collect();
+        assert!(text.contains(&drawn.join(" ")), "{text}");
     }
 }

@@ -1,6 +1,6 @@
-//! The record as the audit reads it, shared by the export and the report: games with their
-//! draw, settlement and invalidation; jackpot pools; faults; refunds; payments and cancellations
-//! by when they happened.
+//! The record as the audit reads it, shared by the export, the report and the exceptions: games
+//! with their draw, settlement and invalidation; jackpot pools; faults; corrections; refunds;
+//! payments and cancellations by when they happened.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,10 +8,11 @@ use diesel::dsl::case_when;
 use diesel::prelude::*;
 
 use super::source::for_each_row;
+use crate::ball_draw::corrections::CorrectionRow;
 use crate::ball_draw::faults::FaultRow;
 use crate::db::schema::{
-    draw_faults, drawn_numbers, game_invalidations, game_settlements, games, jackpot_pools,
-    ticket_refunds, tickets, voided_balls,
+    draw_corrections, draw_faults, drawn_numbers, game_invalidations, game_settlements, games,
+    jackpot_pools, ticket_refunds, tickets, voided_balls,
 };
 use crate::db::DbConnection;
 use crate::games::GameRow;
@@ -187,6 +188,15 @@ pub fn fault_kind(kind: &str) -> &'static str {
         "no_device" => "no device: drawn by hand",
         _ => "fault",
     }
+}
+
+/// The draw corrections asked in games `lo..=hi`, in the order asked.
+pub fn corrections(conn: &mut DbConnection, lo: i64, hi: i64) -> QueryResult<Vec<CorrectionRow>> {
+    draw_corrections::table
+        .filter(draw_corrections::game.between(lo, hi))
+        .order(draw_corrections::id)
+        .select(CorrectionRow::as_select())
+        .load(conn)
 }
 
 /// A paid ticket, and the Keno Day of the game after which it could be paid.

@@ -322,6 +322,7 @@ impl Daily {
             let device = r
                 .device_id
                 .as_deref()
+                .filter(|d| *d != r.principal_id)
                 .map(|d| format!("; device {}", self.people.name(d)))
                 .unwrap_or_default();
             out.wrapped(format!(
