@@ -23,8 +23,8 @@ const PAGE_HEIGHT_MM: f32 = 297.0;
 const MARGIN_MM: f32 = 15.0;
 const BODY_PT: f32 = 8.0;
 const LEADING_PT: f32 = 10.0;
-/// Courier's advance is 0.6 em: 8 pt Courier fits this many characters in the text width.
-pub const WIDTH_CHARS: usize = 100;
+/// Courier's advance is 0.6 em: 8 pt Courier fits 106 characters in the text width (180 mm).
+pub const WIDTH_CHARS: usize = 105;
 
 impl Line {
     /// The height the line takes, and its font and size.

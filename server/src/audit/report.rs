@@ -346,14 +346,14 @@ impl Daily {
         }
         out.blank();
         out.push(Line::Columns(format!(
-            "{:<19}  {:<20}  {:<9}  {:<5}  {:<11}  {:>10}  {:>10}  BY",
+            "{:<19} {:<20} {:<9} {:<5} {:<11} {:>9} {:>10}  BY",
             "WHEN", "SERIAL", "TERMINAL", "WHAT", "GAMES", "TICKET", "REFUND"
         )));
         let day = source::day_text(self.day);
         for c in &self.cancellations {
             let from = c.cancelled_from_game.unwrap_or(c.first_game);
             out.text(format!(
-                "{:<19}  {:<20}  {:<9}  {:<5}  {:<11}  {:>10}  {:>10}  {}",
+                "{:<19} {:<20} {:<9} {:<5} {:<11} {:>9} {:>10}  {}",
                 c.cancelled_at.map(source::when).unwrap_or_default(),
                 c.serial,
                 format!("{}/{}", c.site, c.terminal),
