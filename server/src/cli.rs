@@ -35,7 +35,8 @@ pub enum Command {
     /// Talk to a running server as a ball device, or draw by hand at a console (rule 10).
     #[command(subcommand)]
     Device(crate::device::DeviceCommand),
-    /// Auditors' tools: verify the tamper-evident audit trail and the settlements.
+    /// Tools for auditors, reading the database directly and writing nothing to it: verify the
+    /// tamper-evident audit trail, exports, the daily report (PDF) and the day's exceptions.
     #[command(subcommand)]
     Audit(crate::audit::AuditCommand),
     /// Evidence for a testing laboratory: dump draws made by the production draw, and test

@@ -1,9 +1,27 @@
-//! The audit trail and the auditors' command line (`keno-server audit ...`): every record that
-//! matters enters a hash-chained, append-only log in the transaction that makes it (`log`), and
-//! `verify` proves from the database alone that nothing was changed behind the server's back.
+//! The audit trail and the auditors' tools (issue 7).
+//!
+//! Every record that matters enters a hash-chained, append-only log in the transaction that
+//! makes it (`log`). `keno-server audit ...` reads the database directly, in one read-only
+//! snapshot, and writes nothing to it (`source`):
+//!
+//! - `verify`: proves from the database alone that nothing was changed behind the server's back;
+//! - `export`: the record of a range of Keno Days or games as CSV or JSON files;
+//! - `report`: the daily report as a PDF;
+//! - `exceptions`: what a supervisor reviews each day, with who did it and why.
+//!
+//! A new tool is a variant here, its arguments and `run` in a file of its own.
 
+mod exceptions;
+mod export;
 pub mod log;
+mod pdf;
+mod queries;
+mod report;
+mod source;
+mod table;
 mod verify;
+
+use std::process::ExitCode;
 
 use clap::Subcommand;
 
@@ -12,10 +30,22 @@ pub enum AuditCommand {
     /// Recompute the audit trail's hash chain, compare every record with its entry, and settle
     /// every settled game again; exits 1 on any difference.
     Verify(verify::VerifyArgs),
+    /// Export games, tickets, settlements, payments and results of a range of Keno Days (or
+    /// games) as CSV or JSON, one file per kind.
+    Export(export::ExportArgs),
+    /// The daily report of a Keno Day as a PDF (A4): games, sales, prizes, pro-rating, faults,
+    /// cancellations, late pays, jackpots, invalidations.
+    Report(report::ReportArgs),
+    /// The day's exceptions to review: faults, corrections, invalidations, cancellations, late
+    /// pays, new rule sets and principals; each with when, what, who and why.
+    Exceptions(exceptions::ExceptionsArgs),
 }
 
-pub fn run(command: AuditCommand) -> anyhow::Result<std::process::ExitCode> {
-    match command {
+pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
         AuditCommand::Verify(args) => verify::run(args),
+        AuditCommand::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
+        AuditCommand::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
+        AuditCommand::Exceptions(args) => exceptions::run(args).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use keno_core::RuleSet;
 use serde_json::Value;
@@ -62,15 +63,25 @@ impl Report {
 }
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let db = Db::open(&args.database_url, 2)?;
+    // The database as it is, never created or migrated, read in one snapshot that the
+    // database itself keeps read-only.
+    let db = Db::open_existing(&args.database_url, 1)?;
     let mut conn = db.conn()?;
+    match &mut *conn {
+        DbConnection::Sqlite(c) => c.batch_execute("PRAGMA query_only = ON")?,
+        DbConnection::Pg(c) => c.batch_execute(
+            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        )?,
+    }
     let mut report = Report {
         problems: Vec::new(),
     };
-    let trail = check_chain(&mut conn, &mut report)?;
-    check_tickets(&mut conn, &trail, &mut report)?;
-    check_principals_and_rules(&mut conn, &trail, &mut report)?;
-    check_settlements(&mut conn, &trail, &mut report)?;
+    conn.transaction(|conn| -> anyhow::Result<()> {
+        let trail = check_chain(conn, &mut report)?;
+        check_tickets(conn, &trail, &mut report)?;
+        check_principals_and_rules(conn, &trail, &mut report)?;
+        check_settlements(conn, &trail, &mut report)
+    })?;
     if report.problems.is_empty() {
         println!("verified: the audit trail is intact and every record matches it");
         Ok(ExitCode::SUCCESS)

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use diesel::connection::SimpleConnection;
+use diesel::migration::MigrationSource;
 use diesel::prelude::*;
 use diesel::r2d2::{self, ManageConnection, R2D2Connection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -120,6 +121,29 @@ impl Db {
                 .with_context(|| format!("cannot open {}", path.display()))?;
             conn.batch_execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;")?;
         }
+        let db = Db::connect(backend, max_connections)?;
+        db.migrate()?;
+        Ok(db)
+    }
+
+    /// Opens an existing database to read it (the auditors' tools): a missing SQLite file is
+    /// an error rather than a new database, and nothing is migrated: a schema older or newer
+    /// than this program's is refused, not changed.
+    pub fn open_existing(url: &str, max_connections: u32) -> anyhow::Result<Db> {
+        let backend = Backend::from_url(url)?;
+        if let Backend::Sqlite(path) = &backend {
+            anyhow::ensure!(
+                path.is_file(),
+                "there is no database at {} (a keno-server database URL: sqlite://PATH or postgres://...)",
+                path.display()
+            );
+        }
+        let db = Db::connect(backend, max_connections)?;
+        db.check_schema()?;
+        Ok(db)
+    }
+
+    fn connect(backend: Backend, max_connections: u32) -> anyhow::Result<Db> {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .connection_timeout(Duration::from_secs(10))
@@ -128,13 +152,45 @@ impl Db {
             .test_on_check_out(false)
             .build(Manager(backend.clone()))
             .with_context(|| format!("cannot connect to the {} database", backend.name()))?;
-        let db = Db {
+        Ok(Db {
             pool,
             sqlite_writer: matches!(backend, Backend::Sqlite(_)).then(|| Arc::new(Mutex::new(()))),
             backend,
+        })
+    }
+
+    /// The migrations applied to the database are exactly this program's.
+    fn check_schema(&self) -> anyhow::Result<()> {
+        #[derive(QueryableByName)]
+        struct Applied {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            version: String,
+        }
+        let mut conn = self.pool.get()?;
+        let ours: Vec<String> = match &*conn {
+            DbConnection::Sqlite(_) => versions::<diesel::sqlite::Sqlite>(SQLITE_MIGRATIONS)?,
+            DbConnection::Pg(_) => versions::<diesel::pg::Pg>(POSTGRES_MIGRATIONS)?,
         };
-        db.migrate()?;
-        Ok(db)
+        let applied: Vec<String> =
+            diesel::sql_query("SELECT version FROM __diesel_schema_migrations")
+                .load::<Applied>(&mut *conn)
+                .context("this is not a keno-server database (it has no migrations table)")?
+                .into_iter()
+                .map(|a| a.version)
+                .collect();
+        let missing: Vec<&String> = ours.iter().filter(|v| !applied.contains(v)).collect();
+        let unknown: Vec<&String> = applied.iter().filter(|v| !ours.contains(v)).collect();
+        anyhow::ensure!(
+            missing.is_empty(),
+            "the database's schema is older than this program (migrations {missing:?} not applied): \
+             start this version of `keno-server serve` on it once to migrate it"
+        );
+        anyhow::ensure!(
+            unknown.is_empty(),
+            "the database's schema is newer than this program (migrations {unknown:?}): use the \
+             keno-server that wrote it"
+        );
+        Ok(())
     }
 
     fn migrate(&self) -> anyhow::Result<()> {
@@ -162,6 +218,18 @@ impl Db {
             .as_ref()
             .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
     }
+}
+
+/// The versions of a set of embedded migrations, as diesel records them.
+fn versions<DB: diesel::backend::Backend>(source: EmbeddedMigrations) -> anyhow::Result<Vec<String>>
+where
+    EmbeddedMigrations: MigrationSource<DB>,
+{
+    Ok(MigrationSource::<DB>::migrations(&source)
+        .map_err(|e| anyhow::anyhow!("embedded migrations: {e}"))?
+        .iter()
+        .map(|m| m.name().version().to_string())
+        .collect())
 }
 
 /// Now, as stored: microseconds since the Unix epoch.

@@ -90,6 +90,7 @@ diesel::table! {
         paid_at -> Nullable<BigInt>,
         paid_by -> Nullable<Text>,
         pay_method -> Nullable<Text>,
+        cancelled_by -> Nullable<Text>,
     }
 }
 

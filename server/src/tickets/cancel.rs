@@ -6,7 +6,8 @@
 //! - 8.3: not on a later Keno Day than the one it was sold on.
 //!
 //! The drawer marks a game `drawing` in the same transaction as its first number; the cancel
-//! takes the row of the first game it cancels (a no-op update) so the two are serialized.
+//! takes the row of the first game it cancels (a no-op update) so the two are serialized. Who
+//! cancelled is recorded (`cancelled_by`) for the auditors' daily exceptions.
 
 use actix_web::{post, web};
 use chrono::Local;
@@ -121,6 +122,7 @@ fn cancel_in(
             tickets::cancelled_from_game.eq(from),
             tickets::refund_cents.eq(tickets::refund_cents + refund),
             tickets::cancelled_at.eq(now),
+            tickets::cancelled_by.eq(by),
         ))
         .execute(conn)?;
     if changed != 1 {

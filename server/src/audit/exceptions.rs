@@ -1,0 +1,471 @@
+//! `keno-server audit exceptions`: what a supervisor reviews each day (as Nevada's keno MICS
+//! asks): void draws and other faults, draw corrections, invalidated games, cancellations,
+//! prizes paid late, new rule sets and principals, devices returned to service. Each with when,
+//! what, who and why; as text, or JSON with `--json`.
+
+use chrono::NaiveDate;
+use clap::Args;
+use diesel::prelude::*;
+use serde::Serialize;
+
+use super::queries::{self, fault_kind};
+use super::report::money;
+use super::source::{self, People, Range, Source, SourceArgs, Span};
+use crate::db::schema::{device_holds, draw_faults, principals, rule_sets};
+use crate::db::{rfc3339, DbConnection};
+
+#[derive(Debug, Args)]
+pub struct ExceptionsArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The Keno Day (YYYY-MM-DD).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub day: String,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One thing to review.
+#[derive(Debug, Serialize)]
+struct Exception {
+    /// When it happened (RFC 3339, UTC).
+    at: String,
+    #[serde(skip)]
+    micros: i64,
+    /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
+    /// rule_set | principal | device_returned
+    kind: &'static str,
+    game: Option<i64>,
+    serial: Option<String>,
+    what: String,
+    who: String,
+    why: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Exceptions {
+    keno_day: String,
+    /// The hours the day's acts fall in (RFC 3339, UTC): from its start to the next day's.
+    from: String,
+    to: String,
+    #[serde(skip)]
+    window: (i64, i64),
+    exceptions: Vec<Exception>,
+    /// What the server does not record yet, so this list cannot show it.
+    not_recorded: Vec<&'static str>,
+}
+
+/// Kinds the record cannot show yet.
+const NOT_RECORDED: [&str; 2] = [
+    "prizes paid by claim (rule 13.5, Unclaimed Prize Claim Form): the server has no claims yet",
+    "when a principal was disabled: principals record only when they were added",
+];
+
+pub fn run(args: ExceptionsArgs) -> anyhow::Result<()> {
+    let day = source::parse_day(&args.day)?;
+    let source = Source::open(&args.source)?;
+    let found = source.read(|conn| collect(&source, conn, day))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(());
+    }
+    let (from, to) = found.window;
+    println!(
+        "Exceptions for Keno Day {} ({} to {}, local time): {} to review",
+        found.keno_day,
+        source::when(from),
+        source::when(to),
+        found.exceptions.len()
+    );
+    for e in &found.exceptions {
+        println!(
+            "{}  {:<15} {}  | who: {}  | why: {}",
+            source::when(e.micros),
+            e.kind,
+            e.what,
+            e.who,
+            e.why
+        );
+    }
+    if found.exceptions.is_empty() {
+        println!("Nothing to review.");
+    }
+    for n in &found.not_recorded {
+        println!("Not shown: {n}.");
+    }
+    Ok(())
+}
+
+fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Exceptions> {
+    let range = Range::resolve(source, conn, Span::Days(day, day))?;
+    let people = People::load(conn)?;
+    let mut found = Vec::new();
+    if let Some((lo, hi)) = range.games {
+        faults(conn, &people, lo, hi, &mut found)?;
+        corrections(conn, &people, lo, hi, &mut found)?;
+        invalidations(conn, &people, lo, hi, &mut found)?;
+    }
+    cancellations(conn, &people, range.window, &mut found)?;
+    late_payments(conn, source, &people, range.window, &mut found)?;
+    claim_payments(conn, range.window, &mut found)?;
+    rule_set_changes(conn, range.window, &mut found)?;
+    principal_changes(conn, range.window, &mut found)?;
+    devices_returned(conn, &people, range.window, &mut found)?;
+    found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
+    Ok(Exceptions {
+        keno_day: source::day_text(day),
+        from: rfc3339(range.window.0),
+        to: rfc3339(range.window.1),
+        window: range.window,
+        exceptions: found,
+        not_recorded: NOT_RECORDED.to_vec(),
+    })
+}
+
+fn exception(micros: i64, kind: &'static str, what: String, who: String, why: String) -> Exception {
+    Exception {
+        at: rfc3339(micros),
+        micros,
+        kind,
+        game: None,
+        serial: None,
+        what,
+        who,
+        why,
+    }
+}
+
+fn faults(
+    conn: &mut DbConnection,
+    people: &People,
+    lo: i64,
+    hi: i64,
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    for f in queries::faults(conn, lo, hi)? {
+        let r = f.row;
+        let ball = r.number.map(|n| format!(", ball {n}")).unwrap_or_default();
+        let device = r
+            .device_id
+            .as_deref()
+            .filter(|d| *d != r.principal_id)
+            .map(|d| format!("; device {}", people.name(d)))
+            .unwrap_or_default();
+        found.push(Exception {
+            game: Some(r.game),
+            ..exception(
+                r.recorded_at,
+                "draw_fault",
+                format!(
+                    "game {} attempt {}: {}{ball}; {} ball(s) taken out of the record{device}",
+                    r.game,
+                    r.attempt,
+                    fault_kind(&r.kind),
+                    f.voided_balls
+                ),
+                people.who(Some(&r.principal_id)),
+                r.reason,
+            )
+        });
+    }
+    Ok(())
+}
+
+fn corrections(
+    conn: &mut DbConnection,
+    people: &People,
+    lo: i64,
+    hi: i64,
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    for c in queries::corrections(conn, lo, hi)? {
+        let outcome = match c.state.as_str() {
+            "applied" => "applied",
+            "rejected" => "rejected",
+            "lapsed" => "lapsed (the draw record changed)",
+            _ => "pending: waiting for its second approval",
+        };
+        let mut who = vec![format!("asked by {}", people.who(Some(&c.requested_by)))];
+        if let Some(s) = &c.supervisor_id {
+            who.push(format!(
+                "supervisor {} at {}",
+                people.who(Some(s)),
+                c.supervisor_at.map(source::when).unwrap_or_default()
+            ));
+        }
+        if let Some(i) = &c.inspector_id {
+            who.push(format!(
+                "inspector {} at {}",
+                people.who(Some(i)),
+                c.inspector_at.map(source::when).unwrap_or_default()
+            ));
+        }
+        if let Some(by) = &c.closed_by {
+            if c.state == "rejected" {
+                who.push(format!("rejected by {}", people.who(Some(by))));
+            }
+        }
+        let mut why = c.reason.clone();
+        if let Some(r) = &c.close_reason {
+            why.push_str(&format!("; closed: {r}"));
+        }
+        found.push(Exception {
+            game: Some(c.game),
+            ..exception(
+                c.requested_at,
+                "correction",
+                format!(
+                    "game {} attempt {} ball {}: {} corrected to {} (rule 10.1), {outcome}",
+                    c.game, c.attempt, c.position, c.old_number, c.new_number
+                ),
+                who.join("; "),
+                why,
+            )
+        });
+    }
+    Ok(())
+}
+
+fn invalidations(
+    conn: &mut DbConnection,
+    people: &People,
+    lo: i64,
+    hi: i64,
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    let refunds = queries::refunds_by_game(conn, lo, hi)?;
+    for i in queries::invalidation_rows(conn, lo, hi)? {
+        let (tickets, cents) = refunds.get(&i.game).copied().unwrap_or_default();
+        found.push(Exception {
+            game: Some(i.game),
+            ..exception(
+                i.invalidated_at,
+                "invalidation",
+                format!(
+                    "game {} invalidated (rule 17.3): {tickets} ticket(s) refunded {}",
+                    i.game,
+                    money(cents)
+                ),
+                people.who(Some(&i.principal_id)),
+                i.reason,
+            )
+        });
+    }
+    Ok(())
+}
+
+fn cancellations(
+    conn: &mut DbConnection,
+    people: &People,
+    window: (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    for c in queries::cancellations(conn, window)? {
+        let from = c.cancelled_from_game.unwrap_or(c.first_game);
+        let what = if c.status == "cancelled" {
+            format!("the whole ticket (games {from}-{})", c.last_game)
+        } else {
+            format!("games {from}-{}", c.last_game)
+        };
+        found.push(Exception {
+            game: Some(from),
+            serial: Some(c.serial.clone()),
+            ..exception(
+                c.cancelled_at.unwrap_or_default(),
+                "cancellation",
+                format!(
+                    "ticket {} (sold Keno Day {}, site {} terminal {}, {}) cancelled: {what}; refund {}",
+                    c.serial,
+                    c.keno_day,
+                    c.site,
+                    c.terminal,
+                    money(c.total_cents),
+                    money(c.refund_cents)
+                ),
+                people.who(c.cancelled_by.as_deref()),
+                format!(
+                    "cancelled before game {from} was drawn (rule 8); the server asks no reason"
+                ),
+            )
+        });
+    }
+    Ok(())
+}
+
+fn late_payments(
+    conn: &mut DbConnection,
+    source: &Source,
+    people: &People,
+    window: (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    queries::for_each_payment(conn, window, |p| {
+        let Some(at) = p.paid_at else { return Ok(()) };
+        let paid_day = source.day_of(at);
+        let Ok(payable) = source::parse_day(&p.payable_day) else {
+            return Ok(());
+        };
+        if paid_day <= payable {
+            return Ok(());
+        }
+        let days = (paid_day - payable).num_days();
+        found.push(Exception {
+            game: Some(p.last_played_game),
+            serial: Some(p.serial.clone()),
+            ..exception(
+                at,
+                "late_payment",
+                format!(
+                    "ticket {} paid {} by {}; its last game {} was on Keno Day {}",
+                    p.serial,
+                    money(p.paid_cents),
+                    p.pay_method.as_deref().unwrap_or("?"),
+                    p.last_played_game,
+                    p.payable_day
+                ),
+                people.who(p.paid_by.as_deref()),
+                format!("paid {days} Keno Day(s) after its last game; prizes are payable at a terminal for 12 months (rule 13.1)"),
+            )
+        });
+        Ok(())
+    })
+}
+
+/// Prizes paid on an Unclaimed Prize Claim Form (rules 13.4, 13.5, 14): the server has no
+/// claims table yet. When claims are recorded (who filed, the inspector who approved, the
+/// cheque), list here each claim paid in `window` as kind `claim_payment`; until then
+/// `NOT_RECORDED` says the list cannot show them.
+fn claim_payments(
+    _conn: &mut DbConnection,
+    _window: (i64, i64),
+    _found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    Ok(())
+}
+
+fn rule_set_changes(
+    conn: &mut DbConnection,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    let rows: Vec<(String, String, i64)> = rule_sets::table
+        .filter(rule_sets::created_at.ge(from))
+        .filter(rule_sets::created_at.lt(to))
+        .select((rule_sets::hash, rule_sets::name, rule_sets::created_at))
+        .load(conn)?;
+    for (hash, name, at) in rows {
+        found.push(exception(
+            at,
+            "rule_set",
+            format!(
+                "rule set {name:?} (SHA-256 {}) first in force; games opened after it are played under it",
+                &hash[..hash.len().min(16)]
+            ),
+            "not recorded: the operator who started `keno-server serve` with it".into(),
+            "not recorded".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn principal_changes(
+    conn: &mut DbConnection,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    type Row = (
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        i64,
+        bool,
+    );
+    let rows: Vec<Row> = principals::table
+        .filter(principals::created_at.ge(from))
+        .filter(principals::created_at.lt(to))
+        .select((
+            principals::id,
+            principals::role,
+            principals::name,
+            principals::site,
+            principals::terminal,
+            principals::created_at,
+            principals::disabled,
+        ))
+        .load(conn)?;
+    for (id, role, name, site, terminal, at, disabled) in rows {
+        let place = match (site, terminal) {
+            (Some(s), Some(t)) => format!(", site {s} terminal {t}"),
+            _ => String::new(),
+        };
+        let disabled = if disabled { "; now disabled" } else { "" };
+        found.push(exception(
+            at,
+            "principal",
+            format!("{role} {name:?} added (id {id}{place}){disabled}"),
+            "not recorded: added at the server with `keno-server principal add`".into(),
+            "not recorded".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn devices_returned(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    type Row = (
+        String,
+        i64,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        i64,
+    );
+    let rows: Vec<Row> = device_holds::table
+        .inner_join(draw_faults::table.on(draw_faults::id.eq(device_holds::fault_id)))
+        .filter(device_holds::returned_at.ge(from))
+        .filter(device_holds::returned_at.lt(to))
+        .select((
+            device_holds::device_id,
+            device_holds::fault_id,
+            device_holds::returned_at,
+            device_holds::supervisor_id,
+            device_holds::supervisor_note,
+            device_holds::inspector_id,
+            device_holds::inspector_note,
+            draw_faults::game,
+        ))
+        .load(conn)?;
+    for (device, fault, returned_at, supervisor, s_note, inspector, i_note, game) in rows {
+        found.push(Exception {
+            game: Some(game),
+            ..exception(
+                returned_at.unwrap_or_default(),
+                "device_returned",
+                format!(
+                    "device {} returned to service after fault #{fault} in game {game} (rule 10.4)",
+                    people.name(&device)
+                ),
+                format!(
+                    "supervisor {}; inspector {}",
+                    people.who(supervisor.as_deref()),
+                    people.who(inspector.as_deref())
+                ),
+                format!(
+                    "supervisor: {}; inspector: {}",
+                    s_note.unwrap_or_default(),
+                    i_note.unwrap_or_default()
+                ),
+            )
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! `keno-server audit export`: the record of a range of Keno Days (or games) as files an
+//! auditor loads into a spreadsheet or a script, one per kind:
+//!
+//! - `games`: each game's state, draw (numbers in the order drawn, attempt, mode), settled
+//!   totals and invalidation;
+//! - `tickets`: each ticket sold in the range, with its status, refunds, winnings and payment;
+//! - `settlements`: each settled game's totals and every jackpot pool's movement in it;
+//! - `payments`: each ticket paid in the range's hours, whenever it was sold;
+//! - `results`: what each ticket won in each game of the range.
+//!
+//! Tickets, payments and results are streamed; games and settlements are read 1,000 games at a
+//! time.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{ArgGroup, Args};
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+
+use super::queries::{self, selection, slices, ways};
+use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
+use super::table::{columns, Cell, Format, Table};
+use crate::db::schema::{jackpot_pools, ticket_results, tickets};
+use crate::db::{rfc3339, DbConnection};
+use crate::tickets::TicketRow;
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("range").required(true).args(["from_day", "from_game"])))]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The first Keno Day (YYYY-MM-DD).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub from_day: Option<String>,
+    /// The last Keno Day (default: the first).
+    #[arg(long, value_name = "YYYY-MM-DD", requires = "from_day")]
+    pub to_day: Option<String>,
+    /// The first game number (instead of Keno Days).
+    #[arg(long, value_name = "N")]
+    pub from_game: Option<i64>,
+    /// The last game number (default: the first).
+    #[arg(long, value_name = "M", requires = "from_game")]
+    pub to_game: Option<i64>,
+    /// CSV files, or JSON files each holding an array of objects.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+    /// The folder to write the files into (created if need be).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+impl ExportArgs {
+    fn span(&self) -> anyhow::Result<Span> {
+        let span = match (&self.from_day, self.from_game) {
+            (Some(from), _) => {
+                let from = source::parse_day(from)?;
+                let to = match &self.to_day {
+                    Some(to) => source::parse_day(to)?,
+                    None => from,
+                };
+                Span::Days(from, to)
+            }
+            (None, Some(from)) => Span::Games(from, self.to_game.unwrap_or(from)),
+            (None, None) => anyhow::bail!("give --from-day or --from-game"),
+        };
+        let ordered = match span {
+            Span::Days(from, to) => from <= to,
+            Span::Games(from, to) => from <= to,
+        };
+        anyhow::ensure!(ordered, "the range ends before it starts");
+        Ok(span)
+    }
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    let span = args.span()?;
+    let source = Source::open(&args.source)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let written = source.read(|conn| {
+        let range = Range::resolve(&source, conn, span)?;
+        let written = vec![
+            games(conn, &range, &args)?,
+            tickets(conn, &range, &args)?,
+            settlements(conn, &range, &args)?,
+            payments(conn, &source, &range, &args)?,
+            results(conn, &range, &args)?,
+        ];
+        eprintln!("exported {}", range.describe());
+        Ok(written)
+    })?;
+    for (path, rows) in written {
+        println!("{rows:>9} rows  {}", path.display());
+    }
+    Ok(())
+}
+
+type Written = (PathBuf, u64);
+
+fn finish(table: Table) -> anyhow::Result<Written> {
+    let path = table.path().to_path_buf();
+    Ok((path, table.finish()?))
+}
+
+fn time(micros: Option<i64>) -> Cell {
+    micros.map(rfc3339).into()
+}
+
+fn games(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "games",
+        args.format,
+        columns(&[
+            "game",
+            "keno_day",
+            "state",
+            "source",
+            "draw_mode",
+            "draw_attempt",
+            "void_draws",
+            "rule_set",
+            "opened_at",
+            "closes_at",
+            "closed_at",
+            "drawn_at",
+            "settled_at",
+            "drawn",
+            "ways",
+            "total_prizes_cents",
+            "major_prizes",
+            "prorated",
+            "invalidated_at",
+            "invalidated_by",
+            "invalidation_reason",
+        ]),
+    )?;
+    if let Some((lo, hi)) = range.games {
+        for (lo, hi) in slices(lo, hi, 1000) {
+            for g in queries::games(conn, lo, hi)? {
+                let s = g.settlement.as_ref();
+                let i = g.invalidation.as_ref();
+                table.row(vec![
+                    g.row.number.into(),
+                    g.row.keno_day.into(),
+                    g.row.state.into(),
+                    g.row.source.into(),
+                    g.row.draw_mode.into(),
+                    g.row.draw_attempt.into(),
+                    (g.row.draw_attempt - 1).into(),
+                    g.row.rule_set.into(),
+                    time(Some(g.row.opened_at)),
+                    time(Some(g.row.closes_at)),
+                    time(g.row.closed_at),
+                    time(g.row.drawn_at),
+                    time(g.row.settled_at),
+                    Cell::Numbers(g.drawn),
+                    s.map(|s| s.ways).into(),
+                    s.map(|s| s.total_prizes_cents).into(),
+                    s.map(|s| s.major_prizes).into(),
+                    s.map(|s| s.prorated).into(),
+                    time(i.map(|i| i.invalidated_at)),
+                    i.map(|i| i.principal_id.clone()).into(),
+                    i.map(|i| i.reason.clone()).into(),
+                ])?;
+            }
+        }
+    }
+    finish(table)
+}
+
+/// What a ticket won in all its games, and what was refunded for its invalidated games:
+/// correlated sums, the same SQL on both backends (no parameters).
+const WON: &str = "COALESCE((SELECT CAST(SUM(r.prize_cents) AS BIGINT) FROM ticket_results r \
+                   WHERE r.serial = tickets.serial), 0)";
+const INVALIDATION_REFUNDS: &str = "COALESCE((SELECT CAST(SUM(f.refund_cents) AS BIGINT) \
+                                    FROM ticket_refunds f WHERE f.serial = tickets.serial), 0)";
+
+fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "tickets",
+        args.format,
+        columns(&[
+            "serial",
+            "keno_day",
+            "issued_at",
+            "site",
+            "terminal",
+            "ticket_number",
+            "writer",
+            "principal_id",
+            "request_id",
+            "bet_type",
+            "schedule",
+            "selection",
+            "combine",
+            "ways",
+            "way_count",
+            "amount_per_way_cents",
+            "first_game",
+            "last_game",
+            "games",
+            "charged_games",
+            "game_cost_cents",
+            "total_cents",
+            "rule_set",
+            "status",
+            "cancelled_from_game",
+            "cancelled_at",
+            "cancelled_by",
+            "cancel_refund_cents",
+            "invalidation_refund_cents",
+            "won_cents",
+            "paid_cents",
+            "paid_at",
+            "paid_by",
+            "pay_method",
+        ]),
+    )?;
+    if let Some((lo, hi)) = range.games {
+        type Row = (TicketRow, Option<String>, i64, i64);
+        for_each_row!(
+            conn,
+            tickets::table
+                .filter(sold_in(lo, hi))
+                .order((tickets::first_game, tickets::issued_at, tickets::serial))
+                .select((
+                    TicketRow::as_select(),
+                    tickets::cancelled_by,
+                    sql::<BigInt>(WON),
+                    sql::<BigInt>(INVALIDATION_REFUNDS),
+                )),
+            Row,
+            |row| {
+                let (t, cancelled_by, won, invalidation_refunds) = row;
+                let combine: Vec<u8> = serde_json::from_str(&t.combine_json).unwrap_or_default();
+                table.row(vec![
+                    t.serial.into(),
+                    t.keno_day.into(),
+                    time(Some(t.issued_at)),
+                    t.site.into(),
+                    t.terminal.into(),
+                    t.ticket_number.into(),
+                    t.writer.into(),
+                    t.principal_id.into(),
+                    t.request_id.into(),
+                    t.bet_type.into(),
+                    t.schedule.into(),
+                    selection(&t.groups_json).into(),
+                    Cell::Numbers(combine.into_iter().map(i64::from).collect()),
+                    ways(&t.way_counts_json).into(),
+                    t.way_count.into(),
+                    t.amount_per_way_cents.into(),
+                    t.first_game.into(),
+                    t.last_game.into(),
+                    t.games.into(),
+                    t.charged_games.into(),
+                    t.game_cost_cents.into(),
+                    t.total_cents.into(),
+                    t.rule_set.into(),
+                    t.status.into(),
+                    t.cancelled_from_game.into(),
+                    time(t.cancelled_at),
+                    cancelled_by.into(),
+                    t.refund_cents.into(),
+                    invalidation_refunds.into(),
+                    won.into(),
+                    t.paid_cents.into(),
+                    time(t.paid_at),
+                    t.paid_by.into(),
+                    t.pay_method.into(),
+                ])?;
+            }
+        );
+    }
+    finish(table)
+}
+
+const POOL_COLUMNS: [&str; 7] = [
+    "carried_in_cents",
+    "contributions_cents",
+    "pool_cents",
+    "winners",
+    "paid_cents",
+    "breakage_cents",
+    "next_pool_cents",
+];
+
+/// One row per settled game; for each jackpot (by spot count) in the range, its movement in
+/// that game as `jackpot_{spots}_...` columns.
+fn settlements(
+    conn: &mut DbConnection,
+    range: &Range,
+    args: &ExportArgs,
+) -> anyhow::Result<Written> {
+    let spots: BTreeSet<i32> = match range.games {
+        Some((lo, hi)) => jackpot_pools::table
+            .filter(jackpot_pools::game.between(lo, hi))
+            .select(jackpot_pools::spots)
+            .distinct()
+            .load::<i32>(conn)?
+            .into_iter()
+            .collect(),
+        None => BTreeSet::new(),
+    };
+    let mut header = columns(&[
+        "game",
+        "keno_day",
+        "ways",
+        "total_prizes_cents",
+        "major_prizes",
+        "prorated",
+        "prorate_before_cents",
+        "prorate_after_cents",
+        "floor_binds_for_all",
+        "settled_at",
+    ]);
+    for s in &spots {
+        header.extend(POOL_COLUMNS.iter().map(|c| format!("jackpot_{s}_{c}")));
+    }
+    let mut table = Table::create(&args.out, "settlements", args.format, header)?;
+    if let Some((lo, hi)) = range.games {
+        for (lo, hi) in slices(lo, hi, 1000) {
+            let pools = queries::pools(conn, lo, hi)?;
+            for g in queries::games(conn, lo, hi)? {
+                let Some(s) = g.settlement else { continue };
+                let mut row: Vec<Cell> = vec![
+                    s.game.into(),
+                    g.row.keno_day.into(),
+                    s.ways.into(),
+                    s.total_prizes_cents.into(),
+                    s.major_prizes.into(),
+                    s.prorated.into(),
+                    s.prorate_before_cents.into(),
+                    s.prorate_after_cents.into(),
+                    s.floor_binds_for_all.into(),
+                    time(Some(s.settled_at)),
+                ];
+                for spot in &spots {
+                    match pools.iter().find(|p| p.game == s.game && p.spots == *spot) {
+                        Some(p) => row.extend([
+                            p.carried_in_cents.into(),
+                            p.contributions_cents.into(),
+                            p.pool_cents.into(),
+                            p.winners.into(),
+                            p.paid_cents.into(),
+                            p.breakage_cents.into(),
+                            p.next_pool_cents.into(),
+                        ]),
+                        None => row.extend(std::iter::repeat_n(Cell::Null, POOL_COLUMNS.len())),
+                    }
+                }
+                table.row(row)?;
+            }
+        }
+    }
+    finish(table)
+}
+
+fn payments(
+    conn: &mut DbConnection,
+    source: &Source,
+    range: &Range,
+    args: &ExportArgs,
+) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "payments",
+        args.format,
+        columns(&[
+            "serial",
+            "keno_day",
+            "site",
+            "terminal",
+            "writer",
+            "first_game",
+            "last_played_game",
+            "payable_keno_day",
+            "paid_at",
+            "paid_keno_day",
+            "late",
+            "paid_cents",
+            "pay_method",
+            "paid_by",
+            "paid_by_name",
+        ]),
+    )?;
+    let people = People::load(conn)?;
+    queries::for_each_payment(conn, range.window, |p| {
+        let paid_day = p
+            .paid_at
+            .map(|at| source::day_text(source.day_of(at)))
+            .unwrap_or_default();
+        table.row(vec![
+            p.serial.into(),
+            p.keno_day.into(),
+            p.site.into(),
+            p.terminal.into(),
+            p.writer.into(),
+            p.first_game.into(),
+            p.last_played_game.into(),
+            p.payable_day.clone().into(),
+            time(p.paid_at),
+            paid_day.clone().into(),
+            (paid_day > p.payable_day).into(),
+            p.paid_cents.into(),
+            p.pay_method.into(),
+            p.paid_by.as_deref().into(),
+            p.paid_by.as_deref().map(|id| people.name(id)).into(),
+        ])
+    })?;
+    finish(table)
+}
+
+fn results(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "results",
+        args.format,
+        columns(&["game", "serial", "prize_cents", "major"]),
+    )?;
+    if let Some((lo, hi)) = range.games {
+        // From the tickets covering the range (found by the `tickets_games` index) to their
+        // results by primary key.
+        type Row = (i64, String, i64, bool);
+        for_each_row!(
+            conn,
+            tickets::table
+                .inner_join(ticket_results::table.on(ticket_results::serial.eq(tickets::serial)))
+                .filter(tickets::last_game.ge(lo))
+                .filter(tickets::first_game.le(hi))
+                .filter(ticket_results::game.between(lo, hi))
+                .order((ticket_results::game, ticket_results::serial))
+                .select((
+                    ticket_results::game,
+                    ticket_results::serial,
+                    ticket_results::prize_cents,
+                    ticket_results::major,
+                )),
+            Row,
+            |row| {
+                let (game, serial, prize, major) = row;
+                table.row(vec![game.into(), serial.into(), prize.into(), major.into()])?;
+            }
+        );
+    }
+    finish(table)
+}

@@ -1,0 +1,550 @@
+//! `keno-server audit report`: the daily report of one Keno Day as a PDF (A4): games drawn,
+//! sales, prizes, pro-rated games, voids and faults, cancellations, payments and late pays,
+//! jackpot movements, invalidations and refunds.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use chrono::NaiveDate;
+use clap::Args;
+use diesel::prelude::*;
+use keno_core::money::Dollars;
+
+use super::pdf::{self, Line, WIDTH_CHARS};
+use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow};
+use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
+use crate::db::schema::tickets;
+use crate::db::DbConnection;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The Keno Day (YYYY-MM-DD).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub day: String,
+    /// The PDF file to write.
+    #[arg(long, value_name = "FILE.pdf")]
+    pub out: PathBuf,
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let day = source::parse_day(&args.day)?;
+    let source = Source::open(&args.source)?;
+    let report = source.read(|conn| Daily::read(&source, conn, day))?;
+    let footer = format!(
+        "Keno daily report, Keno Day {}, read {}",
+        args.day,
+        source::when(crate::db::now_micros())
+    );
+    let bytes = pdf::render(
+        &format!("Keno daily report {}", args.day),
+        &footer,
+        &report.lines(source.backend_name()),
+    );
+    std::fs::write(&args.out, bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!("{}", args.out.display());
+    Ok(())
+}
+
+/// Tickets and cents.
+#[derive(Clone, Copy, Debug, Default)]
+struct Count {
+    tickets: i64,
+    cents: i64,
+}
+
+impl Count {
+    fn add(&mut self, cents: i64) {
+        self.tickets += 1;
+        self.cents += cents;
+    }
+}
+
+#[derive(Default)]
+struct Sales {
+    all: Count,
+    by_bet_type: BTreeMap<String, Count>,
+    by_schedule: BTreeMap<String, Count>,
+    cancelled: Count,
+}
+
+#[derive(Default)]
+struct Payments {
+    all: Count,
+    by_method: BTreeMap<String, Count>,
+    late: Vec<Payment>,
+}
+
+/// Everything the report shows, read in one snapshot.
+struct Daily {
+    day: NaiveDate,
+    range: Range,
+    people: People,
+    games: Vec<GameRecord>,
+    faults: Vec<Fault>,
+    pools: Vec<PoolRow>,
+    refunds: BTreeMap<i64, (i64, i64)>,
+    sales: Sales,
+    cancellations: Vec<Cancellation>,
+    payments: Payments,
+}
+
+impl Daily {
+    fn read(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Daily> {
+        let range = Range::resolve(source, conn, Span::Days(day, day))?;
+        let people = People::load(conn)?;
+        let (games, faults, pools, refunds) = match range.games {
+            Some((lo, hi)) => (
+                queries::games(conn, lo, hi)?,
+                queries::faults(conn, lo, hi)?,
+                queries::pools(conn, lo, hi)?,
+                queries::refunds_by_game(conn, lo, hi)?,
+            ),
+            None => Default::default(),
+        };
+        let mut sales = Sales::default();
+        if let Some((lo, hi)) = range.games {
+            type Row = (String, String, i64, Option<i64>, i64);
+            for_each_row!(
+                conn,
+                tickets::table.filter(sold_in(lo, hi)).select((
+                    tickets::bet_type,
+                    tickets::schedule,
+                    tickets::total_cents,
+                    tickets::cancelled_at,
+                    tickets::refund_cents,
+                )),
+                Row,
+                |row| {
+                    let (bet_type, schedule, total, cancelled_at, refund) = row;
+                    sales.all.add(total);
+                    sales.by_bet_type.entry(bet_type).or_default().add(total);
+                    sales.by_schedule.entry(schedule).or_default().add(total);
+                    if cancelled_at.is_some() {
+                        sales.cancelled.add(refund);
+                    }
+                }
+            );
+        }
+        let cancellations = queries::cancellations(conn, range.window)?;
+        let mut payments = Payments::default();
+        queries::for_each_payment(conn, range.window, |p| {
+            payments.all.add(p.paid_cents);
+            payments
+                .by_method
+                .entry(p.pay_method.clone().unwrap_or_default())
+                .or_default()
+                .add(p.paid_cents);
+            if p.paid_at.map(|at| source::day_text(source.day_of(at))) > Some(p.payable_day.clone())
+            {
+                payments.late.push(p);
+            }
+            Ok(())
+        })?;
+        Ok(Daily {
+            day,
+            range,
+            people,
+            games,
+            faults,
+            pools,
+            refunds,
+            sales,
+            cancellations,
+            payments,
+        })
+    }
+
+    fn lines(&self, backend: &str) -> Vec<Line> {
+        let mut out = Report(Vec::new());
+        let day = source::day_text(self.day);
+        out.push(Line::Title(format!("KENO DAILY REPORT - KENO DAY {day}")));
+        out.text(format!(
+            "Read from the {backend} database. Payments and cancellations counted from {} to {} (local time).",
+            source::when(self.range.window.0),
+            source::when(self.range.window.1)
+        ));
+        out.text("Money in dollars and cents; times in local time.".into());
+        self.games_section(&mut out);
+        self.sales_section(&mut out);
+        self.prizes_section(&mut out);
+        self.faults_section(&mut out);
+        self.cancellations_section(&mut out);
+        self.payments_section(&mut out);
+        self.jackpots_section(&mut out);
+        self.invalidations_section(&mut out);
+        out.0
+    }
+
+    fn games_section(&self, out: &mut Report) {
+        out.heading("1. GAMES DRAWN");
+        let Some((lo, hi)) = self.range.games else {
+            out.text("No games on this Keno Day.".into());
+            return;
+        };
+        let in_state = |s: &str| self.games.iter().filter(|g| g.row.state == s).count();
+        let void_draws: i64 = self
+            .games
+            .iter()
+            .map(|g| i64::from(g.row.draw_attempt - 1))
+            .sum();
+        out.text(format!(
+            "Games: {}, numbers {lo} to {hi}.  Settled: {}.  Invalidated: {}.  Not finished: {}.",
+            self.games.len(),
+            in_state("settled"),
+            in_state("invalidated"),
+            self.games.len() - in_state("settled") - in_state("invalidated"),
+        ));
+        out.text(format!(
+            "Void draws (drawn again): {void_draws}.  Faults recorded: {}.",
+            self.faults.len()
+        ));
+        out.blank();
+        out.push(Line::Columns(format!(
+            "{:>8}  {:<11}  {:<6}  {:>3}  NUMBERS DRAWN (IN ORDER)",
+            "GAME", "STATE", "MODE", "ATT"
+        )));
+        for g in &self.games {
+            out.text(format!(
+                "{:>8}  {:<11}  {:<6}  {:>3}  {}",
+                g.row.number,
+                g.row.state,
+                g.row.draw_mode,
+                g.row.draw_attempt,
+                numbers(&g.drawn)
+            ));
+        }
+    }
+
+    fn sales_section(&self, out: &mut Report) {
+        out.heading("2. SALES");
+        let s = &self.sales;
+        out.text(format!("Tickets sold:       {:>12}", s.all.tickets));
+        out.text(format!("Sales:              {:>12}", money(s.all.cents)));
+        out.text(format!(
+            "Cancelled:          {:>12}  tickets, refunded {}",
+            s.cancelled.tickets,
+            money(s.cancelled.cents)
+        ));
+        out.text(format!(
+            "Net sales:          {:>12}",
+            money(s.all.cents - s.cancelled.cents)
+        ));
+        for (title, map) in [("BET TYPE", &s.by_bet_type), ("SCHEDULE", &s.by_schedule)] {
+            out.blank();
+            out.push(Line::Columns(format!(
+                "{title:<18}  {:>12}  {:>14}",
+                "TICKETS", "AMOUNT"
+            )));
+            for (name, c) in map {
+                out.text(format!(
+                    "{name:<18}  {:>12}  {:>14}",
+                    c.tickets,
+                    money(c.cents)
+                ));
+            }
+        }
+    }
+
+    fn prizes_section(&self, out: &mut Report) {
+        out.heading("3. PRIZES");
+        let settled: Vec<_> = self
+            .games
+            .iter()
+            .filter_map(|g| g.settlement.as_ref())
+            .collect();
+        let total: i64 = settled.iter().map(|s| s.total_prizes_cents).sum();
+        let majors: i64 = settled.iter().map(|s| s.major_prizes).sum();
+        out.text(format!(
+            "Prizes won: {} in {} settled games; major prizes ($200 or more a way): {majors}.",
+            money(total),
+            settled.len()
+        ));
+        if !settled.is_empty() {
+            out.blank();
+            out.push(Line::Columns(format!(
+                "{:>8}  {:>10}  {:>16}  {:>6}  PRO-RATED",
+                "GAME", "WAYS", "PRIZES", "MAJOR"
+            )));
+            for s in &settled {
+                out.text(format!(
+                    "{:>8}  {:>10}  {:>16}  {:>6}  {}",
+                    s.game,
+                    s.ways,
+                    money(s.total_prizes_cents),
+                    s.major_prizes,
+                    if s.prorated { "yes" } else { "" }
+                ));
+            }
+        }
+        out.subheading("Pro-rated games (rules 12.3-12.5)");
+        let prorated: Vec<_> = settled.iter().filter(|s| s.prorated).collect();
+        if prorated.is_empty() {
+            out.text("None.".into());
+            return;
+        }
+        out.push(Line::Columns(format!(
+            "{:>8}  {:>6}  {:>18}  {:>18}  $200 FLOOR FOR ALL",
+            "GAME", "MAJOR", "BEFORE", "AFTER"
+        )));
+        for s in prorated {
+            out.text(format!(
+                "{:>8}  {:>6}  {:>18}  {:>18}  {}",
+                s.game,
+                s.major_prizes,
+                money(s.prorate_before_cents),
+                money(s.prorate_after_cents),
+                if s.floor_binds_for_all { "yes" } else { "no" }
+            ));
+        }
+    }
+
+    fn faults_section(&self, out: &mut Report) {
+        out.heading("4. VOIDS AND FAULTS (RULE 10)");
+        if self.faults.is_empty() {
+            out.text("None.".into());
+            return;
+        }
+        for f in &self.faults {
+            let r = &f.row;
+            let ball = r.number.map(|n| format!(", ball {n}")).unwrap_or_default();
+            out.wrapped(format!(
+                "{}  game {} attempt {}: {}{ball}; {} ball(s) taken out of the record",
+                source::when(r.recorded_at),
+                r.game,
+                r.attempt,
+                queries::fault_kind(&r.kind),
+                f.voided_balls
+            ));
+            let device = r
+                .device_id
+                .as_deref()
+                .filter(|d| *d != r.principal_id)
+                .map(|d| format!("; device {}", self.people.name(d)))
+                .unwrap_or_default();
+            out.wrapped(format!(
+                "    reported by {}{device}; why: {}",
+                self.people.who(Some(&r.principal_id)),
+                r.reason
+            ));
+        }
+    }
+
+    fn cancellations_section(&self, out: &mut Report) {
+        out.heading("5. CANCELLATIONS (RULE 8)");
+        let refunds: i64 = self.cancellations.iter().map(|c| c.refund_cents).sum();
+        out.text(format!(
+            "Cancelled this Keno Day: {} ticket(s), refunded {}.",
+            self.cancellations.len(),
+            money(refunds)
+        ));
+        if self.cancellations.is_empty() {
+            return;
+        }
+        out.blank();
+        out.push(Line::Columns(format!(
+            "{:<19} {:<20} {:<9} {:<5} {:<11} {:>9} {:>10}  BY",
+            "WHEN", "SERIAL", "TERMINAL", "WHAT", "GAMES", "TICKET", "REFUND"
+        )));
+        let day = source::day_text(self.day);
+        for c in &self.cancellations {
+            let from = c.cancelled_from_game.unwrap_or(c.first_game);
+            out.text(format!(
+                "{:<19} {:<20} {:<9} {:<5} {:<11} {:>9} {:>10}  {}",
+                c.cancelled_at.map(source::when).unwrap_or_default(),
+                c.serial,
+                format!("{}/{}", c.site, c.terminal),
+                if c.status == "cancelled" {
+                    "whole"
+                } else {
+                    "part"
+                },
+                games_span(from, c.last_game),
+                money(c.total_cents),
+                money(c.refund_cents),
+                c.cancelled_by
+                    .as_deref()
+                    .map_or_else(|| "not recorded".to_string(), |p| self.people.name(p))
+            ));
+            if c.keno_day != day {
+                out.text(format!(
+                    "        sold on Keno Day {}: cancelled on a later Keno Day (rule 8.3)",
+                    c.keno_day
+                ));
+            }
+        }
+    }
+
+    fn payments_section(&self, out: &mut Report) {
+        out.heading("6. PAYMENTS AND LATE PAYS");
+        let p = &self.payments;
+        out.text(format!(
+            "Paid this Keno Day: {} ticket(s), {}.",
+            p.all.tickets,
+            money(p.all.cents)
+        ));
+        for (method, c) in &p.by_method {
+            out.text(format!(
+                "  by {method:<8} {:>8} ticket(s)  {:>14}",
+                c.tickets,
+                money(c.cents)
+            ));
+        }
+        out.subheading("Late pays: paid on a later Keno Day than the ticket's last game");
+        if p.late.is_empty() {
+            out.text("None.".into());
+            return;
+        }
+        out.push(Line::Columns(format!(
+            "{:<19}  {:<20}  {:<10}  {:>8}  {:>12}  {:<6}  BY",
+            "PAID", "SERIAL", "GAME DAY", "GAME", "PAID", "METHOD"
+        )));
+        for l in &p.late {
+            out.text(format!(
+                "{:<19}  {:<20}  {:<10}  {:>8}  {:>12}  {:<6}  {}",
+                l.paid_at.map(source::when).unwrap_or_default(),
+                l.serial,
+                l.payable_day,
+                l.last_played_game,
+                money(l.paid_cents),
+                l.pay_method.as_deref().unwrap_or(""),
+                l.paid_by
+                    .as_deref()
+                    .map_or_else(|| "not recorded".to_string(), |p| self.people.name(p))
+            ));
+        }
+    }
+
+    fn jackpots_section(&self, out: &mut Report) {
+        out.heading("7. JACKPOT MOVEMENTS (RULES 7, 12.6)");
+        if self.pools.is_empty() {
+            out.text("No jackpot pool moved (no settled game).".into());
+            return;
+        }
+        out.push(Line::Columns(format!(
+            "{:>8} {:>5} {:>13} {:>12} {:>13} {:>7} {:>13} {:>8} {:>13}",
+            "GAME", "SPOTS", "CARRIED IN", "ADDED", "POOL", "WINNERS", "PAID", "BREAKAGE", "NEXT"
+        )));
+        for p in &self.pools {
+            out.text(format!(
+                "{:>8} {:>5} {:>13} {:>12} {:>13} {:>7} {:>13} {:>8} {:>13}",
+                p.game,
+                p.spots,
+                money(p.carried_in_cents),
+                money(p.contributions_cents),
+                money(p.pool_cents),
+                p.winners,
+                money(p.paid_cents),
+                money(p.breakage_cents),
+                money(p.next_pool_cents)
+            ));
+        }
+    }
+
+    fn invalidations_section(&self, out: &mut Report) {
+        out.heading("8. INVALIDATIONS AND REFUNDS (RULE 17.3)");
+        let invalidated: Vec<_> = self
+            .games
+            .iter()
+            .filter_map(|g| g.invalidation.as_ref())
+            .collect();
+        let (tickets, cents) = self
+            .refunds
+            .values()
+            .fold((0, 0), |(t, c), (ti, ci)| (t + ti, c + ci));
+        out.text(format!(
+            "Games invalidated: {}; wagers refunded: {tickets} ticket(s), {}.",
+            invalidated.len(),
+            money(cents)
+        ));
+        for i in invalidated {
+            let (t, c) = self.refunds.get(&i.game).copied().unwrap_or_default();
+            out.blank();
+            out.wrapped(format!(
+                "Game {} invalidated {} by {}: {t} ticket(s) refunded {}.",
+                i.game,
+                source::when(i.invalidated_at),
+                self.people.who(Some(&i.principal_id)),
+                money(c)
+            ));
+            out.wrapped(format!("    why: {}", i.reason));
+        }
+    }
+}
+
+/// The report's lines as they are added.
+struct Report(Vec<Line>);
+
+impl Report {
+    fn push(&mut self, line: Line) {
+        self.0.push(line);
+    }
+
+    fn heading(&mut self, text: &str) {
+        self.0.push(Line::Heading(text.to_string()));
+    }
+
+    fn subheading(&mut self, text: &str) {
+        self.0.push(Line::Blank);
+        self.0.push(Line::Columns(text.to_string()));
+    }
+
+    fn text(&mut self, text: String) {
+        self.wrapped(text);
+    }
+
+    /// Text longer than a line goes on under itself, indented.
+    fn wrapped(&mut self, text: String) {
+        for l in pdf::wrap(&text, WIDTH_CHARS, 8) {
+            self.0.push(Line::Text(l));
+        }
+    }
+
+    fn blank(&mut self) {
+        self.0.push(Line::Blank);
+    }
+}
+
+/// Cents as dollars: "$1,234.50" (a negative amount with a minus sign).
+pub fn money(cents: i64) -> String {
+    let dollars = Dollars(cents.unsigned_abs()).to_string();
+    if cents < 0 {
+        format!("-{dollars}")
+    } else {
+        dollars
+    }
+}
+
+/// Numbers as two digits each, in order: "04 11 23".
+fn numbers(drawn: &[i64]) -> String {
+    drawn
+        .iter()
+        .map(|n| format!("{n:02}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn games_span(from: i64, to: i64) -> String {
+    if from == to {
+        from.to_string()
+    } else {
+        format!("{from}-{to}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_and_numbers_read_as_printed() {
+        assert_eq!(money(123_456), "$1,234.56");
+        assert_eq!(money(-300), "-$3.00");
+        assert_eq!(numbers(&[4, 11, 80]), "04 11 80");
+        assert_eq!(games_span(5, 5), "5");
+        assert_eq!(games_span(5, 7), "5-7");
+    }
+}
