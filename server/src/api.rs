@@ -37,6 +37,15 @@ use crate::{events, games, jackpots, tickets};
         tickets::cancel::cancel,
         tickets::pay::pay,
         jackpots::list,
+        crate::claims::file,
+        crate::claims::get_claim,
+        crate::claims::list,
+        crate::claims::approve,
+        crate::claims::reject,
+        crate::claims::pay,
+        crate::claims::form_pdf,
+        crate::claims::unclaimed::move_unclaimed,
+        crate::claims::unclaimed::movements,
         crate::schedules::list,
         events::stream_events,
     ),
@@ -102,6 +111,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(tickets::cancel::cancel)
     .service(tickets::pay::pay)
     .service(jackpots::list)
+    .service(crate::claims::file)
+    .service(crate::claims::list)
+    .service(crate::claims::form_pdf)
+    .service(crate::claims::get_claim)
+    .service(crate::claims::approve)
+    .service(crate::claims::reject)
+    .service(crate::claims::pay)
+    .service(crate::claims::unclaimed::move_unclaimed)
+    .service(crate::claims::unclaimed::movements)
     .service(crate::schedules::list)
     .service(events::stream_events)
     .configure(crate::display::routes)

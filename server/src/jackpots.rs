@@ -12,7 +12,7 @@ use keno_core::{JackpotPools, RuleSet};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::db::schema::{jackpot_pools, tickets};
+use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
 use crate::db::DbConnection;
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -45,7 +45,26 @@ pub fn carried_into(
             pools.0.insert(spots as u8, cents as u64);
         }
     }
+    // Money added from outside the wagers (unclaimed prizes, rule 13.2) goes on top of what
+    // the pool would carry, its guaranteed minimum included.
+    let added: Vec<(i32, i64)> = jackpot_additions::table
+        .filter(jackpot_additions::applied_game.eq(game))
+        .select((jackpot_additions::spots, jackpot_additions::cents))
+        .load(conn)?;
+    for (spots, cents) in added {
+        let spots = spots as u8;
+        let base = pools.carried(rules, spots);
+        pools.0.insert(spots, base + cents as u64);
+    }
     Ok(pools)
+}
+
+/// Hands the additions not yet in a pool to game `game`, which is being settled.
+pub fn apply_additions(conn: &mut DbConnection, game: i64) -> QueryResult<usize> {
+    diesel::update(jackpot_additions::table)
+        .filter(jackpot_additions::applied_game.is_null())
+        .set(jackpot_additions::applied_game.eq(game))
+        .execute(conn)
 }
 
 /// Each pool now: carried over from the last settled game plus the contributions of every game
@@ -80,6 +99,14 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
         .select(crate::db::schema::games::number)
         .load(conn)?;
     let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
+    // Additions waiting for the next game settled count already.
+    let pending: Vec<(i32, i64)> = jackpot_additions::table
+        .filter(jackpot_additions::applied_game.is_null())
+        .select((jackpot_additions::spots, jackpot_additions::cents))
+        .load(conn)?;
+    for (spots, cents) in pending {
+        *contributions.entry(spots as u8).or_default() += cents as u64;
+    }
     for (lines, amount, first, last, cancelled_from) in sold {
         let last = cancelled_from.map_or(last, |c| c - 1);
         // Games of this ticket from the first unsettled one to the open game.

@@ -4,6 +4,7 @@ mod api;
 mod audit;
 mod auth;
 mod ball_draw;
+mod claims;
 mod cli;
 mod clock;
 mod db;

@@ -63,6 +63,7 @@ pub fn settle(
         let rules = &*state.rule_sets.get(conn, &game.rule_set)?;
         let started = Instant::now();
         let numbers = drawn(conn, number)?;
+        crate::jackpots::apply_additions(conn, number)?;
         let c = compute(rules, conn, number, &numbers)?;
         let computed = started.elapsed();
         write_results(conn, &c.results, &c.special_ways)?;

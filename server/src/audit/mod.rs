@@ -14,7 +14,7 @@
 mod exceptions;
 mod export;
 pub mod log;
-mod pdf;
+pub mod pdf;
 mod queries;
 mod report;
 mod source;

@@ -247,6 +247,65 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    claims (id) {
+        id -> BigInt,
+        reason -> Text,
+        claimant_name -> Text,
+        postal_address -> Text,
+        phone -> Text,
+        purchase_place -> Text,
+        purchase_date -> Text,
+        approx_game -> Nullable<BigInt>,
+        games -> Nullable<Integer>,
+        other_details -> Text,
+        serial -> Nullable<Text>,
+        state -> Text,
+        recorded_by -> Text,
+        recorded_at -> BigInt,
+        ticket_serial -> Nullable<Text>,
+        decided_by -> Nullable<Text>,
+        decided_at -> Nullable<BigInt>,
+        decision_reason -> Nullable<Text>,
+        paid_cents -> Nullable<BigInt>,
+        paid_by -> Nullable<Text>,
+        paid_at -> Nullable<BigInt>,
+        cheque_reference -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    unclaimed_movements (id) {
+        id -> BigInt,
+        destination -> Text,
+        won_before -> BigInt,
+        tickets -> BigInt,
+        total_cents -> BigInt,
+        reason -> Text,
+        decided_by -> Text,
+        decided_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    unclaimed_prizes_moved (serial) {
+        serial -> Text,
+        movement_id -> BigInt,
+        prize_cents -> BigInt,
+    }
+}
+
+diesel::table! {
+    jackpot_additions (id) {
+        id -> BigInt,
+        spots -> Integer,
+        cents -> BigInt,
+        movement_id -> Nullable<BigInt>,
+        added_at -> BigInt,
+        applied_game -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -266,4 +325,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     device_holds,
     audit_log,
     audit_head,
+    claims,
+    unclaimed_movements,
+    unclaimed_prizes_moved,
+    jackpot_additions,
 );

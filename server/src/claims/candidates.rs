@@ -1,0 +1,96 @@
+//! The tickets a claim may be for: unpaid tickets that match what the claimant remembers
+//! (serial; or place, date, game and number of games), each with what it is owed.
+
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::ClaimRow;
+use crate::db::schema::tickets;
+use crate::db::DbConnection;
+use crate::error::{ApiError, ApiResult};
+use crate::tickets::pay::amount_due;
+use crate::tickets::TicketRow;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Candidate {
+    pub serial: String,
+    pub site: String,
+    pub terminal: String,
+    pub keno_day: String,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    pub total_cents: i64,
+    /// What the ticket is owed now (0 while its games are not all settled).
+    pub owed_cents: i64,
+    /// Why it is not payable, if it is not (`not_settled`, `no_prize`...).
+    pub not_payable: Option<String>,
+}
+
+/// How many games either side of the one the claimant remembers still match.
+const GAME_SLACK: i64 = 20;
+
+pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> ApiResult<Vec<Candidate>> {
+    let found: Vec<TicketRow> = match &claim.serial {
+        Some(serial) => tickets::table
+            .find(serial)
+            .select(TicketRow::as_select())
+            .load(conn)?,
+        None => {
+            let date = chrono::NaiveDate::parse_from_str(&claim.purchase_date, "%Y-%m-%d")
+                .map_err(|_| ApiError::bad_request("invalid_claim", "bad purchase date"))?;
+            // A day either side: people misremember, and a Keno Day runs past midnight.
+            let days: Vec<String> = [-1i64, 0, 1]
+                .iter()
+                .filter_map(|d| date.checked_add_signed(chrono::TimeDelta::days(*d)))
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .collect();
+            let place = claim.purchase_place.trim().to_string();
+            let mut q = tickets::table
+                .filter(tickets::keno_day.eq_any(days))
+                .filter(tickets::status.eq("active"))
+                .filter(
+                    tickets::site
+                        .eq(&place)
+                        .or(tickets::terminal.eq(&place))
+                        .or(tickets::writer.eq(&place)),
+                )
+                .select(TicketRow::as_select())
+                .into_boxed();
+            if let Some(g) = claim.approx_game {
+                q = q
+                    .filter(tickets::first_game.le(g + GAME_SLACK))
+                    .filter(tickets::last_game.ge(g - GAME_SLACK));
+            }
+            if let Some(n) = claim.games {
+                q = q.filter(tickets::games.eq(n));
+            }
+            q.order(tickets::issued_at).limit(200).load(conn)?
+        }
+    };
+    let mut out = Vec::new();
+    for t in found {
+        let (owed, not_payable) = match amount_due(conn, &t) {
+            Ok(due) => (due.total_cents, None),
+            Err(ApiError::Refused { code, .. }) => (0, Some(code.to_string())),
+            Err(e) => return Err(e),
+        };
+        out.push(Candidate {
+            serial: t.serial,
+            site: t.site,
+            terminal: t.terminal,
+            keno_day: t.keno_day,
+            first_game: t.first_game,
+            last_game: t.last_game,
+            games: t.games,
+            total_cents: t.total_cents,
+            owed_cents: owed,
+            not_payable,
+        });
+    }
+    // What is owed something first: those are the tickets a claim is usually for.
+    out.sort_by_key(|c| (c.not_payable.is_some(), std::cmp::Reverse(c.owed_cents)));
+    out.truncate(50);
+    Ok(out)
+}

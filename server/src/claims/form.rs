@@ -1,0 +1,116 @@
+//! The Unclaimed Prize Claim Form (Diagram E) as a printable PDF, filled in from the claim.
+
+use crate::audit::pdf::{render, Line};
+
+use super::Claim;
+
+fn dollars(cents: i64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+pub fn render_form(claim: &Claim) -> Vec<u8> {
+    let mut lines = vec![
+        Line::Title("KENO - UNCLAIMED PRIZE CLAIM FORM".into()),
+        Line::Text(
+            "This form is filled out by the player when claiming an old ticket (more than twelve"
+                .into(),
+        ),
+        Line::Text(
+            "months old) or a prize on a lost or mutilated ticket (rules 13, 14). The details are"
+                .into(),
+        ),
+        Line::Text(
+            "scrutinised by a Government Casino Inspector; payment is at the Inspector's discretion"
+                .into(),
+        ),
+        Line::Text("and is made by cheque to the address below (rule 13.5).".into()),
+        Line::Blank,
+        Line::Heading(format!("CLAIM {}  ({})", claim.id, claim.reason.to_uppercase())),
+        Line::Heading("CUSTOMER DETAILS".into()),
+        Line::Text(format!("Name:            {}", claim.claimant_name)),
+    ];
+    for (i, part) in claim.postal_address.lines().enumerate() {
+        let label = if i == 0 {
+            "Postal address:  "
+        } else {
+            "                 "
+        };
+        lines.push(Line::Text(format!("{label}{part}")));
+    }
+    lines.extend([
+        Line::Text(format!("Phone:           {}", claim.phone)),
+        Line::Heading("TICKET DETAILS".into()),
+        Line::Text(format!("Where purchased:  {}", claim.purchase_place)),
+        Line::Text(format!("Date purchased:   {}", claim.purchase_date)),
+        Line::Text(format!(
+            "Approximate game: {}",
+            claim.approx_game.map_or("-".into(), |g| g.to_string())
+        )),
+        Line::Text(format!(
+            "Number of games:  {}",
+            claim.games.map_or("-".into(), |g| g.to_string())
+        )),
+        Line::Text(format!(
+            "Serial number:    {}",
+            claim.serial.as_deref().unwrap_or("not known")
+        )),
+        Line::Text(format!("Other details:    {}", claim.other_details)),
+        Line::Heading("RECORD".into()),
+        Line::Text(format!(
+            "Recorded {} by {}",
+            claim.recorded_at, claim.recorded_by
+        )),
+        Line::Text(format!("State: {}", claim.state.to_uppercase())),
+    ]);
+    if let Some(serial) = &claim.ticket_serial {
+        lines.push(Line::Text(format!(
+            "Ticket chosen by the Inspector: {serial}"
+        )));
+    }
+    if let (Some(by), Some(at)) = (&claim.decided_by, &claim.decided_at) {
+        lines.push(Line::Text(format!(
+            "Decided {at} by {by}: {}",
+            claim.decision_reason.as_deref().unwrap_or("")
+        )));
+    }
+    if let Some(cents) = claim.paid_cents {
+        lines.push(Line::Text(format!(
+            "Paid {} by cheque {} on {}",
+            dollars(cents),
+            claim.cheque_reference.as_deref().unwrap_or("-"),
+            claim.paid_at.as_deref().unwrap_or("-")
+        )));
+    }
+    if !claim.candidates.is_empty() {
+        lines.push(Line::Heading("TICKETS THAT MATCH".into()));
+        lines.push(Line::Columns(
+            "serial                site     term  Keno Day    games        owed".into(),
+        ));
+        for c in &claim.candidates {
+            lines.push(Line::Text(format!(
+                "{:<21} {:<8} {:<5} {:<11} {:>5}-{:<5} {:>10}",
+                c.serial,
+                c.site,
+                c.terminal,
+                c.keno_day,
+                c.first_game,
+                c.last_game,
+                dollars(c.owed_cents)
+            )));
+        }
+    }
+    lines.extend([
+        Line::Blank,
+        Line::Text("Claimant's signature: ______________________   Date: ____________".into()),
+        Line::Blank,
+        Line::Text("Inspector:            ______________________   Date: ____________".into()),
+        Line::Blank,
+        Line::Text("Please forward the completed form to CASINO SURVEILLANCE AUTHORITY,".into()),
+        Line::Text("20 ALLARA ST, CIVIC, A.C.T.".into()),
+    ]);
+    render(
+        "Unclaimed Prize Claim Form",
+        &format!("Claim {}", claim.id),
+        &lines,
+    )
+}

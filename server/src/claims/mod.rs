@@ -1,0 +1,602 @@
+//! Unclaimed Prize Claim Forms (rules 13.1, 13.4, 13.5, 14; Diagram E).
+//!
+//! A player whose ticket is more than 12 months old, lost or unreadable fills in the form; a
+//! writer or supervisor records it (`POST /claims`), and the system lists the tickets that
+//! match what the player remembers. An inspector decides: approves, choosing the ticket, or
+//! rejects with a reason. An approved claim is paid by cheque (13.5), once: the ticket is
+//! marked paid in the same way a terminal marks it, so a claim and a terminal payment of the
+//! same ticket cannot both succeed. Each step enters the audit trail.
+
+mod candidates;
+mod form;
+pub mod unclaimed;
+
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web, HttpResponse};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+pub use candidates::Candidate;
+
+use crate::audit::log::{append, Entry};
+use crate::auth::{Principal, Role};
+use crate::db::schema::claims;
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::tickets::pay::{amount_due, mark_paid};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimReason {
+    /// A ticket more than 12 months after its Keno Day (rule 13.1).
+    Old,
+    /// A lost ticket (rule 14).
+    Lost,
+    /// A ticket the terminal cannot read (rule 14).
+    Mutilated,
+}
+
+impl ClaimReason {
+    fn as_str(self) -> &'static str {
+        match self {
+            ClaimReason::Old => "old",
+            ClaimReason::Lost => "lost",
+            ClaimReason::Mutilated => "mutilated",
+        }
+    }
+}
+
+/// The form's fields (Diagram E).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimForm {
+    pub reason: ClaimReason,
+    pub claimant_name: String,
+    pub postal_address: String,
+    pub phone: String,
+    /// Where the ticket was bought (a site or terminal, as the claimant says it).
+    pub purchase_place: String,
+    /// The date it was bought, YYYY-MM-DD.
+    pub purchase_date: String,
+    /// About which game.
+    pub approx_game: Option<i64>,
+    /// How many games the ticket was for.
+    pub games: Option<i32>,
+    #[serde(default)]
+    pub other_details: String,
+    /// The serial, if the claimant knows it.
+    pub serial: Option<String>,
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = claims)]
+pub struct ClaimRow {
+    pub id: i64,
+    pub reason: String,
+    pub claimant_name: String,
+    pub postal_address: String,
+    pub phone: String,
+    pub purchase_place: String,
+    pub purchase_date: String,
+    pub approx_game: Option<i64>,
+    pub games: Option<i32>,
+    pub other_details: String,
+    pub serial: Option<String>,
+    pub state: String,
+    pub recorded_by: String,
+    pub recorded_at: i64,
+    pub ticket_serial: Option<String>,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<i64>,
+    pub decision_reason: Option<String>,
+    pub paid_cents: Option<i64>,
+    pub paid_by: Option<String>,
+    pub paid_at: Option<i64>,
+    pub cheque_reference: Option<String>,
+}
+
+/// A claim as the API shows it, with the tickets that match it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Claim {
+    pub id: i64,
+    pub reason: String,
+    pub claimant_name: String,
+    pub postal_address: String,
+    pub phone: String,
+    pub purchase_place: String,
+    pub purchase_date: String,
+    pub approx_game: Option<i64>,
+    pub games: Option<i32>,
+    pub other_details: String,
+    pub serial: Option<String>,
+    /// submitted | approved | rejected | paid
+    pub state: String,
+    pub recorded_by: String,
+    pub recorded_at: String,
+    /// The ticket the inspector chose.
+    pub ticket_serial: Option<String>,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<String>,
+    pub decision_reason: Option<String>,
+    pub paid_cents: Option<i64>,
+    pub paid_by: Option<String>,
+    pub paid_at: Option<String>,
+    pub cheque_reference: Option<String>,
+    /// Unpaid tickets that match the form, best first (while the claim is submitted).
+    pub candidates: Vec<Candidate>,
+}
+
+impl Claim {
+    fn from_row(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
+        Claim {
+            id: r.id,
+            reason: r.reason,
+            claimant_name: r.claimant_name,
+            postal_address: r.postal_address,
+            phone: r.phone,
+            purchase_place: r.purchase_place,
+            purchase_date: r.purchase_date,
+            approx_game: r.approx_game,
+            games: r.games,
+            other_details: r.other_details,
+            serial: r.serial,
+            state: r.state,
+            recorded_by: r.recorded_by,
+            recorded_at: rfc3339(r.recorded_at),
+            ticket_serial: r.ticket_serial,
+            decided_by: r.decided_by,
+            decided_at: r.decided_at.map(rfc3339),
+            decision_reason: r.decision_reason,
+            paid_cents: r.paid_cents,
+            paid_by: r.paid_by,
+            paid_at: r.paid_at.map(rfc3339),
+            cheque_reference: r.cheque_reference,
+            candidates,
+        }
+    }
+}
+
+fn text(field: &str, value: &str, max: usize) -> ApiResult<String> {
+    let v = value.trim();
+    if v.is_empty() || v.chars().count() > max {
+        return Err(ApiError::bad_request(
+            "invalid_claim",
+            format!("the claim form needs {field} (1 to {max} characters)"),
+        ));
+    }
+    Ok(v.to_string())
+}
+
+fn find_claim(conn: &mut DbConnection, id: i64) -> ApiResult<ClaimRow> {
+    claims::table
+        .find(id)
+        .select(ClaimRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("claim"))
+}
+
+fn load(conn: &mut DbConnection, id: i64) -> ApiResult<Claim> {
+    let row = find_claim(conn, id)?;
+    let found = if row.state == "submitted" {
+        candidates::matching(conn, &row)?
+    } else {
+        Vec::new()
+    };
+    Ok(Claim::from_row(row, found))
+}
+
+fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> QueryResult<()> {
+    append(
+        conn,
+        vec![Entry::new(
+            kind,
+            c.id,
+            serde_json::json!({
+                "reason": c.reason, "claimant_name": c.claimant_name,
+                "postal_address": c.postal_address, "phone": c.phone,
+                "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
+                "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
+                "state": c.state, "ticket_serial": c.ticket_serial,
+                "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
+                "cheque_reference": c.cheque_reference,
+            }),
+        )
+        .by(by)],
+    )
+}
+
+/// Records an Unclaimed Prize Claim Form and lists the tickets it may be for.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    request_body = ClaimForm,
+    responses(
+        (status = 201, body = Claim),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_claim`: a field missing or malformed"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/claims")]
+pub async fn file(
+    state: web::Data<AppState>,
+    principal: Principal,
+    form: web::Json<ClaimForm>,
+) -> ApiResult<(web::Json<Claim>, StatusCode)> {
+    principal.require(&[Role::Writer, Role::Supervisor])?;
+    let f = form.into_inner();
+    let name = text("the claimant's name", &f.claimant_name, 200)?;
+    let address = text("a postal address", &f.postal_address, 500)?;
+    let phone = text("a phone number", &f.phone, 50)?;
+    let place = text("where the ticket was bought", &f.purchase_place, 200)?;
+    let date = chrono::NaiveDate::parse_from_str(f.purchase_date.trim(), "%Y-%m-%d")
+        .map_err(|_| {
+            ApiError::bad_request(
+                "invalid_claim",
+                "give the date the ticket was bought as YYYY-MM-DD",
+            )
+        })?
+        .format("%Y-%m-%d")
+        .to_string();
+    if f.games.is_some_and(|g| !(1..=10_000).contains(&g)) || f.approx_game.is_some_and(|g| g < 1) {
+        return Err(ApiError::bad_request(
+            "invalid_claim",
+            "the game and the number of games are positive numbers",
+        ));
+    }
+    if f.other_details.chars().count() > 2000 {
+        return Err(ApiError::bad_request(
+            "invalid_claim",
+            "other details: at most 2,000 characters",
+        ));
+    }
+    let serial = f
+        .serial
+        .map(|s| {
+            s.chars()
+                .filter(|c| !c.is_whitespace() && *c != '-')
+                .collect::<String>()
+        })
+        .filter(|s| !s.is_empty());
+    let claim = web::block(move || -> ApiResult<Claim> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        let id = conn.transaction(|conn| -> ApiResult<i64> {
+            let conn: &mut DbConnection = conn;
+            let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
+                .values((
+                    claims::reason.eq(f.reason.as_str()),
+                    claims::claimant_name.eq(&name),
+                    claims::postal_address.eq(&address),
+                    claims::phone.eq(&phone),
+                    claims::purchase_place.eq(&place),
+                    claims::purchase_date.eq(&date),
+                    claims::approx_game.eq(f.approx_game),
+                    claims::games.eq(f.games),
+                    claims::other_details.eq(f.other_details.trim()),
+                    claims::serial.eq(&serial),
+                    claims::state.eq("submitted"),
+                    claims::recorded_by.eq(&principal.id),
+                    claims::recorded_at.eq(now_micros()),
+                ))
+                .returning(ClaimRow::as_returning())
+                .get_result(c))?;
+            log(conn, "claim_filed", &row, &principal.id)?;
+            Ok(row.id)
+        })?;
+        load(&mut conn, id)
+    })
+    .await??;
+    Ok((web::Json(claim), StatusCode::CREATED))
+}
+
+/// A claim, with the tickets that match it while it waits for a decision.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    responses((status = 200, body = Claim), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/claims/{id}")]
+pub async fn get_claim(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<Claim>> {
+    principal.require(&[
+        Role::Writer,
+        Role::Supervisor,
+        Role::Inspector,
+        Role::Auditor,
+    ])?;
+    let id = id.into_inner();
+    let claim = web::block(move || load(&mut *state.db.conn()?, id)).await??;
+    Ok(web::Json(claim))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ClaimQuery {
+    /// submitted | approved | rejected | paid
+    pub state: Option<String>,
+}
+
+/// Claims, newest first (at most 500): an inspector's list of those to decide.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(ClaimQuery),
+    responses((status = 200, body = [Claim]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/claims")]
+pub async fn list(
+    state: web::Data<AppState>,
+    principal: Principal,
+    query: web::Query<ClaimQuery>,
+) -> ApiResult<web::Json<Vec<Claim>>> {
+    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    let wanted = query.into_inner().state;
+    let claims = web::block(move || -> ApiResult<Vec<Claim>> {
+        let mut conn = state.db.conn()?;
+        let mut q = claims::table
+            .order(claims::id.desc())
+            .limit(500)
+            .select(ClaimRow::as_select())
+            .into_boxed();
+        if let Some(s) = wanted {
+            q = q.filter(claims::state.eq(s));
+        }
+        let rows: Vec<ClaimRow> = q.load(&mut conn)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| Claim::from_row(r, Vec::new()))
+            .collect())
+    })
+    .await??;
+    Ok(web::Json(claims))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    /// The ticket the claim is for, chosen from the candidates.
+    pub serial: String,
+    pub reason: String,
+}
+
+/// An inspector approves a claim for one ticket (rule 14: payment is at the inspector's
+/// discretion).
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    request_body = Approval,
+    responses(
+        (status = 200, body = Claim),
+        (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`, `already_paid`, `not_settled`, `no_prize`, `cancelled`, `ticket_claimed` (another claim has it)"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/claims/{id}/approve")]
+pub async fn approve(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    body: web::Json<Approval>,
+) -> ApiResult<web::Json<Claim>> {
+    principal.require(&[Role::Inspector])?;
+    let id = id.into_inner();
+    let body = body.into_inner();
+    let why = crate::ball_draw::reason(&body.reason)?;
+    let serial = body.serial.trim().to_string();
+    let claim = web::block(move || -> ApiResult<Claim> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<()> {
+            let ticket = crate::tickets::find(conn, &serial)?
+                .ok_or_else(|| ApiError::not_found("ticket"))?;
+            amount_due(conn, &ticket)?;
+            let taken: bool = diesel::select(diesel::dsl::exists(
+                claims::table
+                    .filter(claims::ticket_serial.eq(&serial))
+                    .filter(claims::state.eq_any(["approved", "paid"]))
+                    .filter(claims::id.ne(id)),
+            ))
+            .get_result(conn)?;
+            if taken {
+                return Err(ApiError::conflict(
+                    "ticket_claimed",
+                    format!("ticket {serial} is already the subject of an approved claim"),
+                ));
+            }
+            let changed = diesel::update(claims::table.find(id))
+                .filter(claims::state.eq("submitted"))
+                .set((
+                    claims::state.eq("approved"),
+                    claims::ticket_serial.eq(&serial),
+                    claims::decided_by.eq(&principal.id),
+                    claims::decided_at.eq(now_micros()),
+                    claims::decision_reason.eq(&why),
+                ))
+                .execute(conn)?;
+            decided(conn, id, changed)?;
+            let row = find_claim(conn, id)?;
+            Ok(log(conn, "claim_approved", &row, &principal.id)?)
+        })?;
+        load(&mut conn, id)
+    })
+    .await??;
+    Ok(web::Json(claim))
+}
+
+fn decided(conn: &mut DbConnection, id: i64, changed: usize) -> ApiResult<()> {
+    if changed == 1 {
+        return Ok(());
+    }
+    let row = find_claim(conn, id)?;
+    Err(ApiError::conflict(
+        "claim_decided",
+        format!(
+            "claim {id} is {}: only a submitted claim is decided",
+            row.state
+        ),
+    ))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rejection {
+    pub reason: String,
+}
+
+/// An inspector rejects a claim, with the reason.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    request_body = Rejection,
+    responses(
+        (status = 200, body = Claim),
+        (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/claims/{id}/reject")]
+pub async fn reject(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    body: web::Json<Rejection>,
+) -> ApiResult<web::Json<Claim>> {
+    principal.require(&[Role::Inspector])?;
+    let id = id.into_inner();
+    let why = crate::ball_draw::reason(&body.reason)?;
+    let claim = web::block(move || -> ApiResult<Claim> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<()> {
+            let changed = diesel::update(claims::table.find(id))
+                .filter(claims::state.eq("submitted"))
+                .set((
+                    claims::state.eq("rejected"),
+                    claims::decided_by.eq(&principal.id),
+                    claims::decided_at.eq(now_micros()),
+                    claims::decision_reason.eq(&why),
+                ))
+                .execute(conn)?;
+            decided(conn, id, changed)?;
+            let row = find_claim(conn, id)?;
+            Ok(log(conn, "claim_rejected", &row, &principal.id)?)
+        })?;
+        load(&mut conn, id)
+    })
+    .await??;
+    Ok(web::Json(claim))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChequePayment {
+    /// The cheque's number or reference.
+    pub cheque_reference: String,
+}
+
+/// Pays an approved claim by cheque (rule 13.5), once; the ticket is marked paid.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    request_body = ChequePayment,
+    responses(
+        (status = 200, body = Claim),
+        (status = 409, body = crate::error::ErrorBody, description = "`claim_not_approved`, `already_paid` (the ticket was paid meanwhile, at a terminal or by another claim)"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/claims/{id}/pay")]
+pub async fn pay(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    body: web::Json<ChequePayment>,
+) -> ApiResult<web::Json<Claim>> {
+    principal.require(&[Role::Supervisor])?;
+    let id = id.into_inner();
+    let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
+    let claim = web::block(move || -> ApiResult<Claim> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<()> {
+            let row = find_claim(conn, id)?;
+            let (Some(serial), "approved") = (row.ticket_serial.clone(), row.state.as_str()) else {
+                return Err(ApiError::conflict(
+                    "claim_not_approved",
+                    format!(
+                        "claim {id} is {}: only an approved claim is paid",
+                        row.state
+                    ),
+                ));
+            };
+            let ticket = crate::tickets::find(conn, &serial)?
+                .ok_or_else(|| ApiError::not_found("ticket"))?;
+            let due = amount_due(conn, &ticket)?;
+            let now = now_micros();
+            let changed = diesel::update(claims::table.find(id))
+                .filter(claims::state.eq("approved"))
+                .set((
+                    claims::state.eq("paid"),
+                    claims::paid_cents.eq(due.total_cents),
+                    claims::paid_by.eq(&principal.id),
+                    claims::paid_at.eq(now),
+                    claims::cheque_reference.eq(&cheque),
+                ))
+                .execute(conn)?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "claim_not_approved",
+                    format!("claim {id} was paid meanwhile"),
+                ));
+            }
+            // Rule 13.5: by cheque. The same guarded update as a terminal's payment.
+            mark_paid(
+                conn,
+                &serial,
+                due.total_cents,
+                "claim_cheque",
+                &principal.id,
+            )?;
+            let row = find_claim(conn, id)?;
+            Ok(log(conn, "claim_paid", &row, &principal.id)?)
+        })?;
+        load(&mut conn, id)
+    })
+    .await??;
+    Ok(web::Json(claim))
+}
+
+/// The claim as a printable Unclaimed Prize Claim Form (Diagram E), PDF.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    responses((status = 200, content_type = "application/pdf", description = "The form"), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/claims/{id}/form.pdf")]
+pub async fn form_pdf(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    principal.require(&[
+        Role::Writer,
+        Role::Supervisor,
+        Role::Inspector,
+        Role::Auditor,
+    ])?;
+    let id = id.into_inner();
+    let claim = web::block(move || load(&mut *state.db.conn()?, id)).await??;
+    Ok(HttpResponse::Ok()
+        .content_type("application/pdf")
+        .body(form::render_form(&claim)))
+}

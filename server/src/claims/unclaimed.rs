@@ -1,0 +1,275 @@
+//! Prizes unclaimed 12 months after their win (rule 13.2): a supervisor moves them, by a
+//! recorded decision, to a return-to-player use: a jackpot pool (carried into the next game
+//! settled) or the bonus-prize fund. The tickets stay payable by claim (13.4); vouchers are
+//! never moved (13.3: they are not tickets, and nothing here reads them).
+
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::audit::log::{append, Entry};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{
+    claims, games, jackpot_additions, tickets, unclaimed_movements, unclaimed_prizes_moved,
+};
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::tickets::pay::amount_due;
+use crate::tickets::TicketRow;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// `jackpot_6`, `jackpot_8` (a jackpot pool of the rules in force) or `bonus_fund`.
+    pub destination: String,
+    /// The decision's reason or reference (e.g. the Authority's approval).
+    pub reason: String,
+}
+
+#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+#[diesel(table_name = unclaimed_movements)]
+pub struct MovementRow {
+    pub id: i64,
+    pub destination: String,
+    #[serde(skip)]
+    pub won_before: i64,
+    pub tickets: i64,
+    pub total_cents: i64,
+    pub reason: String,
+    pub decided_by: String,
+    #[serde(skip)]
+    pub decided_at: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Movement {
+    #[serde(flatten)]
+    pub row: MovementRow,
+    /// Prizes won before this moment were moved.
+    pub won_before: String,
+    pub decided_at: String,
+    /// Of the moved prizes, what has since been paid by claim (rule 13.4).
+    pub recovered_by_claim_cents: i64,
+}
+
+/// Moves every prize unclaimed 12 months after its win to a return-to-player use.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    request_body = MoveRequest,
+    responses(
+        (status = 201, body = Movement),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_destination`, `invalid_reason`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`nothing_to_move`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/unclaimed/movements")]
+pub async fn move_unclaimed(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Json<MoveRequest>,
+) -> ApiResult<(web::Json<Movement>, StatusCode)> {
+    principal.require(&[Role::Supervisor])?;
+    let body = body.into_inner();
+    let why = crate::ball_draw::reason(&body.reason)?;
+    let spots = match body.destination.as_str() {
+        "bonus_fund" => None,
+        d => {
+            let spots = d
+                .strip_prefix("jackpot_")
+                .and_then(|s| s.parse::<u8>().ok())
+                .filter(|s| state.rules.jackpot_type(*s).is_some());
+            match spots {
+                Some(s) => Some(s),
+                None => {
+                    return Err(ApiError::bad_request(
+                        "invalid_destination",
+                        format!(
+                            "{d:?}: the destination is bonus_fund or jackpot_N for a jackpot \
+                             pool of the rules in force"
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    let destination = body.destination.clone();
+    let s = state.clone();
+    let moved = web::block(move || -> ApiResult<Movement> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        let won_before = chrono::Utc::now()
+            .checked_sub_months(chrono::Months::new(12))
+            .expect("a year ago")
+            .timestamp_micros();
+        let id = conn.transaction(|conn| {
+            record(conn, &destination, spots, won_before, &why, &principal.id)
+        })?;
+        movement(&mut conn, id)
+    })
+    .await??;
+    if spots.is_some() {
+        state
+            .jackpots_changed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok((web::Json(moved), StatusCode::CREATED))
+}
+
+fn record(
+    conn: &mut DbConnection,
+    destination: &str,
+    spots: Option<u8>,
+    won_before: i64,
+    why: &str,
+    by: &str,
+) -> ApiResult<i64> {
+    // The last game whose win is 12 months old: tickets whose last game is no later.
+    let old_game: Option<i64> = games::table
+        .filter(games::state.eq("settled"))
+        .filter(games::settled_at.lt(won_before))
+        .select(diesel::dsl::max(games::number))
+        .first(conn)?;
+    let Some(old_game) = old_game else {
+        return Err(nothing());
+    };
+    let unpaid: Vec<TicketRow> = tickets::table
+        .filter(tickets::status.eq("active"))
+        .filter(
+            tickets::last_game
+                .le(old_game)
+                .or(tickets::cancelled_from_game.le(old_game + 1)),
+        )
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            unclaimed_prizes_moved::table
+                .filter(unclaimed_prizes_moved::serial.eq(tickets::serial)),
+        )))
+        // A claim approved and waiting for its cheque is being paid: it is not unclaimed.
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            claims::table
+                .filter(claims::ticket_serial.eq(tickets::serial.nullable()))
+                .filter(claims::state.eq("approved")),
+        )))
+        .select(TicketRow::as_select())
+        .load(conn)?;
+    let mut owed = Vec::new();
+    for t in &unpaid {
+        if t.last_played_game() > old_game {
+            continue;
+        }
+        match amount_due(conn, t) {
+            Ok(due) => owed.push((t.serial.clone(), due.total_cents)),
+            Err(ApiError::Refused { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if owed.is_empty() {
+        return Err(nothing());
+    }
+    let total: i64 = owed.iter().map(|(_, c)| c).sum();
+    let now = now_micros();
+    let row: MovementRow = per_backend!(conn, |c| diesel::insert_into(unclaimed_movements::table)
+        .values((
+            unclaimed_movements::destination.eq(destination),
+            unclaimed_movements::won_before.eq(won_before),
+            unclaimed_movements::tickets.eq(owed.len() as i64),
+            unclaimed_movements::total_cents.eq(total),
+            unclaimed_movements::reason.eq(why),
+            unclaimed_movements::decided_by.eq(by),
+            unclaimed_movements::decided_at.eq(now),
+        ))
+        .returning(MovementRow::as_returning())
+        .get_result(c))?;
+    for (serial, cents) in &owed {
+        diesel::insert_into(unclaimed_prizes_moved::table)
+            .values((
+                unclaimed_prizes_moved::serial.eq(serial),
+                unclaimed_prizes_moved::movement_id.eq(row.id),
+                unclaimed_prizes_moved::prize_cents.eq(cents),
+            ))
+            .execute(conn)?;
+    }
+    if let Some(spots) = spots {
+        diesel::insert_into(jackpot_additions::table)
+            .values((
+                jackpot_additions::spots.eq(i32::from(spots)),
+                jackpot_additions::cents.eq(total),
+                jackpot_additions::movement_id.eq(row.id),
+                jackpot_additions::added_at.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    append(
+        conn,
+        vec![Entry::new(
+            "unclaimed_moved",
+            row.id,
+            serde_json::json!({
+                "destination": destination, "won_before": won_before, "reason": why,
+                "total_cents": total,
+                "prizes": owed.iter().map(|(s, c)| serde_json::json!([s, c])).collect::<Vec<_>>(),
+            }),
+        )
+        .by(by)],
+    )?;
+    Ok(row.id)
+}
+
+fn nothing() -> ApiError {
+    ApiError::conflict(
+        "nothing_to_move",
+        "no prize has been unclaimed for 12 months since its win (rule 13.2)",
+    )
+}
+
+fn movement(conn: &mut DbConnection, id: i64) -> ApiResult<Movement> {
+    let row: MovementRow = unclaimed_movements::table
+        .find(id)
+        .select(MovementRow::as_select())
+        .first(conn)?;
+    let recovered: Vec<Option<i64>> = claims::table
+        .inner_join(
+            unclaimed_prizes_moved::table.on(unclaimed_prizes_moved::serial
+                .nullable()
+                .eq(claims::ticket_serial)),
+        )
+        .filter(unclaimed_prizes_moved::movement_id.eq(id))
+        .filter(claims::state.eq("paid"))
+        .select(claims::paid_cents)
+        .load(conn)?;
+    Ok(Movement {
+        won_before: rfc3339(row.won_before),
+        decided_at: rfc3339(row.decided_at),
+        recovered_by_claim_cents: recovered.into_iter().flatten().sum(),
+        row,
+    })
+}
+
+/// Every movement of unclaimed prizes, with what has since been recovered by claim: the
+/// report of rule 13.2's movements.
+#[utoipa::path(
+    tag = "claims",
+    security(("bearer" = [])),
+    responses((status = 200, body = [Movement]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/unclaimed/movements")]
+pub async fn movements(
+    state: web::Data<AppState>,
+    principal: Principal,
+) -> ApiResult<web::Json<Vec<Movement>>> {
+    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    let all = web::block(move || -> ApiResult<Vec<Movement>> {
+        let mut conn = state.db.conn()?;
+        let ids: Vec<i64> = unclaimed_movements::table
+            .order(unclaimed_movements::id)
+            .select(unclaimed_movements::id)
+            .load(&mut conn)?;
+        ids.into_iter().map(|id| movement(&mut conn, id)).collect()
+    })
+    .await??;
+    Ok(web::Json(all))
+}

@@ -1,0 +1,467 @@
+//! Unclaimed prizes (rules 13, 14; Diagram E) end to end on SQLite and PostgreSQL: a prize
+//! older than 12 months is refused at the terminal and paid by a claim an inspector approved,
+//! by cheque, once; a rejected claim; a claim racing a terminal payment; prizes unclaimed for
+//! 12 months moved to a jackpot pool and still recoverable by claim.
+
+mod common;
+
+use std::process::Command;
+
+use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use serde_json::{json, Value};
+
+on_both_backends!(
+    rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim,
+    a_claim_is_rejected_with_a_reason_and_bad_forms_change_nothing,
+    a_claim_payment_racing_a_terminal_payment_pays_once,
+    rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable,
+);
+
+struct Played {
+    w: World,
+    inspector: String,
+    game: i64,
+    keno_day: String,
+    /// Winning tickets, unpaid, with what each is owed.
+    winners: Vec<(String, i64)>,
+}
+
+/// Twenty 1-spot tickets on 1..=20 in one settled game: a few are certain to win.
+fn played(db: &TestDb) -> Played {
+    let w = world(db, MANUAL_CLOCK);
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let serials: Vec<String> = (1..=20)
+        .map(|n| {
+            w.server.sell(
+                &w.writer,
+                sale(
+                    &format!("t{n}"),
+                    json!({"type": "standard", "spots": [n]}),
+                    "standard",
+                    100,
+                    1,
+                ),
+            )["serial"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let settled = w.server.close_and_settle(&w.supervisor);
+    let winners: Vec<(String, i64)> = serials
+        .into_iter()
+        .filter_map(|s| {
+            let owed = w
+                .server
+                .get_as(&w.writer, &format!("/api/v1/tickets/{s}"))
+                .1["payable_cents"]
+                .as_i64()
+                .unwrap();
+            (owed > 0).then_some((s, owed))
+        })
+        .collect();
+    assert!(
+        !winners.is_empty(),
+        "a draw misses all of 1..=20 once in 3,000"
+    );
+    Played {
+        w,
+        inspector,
+        game: settled["number"].as_i64().unwrap(),
+        keno_day: settled["keno_day"].as_str().unwrap().to_string(),
+        winners,
+    }
+}
+
+fn claim_form(p: &Played, reason: &str, serial: Option<&str>) -> Value {
+    let mut form = json!({
+        "reason": reason,
+        "claimant_name": "Mary Citizen",
+        "postal_address": "1 Example St\nCanberra ACT 2601",
+        "phone": "02 6200 0000",
+        "purchase_place": "735624",
+        "purchase_date": p.keno_day,
+        "approx_game": p.game,
+        "games": 1,
+        "other_details": "1 spot, $1",
+    });
+    if let Some(s) = serial {
+        form["serial"] = json!(s);
+    }
+    form
+}
+
+/// Moves the played game `months` back in time, as if it had been drawn then.
+fn age(db: &TestDb, game: i64, keno_day: &str) {
+    let micros_13_months: i64 = 400 * 86_400 * 1_000_000;
+    db.execute(&format!(
+        "UPDATE games SET keno_day = '{keno_day}', settled_at = settled_at - {micros_13_months} \
+         WHERE number = {game}"
+    ));
+}
+
+fn year_and_a_month_before(day: &str) -> String {
+    let d = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
+    (d - chrono::Months::new(13)).format("%Y-%m-%d").to_string()
+}
+
+fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    let (winner, owed) = p.winners[0].clone();
+    // Within 12 months the terminal pays; 13 months on it directs the player to a claim.
+    age(&db, p.game, &year_and_a_month_before(&p.keno_day));
+    let (status, e) = s.post(
+        &p.w.writer,
+        &format!("/api/v1/tickets/{winner}/pay"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_required")),
+        "{e}"
+    );
+
+    // The claim is filed from what the player remembers; the ticket is among the candidates.
+    let mut form = claim_form(&p, "old", None);
+    form["purchase_date"] = json!(p.keno_day);
+    let (status, claim) = s.post(&p.w.writer, "/api/v1/claims", form);
+    assert_eq!(status, 201, "{claim}");
+    assert_eq!(claim["state"], "submitted");
+    let id = claim["id"].as_i64().unwrap();
+    let candidate = claim["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["serial"] == winner.as_str())
+        .unwrap_or_else(|| panic!("{winner} among {claim}"));
+    assert_eq!(candidate["owed_cents"], owed);
+
+    // Only an inspector decides; only a supervisor pays; by cheque, once.
+    let approve = json!({ "serial": winner, "reason": "details match the ticket's record" });
+    let path = format!("/api/v1/claims/{id}/approve");
+    assert_eq!(s.post(&p.w.writer, &path, approve.clone()).0, 403);
+    assert_eq!(s.post(&p.w.supervisor, &path, approve.clone()).0, 403);
+    let (status, approved) = s.post(&p.inspector, &path, approve.clone());
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["state"], "approved");
+    assert_eq!(approved["ticket_serial"], winner.as_str());
+    let (status, e) = s.post(&p.inspector, &path, approve);
+    assert_eq!((status, e["error"].as_str()), (409, Some("claim_decided")));
+    let pay = format!("/api/v1/claims/{id}/pay");
+    let cheque = json!({ "cheque_reference": "CHQ-000123" });
+    assert_eq!(s.post(&p.w.writer, &pay, cheque.clone()).0, 403);
+    let (status, paid) = s.post(&p.w.supervisor, &pay, cheque.clone());
+    assert_eq!(status, 200, "{paid}");
+    assert_eq!(
+        (paid["state"].as_str(), paid["paid_cents"].as_i64()),
+        (Some("paid"), Some(owed))
+    );
+    let (status, e) = s.post(&p.w.supervisor, &pay, cheque);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_not_approved"))
+    );
+    let (_, t) = s.get_as(&p.w.writer, &format!("/api/v1/tickets/{winner}"));
+    assert_eq!(
+        (t["status"].as_str(), t["paid_cents"].as_i64()),
+        (Some("paid"), Some(owed))
+    );
+    assert_eq!(
+        db.query_text(&format!(
+            "SELECT pay_method AS s FROM tickets WHERE serial = '{winner}'"
+        )),
+        "claim_cheque"
+    );
+    let (status, e) = s.post(
+        &p.w.writer,
+        &format!("/api/v1/tickets/{winner}/pay"),
+        Value::Null,
+    );
+    assert_eq!((status, e["error"].as_str()), (409, Some("already_paid")));
+
+    // The printable form (Diagram E), read back from the PDF.
+    let pdf = ureq::get(format!("{}/api/v1/claims/{id}/form.pdf", s.base))
+        .header("Authorization", format!("Bearer {}", p.inspector))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    assert!(pdf.starts_with(b"%PDF"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("claim.pdf");
+    std::fs::write(&file, &pdf).unwrap();
+    let text = Command::new("pdftotext")
+        .args([file.to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext (poppler-utils, installed by .ci/run)");
+    let text = String::from_utf8_lossy(&text.stdout);
+    for expected in [
+        "UNCLAIMED PRIZE CLAIM FORM",
+        "Mary Citizen",
+        "Canberra ACT 2601",
+        &winner,
+        "CHQ-000123",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in\n{text}");
+    }
+    // The audit trail holds the claim's steps and verifies.
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM audit_log WHERE kind LIKE 'claim_%' AND subject = '{id}'"
+        )),
+        3
+    );
+}
+
+fn a_claim_is_rejected_with_a_reason_and_bad_forms_change_nothing(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    let bad = [
+        json!({"reason": "old"}),
+        {
+            let mut f = claim_form(&p, "lost", None);
+            f["claimant_name"] = json!("  ");
+            f
+        },
+        {
+            let mut f = claim_form(&p, "lost", None);
+            f["purchase_date"] = json!("last Tuesday");
+            f
+        },
+        {
+            let mut f = claim_form(&p, "stolen", None);
+            f["games"] = json!(1);
+            f
+        },
+        {
+            let mut f = claim_form(&p, "lost", None);
+            f["games"] = json!(0);
+            f
+        },
+    ];
+    for form in bad {
+        let (status, e) = s.post(&p.w.writer, "/api/v1/claims", form.clone());
+        assert_eq!(status, 400, "{form}: {e}");
+    }
+    assert_eq!(
+        s.post(&p.inspector, "/api/v1/claims", claim_form(&p, "lost", None))
+            .0,
+        403
+    );
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM claims"), 0);
+
+    let (winner, _) = p.winners[0].clone();
+    let (status, claim) = s.post(
+        &p.w.supervisor,
+        "/api/v1/claims",
+        claim_form(&p, "mutilated", Some(&winner)),
+    );
+    assert_eq!(status, 201, "{claim}");
+    assert_eq!(
+        claim["candidates"].as_array().unwrap().len(),
+        1,
+        "the serial given"
+    );
+    let id = claim["id"].as_i64().unwrap();
+    let (status, e) = s.post(
+        &p.inspector,
+        &format!("/api/v1/claims/{id}/reject"),
+        json!({"reason": " "}),
+    );
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_reason")));
+    let (status, rejected) = s.post(
+        &p.inspector,
+        &format!("/api/v1/claims/{id}/reject"),
+        json!({"reason": "the ticket is in the player's hand and readable: pay it at a terminal"}),
+    );
+    assert_eq!(status, 200, "{rejected}");
+    assert_eq!(rejected["state"], "rejected");
+    assert!(rejected["decision_reason"]
+        .as_str()
+        .unwrap()
+        .contains("readable"));
+    let (status, e) = s.post(
+        &p.inspector,
+        &format!("/api/v1/claims/{id}/approve"),
+        json!({"serial": winner, "reason": "changed my mind"}),
+    );
+    assert_eq!((status, e["error"].as_str()), (409, Some("claim_decided")));
+    let (_, listed) = s.get_as(&p.inspector, "/api/v1/claims?state=rejected");
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    // The ticket itself is still payable at a terminal.
+    let (status, paid) = s.post(
+        &p.w.writer,
+        &format!("/api/v1/tickets/{winner}/pay"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{paid}");
+}
+
+fn a_claim_payment_racing_a_terminal_payment_pays_once(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    for (winner, owed) in &p.winners {
+        let (status, claim) = s.post(
+            &p.w.writer,
+            "/api/v1/claims",
+            claim_form(&p, "lost", Some(winner)),
+        );
+        assert_eq!(status, 201, "{claim}");
+        let id = claim["id"].as_i64().unwrap();
+        let (status, _) = s.post(
+            &p.inspector,
+            &format!("/api/v1/claims/{id}/approve"),
+            json!({"serial": winner, "reason": "matches"}),
+        );
+        assert_eq!(status, 200);
+        // The lost ticket turns up at a terminal while the cheque is being written.
+        let (by_claim, at_terminal) = std::thread::scope(|scope| {
+            let c = scope.spawn(|| {
+                s.post(
+                    &p.w.supervisor,
+                    &format!("/api/v1/claims/{id}/pay"),
+                    json!({"cheque_reference": format!("CHQ-{id}")}),
+                )
+            });
+            let t = scope.spawn(|| {
+                s.post(
+                    &p.w.writer,
+                    &format!("/api/v1/tickets/{winner}/pay"),
+                    Value::Null,
+                )
+            });
+            (c.join().unwrap(), t.join().unwrap())
+        });
+        let wins = [by_claim.0, at_terminal.0]
+            .iter()
+            .filter(|s| **s == 200)
+            .count();
+        assert_eq!(wins, 1, "claim {by_claim:?}, terminal {at_terminal:?}");
+        let loser = if by_claim.0 == 200 {
+            &at_terminal
+        } else {
+            &by_claim
+        };
+        assert_eq!(
+            (loser.0, loser.1["error"].as_str()),
+            (409, Some("already_paid")),
+            "{loser:?}"
+        );
+        assert_eq!(
+            db.query_i64(&format!(
+                "SELECT paid_cents AS n FROM tickets WHERE serial = '{winner}'"
+            )),
+            *owed
+        );
+        assert_eq!(
+            db.query_i64(&format!(
+                "SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'ticket_paid' AND subject = '{winner}'"
+            )),
+            1,
+            "one payment recorded"
+        );
+        let claim_state = db.query_text(&format!("SELECT state AS s FROM claims WHERE id = {id}"));
+        assert_eq!(claim_state == "paid", by_claim.0 == 200);
+    }
+}
+
+fn rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    let owed_total: i64 = p.winners.iter().map(|(_, o)| o).sum();
+    // Not yet 12 months: nothing to move.
+    let body = json!({"destination": "jackpot_6", "reason": "CSA approval 2027/14"});
+    let (status, e) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body.clone());
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("nothing_to_move")),
+        "{e}"
+    );
+    let (status, _) = s.post(
+        &p.w.supervisor,
+        "/api/v1/unclaimed/movements",
+        json!({"destination": "jackpot_7", "reason": "x"}),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        s.post(&p.w.writer, "/api/v1/unclaimed/movements", body.clone())
+            .0,
+        403
+    );
+
+    age(&db, p.game, &year_and_a_month_before(&p.keno_day));
+    let pool_before = pool(s, 6);
+    let (status, moved) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body.clone());
+    assert_eq!(status, 201, "{moved}");
+    assert_eq!(moved["tickets"].as_u64(), Some(p.winners.len() as u64));
+    assert_eq!(moved["total_cents"], owed_total);
+    assert_eq!(
+        pool(s, 6),
+        pool_before + owed_total,
+        "the displayed pool includes it"
+    );
+    // A prize moves once.
+    let (status, e) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("nothing_to_move"))
+    );
+
+    // Still recoverable by claim (13.4).
+    let (winner, owed) = p.winners[0].clone();
+    let (_, claim) = s.post(
+        &p.w.writer,
+        "/api/v1/claims",
+        claim_form(&p, "old", Some(&winner)),
+    );
+    let id = claim["id"].as_i64().unwrap();
+    assert_eq!(
+        s.post(
+            &p.inspector,
+            &format!("/api/v1/claims/{id}/approve"),
+            json!({"serial": winner, "reason": "ok"})
+        )
+        .0,
+        200
+    );
+    assert_eq!(
+        s.post(
+            &p.w.supervisor,
+            &format!("/api/v1/claims/{id}/pay"),
+            json!({"cheque_reference": "CHQ-9"})
+        )
+        .0,
+        200
+    );
+    let (_, all) = s.get_as(&p.inspector, "/api/v1/unclaimed/movements");
+    assert_eq!(all[0]["recovered_by_claim_cents"], owed);
+
+    // The next game settled carries the addition into the 6-spot pool.
+    let next = s.close_and_settle(&p.w.supervisor)["number"]
+        .as_i64()
+        .unwrap();
+    let carried_in = db.query_i64(&format!(
+        "SELECT carried_in_cents AS n FROM jackpot_pools WHERE game = {next} AND spots = 6"
+    ));
+    assert_eq!(carried_in, pool_before + owed_total);
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", &db.url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+}
+
+fn pool(s: &common::Server, spots: u64) -> i64 {
+    s.get("/api/v1/jackpots")
+        .1
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["spots"].as_u64() == Some(spots))
+        .unwrap()["pool_cents"]
+        .as_i64()
+        .unwrap()
+}
