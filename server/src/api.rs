@@ -37,6 +37,10 @@ use crate::{events, games, jackpots, tickets};
         tickets::cancel::cancel,
         tickets::pay::pay,
         jackpots::list,
+        crate::bonus::create,
+        crate::bonus::approve,
+        crate::bonus::withdraw,
+        crate::bonus::list,
         crate::claims::file,
         crate::claims::get_claim,
         crate::claims::list,
@@ -111,6 +115,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(tickets::cancel::cancel)
     .service(tickets::pay::pay)
     .service(jackpots::list)
+    .service(crate::bonus::create)
+    .service(crate::bonus::approve)
+    .service(crate::bonus::withdraw)
+    .service(crate::bonus::list)
     .service(crate::claims::file)
     .service(crate::claims::list)
     .service(crate::claims::form_pdf)

@@ -171,6 +171,8 @@ fn insert_next_game(
             games::draw_mode.eq(&row.draw_mode),
         ))
         .execute(conn)?;
+    // Rule 6.3(e): the bonuses this game offers are fixed as it opens.
+    let bonuses = crate::bonus::offer_for_new_game(conn, row.number, now)?;
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
@@ -182,6 +184,7 @@ fn insert_next_game(
                 "rule_set": row.rule_set,
                 "opened_at": row.opened_at,
                 "closes_at": row.closes_at,
+                "bonuses": bonuses,
             }),
         )],
     )?;

@@ -4,6 +4,7 @@ mod api;
 mod audit;
 mod auth;
 mod ball_draw;
+mod bonus;
 mod claims;
 mod cli;
 mod clock;

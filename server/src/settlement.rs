@@ -14,9 +14,9 @@ use keno_core::{BetPlan, Draw, GameSettlement, WayInPlay};
 use serde::Serialize;
 
 use crate::db::schema::{
-    game_settlements, games, jackpot_pools, ticket_results, tickets, way_results,
+    bonus_results, game_settlements, games, jackpot_pools, ticket_results, tickets, way_results,
 };
-use crate::db::{now_micros, DbConnection};
+use crate::db::{now_micros, per_backend, DbConnection};
 use crate::games::{drawn, find};
 use crate::jackpots::carried_into;
 use crate::state::AppState;
@@ -67,6 +67,11 @@ pub fn settle(
         let c = compute(rules, conn, number, &numbers)?;
         let computed = started.elapsed();
         write_results(conn, &c.results, &c.special_ways)?;
+        for chunk in c.bonuses.chunks(500) {
+            per_backend!(conn, |pc| diesel::insert_into(bonus_results::table)
+                .values(chunk)
+                .execute(pc))?;
+        }
         for j in &c.settled.jackpots {
             diesel::insert_into(jackpot_pools::table)
                 .values((
@@ -94,6 +99,7 @@ pub fn settle(
                 game_settlements::prorate_before_cents.eq(totals.prorate_before_cents),
                 game_settlements::prorate_after_cents.eq(totals.prorate_after_cents),
                 game_settlements::floor_binds_for_all.eq(totals.floor_binds_for_all),
+                game_settlements::bonus_cents.eq(totals.bonus_cents),
                 game_settlements::settled_at.eq(now),
             ))
             .execute(conn)?;
@@ -108,7 +114,7 @@ pub fn settle(
                 serde_json::json!({
                     "drawn": numbers,
                     "totals": totals,
-                    "results_digest": results_digest(&c.results, &c.special_ways),
+                    "results_digest": results_digest(&c.results, &c.special_ways, &c.bonuses),
                     "jackpots": c.settled.jackpots.iter().map(|j| serde_json::json!({
                         "spots": j.spots, "pool_cents": j.pool_cents, "winners": j.winners,
                         "paid_cents": j.paid_cents, "next_pool_cents": j.next_pool_cents,
@@ -147,6 +153,8 @@ pub struct Computed {
     pub ways: usize,
     pub results: Vec<TicketResultRow>,
     pub special_ways: Vec<WayResultRow>,
+    /// Bonus prizes won (rule 6.3(e)), on top of the schedule.
+    pub bonuses: Vec<BonusResultRow>,
     pub settled: GameSettlement,
     loaded: std::time::Duration,
     planned: std::time::Duration,
@@ -162,6 +170,8 @@ pub struct Totals {
     pub prorate_before_cents: i64,
     pub prorate_after_cents: i64,
     pub floor_binds_for_all: bool,
+    #[serde(default)]
+    pub bonus_cents: i64,
 }
 
 impl Computed {
@@ -175,6 +185,7 @@ impl Computed {
             prorate_before_cents: p.map_or(0, |p| p.before_cents as i64),
             prorate_after_cents: p.map_or(0, |p| p.after_cents as i64),
             floor_binds_for_all: p.is_some_and(|p| p.floor_binds_for_all),
+            bonus_cents: self.bonuses.iter().map(|b| b.prize_cents).sum(),
         }
     }
 }
@@ -219,11 +230,34 @@ pub fn compute(
     }
     let planned = started.elapsed();
     let settled = rules.settle_game(&draw, &ways, &carried)?;
+    let offered = crate::bonus::offered(conn, number)?;
 
     let major = rules.caps().major_prize_cents;
     let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
     let mut special_ways = Vec::new();
-    for (outcome, &(t, w)) in settled.ways.iter().zip(&owner) {
+    let mut bonuses = Vec::new();
+    for ((outcome, &(t, w)), way) in settled.ways.iter().zip(&owner).zip(&ways) {
+        // Rule 6.3(e): a bonus is paid on top of the schedule, won or not by the schedule.
+        for b in &offered {
+            let spots = way.numbers.len() as u8;
+            let ticket = &covering[t];
+            if b.wins(
+                &ticket.bet_type,
+                spots,
+                ticket.amount_per_way_cents,
+                outcome.catch,
+            ) {
+                let entry = per_ticket.entry(t).or_default();
+                entry.0 += b.prize_cents as u64;
+                bonuses.push(BonusResultRow {
+                    serial: ticket.serial.clone(),
+                    game: number,
+                    way_index: w as i32,
+                    bonus_id: b.id,
+                    prize_cents: b.prize_cents,
+                });
+            }
+        }
         if outcome.prize_cents == 0 {
             continue;
         }
@@ -257,6 +291,7 @@ pub fn compute(
         ways: ways.len(),
         results,
         special_ways,
+        bonuses,
         settled,
         loaded,
         planned,
@@ -264,7 +299,11 @@ pub fn compute(
 }
 
 /// One hash over a game's results, in serial order: what the audit trail records of them.
-pub fn results_digest(results: &[TicketResultRow], ways: &[WayResultRow]) -> String {
+pub fn results_digest(
+    results: &[TicketResultRow],
+    ways: &[WayResultRow],
+    bonuses: &[BonusResultRow],
+) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     let mut r: Vec<_> = results
@@ -293,6 +332,14 @@ pub fn results_digest(results: &[TicketResultRow], ways: &[WayResultRow]) -> Str
         h.update(format!(
             "{serial}|{way}|{catch}|{prize}|{prorated}|{jackpot}\n"
         ));
+    }
+    let mut b: Vec<_> = bonuses
+        .iter()
+        .map(|b| (&b.serial, b.way_index, b.bonus_id, b.prize_cents))
+        .collect();
+    b.sort();
+    for (serial, way, bonus, prize) in b {
+        h.update(format!("bonus|{serial}|{way}|{bonus}|{prize}\n"));
     }
     hex::encode(h.finalize())
 }
@@ -348,6 +395,16 @@ pub struct TicketResultRow {
     pub game: i64,
     pub prize_cents: i64,
     pub major: bool,
+}
+
+#[derive(Insertable, Queryable, Selectable, Debug, Clone, PartialEq, Eq)]
+#[diesel(table_name = bonus_results, treat_none_as_default_value = false)]
+pub struct BonusResultRow {
+    pub serial: String,
+    pub game: i64,
+    pub way_index: i32,
+    pub bonus_id: i64,
+    pub prize_cents: i64,
 }
 
 #[derive(Insertable, Queryable, Selectable, Debug, Clone, PartialEq, Eq)]

@@ -23,12 +23,15 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::log::entry_hash;
+use crate::db::schema::bonus_results;
 use crate::db::schema::{
     audit_head, audit_log, game_settlements, games, principals, rule_sets, ticket_results, tickets,
     way_results,
 };
 use crate::db::{Db, DbConnection};
-use crate::settlement::{compute, results_digest, TicketResultRow, Totals, WayResultRow};
+use crate::settlement::{
+    compute, results_digest, BonusResultRow, TicketResultRow, Totals, WayResultRow,
+};
 use crate::tickets::sale::NewTicket;
 use crate::tickets::TicketRow;
 
@@ -362,7 +365,11 @@ fn check_settlements(
             .filter(way_results::game.eq(game))
             .select(WayResultRow::as_select())
             .load(conn)?;
-        let stored_digest = results_digest(&stored_results, &stored_ways);
+        let stored_bonuses: Vec<BonusResultRow> = bonus_results::table
+            .filter(bonus_results::game.eq(game))
+            .select(BonusResultRow::as_select())
+            .load(conn)?;
+        let stored_digest = results_digest(&stored_results, &stored_ways, &stored_bonuses);
         if let Some(entry) = trail.settled.get(&game) {
             let numbers: Vec<u8> = serde_json::from_value(entry["drawn"].clone())?;
             if numbers != drawn {
@@ -389,7 +396,7 @@ fn check_settlements(
                 "game {game}: settled again, its totals differ from the stored settlement"
             ));
         }
-        if results_digest(&again.results, &again.special_ways) != stored_digest {
+        if results_digest(&again.results, &again.special_ways, &again.bonuses) != stored_digest {
             report.differ(format!(
                 "game {game}: settled again from the stored tickets and draw, the prizes \
                  differ from the stored ones"
@@ -404,7 +411,8 @@ fn check_settlements(
 }
 
 fn stored_totals(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Totals>> {
-    game_settlements::table
+    type Row = (i64, i64, i64, bool, i64, i64, bool, i64);
+    let row: Option<Row> = game_settlements::table
         .find(game)
         .select((
             game_settlements::ways,
@@ -414,20 +422,20 @@ fn stored_totals(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Total
             game_settlements::prorate_before_cents,
             game_settlements::prorate_after_cents,
             game_settlements::floor_binds_for_all,
+            game_settlements::bonus_cents,
         ))
-        .first::<(i64, i64, i64, bool, i64, i64, bool)>(conn)
-        .optional()
-        .map(|row| {
-            row.map(
-                |(ways, total, majors, prorated, before, after, floor)| Totals {
-                    ways,
-                    total_prizes_cents: total,
-                    major_prizes: majors,
-                    prorated,
-                    prorate_before_cents: before,
-                    prorate_after_cents: after,
-                    floor_binds_for_all: floor,
-                },
-            )
-        })
+        .first(conn)
+        .optional()?;
+    Ok(row.map(
+        |(ways, total, majors, prorated, before, after, floor, bonus)| Totals {
+            ways,
+            total_prizes_cents: total,
+            major_prizes: majors,
+            prorated,
+            prorate_before_cents: before,
+            prorate_after_cents: after,
+            floor_binds_for_all: floor,
+            bonus_cents: bonus,
+        },
+    ))
 }

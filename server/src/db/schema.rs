@@ -105,6 +105,7 @@ diesel::table! {
         prorate_after_cents -> BigInt,
         floor_binds_for_all -> Bool,
         settled_at -> BigInt,
+        bonus_cents -> BigInt,
     }
 }
 
@@ -306,6 +307,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    bonus_prizes (id) {
+        id -> BigInt,
+        name -> Text,
+        bet_type -> Nullable<Text>,
+        spots -> Nullable<Integer>,
+        min_amount_per_way_cents -> BigInt,
+        catch -> Integer,
+        prize_cents -> BigInt,
+        every_nth_game -> Nullable<BigInt>,
+        window_from -> Nullable<BigInt>,
+        window_to -> Nullable<BigInt>,
+        created_by -> Text,
+        created_at -> BigInt,
+        approval_reference -> Nullable<Text>,
+        approved_by -> Nullable<Text>,
+        approved_at -> Nullable<BigInt>,
+        withdrawn_by -> Nullable<Text>,
+        withdrawn_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    game_bonus_offers (game, bonus_id) {
+        game -> BigInt,
+        bonus_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    bonus_results (serial, game, way_index, bonus_id) {
+        serial -> Text,
+        game -> BigInt,
+        way_index -> Integer,
+        bonus_id -> BigInt,
+        prize_cents -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -329,4 +369,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     unclaimed_movements,
     unclaimed_prizes_moved,
     jackpot_additions,
+    bonus_prizes,
+    game_bonus_offers,
+    bonus_results,
 );

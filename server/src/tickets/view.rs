@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::{find, Ticket, TicketRow};
 use crate::auth::{Principal, Role};
-use crate::db::schema::{games, ticket_refunds, ticket_results, way_results};
+use crate::db::schema::{bonus_results, games, ticket_refunds, ticket_results, way_results};
 use crate::db::DbConnection;
 use crate::error::{ApiError, ApiResult};
 use crate::games::drawn;
@@ -28,6 +28,8 @@ pub struct WayResult {
     pub prorated: bool,
     /// Won (a share of) the jackpot pool (rule 12.6).
     pub jackpot: bool,
+    /// Bonus prizes won on top of the schedule (rule 6.3(e)); included in `prize_cents`.
+    pub bonus_cents: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -107,6 +109,18 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
         .load::<(i64, i64)>(conn)?
         .into_iter()
         .collect();
+    let mut bonuses: HashMap<(i64, i32), u64> = HashMap::new();
+    for (g, w, cents) in bonus_results::table
+        .filter(bonus_results::serial.eq(&t.serial))
+        .select((
+            bonus_results::game,
+            bonus_results::way_index,
+            bonus_results::prize_cents,
+        ))
+        .load::<(i64, i32, i64)>(conn)?
+    {
+        *bonuses.entry((g, w)).or_default() += cents as u64;
+    }
     let prizes: Vec<(i64, i64, bool)> = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
         .select((
@@ -146,14 +160,16 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
                     outcome.prorated = prorated;
                     outcome.jackpot = jackpot;
                 }
-                prize_cents += outcome.prize_cents;
+                let bonus = bonuses.get(&(game, i as i32)).copied().unwrap_or(0);
+                prize_cents += outcome.prize_cents + bonus;
                 ways.push(WayResult {
                     numbers: way.numbers.to_vec(),
                     spots: way.spots(),
                     catch: outcome.catch,
-                    prize_cents: outcome.prize_cents,
+                    prize_cents: outcome.prize_cents + bonus,
                     prorated: outcome.prorated,
                     jackpot: outcome.jackpot,
+                    bonus_cents: bonus,
                 });
             }
         }

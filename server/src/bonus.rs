@@ -1,0 +1,422 @@
+//! Bonus prizes (rule 6.3(e)): a set prize the operator offers on top of the schedule, for a
+//! ticket type and/or value, at chosen intervals (every Nth game, or a time window). A
+//! supervisor defines one; it is offered only once an inspector has recorded the regulator's
+//! approval, and until a supervisor withdraws it. Which bonuses a game offers is fixed when the
+//! game opens (`game_bonus_offers`), so the displays can announce them and settlement (and the
+//! audit's settling again) pays exactly those.
+
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::audit::log::{append, Entry};
+use crate::auth::{Principal, Role};
+use crate::db::schema::{bonus_prizes, game_bonus_offers};
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = bonus_prizes)]
+pub struct BonusRow {
+    pub id: i64,
+    pub name: String,
+    pub bet_type: Option<String>,
+    pub spots: Option<i32>,
+    pub min_amount_per_way_cents: i64,
+    pub catch: i32,
+    pub prize_cents: i64,
+    pub every_nth_game: Option<i64>,
+    pub window_from: Option<i64>,
+    pub window_to: Option<i64>,
+    pub created_by: String,
+    pub created_at: i64,
+    pub approval_reference: Option<String>,
+    pub approved_by: Option<String>,
+    pub approved_at: Option<i64>,
+    pub withdrawn_by: Option<String>,
+    pub withdrawn_at: Option<i64>,
+}
+
+impl BonusRow {
+    /// Whether a way wins this bonus: its ticket's type, its spots, its amount and its catch.
+    pub fn wins(&self, bet_type: &str, spots: u8, amount_per_way_cents: i64, catch: u8) -> bool {
+        self.bet_type.as_deref().is_none_or(|t| t == bet_type)
+            && self.spots.is_none_or(|s| s == i32::from(spots))
+            && amount_per_way_cents >= self.min_amount_per_way_cents
+            && i32::from(catch) == self.catch
+    }
+
+    fn offered_in(&self, game: i64, opened_at: i64) -> bool {
+        let approved = self.approved_at.is_some() && self.withdrawn_at.is_none();
+        let nth = self.every_nth_game.is_some_and(|n| game % n == 0);
+        let window = matches!((self.window_from, self.window_to),
+            (Some(from), Some(to)) if (from..to).contains(&opened_at));
+        approved && (nth || window)
+    }
+}
+
+/// The bonuses game `game` offers, as fixed when it opened.
+pub fn offered(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<BonusRow>> {
+    bonus_prizes::table
+        .inner_join(game_bonus_offers::table.on(game_bonus_offers::bonus_id.eq(bonus_prizes::id)))
+        .filter(game_bonus_offers::game.eq(game))
+        .order(bonus_prizes::id)
+        .select(BonusRow::as_select())
+        .load(conn)
+}
+
+/// Fixes the bonuses of a game being opened (in the transaction that opens it).
+pub fn offer_for_new_game(
+    conn: &mut DbConnection,
+    game: i64,
+    opened_at: i64,
+) -> QueryResult<Vec<i64>> {
+    let all: Vec<BonusRow> = bonus_prizes::table
+        .filter(bonus_prizes::approved_at.is_not_null())
+        .filter(bonus_prizes::withdrawn_at.is_null())
+        .select(BonusRow::as_select())
+        .load(conn)?;
+    let ids: Vec<i64> = all
+        .iter()
+        .filter(|b| b.offered_in(game, opened_at))
+        .map(|b| b.id)
+        .collect();
+    for id in &ids {
+        diesel::insert_into(game_bonus_offers::table)
+            .values((
+                game_bonus_offers::game.eq(game),
+                game_bonus_offers::bonus_id.eq(id),
+            ))
+            .execute(conn)?;
+    }
+    Ok(ids)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewBonus {
+    pub name: String,
+    /// Only tickets of this type (standard, quick_pick, mystery_quick_pick, way...): any if absent.
+    pub bet_type: Option<String>,
+    /// Only ways of this many spots: any if absent.
+    pub spots: Option<u8>,
+    /// Only ways wagering at least this much.
+    #[serde(default)]
+    pub min_amount_per_way_cents: i64,
+    /// The catch that wins the bonus.
+    pub catch: u8,
+    pub prize_cents: i64,
+    /// Offered in every Nth game...
+    pub every_nth_game: Option<i64>,
+    /// ...or in the games opened from (RFC 3339)...
+    pub window_from: Option<String>,
+    /// ...until (RFC 3339).
+    pub window_to: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Bonus {
+    pub id: i64,
+    pub name: String,
+    pub bet_type: Option<String>,
+    pub spots: Option<i32>,
+    pub min_amount_per_way_cents: i64,
+    pub catch: i32,
+    pub prize_cents: i64,
+    pub every_nth_game: Option<i64>,
+    pub window_from: Option<String>,
+    pub window_to: Option<String>,
+    /// proposed (waiting for the regulator's approval) | approved | withdrawn
+    pub state: String,
+    pub approval_reference: Option<String>,
+    pub approved_by: Option<String>,
+    pub created_by: String,
+    pub created_at: String,
+    pub withdrawn_by: Option<String>,
+}
+
+impl From<BonusRow> for Bonus {
+    fn from(b: BonusRow) -> Bonus {
+        let state = match (b.approved_at, b.withdrawn_at) {
+            (_, Some(_)) => "withdrawn",
+            (Some(_), None) => "approved",
+            (None, None) => "proposed",
+        };
+        Bonus {
+            id: b.id,
+            name: b.name,
+            bet_type: b.bet_type,
+            spots: b.spots,
+            min_amount_per_way_cents: b.min_amount_per_way_cents,
+            catch: b.catch,
+            prize_cents: b.prize_cents,
+            every_nth_game: b.every_nth_game,
+            window_from: b.window_from.map(rfc3339),
+            window_to: b.window_to.map(rfc3339),
+            state: state.into(),
+            approval_reference: b.approval_reference,
+            approved_by: b.approved_by,
+            created_by: b.created_by,
+            created_at: rfc3339(b.created_at),
+            withdrawn_by: b.withdrawn_by,
+        }
+    }
+}
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("invalid_bonus", message)
+}
+
+fn time(field: &str, value: &Option<String>) -> ApiResult<Option<i64>> {
+    value
+        .as_deref()
+        .map(|t| {
+            chrono::DateTime::parse_from_rfc3339(t)
+                .map(|t| t.timestamp_micros())
+                .map_err(|_| invalid(format!("{field}: give an RFC 3339 time")))
+        })
+        .transpose()
+}
+
+fn find(conn: &mut DbConnection, id: i64) -> ApiResult<BonusRow> {
+    bonus_prizes::table
+        .find(id)
+        .select(BonusRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("bonus prize"))
+}
+
+fn log(conn: &mut DbConnection, kind: &'static str, b: &BonusRow, by: &str) -> QueryResult<()> {
+    append(
+        conn,
+        vec![Entry::new(
+            kind,
+            b.id,
+            serde_json::json!({
+                "name": b.name, "bet_type": b.bet_type, "spots": b.spots,
+                "min_amount_per_way_cents": b.min_amount_per_way_cents, "catch": b.catch,
+                "prize_cents": b.prize_cents, "every_nth_game": b.every_nth_game,
+                "window_from": b.window_from, "window_to": b.window_to,
+                "approval_reference": b.approval_reference,
+            }),
+        )
+        .by(by)],
+    )
+}
+
+/// A supervisor proposes a bonus prize; it is offered once approved.
+#[utoipa::path(
+    tag = "bonus",
+    security(("bearer" = [])),
+    request_body = NewBonus,
+    responses(
+        (status = 201, body = Bonus),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_bonus`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/bonus-prizes")]
+pub async fn create(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Json<NewBonus>,
+) -> ApiResult<(web::Json<Bonus>, StatusCode)> {
+    principal.require(&[Role::Supervisor])?;
+    let b = body.into_inner();
+    let name = b.name.trim().to_string();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(invalid("a bonus needs a name (1 to 100 characters)"));
+    }
+    let spots_ok = b.spots.is_none_or(|s| (1..=15).contains(&s));
+    if !spots_ok || b.catch > 15 || b.spots.is_some_and(|s| b.catch > s) {
+        return Err(invalid("spots are 1 to 15 and the catch at most the spots"));
+    }
+    if b.prize_cents <= 0 || b.min_amount_per_way_cents < 0 {
+        return Err(invalid(
+            "the prize is more than 0 and the minimum wager not negative",
+        ));
+    }
+    let (from, to) = (
+        time("window_from", &b.window_from)?,
+        time("window_to", &b.window_to)?,
+    );
+    let window = match (from, to) {
+        (Some(f), Some(t)) if f < t => true,
+        (None, None) => false,
+        _ => return Err(invalid("a window needs window_from before window_to")),
+    };
+    if b.every_nth_game.is_some_and(|n| n < 1) || (b.every_nth_game.is_none() && !window) {
+        return Err(invalid(
+            "say when it is offered: every_nth_game (1 or more) or a time window",
+        ));
+    }
+    let bonus = web::block(move || -> ApiResult<BonusRow> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<BonusRow> {
+            let conn: &mut DbConnection = conn;
+            let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
+                .values((
+                    bonus_prizes::name.eq(&name),
+                    bonus_prizes::bet_type.eq(&b.bet_type),
+                    bonus_prizes::spots.eq(b.spots.map(i32::from)),
+                    bonus_prizes::min_amount_per_way_cents.eq(b.min_amount_per_way_cents),
+                    bonus_prizes::catch.eq(i32::from(b.catch)),
+                    bonus_prizes::prize_cents.eq(b.prize_cents),
+                    bonus_prizes::every_nth_game.eq(b.every_nth_game),
+                    bonus_prizes::window_from.eq(from),
+                    bonus_prizes::window_to.eq(to),
+                    bonus_prizes::created_by.eq(&principal.id),
+                    bonus_prizes::created_at.eq(now_micros()),
+                ))
+                .returning(BonusRow::as_returning())
+                .get_result(c))?;
+            log(conn, "bonus_proposed", &row, &principal.id)?;
+            Ok(row)
+        })
+    })
+    .await??;
+    Ok((web::Json(bonus.into()), StatusCode::CREATED))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BonusApproval {
+    /// The regulator's approval: its reference.
+    pub reference: String,
+}
+
+/// An inspector records the regulator's approval of a bonus prize; games opened from now on
+/// offer it when their interval says so.
+#[utoipa::path(
+    tag = "bonus",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    request_body = BonusApproval,
+    responses(
+        (status = 200, body = Bonus),
+        (status = 409, body = crate::error::ErrorBody, description = "`bonus_decided`: approved or withdrawn already"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/bonus-prizes/{id}/approve")]
+pub async fn approve(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    body: web::Json<BonusApproval>,
+) -> ApiResult<web::Json<Bonus>> {
+    principal.require(&[Role::Inspector])?;
+    let id = id.into_inner();
+    let reference = crate::ball_draw::reason(&body.reference)?;
+    let bonus = web::block(move || -> ApiResult<BonusRow> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<BonusRow> {
+            let changed = diesel::update(bonus_prizes::table.find(id))
+                .filter(bonus_prizes::approved_at.is_null())
+                .filter(bonus_prizes::withdrawn_at.is_null())
+                .set((
+                    bonus_prizes::approval_reference.eq(&reference),
+                    bonus_prizes::approved_by.eq(&principal.id),
+                    bonus_prizes::approved_at.eq(now_micros()),
+                ))
+                .execute(conn)?;
+            let row = find(conn, id)?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "bonus_decided",
+                    format!("bonus prize {id} is approved or withdrawn already"),
+                ));
+            }
+            log(conn, "bonus_approved", &row, &principal.id)?;
+            Ok(row)
+        })
+    })
+    .await??;
+    Ok(web::Json(bonus.into()))
+}
+
+/// A supervisor withdraws a bonus prize: games opened from now on do not offer it (games
+/// already open keep what they announced).
+#[utoipa::path(
+    tag = "bonus",
+    security(("bearer" = [])),
+    params(("id" = i64, Path)),
+    responses(
+        (status = 200, body = Bonus),
+        (status = 409, body = crate::error::ErrorBody, description = "`bonus_decided`: withdrawn already"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/bonus-prizes/{id}/withdraw")]
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<Bonus>> {
+    principal.require(&[Role::Supervisor])?;
+    let id = id.into_inner();
+    let bonus = web::block(move || -> ApiResult<BonusRow> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        conn.transaction(|conn| -> ApiResult<BonusRow> {
+            let changed = diesel::update(bonus_prizes::table.find(id))
+                .filter(bonus_prizes::withdrawn_at.is_null())
+                .set((
+                    bonus_prizes::withdrawn_by.eq(&principal.id),
+                    bonus_prizes::withdrawn_at.eq(now_micros()),
+                ))
+                .execute(conn)?;
+            let row = find(conn, id)?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "bonus_decided",
+                    format!("bonus prize {id} is withdrawn already"),
+                ));
+            }
+            log(conn, "bonus_withdrawn", &row, &principal.id)?;
+            Ok(row)
+        })
+    })
+    .await??;
+    Ok(web::Json(bonus.into()))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BonusBoard {
+    /// Every bonus prize, proposed, approved or withdrawn.
+    pub bonuses: Vec<Bonus>,
+    /// The game open for sale and the bonuses it offers (for the displays).
+    pub open_game: Option<i64>,
+    pub offered_now: Vec<i64>,
+}
+
+/// The bonus prizes, and those the open game offers.
+#[utoipa::path(tag = "bonus", responses((status = 200, body = BonusBoard)))]
+#[get("/api/v1/bonus-prizes")]
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>> {
+    let board = web::block(move || -> ApiResult<BonusBoard> {
+        let mut conn = state.db.conn()?;
+        let rows: Vec<BonusRow> = bonus_prizes::table
+            .order(bonus_prizes::id)
+            .select(BonusRow::as_select())
+            .load(&mut conn)?;
+        let open = crate::games::open_game(&mut conn)?.map(|g| g.number);
+        let offered_now = match open {
+            Some(g) => offered(&mut conn, g)?.into_iter().map(|b| b.id).collect(),
+            None => Vec::new(),
+        };
+        Ok(BonusBoard {
+            bonuses: rows.into_iter().map(Bonus::from).collect(),
+            open_game: open,
+            offered_now,
+        })
+    })
+    .await??;
+    Ok(web::Json(board))
+}
