@@ -239,7 +239,7 @@ pub fn compute(
     for ((outcome, &(t, w)), way) in settled.ways.iter().zip(&owner).zip(&ways) {
         // Rule 6.3(e): a bonus is paid on top of the schedule, won or not by the schedule.
         for b in &offered {
-            let spots = way.numbers.len() as u8;
+            let spots = way.numbers.len();
             let ticket = &covering[t];
             if b.wins(
                 &ticket.bet_type,
