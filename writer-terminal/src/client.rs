@@ -106,6 +106,33 @@ impl Client {
         self.call(Some(body), path).map(|(_, v)| v)
     }
 
+    /// A document the server makes (a claim form's PDF), as bytes.
+    pub fn get_bytes(&self, path: &str) -> Result<Vec<u8>, CallError> {
+        let url = format!("{}{path}", self.base);
+        let mut response = self
+            .agent
+            .get(&url)
+            .header("Authorization", format!("Bearer {}", self.token))
+            .call()
+            .map_err(|e| CallError::Network(e.to_string()))?;
+        let status = response.status().as_u16();
+        let bytes = response
+            .body_mut()
+            .read_to_vec()
+            .map_err(|e| CallError::Network(e.to_string()))?;
+        if status >= 400 {
+            let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            return Err(CallError::Refused {
+                status,
+                code: body["error"].as_str().unwrap_or("error").to_string(),
+                message: body["message"]
+                    .as_str()
+                    .map_or_else(|| format!("the server answered {status}"), str::to_string),
+            });
+        }
+        Ok(bytes)
+    }
+
     /// Sells, retrying with the same request id when no answer came back: the server sells a
     /// request id once, so a retry either sells it or returns the ticket sold (200). A server
     /// error (5xx) changed nothing and is retried too; a refusal (4xx) is final.

@@ -5,6 +5,7 @@
 //! for scripts, each with `--json`; `--print` sends receipts and slips to ESC/POS printers and
 //! PDF (`print`).
 
+mod claim;
 mod client;
 mod counter;
 mod entry;
@@ -75,6 +76,9 @@ enum Command {
     Reprint,
     /// Sell the last ticket's selections again (a new ticket).
     Replay,
+    /// Unclaimed Prize Claim Forms: a ticket over 12 months old, lost or unreadable.
+    #[command(subcommand)]
+    Claim(claim::ClaimCommand),
     /// The numbers of the last games drawn.
     Results {
         #[arg(long, default_value_t = 10)]
@@ -249,6 +253,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             sell_order(cli, &client, &order, None)
         }
         Command::Check { serial } => check(cli, &client, serial),
+        Command::Claim(c) => match claim::run(&client, c)? {
+            claim::Done::Shown(value, text) => {
+                print_or_json(cli, &value, || text);
+                Ok(())
+            }
+            claim::Done::Saved(path) => {
+                println!("claim form saved to {}", path.display());
+                Ok(())
+            }
+        },
         Command::Pay { serial } => {
             slip_action(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment)
         }

@@ -977,3 +977,149 @@ fn a_sale_whose_answer_never_comes_is_reported_as_not_confirmed() {
         "{err}"
     );
 }
+
+#[test]
+fn a_lost_ticket_claim_is_filed_shown_and_printed_from_the_command_line() {
+    let s = Server::start();
+    let token = s.writer();
+    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let state = tempfile::tempdir().unwrap();
+    // 1-spot tickets on 1..=20: a draw misses them all once in 3,000.
+    let serials: Vec<String> = (1..=20)
+        .map(|n| {
+            json_out(&terminal(
+                &s.base,
+                &token,
+                state.path(),
+                &["--json", "sell", "--spots", &n.to_string(), "--amount", "1"],
+            ))["serial"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let (_, game) = http(
+        &s.base,
+        "POST",
+        "/api/v1/games/current/close",
+        Some(&supervisor),
+    );
+    let number = game["number"].as_i64().unwrap();
+    let start = Instant::now();
+    let game = loop {
+        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
+        if g["state"] == "settled" {
+            break g;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let winner = serials
+        .iter()
+        .find(|s2| {
+            http(
+                &s.base,
+                "GET",
+                &format!("/api/v1/tickets/{s2}"),
+                Some(&token),
+            )
+            .1["payable_cents"]
+                .as_i64()
+                > Some(0)
+        })
+        .unwrap()
+        .clone();
+    let day = game["keno_day"].as_str().unwrap();
+    let filed = json_out(&terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &[
+            "--json",
+            "claim",
+            "file",
+            "--reason",
+            "lost",
+            "--name",
+            "Mary Citizen",
+            "--address",
+            "1 Example St, Canberra ACT 2601",
+            "--phone",
+            "02 6200 0000",
+            "--place",
+            "735624",
+            "--date",
+            day,
+            "--game",
+            &number.to_string(),
+            "--games",
+            "1",
+        ],
+    ));
+    assert_eq!(filed["state"], "submitted");
+    assert!(
+        filed["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["serial"] == winner.as_str()),
+        "{filed}"
+    );
+    let id = filed["id"].to_string();
+    let out = terminal(&s.base, &token, state.path(), &["claim", "show", &id]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("SUBMITTED") && text.contains(&winner),
+        "{text}"
+    );
+    let pdf = state.path().join("claim.pdf");
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["claim", "form", &id, "--out", pdf.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Mary Citizen") && text.contains("Canberra ACT 2601"),
+        "{text}"
+    );
+    // A bad form is refused with the server's words, exit 1, nothing filed.
+    let out = terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &[
+            "claim",
+            "file",
+            "--reason",
+            "lost",
+            "--name",
+            "X",
+            "--address",
+            "Y",
+            "--phone",
+            "Z",
+            "--place",
+            "735624",
+            "--date",
+            "yesterday",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_claim"));
+}
