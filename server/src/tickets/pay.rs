@@ -2,14 +2,17 @@
 //!
 //! A ticket is paid once, when every game it plays is settled: the whole prize in one
 //! payment. Two pays at once pay once: the update that marks the ticket paid only matches an
-//! unpaid ticket, and the loser of the race is told it is already paid.
+//! unpaid ticket, and the loser of the race is told it is already paid. A winning ticket may
+//! also be paid as a voucher (`vouchers::issue`) or tendered for a sale (`tickets::tender`):
+//! the same `payable` and `mark_paid`.
 
 use actix_web::{post, web};
 use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::find;
+use super::{find, TicketRow};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
@@ -19,7 +22,8 @@ use crate::state::AppState;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Payment {
     pub paid_cents: i64,
-    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2).
+    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2). (A ticket's
+    /// `pay_method` may also be `voucher`, paid as a voucher, or `tender`, tendered for a sale.)
     pub method: String,
 }
 
@@ -53,14 +57,48 @@ pub async fn pay(
 
 fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+    let payable = payable(conn, &t)?;
+    let method = if payable.major { "cheque" } else { "cash" };
+    let entry = mark_paid(
+        conn,
+        &t,
+        payable.total_cents,
+        method,
+        &principal.id,
+        serde_json::json!({}),
+    )?;
+    crate::audit::log::append(conn, vec![entry])?;
+    Ok(Payment {
+        paid_cents: payable.total_cents,
+        method: method.into(),
+    })
+}
+
+/// What a ticket pays now.
+#[derive(Clone, Copy, Debug)]
+pub struct Payable {
+    /// Prizes and invalidation refunds together.
+    pub total_cents: i64,
+    /// Some of it is a major prize (rule 1(h)): paid by cheque only (rule 12.2).
+    pub major: bool,
+}
+
+/// What `t` pays, or why it cannot be paid now: paid already, cancelled, not every game
+/// settled, or nothing won.
+pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> ApiResult<Payable> {
     match t.status.as_str() {
         "paid" => {
             return Err(ApiError::conflict(
                 "already_paid",
-                "this ticket has already been paid (rule 11.5)",
+                format!("ticket {} has already been paid (rule 11.5)", t.serial),
             ))
         }
-        "cancelled" => return Err(ApiError::conflict("cancelled", "this ticket was cancelled")),
+        "cancelled" => {
+            return Err(ApiError::conflict(
+                "cancelled",
+                format!("ticket {} was cancelled", t.serial),
+            ))
+        }
         _ => {}
     }
     let last = t.last_played_game();
@@ -92,13 +130,28 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
         .sum();
     let total: i64 = prizes.iter().map(|(p, _)| p).sum::<i64>() + refunds;
     if total == 0 {
-        return Err(ApiError::conflict("no_prize", "this ticket won nothing"));
+        return Err(ApiError::conflict(
+            "no_prize",
+            format!("ticket {} won nothing", t.serial),
+        ));
     }
-    let method = if prizes.iter().any(|(_, major)| *major) {
-        "cheque"
-    } else {
-        "cash"
-    };
+    Ok(Payable {
+        total_cents: total,
+        major: prizes.iter().any(|(_, major)| *major),
+    })
+}
+
+/// Marks `t` paid `total` by `method` (cash, cheque, voucher, tender), once: the update only
+/// matches an unpaid ticket. Returns the trail's entry, to append last in the transaction;
+/// `details` (a JSON object) adds to it what the payment became (the voucher, the ticket bought).
+pub fn mark_paid(
+    conn: &mut DbConnection,
+    t: &TicketRow,
+    total: i64,
+    method: &str,
+    by: &str,
+    details: serde_json::Value,
+) -> ApiResult<Entry> {
     let now = now_micros();
     let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
@@ -106,27 +159,20 @@ fn pay_in(conn: &mut DbConnection, serial: &str, principal: &Principal) -> ApiRe
             tickets::status.eq("paid"),
             tickets::paid_cents.eq(total),
             tickets::paid_at.eq(now),
-            tickets::paid_by.eq(&principal.id),
+            tickets::paid_by.eq(by),
             tickets::pay_method.eq(method),
         ))
         .execute(conn)?;
     if changed != 1 {
         return Err(ApiError::conflict(
             "already_paid",
-            "this ticket has already been paid (rule 11.5)",
+            format!("ticket {} has already been paid (rule 11.5)", t.serial),
         ));
     }
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            "ticket_paid",
-            &t.serial,
-            serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now }),
-        )
-        .by(&principal.id)],
-    )?;
-    Ok(Payment {
-        paid_cents: total,
-        method: method.into(),
-    })
+    let mut payload =
+        serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now });
+    if let (Some(p), serde_json::Value::Object(extra)) = (payload.as_object_mut(), details) {
+        p.extend(extra);
+    }
+    Ok(Entry::new("ticket_paid", &t.serial, payload).by(by))
 }
