@@ -651,6 +651,38 @@ fn winning_tickets_are_paid_as_vouchers_and_tendered_for_sales(db: TestDb) {
         assert_eq!((status, e["error"].as_str()), (409, Some(error)), "{e}");
     }
     assert_eq!(count(&db, "vouchers"), 1);
+    // At once: four tries of one request are one voucher; four requests pay the ticket once.
+    let writer = w.writer.as_str();
+    let together = |body: &dyn Fn(usize) -> Value| -> Vec<(u16, Value)> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|i| {
+                    let body = body(i);
+                    scope.spawn(move || s.post(writer, "/api/v1/vouchers", body))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    };
+    let same = together(&|_| json!({"request_id": "same", "ticket": winners[3]}));
+    assert_eq!(
+        same.iter().filter(|(st, _)| *st == 201).count(),
+        1,
+        "{same:?}"
+    );
+    assert!(same
+        .iter()
+        .all(|(st, v)| (*st == 201 || *st == 200) && v["code"] == same[0].1["code"]));
+    let many = together(&|i| json!({"request_id": format!("many-{i}"), "ticket": winners[4]}));
+    assert_eq!(
+        many.iter().filter(|(st, _)| *st == 201).count(),
+        1,
+        "{many:?}"
+    );
+    assert!(many
+        .iter()
+        .all(|(st, e)| *st == 201 || e["error"] == "already_paid"));
+    assert_eq!(count(&db, "vouchers"), 3);
     // ... and spent.
     let (status, t) = sell(s, &w.writer, "spend", 2, json!({"voucher": code}));
     assert_eq!(status, 201, "{t}");

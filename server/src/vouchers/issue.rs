@@ -141,13 +141,7 @@ fn issue_in(
     what: &What,
     today: &str,
 ) -> ApiResult<(bool, VoucherRow)> {
-    let earlier: Option<VoucherRow> = vouchers::table
-        .filter(vouchers::principal_id.eq(&principal.id))
-        .filter(vouchers::request_id.eq(request_id))
-        .select(VoucherRow::as_select())
-        .first(conn)
-        .optional()?;
-    if let Some(v) = earlier {
+    if let Some(v) = by_request(conn, principal, request_id)? {
         return Ok((false, v));
     }
     let code = new_code();
@@ -166,14 +160,24 @@ fn issue_in(
                     ),
                 ));
             }
-            entries.push(mark_paid(
+            match mark_paid(
                 conn,
                 &t,
                 p.total_cents,
                 "voucher",
                 &principal.id,
                 serde_json::json!({ "voucher": code }),
-            )?);
+            ) {
+                Ok(entry) => entries.push(entry),
+                // Paid meanwhile: by this very request (a retry that waited on the first try's
+                // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
+                Err(e) => {
+                    return match by_request(conn, principal, request_id)? {
+                        Some(v) => Ok((false, v)),
+                        None => Err(e),
+                    }
+                }
+            }
             ("ticket", Some(serial.as_str()), p.total_cents)
         }
     };
@@ -199,4 +203,18 @@ fn issue_in(
     // Last in the transaction.
     crate::audit::log::append(conn, entries)?;
     Ok((true, row))
+}
+
+/// The voucher this writer issued under `request_id`, if any.
+fn by_request(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    request_id: &str,
+) -> QueryResult<Option<VoucherRow>> {
+    vouchers::table
+        .filter(vouchers::principal_id.eq(&principal.id))
+        .filter(vouchers::request_id.eq(request_id))
+        .select(VoucherRow::as_select())
+        .first(conn)
+        .optional()
 }
