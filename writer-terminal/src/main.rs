@@ -499,7 +499,7 @@ fn sell_order(
         match client.get(&format!("/api/v1/vouchers/{code}")) {
             Ok(v) => docs.push(("VOUCHER", receipt::voucher(&v, cli.casino(), "VOUCHER"))),
             Err(e) => eprintln!(
-                "warning: the change voucher {code} was not printed ({e}): `writer-terminal voucher check {code} --print ...` prints it"
+                "warning: the change voucher {code} was not printed ({e}); its code is on the receipt (PAID BY), and `writer-terminal voucher check {code}` shows it"
             ),
         }
     }
