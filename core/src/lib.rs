@@ -10,7 +10,9 @@
 //! - [`pricing`]: what a ticket costs (rule 6.2);
 //! - [`settle`]: settling a game, with [`prorate`] and [`jackpot`];
 //! - [`theory`]: the theoretical return of each schedule;
-//! - [`random`]: unbiased random choices from a caller's generator.
+//! - [`random`]: unbiased random choices from a caller's generator;
+//! - [`serial`]: ticket serials and voucher codes; [`tender`]: a sale paid by vouchers and
+//!   winning tickets (rule 6.1).
 
 pub mod bet;
 pub mod board;
@@ -24,6 +26,7 @@ pub mod rules;
 pub mod schedule;
 pub mod serial;
 pub mod settle;
+pub mod tender;
 pub mod theory;
 
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, WayCount};

@@ -1,7 +1,11 @@
-//! Receipt ticket serial numbers: long, unguessable, with a check digit (issue 4, rule 1(j)).
+//! Receipt ticket serial numbers and voucher codes: long, unguessable, with a check digit
+//! (issue 4, rule 1(j); issue 8, rule 1(n)).
 //!
-//! 19 random decimal digits (uniform over 10^19 values: 63 bits of entropy) and a Luhn check
-//! digit, so a mistyped or misread serial is caught before it reaches the database.
+//! A serial is 19 random decimal digits (uniform over 10^19 values: 63 bits of entropy) and a
+//! Luhn check digit, so a mistyped or misread serial is caught before it reaches the database.
+//! A voucher code is 21 random digits (uniform over 10^21: 69 bits) and a Luhn check digit: a
+//! voucher is a bearer document worth money until it is spent, and the different length tells a
+//! scanned voucher from a scanned ticket.
 
 use rand_core::CryptoRng;
 
@@ -27,10 +31,38 @@ pub fn new_serial<R: CryptoRng + ?Sized>(rng: &mut R) -> String {
 
 /// Whether `serial` is 20 digits with a correct check digit.
 pub fn is_well_formed(serial: &str) -> bool {
-    serial.len() == SERIAL_DIGITS
-        && serial.bytes().all(|b| b.is_ascii_digit())
-        && luhn_check_digit(&serial[..SERIAL_DIGITS - 1])
-            == serial.as_bytes()[SERIAL_DIGITS - 1] - b'0'
+    digits_with_check(serial, SERIAL_DIGITS)
+}
+
+/// Digits in a voucher code, the check digit included.
+pub const VOUCHER_DIGITS: usize = 22;
+
+const VOUCHER_SPACE: u128 = 1_000_000_000_000_000_000_000; // 10^21
+
+/// A new voucher code from a cryptographic generator: never sequential, never derived from
+/// anything else.
+pub fn new_voucher_code<R: CryptoRng + ?Sized>(rng: &mut R) -> String {
+    let limit = u128::MAX - u128::MAX % VOUCHER_SPACE;
+    let value = loop {
+        let v = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+        if v < limit {
+            break v % VOUCHER_SPACE;
+        }
+    };
+    let body = format!("{value:021}");
+    let check = luhn_check_digit(&body);
+    format!("{body}{check}")
+}
+
+/// Whether `code` is a voucher code: 22 digits with a correct check digit.
+pub fn is_voucher_code(code: &str) -> bool {
+    digits_with_check(code, VOUCHER_DIGITS)
+}
+
+fn digits_with_check(s: &str, len: usize) -> bool {
+    s.len() == len
+        && s.bytes().all(|b| b.is_ascii_digit())
+        && luhn_check_digit(&s[..len - 1]) == s.as_bytes()[len - 1] - b'0'
 }
 
 fn luhn_check_digit(digits: &str) -> u8 {
@@ -85,5 +117,32 @@ mod tests {
         }
         assert!(!is_well_formed("1234"));
         assert!(!is_well_formed("1234567890123456789a"));
+    }
+
+    #[test]
+    fn voucher_codes_are_22_digits_checked_distinct_and_not_serials() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let codes: std::collections::HashSet<String> =
+            (0..10_000).map(|_| new_voucher_code(&mut rng)).collect();
+        assert_eq!(codes.len(), 10_000);
+        assert!(codes
+            .iter()
+            .all(|c| is_voucher_code(c) && !is_well_formed(c)));
+        // Every position takes every digit: the whole code is random, not a counter.
+        for i in 0..VOUCHER_DIGITS - 1 {
+            let seen: std::collections::HashSet<u8> =
+                codes.iter().map(|c| c.as_bytes()[i]).collect();
+            assert_eq!(seen.len(), 10, "position {i}");
+        }
+        let code = codes.iter().next().unwrap();
+        for i in 0..VOUCHER_DIGITS {
+            let mut b = code.clone().into_bytes();
+            b[i] = if b[i] == b'9' { b'0' } else { b[i] + 1 };
+            assert!(
+                !is_voucher_code(std::str::from_utf8(&b).unwrap()),
+                "digit {i}"
+            );
+        }
+        assert!(!is_voucher_code(&new_serial(&mut rng)));
     }
 }

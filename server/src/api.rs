@@ -11,7 +11,7 @@ use crate::{events, games, jackpots, tickets};
 #[openapi(
     info(
         title = "Keno central server",
-        description = "The contract of shared/API.md: games, tickets, jackpots and events. Money is integer cents in fields named *_cents; times are RFC 3339 in UTC; errors are {\"error\": code, \"message\": text}.",
+        description = "The contract of shared/API.md: games, tickets, vouchers, jackpots and events. Money is integer cents in fields named *_cents; times are RFC 3339 in UTC; errors are {\"error\": code, \"message\": text}.",
         version = "1"
     ),
     paths(
@@ -36,6 +36,9 @@ use crate::{events, games, jackpots, tickets};
         tickets::view::check,
         tickets::cancel::cancel,
         tickets::pay::pay,
+        crate::vouchers::issue::issue,
+        crate::vouchers::lookup::get_voucher,
+        crate::vouchers::cash::cash_out,
         jackpots::list,
         crate::bonus::create,
         crate::bonus::approve,
@@ -114,6 +117,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(tickets::view::get_ticket)
     .service(tickets::cancel::cancel)
     .service(tickets::pay::pay)
+    .service(crate::vouchers::issue::issue)
+    .service(crate::vouchers::cash::cash_out)
+    .service(crate::vouchers::lookup::get_voucher)
     .service(jackpots::list)
     .service(crate::bonus::create)
     .service(crate::bonus::approve)

@@ -27,6 +27,7 @@ mod serve;
 mod settlement;
 mod state;
 mod tickets;
+mod vouchers;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

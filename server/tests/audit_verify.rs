@@ -1,6 +1,7 @@
 //! The tamper-evident audit trail (issue 7): a day's sales, cancellation, draw, settlement and
 //! payment verify; then each kind of record is edited behind the server's back and
-//! `keno-server audit verify` must find it, and the trail itself refuses to be edited.
+//! `keno-server audit verify` must find it (vouchers and their spends included), and the trail
+//! itself refuses to be edited.
 
 mod common;
 
@@ -102,9 +103,29 @@ fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
     );
     assert_eq!(status, 200, "{paid}");
 
+    // A voucher: a $20 deposit, $3 of it spent on a ticket.
+    let (status, v) = w.server.post(
+        &w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "deposit", "amount_cents": 2000}),
+    );
+    assert_eq!(status, 201, "{v}");
+    let voucher = v["code"].as_str().unwrap().to_string();
+    let mut body = sale(
+        "tendered",
+        json!({"type": "standard", "spots": [9]}),
+        "standard",
+        300,
+        1,
+    );
+    body["tender"] = json!({"voucher": voucher});
+    let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
+    assert_eq!(status, 201, "{t}");
+
     let (code, text) = verify(&db);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("verified"), "{text}");
+    assert!(text.contains("checked: 1 vouchers"), "{text}");
     assert!(text.contains("1 settled games"), "{text}");
 
     let loser = tickets
@@ -165,6 +186,28 @@ fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
         &format!("UPDATE principals SET role = 'supervisor' WHERE id = '{writer_id}'"),
         &format!("principal {writer_id} (supervisor JULIE) differs"),
         &format!("UPDATE principals SET role = 'writer' WHERE id = '{writer_id}'"),
+    );
+
+    // A voucher raised after it was issued.
+    tamper(
+        &db,
+        &format!("UPDATE vouchers SET amount_cents = amount_cents + 1000, balance_cents = balance_cents + 1000 WHERE code = '{voucher}'"),
+        &format!("voucher {voucher} differs from the voucher issued"),
+        &format!("UPDATE vouchers SET amount_cents = amount_cents - 1000, balance_cents = balance_cents - 1000 WHERE code = '{voucher}'"),
+    );
+    // Its spend forgotten: the balance back to the full amount.
+    tamper(
+        &db,
+        &format!("UPDATE vouchers SET balance_cents = amount_cents WHERE code = '{voucher}'"),
+        &format!("voucher {voucher}: balance 2000 (active), but 2000 issued less 300 spent"),
+        &format!("UPDATE vouchers SET balance_cents = 1700 WHERE code = '{voucher}'"),
+    );
+    // The spend made smaller.
+    tamper(
+        &db,
+        &format!("UPDATE sale_tenders SET covered_cents = 100 WHERE reference = '{voucher}'"),
+        &format!("voucher {voucher}: spent"),
+        &format!("UPDATE sale_tenders SET covered_cents = 300 WHERE reference = '{voucher}'"),
     );
 
     // The trail refuses edits; dropping its guard and editing it breaks the chain.

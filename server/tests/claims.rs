@@ -121,6 +121,31 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
         (409, Some("claim_required")),
         "{e}"
     );
+    // Nor may it be tendered for new tickets or turned into a voucher.
+    let mut tendered = sale(
+        "tender-old",
+        json!({"type": "standard", "spots": [5]}),
+        "standard",
+        100,
+        1,
+    );
+    tendered["tender"] = json!({ "ticket": winner });
+    let (status, e) = s.post(&p.w.writer, "/api/v1/tickets", tendered);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_required")),
+        "{e}"
+    );
+    let (status, e) = s.post(
+        &p.w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "v-old", "ticket": winner}),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_required")),
+        "{e}"
+    );
 
     // The claim is filed from what the player remembers; the ticket is among the candidates.
     let mut form = claim_form(&p, "old", None);

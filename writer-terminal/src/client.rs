@@ -40,12 +40,13 @@ pub struct Client {
     agent: ureq::Agent,
 }
 
-/// How a sale ended.
+/// How a sale (or a voucher's issue) ended.
 #[derive(Debug)]
 pub enum Sale {
-    /// Sold now.
+    /// Sold (issued) now.
     Sold(Value),
-    /// An earlier attempt with the same request id had sold it (a retry): the same ticket.
+    /// An earlier attempt with the same request id had sold it (a retry): the same ticket or
+    /// voucher.
     AlreadySold(Value),
 }
 
@@ -137,25 +138,41 @@ impl Client {
     /// request id once, so a retry either sells it or returns the ticket sold (200). A server
     /// error (5xx) changed nothing and is retried too; a refusal (4xx) is final.
     pub fn sell(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
+        self.create("/api/v1/tickets", "serial", body, attempts)
+    }
+
+    /// Issues a voucher (a deposit, or a winning ticket paid as a voucher), retried like a sale
+    /// under the same request id: one voucher, however many tries.
+    pub fn issue_voucher(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
+        self.create("/api/v1/vouchers", "code", body, attempts)
+    }
+
+    /// Posts `body` (which carries a request id) until the server answers with what it made
+    /// (201) or had made under that id (200): an answer with the string field `key`.
+    fn create(
+        &self,
+        path: &str,
+        key: &str,
+        body: &Value,
+        attempts: u32,
+    ) -> Result<Sale, CallError> {
         let mut pause = Duration::from_millis(200);
         let mut last = None;
-        // Unless every attempt failed to connect, one may have sold the ticket.
+        // Unless every attempt failed to connect, one may have made it.
         let mut maybe_sent = false;
         for attempt in 0..attempts.max(1) {
             if attempt > 0 {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_secs(3));
             }
-            match self.call(Some(body), "/api/v1/tickets") {
-                Ok((201, ticket)) if ticket["serial"].is_string() => return Ok(Sale::Sold(ticket)),
-                Ok((200, ticket)) if ticket["serial"].is_string() => {
-                    return Ok(Sale::AlreadySold(ticket))
-                }
-                // Not the server's answer to a sale (a proxy's page, say): nothing is known.
+            match self.call(Some(body), path) {
+                Ok((201, made)) if made[key].is_string() => return Ok(Sale::Sold(made)),
+                Ok((200, made)) if made[key].is_string() => return Ok(Sale::AlreadySold(made)),
+                // Not the server's answer (a proxy's page, say): nothing is known.
                 Ok((status, _)) => {
                     maybe_sent = true;
                     last = Some(CallError::Network(format!(
-                        "an answer that is not a ticket ({status})"
+                        "an answer that is not what was asked for ({status})"
                     )));
                 }
                 Err(CallError::Refused { status, code, .. })

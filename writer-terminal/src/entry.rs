@@ -68,6 +68,44 @@ pub fn parse_count(text: &str) -> Result<u8, String> {
     }
 }
 
+/// A tender as typed: `voucher:CODE`, `voucher:CODE:AMOUNT` (spend exactly that much of it) or
+/// `ticket:SERIAL` (a winning ticket's winnings), checked by their check digits before they
+/// leave the terminal. (`v:` and `t:` for short.)
+pub fn parse_tender(text: &str) -> Result<serde_json::Value, String> {
+    let t = text.trim();
+    let (kind, rest) = t.split_once(':').ok_or_else(|| {
+        format!("{t:?}: a tender is voucher:CODE, voucher:CODE:AMOUNT or ticket:SERIAL")
+    })?;
+    match kind {
+        "voucher" | "v" => {
+            let (code, amount) = match rest.split_once(':') {
+                Some((code, amount)) => (code, Some(parse_dollars(amount)?)),
+                None => (rest, None),
+            };
+            if !keno_core::serial::is_voucher_code(code) {
+                return Err(format!(
+                    "{code:?} is not a voucher code (22 digits): check the digits"
+                ));
+            }
+            Ok(match amount {
+                Some(cents) => serde_json::json!({"voucher": code, "amount_cents": cents}),
+                None => serde_json::json!({"voucher": code}),
+            })
+        }
+        "ticket" | "t" => {
+            if !keno_core::serial::is_well_formed(rest) {
+                return Err(format!(
+                    "{rest:?} is not a ticket serial number: check the digits"
+                ));
+            }
+            Ok(serde_json::json!({"ticket": rest}))
+        }
+        _ => Err(format!(
+            "{t:?}: a tender is voucher:CODE, voucher:CODE:AMOUNT or ticket:SERIAL"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +143,27 @@ mod tests {
         for bad in ["", ".", "1.234", "abc", "-1", "1.x", "+3", "1.+5"] {
             assert!(parse_dollars(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn tenders_as_typed() {
+        let code = "1234567890123456789012";
+        assert!(keno_core::serial::is_voucher_code(code), "the test's code");
+        assert_eq!(
+            parse_tender(&format!("voucher:{code}")),
+            Ok(serde_json::json!({"voucher": code}))
+        );
+        assert_eq!(
+            parse_tender(&format!("v:{code}:2.50")),
+            Ok(serde_json::json!({"voucher": code, "amount_cents": 250}))
+        );
+        assert_eq!(
+            parse_tender("ticket:12345678901234567894"),
+            Ok(serde_json::json!({"ticket": "12345678901234567894"}))
+        );
+        assert!(parse_tender("voucher:1234567890123456789013").is_err());
+        assert!(parse_tender("ticket:12345678901234567895").is_err());
+        assert!(parse_tender("cash:5").is_err());
+        assert!(parse_tender(code).is_err());
     }
 }

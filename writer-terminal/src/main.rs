@@ -68,8 +68,19 @@ enum Command {
     Sell(SellArgs),
     /// Show a ticket's games, results and what is payable.
     Check { serial: String },
-    /// Pay a winning ticket (once).
-    Pay { serial: String },
+    /// Pay a winning ticket (once): in cash (by cheque for a major prize), or as a voucher.
+    Pay {
+        serial: String,
+        /// Pay it as a voucher instead (rule 1(n)(ii)); not a major prize (rule 12.2).
+        #[arg(long)]
+        voucher: bool,
+        /// With --voucher: the request id of a try whose outcome is unknown, to find out.
+        #[arg(long, requires = "voucher")]
+        request_id: Option<String>,
+    },
+    /// Vouchers (rule 1(n)): issue one for a cash deposit, check one, cash one out.
+    #[command(subcommand)]
+    Voucher(VoucherCommand),
     /// Cancel what rule 8 allows of a ticket.
     Cancel { serial: String },
     /// Print the last receipt again, marked REPRINT.
@@ -84,6 +95,23 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         last: i64,
     },
+}
+
+#[derive(Subcommand)]
+enum VoucherCommand {
+    /// Issue a voucher for a cash deposit and print it.
+    Issue {
+        /// The deposit in dollars: "20", "20.00".
+        #[arg(long)]
+        amount: String,
+        /// The issue's request id: give the id of an issue whose outcome is unknown to find out.
+        #[arg(long)]
+        request_id: Option<String>,
+    },
+    /// Show a voucher's balance, spends and how long it is usable (rule 13.1).
+    Check { code: String },
+    /// Pay a voucher's balance in cash (once) and print the slip.
+    Cash { code: String },
 }
 
 #[derive(Args)]
@@ -115,6 +143,10 @@ struct SellArgs {
     /// The sale's request id: give the id of a sale whose outcome is unknown to find out.
     #[arg(long)]
     request_id: Option<String>,
+    /// Paid with a voucher or a winning ticket besides cash (rule 6.1): voucher:CODE,
+    /// voucher:CODE:AMOUNT (that much of it) or ticket:SERIAL; repeat for several, in order.
+    #[arg(long = "tender", value_name = "TENDER")]
+    tender: Vec<String>,
 }
 
 /// What went wrong, and the exit code that tells a script.
@@ -263,8 +295,38 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 Ok(())
             }
         },
-        Command::Pay { serial } => {
-            slip_action(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment)
+        Command::Pay {
+            serial,
+            voucher: false,
+            ..
+        } => slip_action(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment),
+        Command::Pay {
+            serial,
+            voucher: true,
+            request_id,
+        } => {
+            let request_id = request_id.clone().unwrap_or_else(new_request_id);
+            let body = json!({"request_id": request_id, "ticket": serial_arg(serial)?});
+            issue_voucher(cli, &client, &body, &request_id)
+        }
+        Command::Voucher(VoucherCommand::Issue { amount, request_id }) => {
+            let cents = entry::parse_dollars(amount).map_err(Failure::Usage)?;
+            let request_id = request_id.clone().unwrap_or_else(new_request_id);
+            let body = json!({"request_id": request_id, "amount_cents": cents});
+            issue_voucher(cli, &client, &body, &request_id)
+        }
+        Command::Voucher(VoucherCommand::Check { code }) => {
+            let v = client.get(&format!("/api/v1/vouchers/{}", voucher_arg(code)?))?;
+            print_or_json(cli, &v, || views::voucher(&v).join("\n") + "\n");
+            Ok(())
+        }
+        Command::Voucher(VoucherCommand::Cash { code }) => {
+            let code = voucher_arg(code)?;
+            let answer = client.post(&format!("/api/v1/vouchers/{code}/cash"), &Value::Null)?;
+            let (line, rows) = views::cash_out(&answer);
+            print_or_json(cli, &answer, || format!("{line}\nVOUCHER {code}\n"));
+            let title = "VOUCHER CASHED";
+            print_to(cli, title, &receipt::voucher_slip(title, &rows, code))
         }
         Command::Cancel { serial } => slip_action(
             cli,
@@ -292,6 +354,56 @@ fn slip_action(
     let (line, rows) = view(&answer);
     print_or_json(cli, &answer, || format!("{line}\nTICKET {serial}\n"));
     print_to(cli, title, &receipt::slip(title, &rows, serial))
+}
+
+/// Issues a voucher (a deposit, or a winning ticket paid as one), retried under the same request
+/// id until the server answers, and prints it.
+fn issue_voucher(
+    cli: &Cli,
+    client: &Client,
+    body: &Value,
+    request_id: &str,
+) -> Result<(), Failure> {
+    let (voucher, retried) = match client.issue_voucher(body, 5) {
+        Ok(Sale::Sold(v)) => (v, false),
+        Ok(Sale::AlreadySold(v)) => (v, true),
+        Err(CallError::NotSent(m)) => {
+            return Err(Failure::Unreachable(format!(
+                "NOT ISSUED: {m}. The server was never reached: nothing was issued or paid."
+            )))
+        }
+        Err(CallError::Network(m)) => {
+            return Err(Failure::Unreachable(format!(
+                "NOT CONFIRMED: {m}.\nThe voucher may or may not be issued. Run the same command \
+                 with --request-id {request_id}: if it was issued you get that voucher; if not, \
+                 it is issued then."
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let title = "VOUCHER";
+    let lines = receipt::voucher(&voucher, cli.casino(), title);
+    print_or_json(cli, &voucher, || {
+        let note = if retried {
+            "ISSUED (found on retry: one voucher, not two)\n"
+        } else {
+            "ISSUED\n"
+        };
+        format!("{note}{}", receipt::to_text(&lines))
+    });
+    print_to(cli, title, &lines)
+}
+
+/// A voucher's code as typed or scanned: 22 digits with a check digit.
+fn voucher_arg(code: &str) -> Result<&str, Failure> {
+    let code = code.trim();
+    if keno_core::serial::is_voucher_code(code) {
+        Ok(code)
+    } else {
+        Err(Failure::Usage(format!(
+            "{code:?} is not a voucher code (22 digits): check the digits"
+        )))
+    }
 }
 
 /// A serial as typed or scanned (a scanner types it and Enter): digits with a check digit.
@@ -343,6 +455,12 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
         schedule: args.schedule.clone(),
         amount_cents: entry::parse_dollars(&args.amount).map_err(Failure::Usage)?,
         games: args.games,
+        tenders: args
+            .tender
+            .iter()
+            .map(|t| entry::parse_tender(t))
+            .collect::<Result<_, _>>()
+            .map_err(Failure::Usage)?,
     };
     sell_order(cli, client, &order, args.request_id.clone())
 }
@@ -381,19 +499,44 @@ fn sell_order(
         } else {
             "SOLD\n"
         };
-        format!("{note}{}", receipt.to_text())
+        let paid = views::sale_payment(&ticket["payment"]);
+        let paid = if paid.is_empty() {
+            String::new()
+        } else {
+            paid.join("\n") + "\n"
+        };
+        format!("{note}{}{paid}", receipt.to_text())
     });
-    print_to(cli, "RECEIPT TICKET", &receipt.lines())
+    let mut docs = vec![("RECEIPT TICKET", receipt.lines())];
+    // The change of a winning ticket tendered, as a voucher for the player.
+    if let Some(code) = ticket["payment"]["change_voucher"].as_str() {
+        match client.get(&format!("/api/v1/vouchers/{code}")) {
+            Ok(v) => docs.push(("VOUCHER", receipt::voucher(&v, cli.casino(), "VOUCHER"))),
+            Err(e) => eprintln!(
+                "warning: the change voucher {code} was not printed ({e}); its code is on the receipt (PAID BY), and `writer-terminal voucher check {code}` shows it"
+            ),
+        }
+    }
+    print_docs_to(cli, &docs)
 }
 
 /// Prints to every `--print` target. The action it records is done whatever happens here: a
 /// printer failure says so, and `reprint` prints again.
 fn print_to(cli: &Cli, title: &str, lines: &[receipt::Line]) -> Result<(), Failure> {
+    print_docs_to(cli, &[(title, lines.to_vec())])
+}
+
+/// As [`print_to`], several documents (a receipt and its change voucher) one after the other.
+fn print_docs_to(cli: &Cli, docs: &[(&str, Vec<receipt::Line>)]) -> Result<(), Failure> {
+    let Some((title, _)) = docs.first() else {
+        return Ok(());
+    };
+    let pages: Vec<&[receipt::Line]> = docs.iter().map(|(_, lines)| lines.as_slice()).collect();
     let failed: Vec<String> = cli
         .print
         .iter()
         .filter_map(|target| {
-            print::print(target, title, lines)
+            print::print_docs(target, title, &pages)
                 .err()
                 .map(|e| format!("{e:#}"))
         })

@@ -9,18 +9,24 @@ pub struct Order {
     pub schedule: String,
     pub amount_cents: u64,
     pub games: u32,
+    /// What pays besides cash (rule 6.1): `{"voucher": CODE}` or `{"ticket": SERIAL}`, in order.
+    pub tenders: Vec<Value>,
 }
 
 impl Order {
     /// The sale's body under `request_id`.
     pub fn body(&self, request_id: &str) -> Value {
-        json!({
+        let mut body = json!({
             "request_id": request_id,
             "bet": self.bet,
             "schedule": self.schedule,
             "amount_per_way_cents": self.amount_cents,
             "games": self.games,
-        })
+        });
+        if !self.tenders.is_empty() {
+            body["tender"] = Value::Array(self.tenders.clone());
+        }
+        body
     }
 
     /// The same selections again (replay): a ticket's groups and combinations as a new order.
@@ -36,6 +42,8 @@ impl Order {
             schedule: ticket["schedule"].as_str()?.to_string(),
             amount_cents: ticket["amount_per_way_cents"].as_u64()?,
             games: ticket["games"].as_u64()? as u32,
+            // A replay is paid afresh.
+            tenders: Vec::new(),
         })
     }
 }

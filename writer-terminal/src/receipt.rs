@@ -32,6 +32,8 @@ pub struct Receipt {
     pub reprint: bool,
     /// The ticket's status on the server: a reprint of a cancelled or paid ticket says so.
     pub status: String,
+    /// How it was paid when vouchers or winning tickets paid some of it (rule 6.1).
+    pub payment: Vec<String>,
 }
 
 fn text(v: &Value) -> String {
@@ -131,6 +133,7 @@ impl Receipt {
             ways,
             reprint: false,
             status: text(&ticket["status"]),
+            payment: payment_lines(&ticket["payment"]),
         }
     }
 
@@ -213,23 +216,144 @@ impl Receipt {
         for w in &self.ways {
             out.push(plain(w.clone()));
         }
+        if !self.payment.is_empty() {
+            out.push(Line::Text(vec![Span::bold("PAID BY".into())]));
+            for p in &self.payment {
+                out.push(plain(p.clone()));
+            }
+        }
         out
     }
 
     /// The receipt as plain text, 48 columns (a thermal printer's width); marked numbers in
     /// brackets where the printer prints them white on black.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for line in self.lines() {
-            if let Line::Text(spans) = line {
-                for span in spans {
-                    out.push_str(&span.as_text());
-                }
-                out.push('\n');
-            }
-        }
-        out
+        to_text(&self.lines())
     }
+}
+
+/// Printed lines as plain text (barcodes left out: their digits are printed above them).
+pub fn to_text(lines: &[Line]) -> String {
+    let mut out = String::new();
+    for line in lines {
+        if let Line::Text(spans) = line {
+            for span in spans {
+                out.push_str(&span.as_text());
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A sale's `payment` as the receipt prints it: each voucher or ticket tendered and what it
+/// covered, the cash, the change voucher. Nothing for a sale paid in cash.
+pub fn payment_lines(payment: &Value) -> Vec<String> {
+    let tenders = payment["tenders"].as_array().cloned().unwrap_or_default();
+    if tenders.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for t in &tenders {
+        let covered = Dollars(cents(&t["covered_cents"]));
+        if let Some(code) = t["voucher"].as_str() {
+            out.push(format!(
+                "VOUCHER {code} {covered:>10}\n  LEFT ON IT {}",
+                Dollars(cents(&t["remaining_cents"]))
+            ));
+        } else if let Some(serial) = t["ticket"].as_str() {
+            out.push(format!("TICKET {serial} {covered:>10}"));
+        }
+    }
+    out.push(format!(
+        "CASH {:>43}",
+        Dollars(cents(&payment["cash_cents"])).to_string()
+    ));
+    if let Some(code) = payment["change_voucher"].as_str() {
+        out.push(format!(
+            "CHANGE AS VOUCHER {:>30}\n  No. {code}",
+            Dollars(cents(&payment["change_cents"])).to_string()
+        ));
+    }
+    // One printed line each.
+    out.iter()
+        .flat_map(|l| l.lines().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// A voucher (rule 1(n)) as printed: what it is for, its amount and balance, its Keno Day and
+/// the last day it is usable at a writer terminal (rule 13.1), and its code as text and as a
+/// barcode (ITF, like a ticket's serial).
+pub fn voucher(v: &Value, casino: &str, title: &str) -> Vec<Line> {
+    let issued = v["issued_at"]
+        .as_str()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Local));
+    let mut out = vec![Line::Text(vec![Span::bold(format!(
+        "{:<24}{:>24}",
+        "CASINO KENO", title
+    ))])];
+    two(
+        &mut out,
+        Span::plain(casino.to_string()),
+        Span::plain(issued.map_or_else(String::new, |t| {
+            format!("DATE: {} TIME: {}", t.format("%d/%m/%y"), t.format("%H:%M"))
+        })),
+    );
+    let plain = |t: String| Line::Text(vec![Span::plain(t)]);
+    out.push(plain(format!("OPERATOR NAME: {}", text(&v["writer"]))));
+    out.push(plain(format!(
+        "TERMINAL {}, SITE {}",
+        text(&v["terminal"]),
+        text(&v["site"])
+    )));
+    let ticket = v["ticket"].as_str().unwrap_or("");
+    out.push(plain(match v["source"].as_str() {
+        Some("deposit") => "FOR: A DEPOSIT FOR FUTURE GAMING".to_string(),
+        Some("ticket") => format!("FOR: WINNING TICKET {ticket}"),
+        Some("change") => format!("FOR: CHANGE OF TICKET {ticket}"),
+        _ => String::new(),
+    }));
+    let row = |label: &str, value: String, bold: bool| {
+        Line::Text(vec![
+            Span::plain(format!("{label:<20}")),
+            Span {
+                text: format!("{value:>28}"),
+                bold,
+                reverse: false,
+            },
+        ])
+    };
+    out.push(row(
+        "AMOUNT",
+        Dollars(cents(&v["amount_cents"])).to_string(),
+        false,
+    ));
+    out.push(row(
+        "BALANCE",
+        Dollars(cents(&v["balance_cents"])).to_string(),
+        true,
+    ));
+    out.push(row("KENO DAY", text(&v["keno_day"]), false));
+    out.push(row("VALID UNTIL", text(&v["valid_until"]), true));
+    if v["status"] != "active" || v["expired"] == true {
+        let state = if v["expired"] == true {
+            "EXPIRED: CLAIM FORM ONLY".to_string()
+        } else {
+            text(&v["status"]).to_uppercase()
+        };
+        out.push(row("STATUS", state, true));
+    }
+    let code = text(&v["code"]);
+    out.push(plain(format!("VOUCHER No. {code}")));
+    out.push(Line::Barcode(code));
+    out.push(plain(
+        "Tender at any keno writer terminal until VALID".into(),
+    ));
+    out.push(plain(
+        "UNTIL; after it, by Unclaimed Prize Claim Form.".into(),
+    ));
+    out
 }
 
 /// Characters on a line of a thermal receipt.
@@ -257,6 +381,15 @@ fn two(out: &mut Vec<Line>, left: Span, right: Span) {
 /// A payment or cancellation slip: a title, label-value rows, and the ticket's serial as text and
 /// barcode.
 pub fn slip(title: &str, rows: &[(&str, String)], serial: &str) -> Vec<Line> {
+    numbered_slip(title, rows, "SERIAL No.", serial)
+}
+
+/// A slip for a voucher (a cash-out): as a ticket's, with the voucher's code.
+pub fn voucher_slip(title: &str, rows: &[(&str, String)], code: &str) -> Vec<Line> {
+    numbered_slip(title, rows, "VOUCHER No.", code)
+}
+
+fn numbered_slip(title: &str, rows: &[(&str, String)], label: &str, serial: &str) -> Vec<Line> {
     let now = Local::now();
     let mut out = vec![
         Line::Text(vec![Span::bold(format!(
@@ -275,9 +408,7 @@ pub fn slip(title: &str, rows: &[(&str, String)], serial: &str) -> Vec<Line> {
             Span::bold(format!("{value:>28}")),
         ]));
     }
-    out.push(Line::Text(vec![Span::plain(format!(
-        "SERIAL No. {serial}"
-    ))]));
+    out.push(Line::Text(vec![Span::plain(format!("{label} {serial}"))]));
     out.push(Line::Barcode(serial.to_string()));
     out
 }
@@ -404,5 +535,56 @@ mod tests {
             Receipt::from_ticket(&jackpot, "C").bet,
             "BET-QUICK PICK JACKPOT"
         );
+    }
+
+    #[test]
+    fn a_voucher_prints_its_code_amount_and_validity() {
+        let v = json!({"code": "1234567890123456789012", "amount_cents": 2000, "balance_cents": 1500,
+            "source": "deposit", "keno_day": "2026-11-23", "valid_until": "2027-11-23",
+            "status": "active", "expired": false, "writer": "JULIE", "terminal": "03",
+            "site": "735624", "issued_at": "2026-11-23T03:03:00Z"});
+        let lines = voucher(&v, "CANBERRA", "VOUCHER");
+        let text = to_text(&lines);
+        for field in [
+            "CASINO KENO",
+            "VOUCHER",
+            "CANBERRA",
+            "OPERATOR NAME: JULIE",
+            "TERMINAL 03, SITE 735624",
+            "FOR: A DEPOSIT FOR FUTURE GAMING",
+            "$20.00",
+            "$15.00",
+            "2027-11-23",
+            "VOUCHER No. 1234567890123456789012",
+            "Unclaimed Prize Claim Form",
+        ] {
+            assert!(text.contains(field), "{field} missing from\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(lines.contains(&Line::Barcode("1234567890123456789012".into())));
+    }
+
+    #[test]
+    fn a_receipt_paid_by_tender_says_so() {
+        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1]], "ways": [],
+            "payment": {"tenders": [{"voucher": "1234567890123456789012", "covered_cents": 200, "remaining_cents": 1300},
+                                    {"ticket": "12345678901234567894", "covered_cents": 100, "change_cents": 200}],
+                        "cash_cents": 0, "change_cents": 200, "change_voucher": "9234567890123456789015"}});
+        let text = Receipt::from_ticket(&ticket, "C").to_text();
+        for field in [
+            "PAID BY",
+            "VOUCHER 1234567890123456789012",
+            "LEFT ON IT $13.00",
+            "TICKET 12345678901234567894",
+            "CHANGE AS VOUCHER                          $2.00",
+            "  No. 9234567890123456789015",
+        ] {
+            assert!(text.contains(field), "{field} missing from\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        let cash = json!({"bet_type": "standard", "groups": [[1]], "payment": {"tenders": [], "cash_cents": 100}});
+        assert!(!Receipt::from_ticket(&cash, "C")
+            .to_text()
+            .contains("PAID BY"));
     }
 }

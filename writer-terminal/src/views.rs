@@ -102,3 +102,94 @@ pub fn cancellation(c: &Value) -> (String, Vec<(&'static str, String)>) {
         vec![("GAMES CANCELLED", range), ("REFUND", refund)],
     )
 }
+
+/// A voucher looked up: what it is, what is left, until when, and where it went.
+pub fn voucher(v: &Value) -> Vec<String> {
+    let ticket = v["ticket"].as_str().unwrap_or("");
+    let source = match v["source"].as_str() {
+        Some("deposit") => "A DEPOSIT".to_string(),
+        Some("ticket") => format!("WINNING TICKET {ticket}"),
+        Some("change") => format!("CHANGE OF TICKET {ticket}"),
+        other => other.unwrap_or("").to_uppercase(),
+    };
+    let mut out = vec![
+        format!(
+            "VOUCHER {}  {}",
+            v["code"].as_str().unwrap_or(""),
+            v["status"].as_str().unwrap_or("").to_uppercase()
+        ),
+        format!(
+            "AMOUNT {}   BALANCE {}",
+            cents(&v["amount_cents"]),
+            cents(&v["balance_cents"])
+        ),
+        format!(
+            "ISSUED KENO DAY {} BY {} (TERMINAL {}, SITE {}) FOR {source}",
+            v["keno_day"].as_str().unwrap_or(""),
+            v["writer"].as_str().unwrap_or(""),
+            v["terminal"].as_str().unwrap_or(""),
+            v["site"].as_str().unwrap_or("")
+        ),
+        format!("VALID UNTIL {}", v["valid_until"].as_str().unwrap_or("")),
+    ];
+    if v["expired"] == true {
+        out.push("EXPIRED: PAYABLE ONLY BY AN UNCLAIMED PRIZE CLAIM FORM (rule 13.1)".to_string());
+    }
+    for s in v["spends"].as_array().into_iter().flatten() {
+        out.push(format!(
+            "SPENT {} ON TICKET {} ({} LEFT)",
+            cents(&s["amount_cents"]),
+            s["serial"].as_str().unwrap_or(""),
+            cents(&s["remaining_cents"])
+        ));
+    }
+    if v["cashed_cents"].as_u64().unwrap_or(0) > 0 {
+        out.push(format!("CASHED OUT {}", cents(&v["cashed_cents"])));
+    }
+    out
+}
+
+/// A voucher's balance paid in cash: the line to show, and the slip's rows.
+pub fn cash_out(c: &Value) -> (String, Vec<(&'static str, String)>) {
+    let amount = cents(&c["paid_cents"]);
+    (
+        format!("PAID {amount} CASH: THE VOUCHER HAS NOTHING LEFT"),
+        vec![
+            ("PAID", amount),
+            ("BY", "CASH".into()),
+            ("VOUCHER BALANCE", cents(&c["voucher"]["balance_cents"])),
+        ],
+    )
+}
+
+/// How a sale was paid, for the writer: what each tender covered, the cash to take, the change.
+/// Nothing for a sale paid in cash.
+pub fn sale_payment(payment: &Value) -> Vec<String> {
+    let tenders = payment["tenders"].as_array().cloned().unwrap_or_default();
+    if tenders.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for t in &tenders {
+        if let Some(code) = t["voucher"].as_str() {
+            out.push(format!(
+                "VOUCHER {code} PAYS {} ({} LEFT ON IT)",
+                cents(&t["covered_cents"]),
+                cents(&t["remaining_cents"])
+            ));
+        } else if let Some(serial) = t["ticket"].as_str() {
+            out.push(format!(
+                "TICKET {serial} PAYS {} (PAID WHOLE)",
+                cents(&t["covered_cents"])
+            ));
+        }
+    }
+    out.push(format!("CASH DUE {}", cents(&payment["cash_cents"])));
+    if let Some(code) = payment["change_voucher"].as_str() {
+        out.push(format!(
+            "CHANGE {} AS VOUCHER {code}",
+            cents(&payment["change_cents"])
+        ));
+    }
+    out
+}

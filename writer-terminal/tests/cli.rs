@@ -939,6 +939,23 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.wait_for("TOTAL $3.00");
     t.key("Enter");
     t.wait_for("SOLD $3.00 (ticket 2)");
+    // A voucher scanned shows its balance; v:CODE in a sale pays with it.
+    let code = json_out(&terminal(
+        &s.base,
+        &token,
+        state.path(),
+        &["--json", "voucher", "issue", "--amount", "5"],
+    ))["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    t.keys(&code);
+    t.wait_for("BALANCE $5.00");
+    t.keys(&format!("7 $2 v:{code}"));
+    t.wait_for("charged, TENDERED $2.00 CASH $0.00): ENTER to sell");
+    t.key("Enter");
+    t.wait_for("SOLD $2.00 (ticket 3)");
+    t.wait_for(&format!("VOUCHER {code} PAYS $2.00 ($3.00 LEFT ON IT)"));
     t.keys("q");
 }
 
@@ -976,6 +993,261 @@ fn a_sale_whose_answer_never_comes_is_reported_as_not_confirmed() {
         err.contains("NOT CONFIRMED") && err.contains("--request-id counter-7-000123"),
         "{err}"
     );
+}
+
+/// Sells a ticket over HTTP (quicker than the terminal when a test needs many); its serial.
+fn sell_http(base: &str, token: &str, request_id: &str, number: u8) -> String {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut r = agent
+        .post(format!("{base}/api/v1/tickets"))
+        .header("Authorization", format!("Bearer {token}"))
+        .send_json(serde_json::json!({
+            "request_id": request_id,
+            "bet": {"type": "standard", "spots": [number]},
+            "schedule": "standard",
+            "amount_per_way_cents": 100,
+            "games": 1,
+        }))
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let t: Value = r.body_mut().read_json().unwrap();
+    t["serial"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn vouchers_from_the_command_line() {
+    let s = Server::start();
+    let token = s.writer();
+    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| terminal(&s.base, &token, state.path(), args);
+
+    // A $20 deposit, printed with its code as a barcode. The first answer is lost on the way
+    // back: the terminal retries under the same request id and one voucher is issued.
+    let printer = state.path().join("voucher.bin");
+    let out = terminal(
+        &flaky_proxy(&s.base),
+        &token,
+        state.path(),
+        &[
+            "--casino",
+            "CANBERRA",
+            "--print",
+            &format!("escpos:file:{}", printer.display()),
+            "voucher",
+            "issue",
+            "--amount",
+            "20.00",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("ISSUED (found on retry: one voucher, not two)"),
+        "{text}"
+    );
+    let code = text
+        .lines()
+        .find_map(|l| l.strip_prefix("VOUCHER No. "))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(keno_core::serial::is_voucher_code(&code), "{code}");
+    let d = decode_escpos(&std::fs::read(&printer).unwrap());
+    let printed = d.lines.join("\n");
+    for field in [
+        "CASINO KENO",
+        "VOUCHER",
+        "CANBERRA",
+        "OPERATOR NAME: JULIE",
+        "FOR: A DEPOSIT FOR FUTURE GAMING",
+        "$20.00",
+        "VALID UNTIL",
+        &format!("VOUCHER No. {code}"),
+    ] {
+        assert!(printed.contains(field), "{field} missing from\n{printed}");
+    }
+    assert_eq!(d.barcodes, vec![(5u8, code.clone())]);
+    assert!(d.cut);
+
+    // Check it; spend $3 of it on a sale.
+    let out = run(&["voucher", "check", &code]);
+    let check = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && check.contains("BALANCE $20.00") && check.contains("VALID UNTIL"),
+        "{check}"
+    );
+    let t = json_out(&run(&[
+        "--json",
+        "sell",
+        "--spots",
+        "7",
+        "--amount",
+        "3",
+        "--tender",
+        &format!("voucher:{code}"),
+    ]));
+    assert_eq!(
+        (
+            t["payment"]["tendered_cents"].as_i64(),
+            t["payment"]["cash_cents"].as_i64(),
+            t["payment"]["tenders"][0]["remaining_cents"].as_i64()
+        ),
+        (Some(300), Some(0), Some(1700))
+    );
+    // $2 of it on a $5 sale, the rest in cash: the receipt and the screen say so.
+    let out = run(&[
+        "sell",
+        "--spots",
+        "8",
+        "--amount",
+        "5",
+        "--tender",
+        &format!("voucher:{code}:2.00"),
+    ]);
+    let sold = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{sold}");
+    for field in [
+        "PAID BY",
+        &format!("VOUCHER {code} PAYS $2.00 ($15.00 LEFT ON IT)"),
+        "CASH DUE $3.00",
+    ] {
+        assert!(sold.contains(field), "{field} missing from\n{sold}");
+    }
+    // Cash out the $15 left, once.
+    let out = run(&["voucher", "cash", &code]);
+    let cashed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && cashed.contains("PAID $15.00 CASH"),
+        "{cashed}"
+    );
+    let out = run(&["voucher", "cash", &code]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already_cashed"));
+    // Mistyped codes and tenders are caught before they reach the server.
+    let mut wrong = code.clone().into_bytes();
+    wrong[4] = if wrong[4] == b'9' { b'0' } else { wrong[4] + 1 };
+    let wrong = String::from_utf8(wrong).unwrap();
+    assert_eq!(run(&["voucher", "check", &wrong]).status.code(), Some(2));
+    assert_eq!(
+        run(&[
+            "sell",
+            "--spots",
+            "7",
+            "--amount",
+            "1",
+            "--tender",
+            &format!("voucher:{wrong}")
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["voucher", "issue", "--amount", "-5"]).status.code(),
+        Some(2)
+    );
+
+    // A winning ticket paid as a voucher, and one tendered for a sale.
+    let serials: Vec<String> = (1..=80)
+        .map(|n| sell_http(&s.base, &token, &format!("cover-{n}"), n))
+        .collect();
+    let (status, game) = http(
+        &s.base,
+        "POST",
+        "/api/v1/games/current/close",
+        Some(&supervisor),
+    );
+    assert_eq!(status, 200);
+    let number = game["number"].as_i64().unwrap();
+    let start = Instant::now();
+    let game = loop {
+        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
+        if g["state"] == "settled" {
+            break g;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let winner = |i: usize| serials[game["drawn"][i].as_u64().unwrap() as usize - 1].clone();
+    let v = json_out(&run(&["--json", "pay", &winner(0), "--voucher"]));
+    assert_eq!(
+        (
+            v["amount_cents"].as_i64(),
+            v["source"].as_str(),
+            v["ticket"].as_str()
+        ),
+        (Some(300), Some("ticket"), Some(winner(0).as_str()))
+    );
+    let out = run(&["pay", &winner(0)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already_paid"));
+    // Tendered for a $1 ticket: the $2 change is a voucher, printed after the receipt (a page of
+    // its own in a PDF).
+    let printer = state.path().join("change.bin");
+    let t = json_out(&run(&[
+        "--json",
+        "--print",
+        &format!("escpos:file:{}", printer.display()),
+        "sell",
+        "--spots",
+        "9",
+        "--amount",
+        "1",
+        "--tender",
+        &format!("ticket:{}", winner(1)),
+    ]));
+    let change = t["payment"]["change_voucher"].as_str().unwrap().to_string();
+    assert_eq!(t["payment"]["change_cents"], 200);
+    let d = decode_escpos(&std::fs::read(&printer).unwrap());
+    let printed = d.lines.join("\n");
+    assert!(
+        printed.contains("RECEIPT TICKET")
+            && printed.contains(&format!("TICKET {}", winner(1)))
+            && printed.contains("FOR: CHANGE OF TICKET")
+            && printed.contains(&format!("VOUCHER No. {change}")),
+        "{printed}"
+    );
+    assert_eq!(
+        d.barcodes,
+        vec![
+            (5u8, t["serial"].as_str().unwrap().to_string()),
+            (5u8, change.clone())
+        ]
+    );
+    let v = json_out(&run(&["--json", "voucher", "check", &change]));
+    assert_eq!(
+        (v["balance_cents"].as_i64(), v["source"].as_str()),
+        (Some(200), Some("change"))
+    );
+    // The change voucher pays a PDF-printed sale; pdftotext (where installed) reads the code.
+    let pdf = state.path().join("voucher.pdf");
+    let out = run(&[
+        "--print",
+        &format!("pdf:{}", pdf.display()),
+        "pay",
+        &winner(2),
+        "--voucher",
+    ]);
+    assert!(out.status.success());
+    let pdftotext = ["/usr/bin/pdftotext", "/usr/local/bin/pdftotext"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    if let Some(pdftotext) = pdftotext {
+        let text = Command::new(pdftotext).arg(&pdf).arg("-").output().unwrap();
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            text.contains("VOUCHER No.") && text.contains(&format!("WINNING TICKET {}", winner(2))),
+            "{text}"
+        );
+    }
 }
 
 #[test]

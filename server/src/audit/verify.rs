@@ -2,9 +2,10 @@
 //!
 //! 1. The hash chain: every entry's hash is recomputed from the one before; a changed,
 //!    removed or inserted entry breaks it.
-//! 2. Every record against its entry: each ticket as sold, cancelled and paid; each principal;
-//!    each rule set (its body against its hash); each settled game's numbers, totals and
-//!    results digest.
+//! 2. Every record against its entry: each ticket as sold, cancelled and paid; each voucher as
+//!    issued, each of its spends and its cash-out, and its balance as their sum; each ticket
+//!    tendered for a sale; each principal; each rule set (its body against its hash); each
+//!    settled game's numbers, totals and results digest.
 //! 3. Every settled game settled again from the stored tickets and draw with the game's own
 //!    rule set, and compared with the stored results.
 //!
@@ -25,8 +26,8 @@ use sha2::{Digest, Sha256};
 use super::log::entry_hash;
 use crate::db::schema::bonus_results;
 use crate::db::schema::{
-    audit_head, audit_log, game_settlements, games, principals, rule_sets, ticket_results, tickets,
-    way_results,
+    audit_head, audit_log, game_settlements, games, principals, rule_sets, sale_tenders,
+    ticket_results, tickets, vouchers, way_results,
 };
 use crate::db::{Db, DbConnection};
 use crate::settlement::{
@@ -34,6 +35,7 @@ use crate::settlement::{
 };
 use crate::tickets::sale::NewTicket;
 use crate::tickets::TicketRow;
+use crate::vouchers::{NewVoucher, VoucherRow};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -52,6 +54,11 @@ struct Trail {
     settled: BTreeMap<i64, Value>,
     principals: HashMap<String, Value>,
     rule_sets: HashMap<String, Value>,
+    /// Code -> the voucher as issued.
+    vouchers_issued: HashMap<String, Value>,
+    /// Code -> each spend: (the ticket sold, cents).
+    voucher_spends: HashMap<String, Vec<(String, i64)>>,
+    voucher_cashed: HashMap<String, Value>,
 }
 
 struct Report {
@@ -82,6 +89,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     conn.transaction(|conn| -> anyhow::Result<()> {
         let trail = check_chain(conn, &mut report)?;
         check_tickets(conn, &trail, &mut report)?;
+        check_vouchers(conn, &trail, &mut report)?;
         check_principals_and_rules(conn, &trail, &mut report)?;
         check_settlements(conn, &trail, &mut report)
     })?;
@@ -179,6 +187,16 @@ fn check_chain(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<T
                 "rule_set_recorded" => {
                     trail.rule_sets.insert(e.subject, payload);
                 }
+                "voucher_issued" => {
+                    trail.vouchers_issued.insert(e.subject, payload);
+                }
+                "voucher_spent" => trail.voucher_spends.entry(e.subject).or_default().push((
+                    payload["serial"].as_str().unwrap_or_default().to_string(),
+                    payload["amount_cents"].as_i64().unwrap_or(-1),
+                )),
+                "voucher_cashed" => {
+                    trail.voucher_cashed.insert(e.subject, payload);
+                }
                 _ => {}
             }
         }
@@ -271,6 +289,122 @@ fn check_tickets(
         ));
     }
     println!("checked: {checked} tickets against their sale, cancellation and payment");
+    Ok(())
+}
+
+fn check_vouchers(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    // Every spend, by voucher; and every ticket tendered, with the sale it paid for.
+    let mut spends: HashMap<String, Vec<(String, i64)>> = HashMap::new();
+    let mut tendered: Vec<(String, String, i64)> = Vec::new();
+    let rows: Vec<(String, String, String, i64, i64)> = sale_tenders::table
+        .select((
+            sale_tenders::serial,
+            sale_tenders::kind,
+            sale_tenders::reference,
+            sale_tenders::covered_cents,
+            sale_tenders::change_cents,
+        ))
+        .load(conn)?;
+    for (serial, kind, reference, covered, change) in rows {
+        if kind == "voucher" {
+            spends.entry(reference).or_default().push((serial, covered));
+        } else {
+            tendered.push((reference, serial, covered + change));
+        }
+    }
+    let mut after = String::new();
+    let mut checked = 0usize;
+    let mut seen = 0usize;
+    loop {
+        let page: Vec<VoucherRow> = vouchers::table
+            .filter(vouchers::code.gt(&after))
+            .order(vouchers::code)
+            .limit(10_000)
+            .select(VoucherRow::as_select())
+            .load(conn)?;
+        let Some(last) = page.last() else { break };
+        after = last.code.clone();
+        for v in &page {
+            checked += 1;
+            let c = &v.code;
+            match trail.vouchers_issued.get(c) {
+                None => report.differ(format!("voucher {c} has no issue in the audit trail")),
+                Some(issued) => {
+                    seen += 1;
+                    if *issued != serde_json::json!(NewVoucher::from(v)) {
+                        report.differ(format!("voucher {c} differs from the voucher issued"));
+                    }
+                }
+            }
+            let mut stored = spends.remove(c).unwrap_or_default();
+            let mut recorded = trail.voucher_spends.get(c).cloned().unwrap_or_default();
+            stored.sort();
+            recorded.sort();
+            if stored != recorded {
+                report.differ(format!(
+                    "voucher {c}: spent {:?}, the trail says {recorded:?}",
+                    stored
+                ));
+            }
+            let cashed = trail.voucher_cashed.get(c);
+            let trail_cashed = cashed.map_or(0, |p| p["cashed_cents"].as_i64().unwrap_or(-1));
+            if trail_cashed != v.cashed_cents || (v.status == "cashed") != cashed.is_some() {
+                report.differ(format!(
+                    "voucher {c}: {} with {} cashed out, the trail says {trail_cashed}",
+                    v.status, v.cashed_cents
+                ));
+            }
+            let spent: i64 = stored.iter().map(|(_, cents)| cents).sum();
+            let balance = v.amount_cents - spent - v.cashed_cents;
+            let status = match (v.cashed_cents > 0, balance) {
+                (true, _) => "cashed",
+                (false, 0) => "spent",
+                _ => "active",
+            };
+            if v.balance_cents != balance || v.status != status {
+                report.differ(format!(
+                    "voucher {c}: balance {} ({}), but {} issued less {spent} spent and {} \
+                     cashed out leaves {balance} ({status})",
+                    v.balance_cents, v.status, v.amount_cents, v.cashed_cents
+                ));
+            }
+        }
+    }
+    for (code, spent) in spends {
+        report.differ(format!(
+            "spends {spent:?} name voucher {code}, which does not exist"
+        ));
+    }
+    if seen != trail.vouchers_issued.len() {
+        report.differ(format!(
+            "the trail records {} vouchers issued but {seen} of them are in the vouchers table: \
+             vouchers were removed",
+            trail.vouchers_issued.len()
+        ));
+    }
+    // A ticket tendered is paid whole by tender, for the sale that names it.
+    for (serial, sale, worth) in &tendered {
+        let paid = trail.paid.get(serial);
+        let ok = paid.is_some_and(|p| {
+            p["pay_method"] == "tender"
+                && p["for_ticket"].as_str() == Some(sale.as_str())
+                && p["paid_cents"].as_i64() == Some(*worth)
+        });
+        if !ok {
+            report.differ(format!(
+                "ticket {serial} is tendered for ticket {sale} ({worth} cents), but the trail \
+                 records no such payment"
+            ));
+        }
+    }
+    println!(
+        "checked: {checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
+        tendered.len()
+    );
     Ok(())
 }
 

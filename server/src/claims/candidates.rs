@@ -9,7 +9,7 @@ use super::ClaimRow;
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
 use crate::error::{ApiError, ApiResult};
-use crate::tickets::pay::amount_due;
+use crate::tickets::pay::payable;
 use crate::tickets::TicketRow;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -71,7 +71,7 @@ pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> ApiResult<Vec<Cand
     };
     let mut out = Vec::new();
     for t in found {
-        let (owed, not_payable) = match amount_due(conn, &t) {
+        let (owed, not_payable) = match payable(conn, &t) {
             Ok(due) => (due.total_cents, None),
             Err(ApiError::Refused { code, .. }) => (0, Some(code.to_string())),
             Err(e) => return Err(e),

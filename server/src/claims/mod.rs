@@ -25,7 +25,7 @@ use crate::db::schema::claims;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::tickets::pay::{amount_due, mark_paid};
+use crate::tickets::pay::{mark_paid, payable};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -396,7 +396,7 @@ pub async fn approve(
         conn.transaction(|conn| -> ApiResult<()> {
             let ticket = crate::tickets::find(conn, &serial)?
                 .ok_or_else(|| ApiError::not_found("ticket"))?;
-            amount_due(conn, &ticket)?;
+            payable(conn, &ticket)?;
             let taken: bool = diesel::select(diesel::dsl::exists(
                 claims::table
                     .filter(claims::ticket_serial.eq(&serial))
@@ -540,7 +540,7 @@ pub async fn pay(
             };
             let ticket = crate::tickets::find(conn, &serial)?
                 .ok_or_else(|| ApiError::not_found("ticket"))?;
-            let due = amount_due(conn, &ticket)?;
+            let due = payable(conn, &ticket)?;
             let now = now_micros();
             let changed = diesel::update(claims::table.find(id))
                 .filter(claims::state.eq("approved"))
@@ -559,13 +559,15 @@ pub async fn pay(
                 ));
             }
             // Rule 13.5: by cheque. The same guarded update as a terminal's payment.
-            mark_paid(
+            let paid = mark_paid(
                 conn,
-                &serial,
+                &ticket,
                 due.total_cents,
                 "claim_cheque",
                 &principal.id,
+                serde_json::json!({ "claim": id }),
             )?;
+            append(conn, vec![paid])?;
             let row = find_claim(conn, id)?;
             Ok(log(conn, "claim_paid", &row, &principal.id)?)
         })?;

@@ -17,7 +17,7 @@ use crate::db::schema::{
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::tickets::pay::amount_due;
+use crate::tickets::pay::payable;
 use crate::tickets::TicketRow;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -161,7 +161,7 @@ fn record(
         if t.last_played_game() > old_game {
             continue;
         }
-        match amount_due(conn, t) {
+        match payable(conn, t) {
             Ok(due) => owed.push((t.serial.clone(), due.total_cents)),
             Err(ApiError::Refused { .. }) => {}
             Err(e) => return Err(e),

@@ -346,6 +346,40 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    vouchers (code) {
+        code -> Text,
+        principal_id -> Text,
+        request_id -> Nullable<Text>,
+        site -> Text,
+        terminal -> Text,
+        writer -> Text,
+        issued_at -> BigInt,
+        keno_day -> Text,
+        source -> Text,
+        ticket -> Nullable<Text>,
+        amount_cents -> BigInt,
+        balance_cents -> BigInt,
+        status -> Text,
+        cashed_cents -> BigInt,
+        cashed_at -> Nullable<BigInt>,
+        cashed_by -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    sale_tenders (serial, position) {
+        serial -> Text,
+        position -> Integer,
+        kind -> Text,
+        reference -> Text,
+        covered_cents -> BigInt,
+        remaining_cents -> BigInt,
+        change_cents -> BigInt,
+        spent_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -372,4 +406,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     bonus_prizes,
     game_bonus_offers,
     bonus_results,
+    vouchers,
+    sale_tenders,
 );

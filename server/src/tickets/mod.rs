@@ -1,9 +1,10 @@
 //! Tickets: the stored record, the API's view of it, and the endpoints (sale, view, cancel,
-//! pay). A player is in a game once the ticket's row is committed (rules 4, 15).
+//! pay); `tender`: a sale paid with vouchers and winning tickets. A player is in a game once the ticket's row is committed (rules 4, 15).
 
 pub mod cancel;
 pub mod pay;
 pub mod sale;
+pub mod tender;
 pub mod view;
 pub mod writer;
 
@@ -248,7 +249,7 @@ pub struct Ticket {
     pub paid_at: Option<String>,
     /// The principal who paid it.
     pub paid_by: Option<String>,
-    /// cash | cheque
+    /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale)
     pub pay_method: Option<String>,
     pub request_id: String,
 }

@@ -2,14 +2,17 @@
 //!
 //! A ticket is paid once, when every game it plays is settled: the whole prize in one
 //! payment. Two pays at once pay once: the update that marks the ticket paid only matches an
-//! unpaid ticket, and the loser of the race is told it is already paid.
+//! unpaid ticket, and the loser of the race is told it is already paid. A winning ticket may
+//! also be paid as a voucher (`vouchers::issue`) or tendered for a sale (`tickets::tender`):
+//! the same `payable` and `mark_paid`.
 
 use actix_web::{post, web};
 use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::find;
+use super::{find, TicketRow};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
@@ -19,7 +22,8 @@ use crate::state::AppState;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Payment {
     pub paid_cents: i64,
-    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2).
+    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2). (A ticket's
+    /// `pay_method` may also be `voucher`, paid as a voucher, or `tender`, tendered for a sale.)
     pub method: String,
 }
 
@@ -30,7 +34,7 @@ pub struct Payment {
     params(("serial" = String, Path)),
     responses(
         (status = 200, body = Payment),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`, `claim_required` (more than 12 months after its Keno Day: rule 13.1)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
@@ -45,11 +49,8 @@ pub async fn pay(
     let payment = web::block(move || -> ApiResult<Payment> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        let today = state
-            .settings
-            .hours
-            .latest_started_day(chrono::Local::now());
-        conn.transaction(|conn| pay_in(conn, &serial, &principal, today))
+        let today = crate::vouchers::today(&state);
+        conn.transaction(|conn| pay_in(conn, &serial, &principal, &today))
     })
     .await??;
     Ok(web::Json(payment))
@@ -59,53 +60,73 @@ fn pay_in(
     conn: &mut DbConnection,
     serial: &str,
     principal: &Principal,
-    today: chrono::NaiveDate,
+    today: &str,
 ) -> ApiResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
-    let due = amount_due(conn, &t)?;
-    // Rule 13.1: payable at a writer terminal for 12 months after its Keno Day; after that
-    // only through an Unclaimed Prize Claim Form.
-    if let Some(until) = due.payable_until {
-        if today > until {
-            return Err(ApiError::conflict(
+    let payable = payable(conn, &t)?;
+    payable.at_a_terminal(today)?;
+    let method = if payable.major { "cheque" } else { "cash" };
+    let entry = mark_paid(
+        conn,
+        &t,
+        payable.total_cents,
+        method,
+        &principal.id,
+        serde_json::json!({}),
+    )?;
+    crate::audit::log::append(conn, vec![entry])?;
+    Ok(Payment {
+        paid_cents: payable.total_cents,
+        method: method.into(),
+    })
+}
+
+/// What a ticket pays now.
+#[derive(Clone, Copy, Debug)]
+pub struct Payable {
+    /// Prizes and invalidation refunds together.
+    pub total_cents: i64,
+    /// Some of it is a major prize (rule 1(h)): paid by cheque only (rule 12.2).
+    pub major: bool,
+    /// The last Keno Day a writer terminal may pay it (rule 13.1): 12 months after the Keno
+    /// Day of its last game.
+    pub payable_until: Option<chrono::NaiveDate>,
+}
+
+impl Payable {
+    /// Rule 13.1: a terminal pays (or takes as tender, or turns into a voucher) a prize for 12
+    /// months after its Keno Day; after that only an Unclaimed Prize Claim Form does.
+    pub fn at_a_terminal(&self, today: &str) -> ApiResult<()> {
+        let today = chrono::NaiveDate::parse_from_str(today, "%Y-%m-%d").ok();
+        match (self.payable_until, today) {
+            (Some(until), Some(today)) if today > until => Err(ApiError::conflict(
                 "claim_required",
                 format!(
                     "this ticket's prize was payable at a terminal until {until} (12 months after \
                      its Keno Day, rule 13.1): the player files an Unclaimed Prize Claim Form"
                 ),
-            ));
+            )),
+            _ => Ok(()),
         }
     }
-    let (total, major) = (due.total_cents, due.major);
-    let method = if major { "cheque" } else { "cash" };
-    mark_paid(conn, &t.serial, total, method, &principal.id)?;
-    Ok(Payment {
-        paid_cents: total,
-        method: method.into(),
-    })
 }
 
-/// What a ticket is owed, and until when a terminal may pay it.
-pub struct Due {
-    pub total_cents: i64,
-    /// Includes a major prize: paid by cheque (rule 12.2).
-    pub major: bool,
-    /// The last day a writer terminal may pay it (rule 13.1), from the Keno Day of its last
-    /// game.
-    pub payable_until: Option<chrono::NaiveDate>,
-}
-
-/// What ticket `t` is owed once all its games are settled: its prizes and the refunds of
-/// invalidated games. Refused when it is paid, cancelled, not settled or owed nothing.
-pub fn amount_due(conn: &mut DbConnection, t: &super::TicketRow) -> ApiResult<Due> {
+/// What `t` pays, or why it cannot be paid now: paid already, cancelled, not every game
+/// settled, or nothing won.
+pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> ApiResult<Payable> {
     match t.status.as_str() {
         "paid" => {
             return Err(ApiError::conflict(
                 "already_paid",
-                "this ticket has already been paid (rule 11.5)",
+                format!("ticket {} has already been paid (rule 11.5)", t.serial),
             ))
         }
-        "cancelled" => return Err(ApiError::conflict("cancelled", "this ticket was cancelled")),
+        "cancelled" => {
+            return Err(ApiError::conflict(
+                "cancelled",
+                format!("ticket {} was cancelled", t.serial),
+            ))
+        }
         _ => {}
     }
     let last = t.last_played_game();
@@ -137,7 +158,10 @@ pub fn amount_due(conn: &mut DbConnection, t: &super::TicketRow) -> ApiResult<Du
         .sum();
     let total: i64 = prizes.iter().map(|(p, _)| p).sum::<i64>() + refunds;
     if total == 0 {
-        return Err(ApiError::conflict("no_prize", "this ticket won nothing"));
+        return Err(ApiError::conflict(
+            "no_prize",
+            format!("ticket {} won nothing", t.serial),
+        ));
     }
     let last_day: Option<String> = games::table
         .find(last)
@@ -147,24 +171,26 @@ pub fn amount_due(conn: &mut DbConnection, t: &super::TicketRow) -> ApiResult<Du
     let payable_until = last_day
         .and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok())
         .and_then(|d| d.checked_add_months(chrono::Months::new(12)));
-    Ok(Due {
+    Ok(Payable {
         total_cents: total,
         major: prizes.iter().any(|(_, major)| *major),
         payable_until,
     })
 }
 
-/// Marks ticket `serial` paid, once: the update matches only an unpaid ticket, so of two
-/// payments at once (two terminals, or a terminal and a claim) one wins.
+/// Marks `t` paid `total` by `method` (cash, cheque, voucher, tender), once: the update only
+/// matches an unpaid ticket. Returns the trail's entry, to append last in the transaction;
+/// `details` (a JSON object) adds to it what the payment became (the voucher, the ticket bought).
 pub fn mark_paid(
     conn: &mut DbConnection,
-    serial: &str,
+    t: &TicketRow,
     total: i64,
     method: &str,
     by: &str,
-) -> ApiResult<()> {
+    details: serde_json::Value,
+) -> ApiResult<Entry> {
     let now = now_micros();
-    let changed = diesel::update(tickets::table.find(serial))
+    let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
         .set((
             tickets::status.eq("paid"),
@@ -177,17 +203,13 @@ pub fn mark_paid(
     if changed != 1 {
         return Err(ApiError::conflict(
             "already_paid",
-            "this ticket has already been paid (rule 11.5)",
+            format!("ticket {} has already been paid (rule 11.5)", t.serial),
         ));
     }
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            "ticket_paid",
-            serial,
-            serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now }),
-        )
-        .by(by)],
-    )?;
-    Ok(())
+    let mut payload =
+        serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now });
+    if let (Some(p), serde_json::Value::Object(extra)) = (payload.as_object_mut(), details) {
+        p.extend(extra);
+    }
+    Ok(Entry::new("ticket_paid", &t.serial, payload).by(by))
 }

@@ -4,7 +4,8 @@
 //! the open game against the close (PostgreSQL: a shared row lock on the game; SQLite: the
 //! single writer), so a sale that races the close lands in the game before it closes or in the
 //! next one, never in a closed game. A `request_id` already sold by the same writer returns that
-//! ticket and sells nothing.
+//! ticket and sells nothing. A sale may be paid in whole or in part with vouchers and winning
+//! tickets (`tender`, rule 6.1): the spends commit with the ticket (`tickets::tender`).
 
 use actix_web::{post, web, HttpResponse};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -17,6 +18,7 @@ use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::tender::{self, Ledger, Planned, SalePayment, TenderRef, Tenders};
 use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
@@ -39,6 +41,25 @@ pub struct SaleRequest {
     /// Consecutive games from the next game open for sale (Keno To Go from 50).
     #[serde(default = "one")]
     pub games: u32,
+    /// What pays for it besides cash (rule 6.1): `{"voucher": CODE}`, `{"ticket": SERIAL}`, or a
+    /// list of them applied in order. Whatever they leave of the total is paid in cash.
+    #[serde(default)]
+    pub tender: Option<Tenders>,
+}
+
+/// A ticket sold, and how it was paid.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SoldTicket {
+    #[serde(flatten)]
+    pub ticket: Ticket,
+    pub payment: SalePayment,
+}
+
+/// A sale on its way to the sale writer: the ticket as it will be stored and its tenders.
+#[derive(Clone, Debug)]
+pub struct Sale {
+    pub ticket: TicketRow,
+    pub tenders: Vec<TenderRef>,
 }
 
 fn one() -> u32 {
@@ -51,11 +72,12 @@ fn one() -> u32 {
     security(("bearer" = [])),
     request_body = SaleRequest,
     responses(
-        (status = 201, body = Ticket, description = "Sold"),
-        (status = 200, body = Ticket, description = "Already sold under this request_id: nothing sold"),
-        (status = 409, body = crate::error::ErrorBody, description = "`game_closed`: no game open for sale"),
-        (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `ticket_total_over_limit`, `schedule_not_offered`, ..."),
-        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 201, body = SoldTicket, description = "Sold"),
+        (status = 200, body = SoldTicket, description = "Already sold under this request_id: nothing sold, nothing spent"),
+        (status = 409, body = crate::error::ErrorBody, description = "`game_closed`: no game open for sale. A tender refused: `insufficient_balance`, `voucher_empty`, `claim_required` (a voucher more than 12 months after its Keno Day, rule 13.1), `already_paid`, `not_settled`, `no_prize`, `cancelled`, `cheque_only` (a ticket with a major prize, rule 12.2)"),
+        (status = 404, body = crate::error::ErrorBody, description = "A tendered voucher or ticket does not exist"),
+        (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `ticket_total_over_limit`, `schedule_not_offered`, ...; `tender_not_needed`, `tender_exceeds_sale`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_serial`, `invalid_tender`, `duplicate_tender`, `invalid_amount`, ..."), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
 #[post("/api/v1/tickets")]
@@ -78,8 +100,14 @@ pub async fn sell(
         ));
     };
     let schedule = ScheduleId::from(request.schedule);
-    let ticket = match prepare(&state, &principal, &request, site, terminal) {
-        Ok(ticket) => ticket,
+    let prepared = tender::parse(request.tender.as_ref()).and_then(|tenders| {
+        Ok(Sale {
+            ticket: prepare(&state, &principal, &request, site, terminal)?,
+            tenders,
+        })
+    });
+    let sale = match prepared {
+        Ok(sale) => sale,
         Err(refusal) => {
             // A retry of a sale made before a change (of the rule set, say) still gets its
             // ticket rather than a refusal.
@@ -88,11 +116,9 @@ pub async fn sell(
                 principal.id.clone(),
                 request.request_id.clone(),
             );
-            let sold =
-                web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
-                    .await??;
+            let sold = web::block(move || sold_before(&s, &p, &r)).await??;
             return match sold {
-                Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+                Some(t) => Ok(HttpResponse::Ok().json(t)),
                 None => Err(refusal),
             };
         }
@@ -100,8 +126,8 @@ pub async fn sell(
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
     for _ in 0..25 {
-        match state.sales.commit(ticket.clone()).await? {
-            Some(Outcome::Sold(t)) => {
+        match state.sales.commit(sale.clone()).await? {
+            Some(Outcome::Sold(t, payment)) => {
                 if schedule == ScheduleId::Jackpot {
                     // The pool on the displays grows as the game sells (rule 7.3 as
                     // interpreted); the announcer sends the new figure within a second.
@@ -109,9 +135,25 @@ pub async fn sell(
                         .jackpots_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                return Ok(HttpResponse::Created().json(Ticket::from(&*t)));
+                let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
+                return Ok(HttpResponse::Created().json(SoldTicket {
+                    ticket: Ticket::from(&*t),
+                    payment,
+                }));
             }
-            Some(Outcome::AlreadySold(t)) => return Ok(HttpResponse::Ok().json(Ticket::from(&*t))),
+            Some(Outcome::AlreadySold(t)) => {
+                // How it was paid, as recorded when it was sold: a retry spends nothing.
+                let s = state.clone();
+                let sold = web::block(move || -> ApiResult<SoldTicket> {
+                    let payment = tender::load_payment(&mut *s.db.conn()?, &t)?;
+                    Ok(SoldTicket {
+                        ticket: Ticket::from(&*t),
+                        payment,
+                    })
+                })
+                .await??;
+                return Ok(HttpResponse::Ok().json(sold));
+            }
             None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
         }
     }
@@ -121,10 +163,9 @@ pub async fn sell(
         principal.id.clone(),
         request.request_id.clone(),
     );
-    let sold = web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
-        .await??;
+    let sold = web::block(move || sold_before(&s, &p, &r)).await??;
     match sold {
-        Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+        Some(t) => Ok(HttpResponse::Ok().json(t)),
         None => Err(ApiError::conflict(
             "game_closed",
             "no game is open for sale: Keno is closed",
@@ -141,10 +182,13 @@ pub struct Quote {
     pub charged_games: i32,
     pub game_cost_cents: i64,
     pub total_cents: i64,
+    /// How the `tender` would pay it now (nothing is spent or held): what each tender would
+    /// cover, the cash to take and the change.
+    pub payment: SalePayment,
 }
 
 /// Prices a sale without selling it, so the terminal shows the price before the writer
-/// confirms; refusals are those of a sale. Quick picks are priced, not picked.
+/// confirms; refusals are those of a sale (a tender's too). Quick picks are priced, not picked.
 #[utoipa::path(
     tag = "tickets",
     security(("bearer" = [])),
@@ -162,8 +206,23 @@ pub async fn quote(
     request: web::Json<SaleRequest>,
 ) -> ApiResult<web::Json<Quote>> {
     principal.require(&[Role::Writer])?;
+    let tenders = tender::parse(request.tender.as_ref())?;
     let t = prepare(&state, &principal, &request, String::new(), String::new())?;
+    let payment = if tenders.is_empty() {
+        SalePayment::cash(t.total_cents)
+    } else {
+        let total = t.total_cents as u64;
+        let s = state.clone();
+        web::block(move || -> ApiResult<SalePayment> {
+            let mut conn = s.db.conn()?;
+            let today = crate::vouchers::today(&s);
+            let mut ledger = Ledger::load(&mut conn, std::iter::once(&tenders[..]), false, &today)?;
+            Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
+        })
+        .await??
+    };
     Ok(web::Json(Quote {
+        payment,
         ways: t.way_counts(),
         amount_per_way_cents: t.amount_per_way_cents,
         games: t.games,
@@ -174,7 +233,8 @@ pub async fn quote(
 }
 
 pub enum Outcome {
-    Sold(Box<TicketRow>),
+    /// Sold now; how it was paid when tenders paid part of it.
+    Sold(Box<TicketRow>, Option<SalePayment>),
     AlreadySold(Box<TicketRow>),
 }
 
@@ -231,14 +291,18 @@ fn prepare(
 
 /// Commits sales into `game`, which the caller holds open: a statement or two per batch, not
 /// per sale. A sale whose `request_id` its writer already used (before, or earlier in the same
-/// batch) is not sold again; its ticket is returned.
+/// batch) is not sold again; its ticket is returned. A sale whose tender is refused is not sold
+/// (its refusal is its outcome); the others are.
 pub fn commit_sales(
     conn: &mut DbConnection,
-    sales: &mut [TicketRow],
+    sales: &mut [Sale],
     game: &GameRow,
-) -> QueryResult<Vec<Outcome>> {
-    let ids: Vec<&str> = sales.iter().map(|t| t.request_id.as_str()).collect();
-    let mut writers: Vec<&str> = sales.iter().map(|t| t.principal_id.as_str()).collect();
+) -> ApiResult<Vec<Result<Outcome, ApiError>>> {
+    let ids: Vec<&str> = sales.iter().map(|s| s.ticket.request_id.as_str()).collect();
+    let mut writers: Vec<&str> = sales
+        .iter()
+        .map(|s| s.ticket.principal_id.as_str())
+        .collect();
     writers.sort_unstable();
     writers.dedup();
     // Both columns, so the unique index on (principal_id, request_id) answers it.
@@ -251,17 +315,54 @@ pub fn commit_sales(
         .map(|t| ((t.principal_id.clone(), t.request_id.clone()), t))
         .collect();
 
-    // Which sales are new, and how many numbers each terminal needs.
+    // Which sales are new.
     let mut new = Vec::new();
     let mut seen = HashSet::new();
-    // Sorted, so that two writers lock terminal rows in the same order and cannot deadlock.
-    let mut per_terminal: BTreeMap<(String, String), i64> = BTreeMap::new();
-    for (i, t) in sales.iter().enumerate() {
-        let key = (t.principal_id.clone(), t.request_id.clone());
+    for (i, s) in sales.iter().enumerate() {
+        let key = (s.ticket.principal_id.clone(), s.ticket.request_id.clone());
         if sold.contains_key(&key) || !seen.insert(key) {
             continue;
         }
         new.push(i);
+    }
+
+    // Tenders (rule 6.1), planned against the vouchers and tickets held for the batch, before
+    // anything is numbered: a sale whose tender is refused takes no ticket number.
+    let mut refused: HashMap<usize, ApiError> = HashMap::new();
+    let mut planned: HashMap<usize, Planned> = HashMap::new();
+    let tendering: Vec<usize> = new
+        .iter()
+        .copied()
+        .filter(|&i| !sales[i].tenders.is_empty())
+        .collect();
+    let ledger = if tendering.is_empty() {
+        None
+    } else {
+        let mut ledger = Ledger::load(
+            conn,
+            tendering.iter().map(|&i| sales[i].tenders.as_slice()),
+            true,
+            &game.keno_day,
+        )?;
+        for &i in &tendering {
+            match ledger.plan(sales[i].ticket.total_cents as u64, &sales[i].tenders) {
+                Ok(p) => {
+                    planned.insert(i, p);
+                }
+                Err(e) => {
+                    refused.insert(i, e);
+                }
+            }
+        }
+        Some(ledger)
+    };
+    new.retain(|i| !refused.contains_key(i));
+
+    // How many numbers each terminal needs; sorted, so that two writers lock terminal rows in
+    // the same order and cannot deadlock.
+    let mut per_terminal: BTreeMap<(String, String), i64> = BTreeMap::new();
+    for &i in &new {
+        let t = &sales[i].ticket;
         *per_terminal
             .entry((t.site.clone(), t.terminal.clone()))
             .or_default() += 1;
@@ -294,7 +395,7 @@ pub fn commit_sales(
     let now = now_micros();
     let mut rng = UnwrapErr(SysRng);
     for &i in &new {
-        let t = &mut sales[i];
+        let t = &mut sales[i].ticket;
         let number = next_number
             .get_mut(&(t.site.clone(), t.terminal.clone()))
             .expect("numbered above");
@@ -306,33 +407,52 @@ pub fn commit_sales(
         t.first_game = game.number;
         t.last_game = game.number + i64::from(t.games) - 1;
     }
-    let rows: Vec<NewTicket> = new.iter().map(|&i| NewTicket::from(&sales[i])).collect();
+    let rows: Vec<NewTicket> = new
+        .iter()
+        .map(|&i| NewTicket::from(&sales[i].ticket))
+        .collect();
     // Chunks stay under both backends' limits on bound parameters.
     for chunk in rows.chunks(500) {
         per_backend!(conn, |c| diesel::insert_into(tickets::table)
             .values(chunk)
             .execute(c))?;
     }
-    crate::audit::log::append(
-        conn,
-        rows.iter()
-            .map(|r| Entry::new("ticket_sold", r.serial, serde_json::json!(r)).by(r.principal_id))
-            .collect(),
-    )?;
+    let mut entries = Vec::with_capacity(rows.len());
+    let mut payments: HashMap<usize, SalePayment> = HashMap::new();
+    for (&i, r) in new.iter().zip(&rows) {
+        entries.push(Entry::new("ticket_sold", r.serial, serde_json::json!(r)).by(r.principal_id));
+        if let (Some(ledger), Some(p)) = (&ledger, planned.get(&i)) {
+            let (more, payment) = ledger.record_sale(conn, &sales[i].ticket, p, now)?;
+            entries.extend(more);
+            payments.insert(i, payment);
+        }
+    }
+    if let Some(ledger) = &ledger {
+        ledger.write_balances(conn)?;
+    }
+    crate::audit::log::append(conn, entries)?;
 
     let mut outcomes = Vec::with_capacity(sales.len());
     let mut fresh = new.into_iter().peekable();
-    for (i, t) in sales.iter().enumerate() {
+    for (i, s) in sales.iter().enumerate() {
+        let t = &s.ticket;
         let key = (t.principal_id.clone(), t.request_id.clone());
-        if fresh.peek() == Some(&i) {
+        if let Some(e) = refused.remove(&i) {
+            outcomes.push(Err(e));
+        } else if fresh.peek() == Some(&i) {
             fresh.next();
             sold.insert(key, t.clone());
-            outcomes.push(Outcome::Sold(Box::new(t.clone())));
+            outcomes.push(Ok(Outcome::Sold(Box::new(t.clone()), payments.remove(&i))));
         } else {
-            let earlier = sold
-                .get(&key)
-                .expect("sold before or earlier in this batch");
-            outcomes.push(Outcome::AlreadySold(Box::new(earlier.clone())));
+            match sold.get(&key) {
+                Some(earlier) => outcomes.push(Ok(Outcome::AlreadySold(Box::new(earlier.clone())))),
+                // The same request earlier in this batch was refused: asked again, it is
+                // planned again.
+                None => outcomes.push(Err(ApiError::conflict(
+                    "request_in_progress",
+                    "the same sale is being made: send it again",
+                ))),
+            }
         }
     }
     Ok(outcomes)
@@ -416,6 +536,23 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
         // SQLite writers take turns (Db::writer_turn), so nothing can close the game meanwhile.
         DbConnection::Sqlite(sqlite) => open.select(GameRow::as_select()).first(sqlite).optional(),
     }
+}
+
+/// A sale already made under `request_id`, with how it was paid.
+fn sold_before(
+    state: &AppState,
+    principal: &str,
+    request_id: &str,
+) -> ApiResult<Option<SoldTicket>> {
+    let mut conn = state.db.conn()?;
+    let Some(t) = by_request(&mut conn, principal, request_id)? else {
+        return Ok(None);
+    };
+    let payment = tender::load_payment(&mut conn, &t)?;
+    Ok(Some(SoldTicket {
+        ticket: Ticket::from(&t),
+        payment,
+    }))
 }
 
 fn by_request(

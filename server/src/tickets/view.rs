@@ -12,7 +12,9 @@ use utoipa::ToSchema;
 
 use super::{find, Ticket, TicketRow};
 use crate::auth::{Principal, Role};
-use crate::db::schema::{bonus_results, games, ticket_refunds, ticket_results, way_results};
+use crate::db::schema::{
+    bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
+};
 use crate::db::DbConnection;
 use crate::error::{ApiError, ApiResult};
 use crate::games::drawn;
@@ -56,6 +58,12 @@ pub struct TicketDetail {
     pub payable_cents: u64,
     /// Some of the prizes are major prizes (rule 1(h)): paid by cheque (rule 12.2).
     pub cheque: bool,
+    /// How the sale was paid: cash, vouchers, winning tickets (rule 6.1).
+    pub payment: super::tender::SalePayment,
+    /// Paid as a voucher (`pay_method = "voucher"`): its code.
+    pub paid_as_voucher: Option<String>,
+    /// Tendered for a sale (`pay_method = "tender"`): the ticket it paid for.
+    pub tendered_for: Option<String>,
 }
 
 /// What a player may see of a ticket (the public check).
@@ -191,7 +199,31 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
     } else {
         0
     };
+    let payment = super::tender::load_payment(conn, t)?;
+    let paid_as_voucher = if t.pay_method.as_deref() == Some("voucher") {
+        vouchers::table
+            .filter(vouchers::ticket.eq(&t.serial))
+            .filter(vouchers::source.eq("ticket"))
+            .select(vouchers::code)
+            .first(conn)
+            .optional()?
+    } else {
+        None
+    };
+    let tendered_for = if t.pay_method.as_deref() == Some("tender") {
+        sale_tenders::table
+            .filter(sale_tenders::reference.eq(&t.serial))
+            .filter(sale_tenders::kind.eq("ticket"))
+            .select(sale_tenders::serial)
+            .first(conn)
+            .optional()?
+    } else {
+        None
+    };
     Ok(TicketDetail {
+        payment,
+        paid_as_voucher,
+        tendered_for,
         ticket: Ticket::from(t),
         results,
         won_cents,

@@ -5,7 +5,9 @@
 //! - `qp7 $2` a quick pick of seven; `m $1` a mystery quick pick;
 //! - `w 6 45-36 80 c2 $3` a way ticket (groups as on the receipt, `c` the combinations);
 //! - a serial (typed, or a scanner's digits and Enter) checks a ticket; then `p` pays it and
-//!   `x` cancels it;
+//!   `x` cancels it; a voucher's code (22 digits) shows the voucher;
+//! - `v:CODE` (or `v:CODE:2.50` for that much of it) and `t:SERIAL` in a sale pay it with a
+//!   voucher or a winning ticket (rule 6.1), the rest in cash;
 //! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits.
 
 use serde_json::json;
@@ -17,6 +19,8 @@ use crate::order::Order;
 pub enum Command {
     Sell(Order),
     Check(String),
+    /// A voucher's code: show its balance and validity.
+    CheckVoucher(String),
     Pay,
     Cancel,
     Replay,
@@ -40,6 +44,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         _ => {}
     }
     if line.len() >= 15 && line.bytes().all(|b| b.is_ascii_digit()) {
+        if line.len() == keno_core::serial::VOUCHER_DIGITS {
+            return Ok(Command::CheckVoucher(line.to_string()));
+        }
         return Ok(Command::Check(line.to_string()));
     }
     let mut schedule = "standard";
@@ -47,8 +54,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let mut games = 1;
     let mut combine = None;
     let mut words = Vec::new();
+    let mut tenders = Vec::new();
     for token in line.split_whitespace() {
         match token {
+            t if t.starts_with("v:") || t.starts_with("t:") => {
+                tenders.push(entry::parse_tender(t)?)
+            }
             "s1" => schedule = "special1",
             "s2" => schedule = "special2",
             "s3" => schedule = "special3",
@@ -86,6 +97,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         schedule: schedule.to_string(),
         amount_cents: amount,
         games,
+        tenders,
     }))
 }
 
@@ -134,6 +146,30 @@ mod tests {
         assert_eq!(parse(" x "), Ok(Command::Cancel));
         assert_eq!(parse("r"), Ok(Command::Replay));
         assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(
+            parse("1234567890123456789012"),
+            Ok(Command::CheckVoucher("1234567890123456789012".into()))
+        );
+    }
+
+    #[test]
+    fn a_sale_paid_with_a_voucher_and_a_winning_ticket() {
+        let o = sale("6 45 $3 v:1234567890123456789012 t:12345678901234567894");
+        assert_eq!(
+            o.tenders,
+            vec![
+                json!({"voucher": "1234567890123456789012"}),
+                json!({"ticket": "12345678901234567894"})
+            ]
+        );
+        assert_eq!(o.bet, json!({"type": "standard", "spots": [6, 45]}));
+        assert_eq!(
+            sale("qp5 $2 v:1234567890123456789012:1.50").tenders,
+            vec![json!({"voucher": "1234567890123456789012", "amount_cents": 150})]
+        );
+        assert!(parse("6 $1 v:1234567890123456789013")
+            .unwrap_err()
+            .contains("voucher code"));
     }
 
     #[test]

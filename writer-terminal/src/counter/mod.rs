@@ -107,6 +107,8 @@ fn help() -> Vec<String> {
         "qp7 $2   m $1        quick pick of 7 / mystery quick pick",
         "w 6 45-36 80 c2 $3   way ticket: groups as on the receipt, c = combinations",
         "SERIAL               check a ticket (type or scan); then p pays, x cancels",
+        "VOUCHER CODE         show a voucher (22 digits, type or scan)",
+        "... $3 v:CODE t:SER  pay with a voucher (v:CODE:2.50 part) or winning ticket",
         "r  rp  res  q        replay last, reprint last, recent results, quit",
     ]
     .iter()
@@ -354,6 +356,7 @@ impl App<'_> {
         match cmd {
             Command::Sell(order) => self.quote(order),
             Command::Check(serial) => self.check(&serial),
+            Command::CheckVoucher(code) => self.check_voucher(&code),
             Command::Pay | Command::Cancel => match self.checked.clone() {
                 Some(serial) => {
                     let (verb, action) = if cmd == Command::Pay {
@@ -404,8 +407,17 @@ impl App<'_> {
                     .flatten()
                     .map(|l| l["count"].as_u64().unwrap_or(0))
                     .sum();
+                let paid = if q["payment"]["tendered_cents"].as_u64().unwrap_or(0) > 0 {
+                    format!(
+                        ", TENDERED {} CASH {}",
+                        Dollars(q["payment"]["tendered_cents"].as_u64().unwrap_or(0)),
+                        Dollars(q["payment"]["cash_cents"].as_u64().unwrap_or(0))
+                    )
+                } else {
+                    String::new()
+                };
                 self.status = format!(
-                    "TOTAL {} ({ways} way(s) at {}, {} game(s), {} charged): ENTER to sell, ESC to drop",
+                    "TOTAL {} ({ways} way(s) at {}, {} game(s), {} charged{paid}): ENTER to sell, ESC to drop",
                     Dollars(q["total_cents"].as_u64().unwrap_or(0)),
                     Dollars(q["amount_per_way_cents"].as_u64().unwrap_or(0)),
                     q["games"],
@@ -424,12 +436,30 @@ impl App<'_> {
                 (self.settings.save_last)(&t);
                 let r = Receipt::from_ticket(&t, self.settings.casino);
                 self.panel = r.to_text().lines().map(str::to_string).collect();
+                let paid = crate::views::sale_payment(&t["payment"]);
                 self.status = format!(
-                    "SOLD {} (ticket {})",
+                    "SOLD {} (ticket {}){}",
                     Dollars(t["total_cents"].as_u64().unwrap_or(0)),
-                    t["ticket_number"]
+                    t["ticket_number"],
+                    if paid.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", paid[paid.len().saturating_sub(2)..].join(", "))
+                    }
                 );
-                self.print("RECEIPT TICKET", &r.lines());
+                self.panel.extend(paid);
+                let mut docs = vec![r.lines()];
+                // The change of a winning ticket tendered, as a voucher for the player.
+                if let Some(code) = t["payment"]["change_voucher"].as_str() {
+                    match self.client.get(&format!("/api/v1/vouchers/{code}")) {
+                        Ok(v) => docs.push(receipt::voucher(&v, self.settings.casino, "VOUCHER")),
+                        Err(e) => {
+                            self.status =
+                                format!("{} - CHANGE VOUCHER NOT PRINTED: {e}", self.status)
+                        }
+                    }
+                }
+                self.print_docs("RECEIPT TICKET", &docs);
             }
             Err(CallError::NotSent(m)) => {
                 self.unconfirmed = None;
@@ -460,6 +490,20 @@ impl App<'_> {
                 self.panel = panel;
                 self.status = "p pays, x cancels this ticket".into();
                 self.checked = Some(serial.to_string());
+            }
+            Err(e) => self.status = refusal(e),
+        }
+    }
+
+    fn check_voucher(&mut self, code: &str) {
+        if !keno_core::serial::is_voucher_code(code) {
+            self.status = format!("{code} is not a voucher code: check the digits");
+            return;
+        }
+        match self.client.get(&format!("/api/v1/vouchers/{code}")) {
+            Ok(v) => {
+                self.panel = crate::views::voucher(&v);
+                self.status = format!("sell with v:{code} to pay with this voucher");
             }
             Err(e) => self.status = refusal(e),
         }
@@ -511,8 +555,13 @@ impl App<'_> {
     }
 
     fn print(&mut self, title: &str, lines: &[crate::receipt::Line]) {
+        self.print_docs(title, &[lines.to_vec()]);
+    }
+
+    fn print_docs(&mut self, title: &str, docs: &[Vec<crate::receipt::Line>]) {
+        let pages: Vec<&[crate::receipt::Line]> = docs.iter().map(Vec::as_slice).collect();
         for target in self.settings.print {
-            if let Err(e) = crate::print::print(target, title, lines) {
+            if let Err(e) = crate::print::print_docs(target, title, &pages) {
                 self.status = format!("{} - NOT PRINTED: {e:#} (rp reprints)", self.status);
             }
         }

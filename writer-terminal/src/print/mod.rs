@@ -46,8 +46,17 @@ impl std::str::FromStr for Target {
     }
 }
 
-/// Prints `lines` (a receipt or a slip) to `target`.
-pub fn print(target: &Target, title: &str, lines: &[Line]) -> anyhow::Result<()> {
+/// Prints documents (a receipt or a slip; a receipt and its change voucher) to `target`: one
+/// after the other, each cut, on a printer; a page each in one PDF.
+pub fn print_docs(target: &Target, title: &str, docs: &[&[Line]]) -> anyhow::Result<()> {
+    if let Target::Pdf(path) = target {
+        return std::fs::write(path, pdf::render_pages(title, docs))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+    }
+    docs.iter().try_for_each(|lines| print_one(target, lines))
+}
+
+fn print_one(target: &Target, lines: &[Line]) -> anyhow::Result<()> {
     match target {
         Target::EscposTcp { host, port } => {
             let driver =
@@ -65,7 +74,7 @@ pub fn print(target: &Target, title: &str, lines: &[Line]) -> anyhow::Result<()>
                 .map_err(|e| anyhow::anyhow!("printer {}: {e}", path.display()))?;
             escpos_printer::print(driver, lines)
         }
-        Target::Pdf(path) => std::fs::write(path, pdf::render(title, lines))
+        Target::Pdf(path) => std::fs::write(path, pdf::render_pages("KENO", &[lines]))
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display())),
     }
 }

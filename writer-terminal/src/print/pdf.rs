@@ -15,7 +15,16 @@ const FONT_PT: f32 = 7.0;
 const LINE_PT: f32 = 9.0;
 const BARCODE_MM: f32 = 12.0;
 
-pub fn render(title: &str, lines: &[Line]) -> Vec<u8> {
+/// Several documents (a receipt and its change voucher), a page each, in one PDF.
+pub fn render_pages(title: &str, docs: &[&[Line]]) -> Vec<u8> {
+    let pages = docs.iter().map(|lines| page(lines)).collect();
+    let mut warnings = Vec::new();
+    PdfDocument::new(title)
+        .with_pages(pages)
+        .save(&PdfSaveOptions::default(), &mut warnings)
+}
+
+fn page(lines: &[Line]) -> PdfPage {
     let text_lines = lines.iter().filter(|l| matches!(l, Line::Text(_))).count() as f32;
     let barcodes = lines.len() as f32 - text_lines;
     let height_mm = 2.0 * MARGIN_MM + text_lines * LINE_PT * 0.3528 + barcodes * (BARCODE_MM + 3.0);
@@ -99,11 +108,7 @@ pub fn render(title: &str, lines: &[Line]) -> Vec<u8> {
             }
         }
     }
-    let page = PdfPage::new(Mm(WIDTH_MM), Mm(height_mm), ops);
-    let mut warnings = Vec::new();
-    PdfDocument::new(title)
-        .with_pages(vec![page])
-        .save(&PdfSaveOptions::default(), &mut warnings)
+    PdfPage::new(Mm(WIDTH_MM), Mm(height_mm), ops)
 }
 
 /// A rectangle painted with the fill colour (a bare rectangle is only a path).

@@ -1,0 +1,2 @@
+DROP TABLE sale_tenders;
+DROP TABLE vouchers;

@@ -1,0 +1,599 @@
+//! Tender (rule 6.1): a sale paid in whole or in part with vouchers and winning receipt tickets.
+//!
+//! A sale's `tender` is one tender or a list, applied in order (`keno_core::tender::allocate`);
+//! what they leave of the ticket total is paid in cash. A voucher gives what the sale still needs,
+//! up to its balance (or exactly `amount_cents`), and keeps the rest. A winning ticket is paid
+//! whole, by tender (`pay_method = "tender"`), once; its winnings beyond the sale are returned as
+//! a new voucher (the change: `source = "change"`), never as cash from the drawer, so every cent
+//! stays on the record. A ticket with a major prize is paid by cheque only (rule 12.2) and
+//! cannot be tendered.
+//!
+//! Spends are made by the sale writer in the batch's transaction, with the ticket insert: the
+//! vouchers and tickets tendered in a batch are held first (PostgreSQL: `FOR UPDATE`, in key
+//! order, so two batches never wait on each other; SQLite: the writer's turn), the batch's sales
+//! are planned against them one after the other in memory, and each voucher's new balance is
+//! written once, guarded by the balance it was read with. Two terminals spending the same
+//! voucher at once are therefore one after the other: the second sees what the first left. A
+//! retried sale is found by its request id before anything is planned, so it spends nothing.
+
+use std::collections::{HashMap, HashSet};
+
+use actix_web::http::StatusCode;
+use diesel::prelude::*;
+use keno_core::tender::{allocate, Allocation, Applied, Offered, TenderError, TenderKind};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::pay::{mark_paid, payable, Payable};
+use super::TicketRow;
+use crate::audit::log::Entry;
+use crate::db::schema::{sale_tenders, tickets, vouchers};
+use crate::db::{per_backend, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::vouchers::{claim_required, expired, new_code, NewVoucher, VoucherRow};
+
+/// Most tenders on one sale.
+pub const MAX_TENDERS: usize = 10;
+
+/// One tender: `{"voucher": CODE}` (with `amount_cents` to spend exactly that much of it) or
+/// `{"ticket": SERIAL}` (a winning receipt ticket's winnings).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tender {
+    /// A voucher's code: it pays what the sale still needs, up to its balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher: Option<String>,
+    /// A winning ticket's serial: paid whole; what it won beyond the sale comes back as a
+    /// new voucher (`change_voucher`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<String>,
+    /// With `voucher`: spend exactly this much of it (refused if it has less, or if the sale
+    /// needs less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount_cents: Option<i64>,
+}
+
+/// A sale's `tender`: one tender, or a list applied in order.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum Tenders {
+    One(Tender),
+    Many(Vec<Tender>),
+}
+
+/// A tender as checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TenderRef {
+    Voucher {
+        code: String,
+        amount_cents: Option<u64>,
+    },
+    Ticket {
+        serial: String,
+    },
+}
+
+impl TenderRef {
+    fn reference(&self) -> &str {
+        match self {
+            TenderRef::Voucher { code, .. } => code,
+            TenderRef::Ticket { serial } => serial,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            TenderRef::Voucher { .. } => "voucher",
+            TenderRef::Ticket { .. } => "ticket",
+        }
+    }
+}
+
+/// The request's tenders, checked before the sale goes anywhere: codes and serials with good
+/// check digits, each tendered once, amounts positive.
+pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
+    let list: Vec<&Tender> = match tender {
+        None => Vec::new(),
+        Some(Tenders::One(t)) => vec![t],
+        Some(Tenders::Many(ts)) => ts.iter().collect(),
+    };
+    if list.len() > MAX_TENDERS {
+        return Err(ApiError::bad_request(
+            "invalid_tender",
+            format!("at most {MAX_TENDERS} tenders on one sale"),
+        ));
+    }
+    let mut out = Vec::with_capacity(list.len());
+    let mut seen = HashSet::new();
+    for (i, t) in list.into_iter().enumerate() {
+        let position = i + 1;
+        let r = match (&t.voucher, &t.ticket, t.amount_cents) {
+            (Some(code), None, amount) => {
+                crate::vouchers::check_code(code)?;
+                let amount_cents = match amount {
+                    None => None,
+                    Some(a) if a > 0 => Some(a as u64),
+                    Some(a) => {
+                        return Err(ApiError::bad_request(
+                            "invalid_amount",
+                            format!("tender {position}: amount_cents {a} is not a positive amount"),
+                        ))
+                    }
+                };
+                TenderRef::Voucher {
+                    code: code.clone(),
+                    amount_cents,
+                }
+            }
+            (None, Some(serial), None) => {
+                if !keno_core::serial::is_well_formed(serial) {
+                    return Err(ApiError::bad_request(
+                        "invalid_serial",
+                        format!("tender {position}: {serial:?} is not a ticket serial number: check the digits"),
+                    ));
+                }
+                TenderRef::Ticket {
+                    serial: serial.clone(),
+                }
+            }
+            _ => {
+                return Err(ApiError::bad_request(
+                    "invalid_tender",
+                    format!(
+                        "tender {position}: give {{\"voucher\": CODE}} (amount_cents optional) or {{\"ticket\": SERIAL}}"
+                    ),
+                ))
+            }
+        };
+        if !seen.insert(r.reference().to_string()) {
+            return Err(ApiError::bad_request(
+                "duplicate_tender",
+                format!("tender {position}: {} is tendered twice", r.reference()),
+            ));
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// What one tender covered.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct TenderLine {
+    /// The voucher's code, for a voucher.
+    pub voucher: Option<String>,
+    /// The winning ticket's serial, for a ticket.
+    pub ticket: Option<String>,
+    /// What it paid of the ticket total.
+    pub covered_cents: i64,
+    /// A voucher: what is left on it after this sale. A ticket: 0 (it is paid whole).
+    pub remaining_cents: i64,
+    /// A ticket: what it won beyond what it covered (returned in `change_voucher`).
+    pub change_cents: i64,
+}
+
+/// How a sale was paid (rule 6.1).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct SalePayment {
+    /// What each tender covered, in the order tendered (none for a cash sale).
+    pub tenders: Vec<TenderLine>,
+    /// The tenders together.
+    pub tendered_cents: i64,
+    /// The rest of the ticket total: the cash the writer takes.
+    pub cash_cents: i64,
+    /// Winnings of tendered tickets beyond the sale, returned to the player as a new voucher.
+    pub change_cents: i64,
+    /// That voucher's code (none in a quote, or without change).
+    pub change_voucher: Option<String>,
+}
+
+impl SalePayment {
+    /// A sale paid in cash.
+    pub fn cash(total_cents: i64) -> SalePayment {
+        SalePayment {
+            tenders: Vec::new(),
+            tendered_cents: 0,
+            cash_cents: total_cents,
+            change_cents: 0,
+            change_voucher: None,
+        }
+    }
+
+    fn planned(p: &Planned, change_voucher: Option<String>) -> SalePayment {
+        SalePayment {
+            tenders: p
+                .tenders
+                .iter()
+                .zip(&p.allocation.applied)
+                .map(|(t, a)| line(t.kind(), t.reference(), a))
+                .collect(),
+            tendered_cents: p.allocation.tendered_cents() as i64,
+            cash_cents: p.allocation.cash_cents as i64,
+            change_cents: p.allocation.change_cents as i64,
+            change_voucher,
+        }
+    }
+}
+
+fn line(kind: &str, reference: &str, a: &Applied) -> TenderLine {
+    TenderLine {
+        voucher: (kind == "voucher").then(|| reference.to_string()),
+        ticket: (kind == "ticket").then(|| reference.to_string()),
+        covered_cents: a.covered_cents as i64,
+        remaining_cents: a.remaining_cents as i64,
+        change_cents: a.change_cents as i64,
+    }
+}
+
+/// How a sold ticket was paid, from what is stored.
+pub fn load_payment(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<SalePayment> {
+    let rows: Vec<(String, String, i64, i64, i64)> = sale_tenders::table
+        .filter(sale_tenders::serial.eq(&t.serial))
+        .order(sale_tenders::position)
+        .select((
+            sale_tenders::kind,
+            sale_tenders::reference,
+            sale_tenders::covered_cents,
+            sale_tenders::remaining_cents,
+            sale_tenders::change_cents,
+        ))
+        .load(conn)?;
+    if rows.is_empty() {
+        return Ok(SalePayment::cash(t.total_cents));
+    }
+    let change_voucher: Option<String> = vouchers::table
+        .filter(vouchers::ticket.eq(&t.serial))
+        .filter(vouchers::source.eq("change"))
+        .select(vouchers::code)
+        .first(conn)
+        .optional()?;
+    let tenders: Vec<TenderLine> = rows
+        .iter()
+        .map(|(kind, reference, covered, remaining, change)| {
+            line(
+                kind,
+                reference,
+                &Applied {
+                    covered_cents: *covered as u64,
+                    remaining_cents: *remaining as u64,
+                    change_cents: *change as u64,
+                },
+            )
+        })
+        .collect();
+    let tendered: i64 = tenders.iter().map(|l| l.covered_cents).sum();
+    Ok(SalePayment {
+        change_cents: tenders.iter().map(|l| l.change_cents).sum(),
+        tendered_cents: tendered,
+        cash_cents: t.total_cents - tendered,
+        tenders,
+        change_voucher,
+    })
+}
+
+/// A sale's tenders as planned.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    tenders: Vec<TenderRef>,
+    allocation: Allocation,
+}
+
+/// A tendered ticket as found: payable, or why not.
+enum TicketState {
+    Payable(Box<TicketRow>, Payable),
+    Refused(StatusCode, &'static str, String),
+}
+
+/// The vouchers and tickets a batch of sales tenders, as found (and held) at the start, and
+/// what the sales planned so far have done to them.
+pub struct Ledger {
+    /// Keno Day of the sales: a voucher is usable up to 12 months after its own (13.1).
+    today: String,
+    vouchers: HashMap<String, VoucherRow>,
+    /// Balances as read, to guard the write.
+    read_balances: HashMap<String, i64>,
+    tickets: HashMap<String, TicketState>,
+    tendered_tickets: HashSet<String>,
+}
+
+impl Ledger {
+    /// Reads every voucher and ticket the sales tender; `hold`: until the transaction ends.
+    pub fn load<'a>(
+        conn: &mut DbConnection,
+        sales: impl Iterator<Item = &'a [TenderRef]>,
+        hold: bool,
+        today: &str,
+    ) -> ApiResult<Ledger> {
+        let mut codes = Vec::new();
+        let mut serials = Vec::new();
+        for tenders in sales {
+            for t in tenders {
+                match t {
+                    TenderRef::Voucher { code, .. } => codes.push(code.as_str()),
+                    TenderRef::Ticket { serial } => serials.push(serial.as_str()),
+                }
+            }
+        }
+        codes.sort_unstable();
+        codes.dedup();
+        serials.sort_unstable();
+        serials.dedup();
+        let found: Vec<VoucherRow> = if codes.is_empty() {
+            Vec::new()
+        } else if hold {
+            crate::vouchers::lock(conn, &codes)?
+        } else {
+            vouchers::table
+                .filter(vouchers::code.eq_any(&codes))
+                .select(VoucherRow::as_select())
+                .load(conn)?
+        };
+        let tendered: Vec<TicketRow> = if serials.is_empty() {
+            Vec::new()
+        } else {
+            let q = tickets::table
+                .filter(tickets::serial.eq_any(&serials))
+                .order(tickets::serial);
+            // (The select is typed by its backend, so it is made in each arm.)
+            match conn {
+                DbConnection::Pg(pg) if hold => {
+                    q.select(TicketRow::as_select()).for_update().load(pg)?
+                }
+                DbConnection::Pg(pg) => q.select(TicketRow::as_select()).load(pg)?,
+                DbConnection::Sqlite(sqlite) => q.select(TicketRow::as_select()).load(sqlite)?,
+            }
+        };
+        let mut tickets = HashMap::new();
+        for t in tendered {
+            let state = match payable(conn, &t).and_then(|p| p.at_a_terminal(today).map(|()| p)) {
+                Ok(p) => TicketState::Payable(Box::new(t.clone()), p),
+                Err(ApiError::Refused {
+                    status,
+                    code,
+                    message,
+                }) => TicketState::Refused(status, code, message),
+                Err(e) => return Err(e),
+            };
+            tickets.insert(t.serial.clone(), state);
+        }
+        Ok(Ledger {
+            today: today.to_string(),
+            read_balances: found
+                .iter()
+                .map(|v| (v.code.clone(), v.balance_cents))
+                .collect(),
+            vouchers: found.into_iter().map(|v| (v.code.clone(), v)).collect(),
+            tickets,
+            tendered_tickets: HashSet::new(),
+        })
+    }
+
+    /// Plans a sale of `total_cents` paid with `tenders` against what earlier sales left;
+    /// a refusal leaves the ledger as it was.
+    pub fn plan(&mut self, total_cents: u64, tenders: &[TenderRef]) -> Result<Planned, ApiError> {
+        let mut offered = Vec::with_capacity(tenders.len());
+        for t in tenders {
+            offered.push(match t {
+                TenderRef::Voucher { code, amount_cents } => {
+                    let v = self.vouchers.get(code).ok_or_else(|| {
+                        ApiError::refused(
+                            StatusCode::NOT_FOUND,
+                            "not_found",
+                            format!("no such voucher {code}"),
+                        )
+                    })?;
+                    if v.status == "cashed" {
+                        return Err(ApiError::conflict(
+                            "voucher_empty",
+                            format!("voucher {code} was cashed out: nothing is left on it"),
+                        ));
+                    }
+                    if expired(&v.keno_day, &self.today) {
+                        return Err(claim_required(v));
+                    }
+                    Offered {
+                        kind: TenderKind::Voucher,
+                        available_cents: v.balance_cents as u64,
+                        amount_cents: *amount_cents,
+                    }
+                }
+                TenderRef::Ticket { serial } => {
+                    if self.tendered_tickets.contains(serial) {
+                        return Err(ApiError::conflict(
+                            "already_paid",
+                            format!("ticket {serial} has already been paid (rule 11.5)"),
+                        ));
+                    }
+                    match self.tickets.get(serial) {
+                        None => {
+                            return Err(ApiError::refused(
+                                StatusCode::NOT_FOUND,
+                                "not_found",
+                                format!("no such ticket {serial}"),
+                            ))
+                        }
+                        Some(TicketState::Refused(status, code, message)) => {
+                            return Err(ApiError::refused(*status, code, message.clone()))
+                        }
+                        Some(TicketState::Payable(_, p)) if p.major => {
+                            return Err(ApiError::conflict(
+                                "cheque_only",
+                                format!(
+                                    "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not tendered"
+                                ),
+                            ))
+                        }
+                        Some(TicketState::Payable(_, p)) => Offered {
+                            kind: TenderKind::Ticket,
+                            available_cents: p.total_cents as u64,
+                            amount_cents: None,
+                        },
+                    }
+                }
+            });
+        }
+        let allocation = allocate(total_cents, &offered).map_err(|e| refusal(&e, tenders))?;
+        for (t, a) in tenders.iter().zip(&allocation.applied) {
+            match t {
+                TenderRef::Voucher { code, .. } => {
+                    if let Some(v) = self.vouchers.get_mut(code) {
+                        v.balance_cents = a.remaining_cents as i64;
+                    }
+                }
+                TenderRef::Ticket { serial } => {
+                    self.tendered_tickets.insert(serial.clone());
+                }
+            }
+        }
+        Ok(Planned {
+            tenders: tenders.to_vec(),
+            allocation,
+        })
+    }
+
+    /// Records a sold ticket's tenders (after the ticket's row): its `sale_tenders`, each ticket
+    /// tendered marked paid, the change voucher. Returns the trail's entries and how the sale
+    /// was paid. The vouchers' balances are written once for the batch by `write_balances`.
+    pub fn record_sale(
+        &self,
+        conn: &mut DbConnection,
+        sold: &TicketRow,
+        planned: &Planned,
+        now: i64,
+    ) -> ApiResult<(Vec<Entry>, SalePayment)> {
+        #[derive(Insertable)]
+        #[diesel(table_name = sale_tenders)]
+        struct Row<'a> {
+            serial: &'a str,
+            position: i32,
+            kind: &'a str,
+            reference: &'a str,
+            covered_cents: i64,
+            remaining_cents: i64,
+            change_cents: i64,
+            spent_at: i64,
+        }
+        let rows: Vec<Row> = planned
+            .tenders
+            .iter()
+            .zip(&planned.allocation.applied)
+            .enumerate()
+            .map(|(i, (t, a))| Row {
+                serial: &sold.serial,
+                position: i as i32 + 1,
+                kind: t.kind(),
+                reference: t.reference(),
+                covered_cents: a.covered_cents as i64,
+                remaining_cents: a.remaining_cents as i64,
+                change_cents: a.change_cents as i64,
+                spent_at: now,
+            })
+            .collect();
+        per_backend!(conn, |c| diesel::insert_into(sale_tenders::table)
+            .values(&rows)
+            .execute(c))?;
+        let mut entries = Vec::new();
+        for (t, a) in planned.tenders.iter().zip(&planned.allocation.applied) {
+            match t {
+                TenderRef::Voucher { code, .. } => entries.push(
+                    Entry::new(
+                        "voucher_spent",
+                        code,
+                        serde_json::json!({
+                            "serial": sold.serial,
+                            "amount_cents": a.covered_cents,
+                            "balance_cents": a.remaining_cents,
+                            "spent_at": now,
+                        }),
+                    )
+                    .by(&sold.principal_id),
+                ),
+                TenderRef::Ticket { serial } => {
+                    let Some(TicketState::Payable(t, p)) = self.tickets.get(serial) else {
+                        return Err(anyhow::anyhow!("ticket {serial} was planned unpaid").into());
+                    };
+                    entries.push(mark_paid(
+                        conn,
+                        t,
+                        p.total_cents,
+                        "tender",
+                        &sold.principal_id,
+                        serde_json::json!({ "for_ticket": sold.serial }),
+                    )?);
+                }
+            }
+        }
+        let mut change_voucher = None;
+        if planned.allocation.change_cents > 0 {
+            let code = new_code();
+            let amount = planned.allocation.change_cents as i64;
+            entries.push(
+                NewVoucher {
+                    code: &code,
+                    principal_id: &sold.principal_id,
+                    request_id: None,
+                    site: &sold.site,
+                    terminal: &sold.terminal,
+                    writer: &sold.writer,
+                    issued_at: now,
+                    keno_day: &sold.keno_day,
+                    source: "change",
+                    ticket: Some(&sold.serial),
+                    amount_cents: amount,
+                    balance_cents: amount,
+                    status: "active",
+                }
+                .insert(conn)?,
+            );
+            change_voucher = Some(code);
+        }
+        Ok((entries, SalePayment::planned(planned, change_voucher)))
+    }
+
+    /// Writes each voucher's balance after the batch's sales, guarded by the balance read.
+    pub fn write_balances(&self, conn: &mut DbConnection) -> ApiResult<()> {
+        for (code, v) in &self.vouchers {
+            let read = self.read_balances[code];
+            if v.balance_cents == read {
+                continue;
+            }
+            let status = if v.balance_cents == 0 {
+                "spent"
+            } else {
+                "active"
+            };
+            let changed = diesel::update(vouchers::table.find(code))
+                .filter(vouchers::balance_cents.eq(read))
+                .filter(vouchers::status.eq("active"))
+                .set((
+                    vouchers::balance_cents.eq(v.balance_cents),
+                    vouchers::status.eq(status),
+                ))
+                .execute(conn)?;
+            if changed != 1 {
+                // Cannot happen while the row is held; the batch is undone and retried.
+                return Err(anyhow::anyhow!("voucher {code} changed while held").into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A quote's view: how the sale would be paid now.
+    pub fn quote(planned: &Planned) -> SalePayment {
+        SalePayment::planned(planned, None)
+    }
+}
+
+fn refusal(e: &TenderError, tenders: &[TenderRef]) -> ApiError {
+    let status = match e {
+        TenderError::Empty { .. } | TenderError::InsufficientBalance { .. } => StatusCode::CONFLICT,
+        TenderError::ZeroAmount { .. } => StatusCode::BAD_REQUEST,
+        TenderError::NotNeeded { .. } | TenderError::ExceedsSale { .. } => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+    };
+    let what = tenders
+        .get(e.position() - 1)
+        .map(|t| format!(" ({} {})", t.kind(), t.reference()))
+        .unwrap_or_default();
+    ApiError::refused(status, e.code(), format!("{e}{what}"))
+}

@@ -1,0 +1,122 @@
+//! `POST /api/v1/vouchers/{code}/cash`: pays a voucher's balance out in cash, once.
+//!
+//! The voucher's row is held (PostgreSQL: `FOR UPDATE`; SQLite: the writer's turn), so a
+//! cash-out and a sale spending the same voucher at once are one before the other: the sale
+//! finds nothing left, or the cash-out pays what the sale left.
+
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{check_code, claim_required, expired, lock, today, view, Voucher};
+use crate::audit::log::Entry;
+use crate::auth::{Principal, Role};
+use crate::db::schema::vouchers;
+use crate::db::{now_micros, rfc3339};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CashOut {
+    /// The balance paid out.
+    pub paid_cents: i64,
+    /// cash
+    pub method: String,
+    /// The voucher now: nothing left, status `cashed`.
+    pub voucher: Voucher,
+}
+
+/// Pays the voucher's balance in cash; the voucher then has nothing left.
+#[utoipa::path(
+    tag = "vouchers",
+    security(("bearer" = [])),
+    params(("code" = String, Path, description = "22 digits, the last a check digit")),
+    responses(
+        (status = 200, body = CashOut),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1)"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`"),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/vouchers/{code}/cash")]
+pub async fn cash_out(
+    state: web::Data<AppState>,
+    principal: Principal,
+    code: web::Path<String>,
+) -> ApiResult<web::Json<CashOut>> {
+    principal.require(&[Role::Writer])?;
+    let code = code.into_inner();
+    check_code(&code)?;
+    let paid = web::block(move || -> ApiResult<CashOut> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        let today = today(&state);
+        let (paid, row) = conn.transaction(|conn| -> ApiResult<_> {
+            let mut v = lock(conn, &[code.as_str()])?
+                .pop()
+                .ok_or_else(|| ApiError::not_found("voucher"))?;
+            if v.status == "cashed" {
+                return Err(ApiError::conflict(
+                    "already_cashed",
+                    format!(
+                        "voucher {code} was cashed out already: {} paid at {}",
+                        keno_core::Dollars(v.cashed_cents as u64),
+                        v.cashed_at.map(rfc3339).unwrap_or_default()
+                    ),
+                ));
+            }
+            if v.balance_cents == 0 {
+                return Err(ApiError::conflict(
+                    "voucher_empty",
+                    format!("voucher {code} has been spent: nothing is left on it"),
+                ));
+            }
+            if expired(&v.keno_day, &today) {
+                return Err(claim_required(&v));
+            }
+            let now = now_micros();
+            let paid = v.balance_cents;
+            let changed = diesel::update(vouchers::table.find(&v.code))
+                .filter(vouchers::status.eq("active"))
+                .filter(vouchers::balance_cents.eq(paid))
+                .set((
+                    vouchers::balance_cents.eq(0),
+                    vouchers::cashed_cents.eq(paid),
+                    vouchers::cashed_at.eq(now),
+                    vouchers::cashed_by.eq(&principal.id),
+                    vouchers::status.eq("cashed"),
+                ))
+                .execute(conn)?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "voucher_changed",
+                    "the voucher changed meanwhile: look it up again",
+                ));
+            }
+            crate::audit::log::append(
+                conn,
+                vec![Entry::new(
+                    "voucher_cashed",
+                    &v.code,
+                    serde_json::json!({ "cashed_cents": paid, "cashed_at": now }),
+                )
+                .by(&principal.id)],
+            )?;
+            v.balance_cents = 0;
+            v.cashed_cents = paid;
+            v.cashed_at = Some(now);
+            v.cashed_by = Some(principal.id.clone());
+            v.status = "cashed".into();
+            Ok((paid, v))
+        })?;
+        Ok(CashOut {
+            paid_cents: paid,
+            method: "cash".into(),
+            voucher: view(&mut conn, &row, &today)?,
+        })
+    })
+    .await??;
+    Ok(web::Json(paid))
+}

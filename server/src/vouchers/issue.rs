@@ -1,0 +1,221 @@
+//! `POST /api/v1/vouchers`: a writer issues a voucher for a cash deposit, or in place of paying
+//! a winning ticket (rule 1(n)).
+//!
+//! A `request_id` already used by the same writer returns that voucher (200) and issues nothing,
+//! so a retried request never makes two vouchers. A ticket is paid once: as a voucher it is
+//! marked paid (`pay_method = "voucher"`) in the transaction that makes the voucher. A ticket
+//! with a major prize is paid by cheque only (rule 12.2) and is refused here.
+
+use actix_web::{post, web, HttpResponse};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{new_code, today, view, NewVoucher, Voucher, VoucherRow, MAX_DEPOSIT_CENTS};
+use crate::auth::{Principal, Role};
+use crate::db::schema::vouchers;
+use crate::db::{now_micros, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::tickets::pay::{mark_paid, payable};
+
+/// A voucher to issue: `amount_cents` for a cash deposit, or `ticket` for a winning ticket paid
+/// as a voucher.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IssueRequest {
+    /// Unique per voucher, chosen by the terminal; a retry with the same id issues nothing twice.
+    pub request_id: String,
+    /// A cash deposit for future gaming (rule 1(n)(i)): 1 cent to $100,000.00.
+    #[serde(default)]
+    pub amount_cents: Option<i64>,
+    /// The serial of a winning ticket to pay as this voucher instead of in cash (rule 1(n)(ii)).
+    #[serde(default)]
+    pub ticket: Option<String>,
+}
+
+enum What {
+    Deposit(i64),
+    Ticket(String),
+}
+
+/// Issues a voucher: 201 with it; 200 with the same voucher for a `request_id` already used.
+#[utoipa::path(
+    tag = "vouchers",
+    security(("bearer" = [])),
+    request_body = IssueRequest,
+    responses(
+        (status = 201, body = Voucher, description = "Issued"),
+        (status = 200, body = Voucher, description = "Already issued under this request_id: nothing issued"),
+        (status = 409, body = crate::error::ErrorBody, description = "For a ticket: `already_paid`, `cancelled`, `not_settled`, `no_prize`, `cheque_only` (a major prize, rule 12.2)"),
+        (status = 404, body = crate::error::ErrorBody, description = "No such ticket"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`, `invalid_serial`, `invalid_request`, `invalid_request_id`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/vouchers")]
+pub async fn issue(
+    state: web::Data<AppState>,
+    principal: Principal,
+    request: web::Json<IssueRequest>,
+) -> ApiResult<HttpResponse> {
+    principal.require(&[Role::Writer])?;
+    let request = request.into_inner();
+    if request.request_id.is_empty() || request.request_id.len() > 100 {
+        return Err(ApiError::bad_request(
+            "invalid_request_id",
+            "request_id must be 1 to 100 characters",
+        ));
+    }
+    if principal.site.is_none() || principal.terminal.is_none() {
+        return Err(ApiError::forbidden(
+            "this writer is not bound to a site and terminal",
+        ));
+    }
+    let what =
+        match (request.amount_cents, request.ticket) {
+            (Some(amount), None) => {
+                if !(1..=MAX_DEPOSIT_CENTS).contains(&amount) {
+                    return Err(ApiError::bad_request(
+                        "invalid_amount",
+                        format!(
+                            "a deposit is 1 cent to {} (amount_cents {amount})",
+                            keno_core::Dollars(MAX_DEPOSIT_CENTS as u64)
+                        ),
+                    ));
+                }
+                What::Deposit(amount)
+            }
+            (None, Some(serial)) => {
+                if !keno_core::serial::is_well_formed(&serial) {
+                    return Err(ApiError::bad_request(
+                        "invalid_serial",
+                        "that is not a ticket serial number: check the digits",
+                    ));
+                }
+                What::Ticket(serial)
+            }
+            _ => return Err(ApiError::bad_request(
+                "invalid_request",
+                "give either amount_cents (a cash deposit) or ticket (a winning ticket's serial)",
+            )),
+        };
+    let (created, voucher) = web::block(move || -> ApiResult<(bool, Voucher)> {
+        let mut conn = state.db.conn()?;
+        let _turn = state.db.writer_turn();
+        let today = today(&state);
+        // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
+        let mut attempt = 0;
+        let (created, row) = loop {
+            attempt += 1;
+            let result = conn
+                .transaction(|conn| issue_in(conn, &principal, &request.request_id, &what, &today));
+            match result {
+                Err(ApiError::Internal(e))
+                    if attempt < 3
+                        && matches!(
+                            e.downcast_ref::<DieselError>(),
+                            Some(DieselError::DatabaseError(
+                                DatabaseErrorKind::UniqueViolation,
+                                _
+                            ))
+                        ) => {}
+                other => break other?,
+            }
+        };
+        Ok((created, view(&mut conn, &row, &today)?))
+    })
+    .await??;
+    Ok(if created {
+        HttpResponse::Created().json(voucher)
+    } else {
+        HttpResponse::Ok().json(voucher)
+    })
+}
+
+fn issue_in(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    request_id: &str,
+    what: &What,
+    today: &str,
+) -> ApiResult<(bool, VoucherRow)> {
+    if let Some(v) = by_request(conn, principal, request_id)? {
+        return Ok((false, v));
+    }
+    let code = new_code();
+    let mut entries = Vec::new();
+    let (source, ticket, amount) = match what {
+        What::Deposit(amount) => ("deposit", None, *amount),
+        What::Ticket(serial) => {
+            let t =
+                crate::tickets::find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+            let p = payable(conn, &t)?;
+            p.at_a_terminal(today)?;
+            if p.major {
+                return Err(ApiError::conflict(
+                    "cheque_only",
+                    format!(
+                        "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not as a voucher"
+                    ),
+                ));
+            }
+            match mark_paid(
+                conn,
+                &t,
+                p.total_cents,
+                "voucher",
+                &principal.id,
+                serde_json::json!({ "voucher": code }),
+            ) {
+                Ok(entry) => entries.push(entry),
+                // Paid meanwhile: by this very request (a retry that waited on the first try's
+                // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
+                Err(e) => {
+                    return match by_request(conn, principal, request_id)? {
+                        Some(v) => Ok((false, v)),
+                        None => Err(e),
+                    }
+                }
+            }
+            ("ticket", Some(serial.as_str()), p.total_cents)
+        }
+    };
+    let row = VoucherRow {
+        code: code.clone(),
+        principal_id: principal.id.clone(),
+        request_id: Some(request_id.to_string()),
+        site: principal.site.clone().unwrap_or_default(),
+        terminal: principal.terminal.clone().unwrap_or_default(),
+        writer: principal.name.clone(),
+        issued_at: now_micros(),
+        keno_day: today.to_string(),
+        source: source.into(),
+        ticket: ticket.map(str::to_string),
+        amount_cents: amount,
+        balance_cents: amount,
+        status: "active".into(),
+        cashed_cents: 0,
+        cashed_at: None,
+        cashed_by: None,
+    };
+    entries.push(NewVoucher::from(&row).insert(conn)?);
+    // Last in the transaction.
+    crate::audit::log::append(conn, entries)?;
+    Ok((true, row))
+}
+
+/// The voucher this writer issued under `request_id`, if any.
+fn by_request(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    request_id: &str,
+) -> QueryResult<Option<VoucherRow>> {
+    vouchers::table
+        .filter(vouchers::principal_id.eq(&principal.id))
+        .filter(vouchers::request_id.eq(request_id))
+        .select(VoucherRow::as_select())
+        .first(conn)
+        .optional()
+}

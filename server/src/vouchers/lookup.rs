@@ -1,0 +1,38 @@
+//! `GET /api/v1/vouchers/{code}`: a voucher's amount, balance, spends and validity.
+
+use actix_web::{get, web};
+
+use super::{check_code, find, today, view, Voucher};
+use crate::auth::{Principal, Role};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+/// A voucher with what is left on it, the sales it paid for and until when it is usable.
+#[utoipa::path(
+    tag = "vouchers",
+    security(("bearer" = [])),
+    params(("code" = String, Path, description = "22 digits, the last a check digit")),
+    responses(
+        (status = 200, body = Voucher),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`: not 22 digits with a good check digit"),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/vouchers/{code}")]
+pub async fn get_voucher(
+    state: web::Data<AppState>,
+    principal: Principal,
+    code: web::Path<String>,
+) -> ApiResult<web::Json<Voucher>> {
+    principal.require(&[Role::Writer, Role::Auditor, Role::Supervisor])?;
+    let code = code.into_inner();
+    check_code(&code)?;
+    let voucher = web::block(move || -> ApiResult<Voucher> {
+        let mut conn = state.db.conn()?;
+        let v = find(&mut conn, &code)?.ok_or_else(|| ApiError::not_found("voucher"))?;
+        Ok(view(&mut conn, &v, &today(&state))?)
+    })
+    .await??;
+    Ok(web::Json(voucher))
+}
