@@ -2,7 +2,7 @@
 //! prize boards and anyone checking what a catch pays.
 
 use actix_web::{get, web};
-use keno_core::{Pay, ScheduleId};
+use keno_core::{Pay, ScheduleId, Special3Approval};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -46,7 +46,7 @@ pub async fn list(state: web::Data<AppState>) -> web::Json<Vec<Schedule>> {
     let table = rules.prize_table();
     let schedules = ScheduleId::ALL
         .into_iter()
-        .filter(|&s| rules.is_schedule_available(s))
+        .filter(|&s| rules.is_schedule_available(s, Special3Approval::NotInForce))
         .map(|s| Schedule {
             schedule: s.key().into(),
             name: s.to_string(),

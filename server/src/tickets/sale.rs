@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
-use keno_core::{Bet, ScheduleId};
+use keno_core::{Bet, ScheduleId, Special3Approval};
 use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -191,7 +191,7 @@ fn prepare(
     let schedule = ScheduleId::from(request.schedule);
     let bet = Bet::from(request.bet.clone());
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
-    let plan = rules.plan(marks, schedule)?;
+    let plan = rules.plan_sale(marks, schedule, Special3Approval::NotInForce)?;
     let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
     let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
     Ok(TicketRow {
