@@ -22,7 +22,9 @@ mod rule_sets;
 mod rules_cmd;
 mod schedules;
 mod serve;
+mod set_bets;
 mod settlement;
+mod special3;
 mod state;
 mod tickets;
 

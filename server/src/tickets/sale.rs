@@ -5,25 +5,35 @@
 //! single writer), so a sale that races the close lands in the game before it closes or in the
 //! next one, never in a closed game. A `request_id` already sold by the same writer returns that
 //! ticket and sells nothing.
+//!
+//! A set bet (rule 6.3(h)) is looked up in the catalogue first; a retry of one already sold is
+//! answered from the record before anything is picked, so a "random" set bet is picked once.
+//! Special 3 sells only while the regulator's approval is in force (rule 18.4). Both are checked
+//! again in the transaction that commits the sale, holding the set's and the approval's rows, so
+//! a retirement or a withdrawal is wholly before a sale or wholly after it.
 
+use actix_web::http::StatusCode;
 use actix_web::{post, web, HttpResponse};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
-use keno_core::{Bet, ScheduleId, Special3Approval};
+use keno_core::{ScheduleId, Special3Approval};
 use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
+use super::{
+    bet_kind_name, find, view, ways_lines, BetRequest, Schedule, SetBetRef, Ticket, TicketRow,
+};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
-use crate::db::schema::{games, terminals, tickets};
+use crate::db::schema::{games, set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::games::GameRow;
+use crate::set_bets::SetBetRow;
 use crate::state::AppState;
 
 /// A sale (`shared/API.md`).
@@ -78,11 +88,19 @@ pub async fn sell(
         ));
     };
     let schedule = ScheduleId::from(request.schedule);
-    let ticket = match prepare(&state, &principal, &request, site, terminal) {
-        Ok(ticket) => ticket,
+    let context = match context(&state, &principal, &request).await {
+        Ok(Context {
+            sold: Some(earlier),
+            ..
+        }) => return answer(&state, StatusCode::OK, *earlier, None).await,
+        other => other,
+    };
+    let sale = match context.and_then(|c| prepare(&state, &principal, &request, &c, site, terminal))
+    {
+        Ok(sale) => sale,
         Err(refusal) => {
-            // A retry of a sale made before a change (of the rule set, say) still gets its
-            // ticket rather than a refusal.
+            // A retry of a sale made before a change (of the rule set, the catalogue or the
+            // approval, say) still gets its ticket rather than a refusal.
             let (s, p, r) = (
                 state.clone(),
                 principal.id.clone(),
@@ -92,7 +110,7 @@ pub async fn sell(
                 web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
                     .await??;
             return match sold {
-                Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+                Some(t) => answer(&state, StatusCode::OK, t, None).await,
                 None => Err(refusal),
             };
         }
@@ -100,7 +118,7 @@ pub async fn sell(
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
     for _ in 0..25 {
-        match state.sales.commit(ticket.clone()).await? {
+        match state.sales.commit(sale.clone()).await? {
             Some(Outcome::Sold(t)) => {
                 if schedule == ScheduleId::Jackpot {
                     // The pool on the displays grows as the game sells (rule 7.3 as
@@ -109,9 +127,10 @@ pub async fn sell(
                         .jackpots_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                return Ok(HttpResponse::Created().json(Ticket::from(&*t)));
+                return answer(&state, StatusCode::CREATED, *t, Some(sale.set_bet)).await;
             }
-            Some(Outcome::AlreadySold(t)) => return Ok(HttpResponse::Ok().json(Ticket::from(&*t))),
+            Some(Outcome::AlreadySold(t)) => return answer(&state, StatusCode::OK, *t, None).await,
+            Some(Outcome::Refused(e)) => return Err(e),
             None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
         }
     }
@@ -124,12 +143,78 @@ pub async fn sell(
     let sold = web::block(move || -> ApiResult<_> { Ok(by_request(&mut *s.db.conn()?, &p, &r)?) })
         .await??;
     match sold {
-        Some(t) => Ok(HttpResponse::Ok().json(Ticket::from(&t))),
+        Some(t) => answer(&state, StatusCode::OK, t, None).await,
         None => Err(ApiError::conflict(
             "game_closed",
             "no game is open for sale: Keno is closed",
         )),
     }
+}
+
+/// The ticket as the answer to a sale. `set_bet` is the set it was just sold from; `None` looks
+/// it up (a set bet sold earlier).
+async fn answer(
+    state: &web::Data<AppState>,
+    status: StatusCode,
+    t: TicketRow,
+    set_bet: Option<Option<SetBetRef>>,
+) -> ApiResult<HttpResponse> {
+    let ticket = match set_bet {
+        Some(set_bet) => Ticket {
+            set_bet,
+            ..Ticket::from(&t)
+        },
+        None => {
+            let s = state.clone();
+            web::block(move || -> ApiResult<Ticket> { Ok(view(&mut *s.db.conn()?, &t)?) }).await??
+        }
+    };
+    Ok(HttpResponse::build(status).json(ticket))
+}
+
+/// What a sale needs from the database before it is checked and priced.
+#[derive(Default)]
+struct Context {
+    /// The set a set bet names, if it exists.
+    set: Option<SetBetRow>,
+    /// The regulator's approval of Special 3, looked up when the sale may play it.
+    special3: Special3Approval,
+    /// A set bet already sold under this request id: the answer, with nothing picked again.
+    sold: Option<Box<TicketRow>>,
+}
+
+/// Reads what the sale needs (nothing for most sales: no database call).
+async fn context(
+    state: &web::Data<AppState>,
+    principal: &Principal,
+    request: &SaleRequest,
+) -> ApiResult<Context> {
+    let set = request.bet.set_id();
+    let special3 = state.rules.may_play_special3(request.schedule.into());
+    if set.is_none() && !special3 {
+        return Ok(Context::default());
+    }
+    let (s, p, r) = (
+        state.clone(),
+        principal.id.clone(),
+        request.request_id.clone(),
+    );
+    web::block(move || -> ApiResult<Context> {
+        let mut conn = s.db.conn()?;
+        let mut context = Context::default();
+        if let Some(id) = set {
+            if let Some(earlier) = by_request(&mut conn, &p, &r)? {
+                context.sold = Some(Box::new(earlier));
+                return Ok(context);
+            }
+            context.set = crate::set_bets::find(&mut conn, id)?;
+        }
+        if special3 {
+            context.special3 = crate::special3::approval(&s, &mut conn)?;
+        }
+        Ok(context)
+    })
+    .await?
 }
 
 /// What a sale would cost, priced by the rules as the sale would be (rule 6.2).
@@ -162,7 +247,22 @@ pub async fn quote(
     request: web::Json<SaleRequest>,
 ) -> ApiResult<web::Json<Quote>> {
     principal.require(&[Role::Writer])?;
-    let t = prepare(&state, &principal, &request, String::new(), String::new())?;
+    let context = context(&state, &principal, &request).await?;
+    let t = match context.sold {
+        // A quote under the id of a set bet already sold: that ticket's price.
+        Some(t) => *t,
+        None => {
+            prepare(
+                &state,
+                &principal,
+                &request,
+                &context,
+                String::new(),
+                String::new(),
+            )?
+            .ticket
+        }
+    };
     Ok(web::Json(Quote {
         ways: t.way_counts(),
         amount_per_way_cents: t.amount_per_way_cents,
@@ -176,6 +276,36 @@ pub async fn quote(
 pub enum Outcome {
     Sold(Box<TicketRow>),
     AlreadySold(Box<TicketRow>),
+    /// Refused when it came to commit: its set was retired, or Special 3's approval withdrawn,
+    /// since it was priced.
+    Refused(ApiError),
+}
+
+/// A sale checked and priced, waiting to commit.
+#[derive(Clone, Debug)]
+pub struct PendingSale {
+    pub ticket: TicketRow,
+    /// The catalogue set of a set bet: it must still be on sale when the sale commits.
+    pub set_bet: Option<SetBetRef>,
+    /// The Special 3 table (its digest) the sale plays: an approval of it must be in force when
+    /// the sale commits.
+    pub special3_digest: Option<String>,
+}
+
+fn unknown_set(id: i64) -> ApiError {
+    ApiError::refused(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unknown_set",
+        format!("there is no set bet {id} in the catalogue (rule 6.3(h))"),
+    )
+}
+
+fn set_retired(id: i64, name: &str) -> ApiError {
+    ApiError::refused(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "set_retired",
+        format!("set bet {id} ({name}) is retired and no longer sold (rule 6.3(h))"),
+    )
 }
 
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
@@ -184,17 +314,39 @@ fn prepare(
     state: &AppState,
     principal: &Principal,
     request: &SaleRequest,
+    context: &Context,
     site: String,
     terminal: String,
-) -> ApiResult<TicketRow> {
+) -> ApiResult<PendingSale> {
     let rules = &state.rules;
     let schedule = ScheduleId::from(request.schedule);
-    let bet = Bet::from(request.bet.clone());
+    let set_bet = match (&request.bet, &context.set) {
+        (BetRequest::SetBet { set, .. }, None) => return Err(unknown_set(*set)),
+        (BetRequest::SetBet { mode, .. }, Some(set)) => {
+            if set.retired_at.is_some() {
+                return Err(set_retired(set.id, &set.name));
+            }
+            Some(SetBetRef {
+                id: set.id,
+                name: set.name.clone(),
+                mode: *mode,
+            })
+        }
+        _ => None,
+    };
+    let bet = request
+        .bet
+        .to_bet(context.set.as_ref())
+        .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
-    let plan = rules.plan_sale(marks, schedule, Special3Approval::NotInForce)?;
+    let plan = rules.plan_sale(marks, schedule, context.special3)?;
     let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
+    let plays_special3 = plan
+        .ways
+        .iter()
+        .any(|w| w.plays_under == ScheduleId::Special3);
     let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
-    Ok(TicketRow {
+    let ticket = TicketRow {
         serial: String::new(),
         principal_id: principal.id.clone(),
         request_id: request.request_id.clone(),
@@ -226,19 +378,33 @@ fn prepare(
         paid_at: None,
         paid_by: None,
         pay_method: None,
+    };
+    Ok(PendingSale {
+        ticket,
+        set_bet,
+        special3_digest: if plays_special3 {
+            state.special3_digest.clone()
+        } else {
+            None
+        },
     })
 }
 
 /// Commits sales into `game`, which the caller holds open: a statement or two per batch, not
 /// per sale. A sale whose `request_id` its writer already used (before, or earlier in the same
-/// batch) is not sold again; its ticket is returned.
+/// batch) is not sold again; its ticket is returned. A set bet whose set was retired, or a
+/// Special 3 sale whose approval was withdrawn, since it was priced is refused; the rows that
+/// say so are held until the transaction ends.
 pub fn commit_sales(
     conn: &mut DbConnection,
-    sales: &mut [TicketRow],
+    sales: &mut [PendingSale],
     game: &GameRow,
 ) -> QueryResult<Vec<Outcome>> {
-    let ids: Vec<&str> = sales.iter().map(|t| t.request_id.as_str()).collect();
-    let mut writers: Vec<&str> = sales.iter().map(|t| t.principal_id.as_str()).collect();
+    let ids: Vec<&str> = sales.iter().map(|s| s.ticket.request_id.as_str()).collect();
+    let mut writers: Vec<&str> = sales
+        .iter()
+        .map(|s| s.ticket.principal_id.as_str())
+        .collect();
     writers.sort_unstable();
     writers.dedup();
     // Both columns, so the unique index on (principal_id, request_id) answers it.
@@ -251,17 +417,54 @@ pub fn commit_sales(
         .map(|t| ((t.principal_id.clone(), t.request_id.clone()), t))
         .collect();
 
+    // The sets and the Special 3 approval the new sales rely on, still in force, held.
+    let key = |s: &PendingSale| (s.ticket.principal_id.clone(), s.ticket.request_id.clone());
+    let mut set_ids: Vec<i64> = sales
+        .iter()
+        .filter(|s| !sold.contains_key(&key(s)))
+        .filter_map(|s| s.set_bet.as_ref().map(|b| b.id))
+        .collect();
+    set_ids.sort_unstable();
+    set_ids.dedup();
+    let on_sale = if set_ids.is_empty() {
+        HashSet::new()
+    } else {
+        crate::set_bets::hold_on_sale(conn, &set_ids)?
+    };
+    let mut approved: HashMap<String, bool> = HashMap::new();
+    for s in sales.iter().filter(|s| !sold.contains_key(&key(s))) {
+        if let Some(digest) = &s.special3_digest {
+            if !approved.contains_key(digest) {
+                let in_force = crate::special3::in_force(conn, digest, true)?.is_some();
+                approved.insert(digest.clone(), in_force);
+            }
+        }
+    }
+
     // Which sales are new, and how many numbers each terminal needs.
     let mut new = Vec::new();
+    let mut refused: HashMap<usize, ApiError> = HashMap::new();
     let mut seen = HashSet::new();
     // Sorted, so that two writers lock terminal rows in the same order and cannot deadlock.
     let mut per_terminal: BTreeMap<(String, String), i64> = BTreeMap::new();
-    for (i, t) in sales.iter().enumerate() {
-        let key = (t.principal_id.clone(), t.request_id.clone());
-        if sold.contains_key(&key) || !seen.insert(key) {
+    for (i, s) in sales.iter().enumerate() {
+        let key = key(s);
+        if sold.contains_key(&key) || seen.contains(&key) {
             continue;
         }
+        if let Some(set) = s.set_bet.as_ref().filter(|b| !on_sale.contains(&b.id)) {
+            refused.insert(i, set_retired(set.id, &set.name));
+            continue;
+        }
+        if let Some(digest) = &s.special3_digest {
+            if approved.get(digest) != Some(&true) {
+                refused.insert(i, keno_core::BetError::ScheduleNotApproved.into());
+                continue;
+            }
+        }
+        seen.insert(key);
         new.push(i);
+        let t = &s.ticket;
         *per_terminal
             .entry((t.site.clone(), t.terminal.clone()))
             .or_default() += 1;
@@ -294,7 +497,7 @@ pub fn commit_sales(
     let now = now_micros();
     let mut rng = UnwrapErr(SysRng);
     for &i in &new {
-        let t = &mut sales[i];
+        let t = &mut sales[i].ticket;
         let number = next_number
             .get_mut(&(t.site.clone(), t.terminal.clone()))
             .expect("numbered above");
@@ -306,28 +509,67 @@ pub fn commit_sales(
         t.first_game = game.number;
         t.last_game = game.number + i64::from(t.games) - 1;
     }
-    let rows: Vec<NewTicket> = new.iter().map(|&i| NewTicket::from(&sales[i])).collect();
+    let rows: Vec<NewTicket> = new
+        .iter()
+        .map(|&i| NewTicket::from(&sales[i].ticket))
+        .collect();
     // Chunks stay under both backends' limits on bound parameters.
     for chunk in rows.chunks(500) {
         per_backend!(conn, |c| diesel::insert_into(tickets::table)
             .values(chunk)
             .execute(c))?;
     }
+    let from_sets: Vec<(&str, i64, &str)> = new
+        .iter()
+        .filter_map(|&i| {
+            let s = &sales[i];
+            s.set_bet
+                .as_ref()
+                .map(|b| (s.ticket.serial.as_str(), b.id, b.mode.as_str()))
+        })
+        .collect();
+    for chunk in from_sets.chunks(500) {
+        let values: Vec<_> = chunk
+            .iter()
+            .map(|&(serial, id, mode)| {
+                (
+                    set_bet_tickets::serial.eq(serial),
+                    set_bet_tickets::set_bet_id.eq(id),
+                    set_bet_tickets::mode.eq(mode),
+                )
+            })
+            .collect();
+        per_backend!(conn, |c| diesel::insert_into(set_bet_tickets::table)
+            .values(&values)
+            .execute(c))?;
+    }
     crate::audit::log::append(
         conn,
-        rows.iter()
-            .map(|r| Entry::new("ticket_sold", r.serial, serde_json::json!(r)).by(r.principal_id))
+        new.iter()
+            .map(|&i| {
+                let s = &sales[i];
+                let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
+                Entry::new(
+                    "ticket_sold",
+                    &s.ticket.serial,
+                    sold_payload(&s.ticket, set),
+                )
+                .by(&s.ticket.principal_id)
+            })
             .collect(),
     )?;
 
     let mut outcomes = Vec::with_capacity(sales.len());
     let mut fresh = new.into_iter().peekable();
-    for (i, t) in sales.iter().enumerate() {
+    for (i, s) in sales.iter().enumerate() {
+        let t = &s.ticket;
         let key = (t.principal_id.clone(), t.request_id.clone());
         if fresh.peek() == Some(&i) {
             fresh.next();
             sold.insert(key, t.clone());
             outcomes.push(Outcome::Sold(Box::new(t.clone())));
+        } else if let Some(refusal) = refused.remove(&i) {
+            outcomes.push(Outcome::Refused(refusal));
         } else {
             let earlier = sold
                 .get(&key)
@@ -336,6 +578,17 @@ pub fn commit_sales(
         }
     }
     Ok(outcomes)
+}
+
+/// What the audit trail records of a sale: the columns it wrote, and for a set bet the set and
+/// how it was played.
+pub fn sold_payload(t: &TicketRow, set_bet: Option<(i64, &str)>) -> serde_json::Value {
+    let mut payload = serde_json::json!(NewTicket::from(t));
+    if let (Some((id, mode)), Some(map)) = (set_bet, payload.as_object_mut()) {
+        map.insert("set_bet_id".into(), id.into());
+        map.insert("set_bet_mode".into(), mode.into());
+    }
+    payload
 }
 
 /// The columns a sale writes; the rest start empty (cancellation, payment). The audit trail

@@ -15,8 +15,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use tokio::sync::{mpsc, oneshot};
 
-use super::sale::{commit_sales, lock_open_game, Outcome};
-use super::TicketRow;
+use super::sale::{commit_sales, lock_open_game, Outcome, PendingSale};
 use crate::db::{now_micros, Backend, Db};
 use crate::error::ApiError;
 
@@ -26,7 +25,7 @@ const QUEUE: usize = 4096;
 const BATCH: usize = 512;
 
 struct Job {
-    ticket: TicketRow,
+    sale: PendingSale,
     reply: oneshot::Sender<Result<Outcome, ApiError>>,
 }
 
@@ -57,10 +56,10 @@ impl SaleWriter {
     }
 
     /// Commits one sale; `None` when no game is open for sale.
-    pub async fn commit(&self, ticket: TicketRow) -> Result<Option<Outcome>, ApiError> {
+    pub async fn commit(&self, sale: PendingSale) -> Result<Option<Outcome>, ApiError> {
         let (reply, answer) = oneshot::channel();
         self.queue
-            .send(Job { ticket, reply })
+            .send(Job { sale, reply })
             .await
             .map_err(|_| ApiError::Internal(anyhow::anyhow!("the sale writer stopped")))?;
         match answer.await {
@@ -93,8 +92,8 @@ fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
             }
             batch
         };
-        let mut tickets: Vec<TicketRow> = batch.iter().map(|j| j.ticket.clone()).collect();
-        let outcomes = commit_batch(&db, &mut tickets);
+        let mut sales: Vec<PendingSale> = batch.iter().map(|j| j.sale.clone()).collect();
+        let outcomes = commit_batch(&db, &mut sales);
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             // The caller may have gone (a dropped connection): the sale stands all the same,
             // and a retry with its request_id finds it.
@@ -110,24 +109,25 @@ fn closed() -> ApiError {
 /// One transaction for the batch. Any failure in it (on PostgreSQL an error aborts the whole
 /// transaction) sends each sale through a transaction of its own, so that one cannot sink the
 /// others; a sale already made is found before inserting, so failures are rare.
-fn commit_batch(db: &Db, tickets: &mut [TicketRow]) -> Vec<Result<Outcome, ApiError>> {
-    let attempt = |tickets: &mut [TicketRow]| -> Result<Vec<Result<Outcome, ApiError>>, ApiError> {
-        let mut conn = db.conn()?;
-        let _turn = db.writer_turn();
-        Ok(conn.transaction(|conn| {
-            // Rule 9.2: past its closing time a game takes no more sales, even before the clock
-            // has closed it (on PostgreSQL a steady stream of shared locks could hold the close
-            // off).
-            let game = lock_open_game(conn)?.filter(|g| g.closes_at > now_micros());
-            let Some(game) = game else {
-                return Ok::<_, DieselError>(tickets.iter().map(|_| Err(closed())).collect());
-            };
-            Ok(commit_sales(conn, tickets, &game)?
-                .into_iter()
-                .map(Ok)
-                .collect())
-        })?)
-    };
+fn commit_batch(db: &Db, tickets: &mut [PendingSale]) -> Vec<Result<Outcome, ApiError>> {
+    let attempt =
+        |tickets: &mut [PendingSale]| -> Result<Vec<Result<Outcome, ApiError>>, ApiError> {
+            let mut conn = db.conn()?;
+            let _turn = db.writer_turn();
+            Ok(conn.transaction(|conn| {
+                // Rule 9.2: past its closing time a game takes no more sales, even before the clock
+                // has closed it (on PostgreSQL a steady stream of shared locks could hold the close
+                // off).
+                let game = lock_open_game(conn)?.filter(|g| g.closes_at > now_micros());
+                let Some(game) = game else {
+                    return Ok::<_, DieselError>(tickets.iter().map(|_| Err(closed())).collect());
+                };
+                Ok(commit_sales(conn, tickets, &game)?
+                    .into_iter()
+                    .map(Ok)
+                    .collect())
+            })?)
+        };
     let is_duplicate = |e: &ApiError| {
         matches!(e, ApiError::Internal(e) if matches!(
             e.downcast_ref::<DieselError>(),
