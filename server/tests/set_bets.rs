@@ -41,6 +41,36 @@ fn audit_entries(db: &TestDb, kind: &str) -> i64 {
     ))
 }
 
+/// `keno-server audit ARGS` on the test's database, with the tests' Keno Day (from midnight).
+fn audit(db: &TestDb, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .arg("audit")
+        .args(args)
+        .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
+        .env("KENO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "audit {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The day's exceptions of `kind`.
+fn exceptions(db: &TestDb, day: &str, kind: &str) -> Vec<Value> {
+    let found: Value =
+        serde_json::from_str(&audit(db, &["exceptions", "--day", day, "--json"])).unwrap();
+    found["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .cloned()
+        .collect()
+}
+
 fn verify(db: &TestDb) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
         .args(["audit", "verify", "--database-url", &db.url])
@@ -429,6 +459,73 @@ fn a_set_bet_sells_and_settles_as_the_way_ticket_it_plays(db: TestDb) {
         text.contains("1 set bets, 2 tickets sold from them"),
         "{text}"
     );
+
+    // The auditors' export names each set bet's set; the day's exceptions list the catalogue's
+    // changes, with who made them.
+    let out = tempfile::tempdir().unwrap();
+    let (lo, hi) = (first.to_string(), (first + 1).to_string());
+    let dir = out.path().display().to_string();
+    audit(
+        &db,
+        &[
+            "export",
+            "--from-game",
+            &lo,
+            "--to-game",
+            &hi,
+            "--format",
+            "json",
+            "--out",
+            &dir,
+        ],
+    );
+    let rows: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("tickets.json")).unwrap())
+            .unwrap();
+    let row = |serial: &Value| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["serial"] == *serial)
+            .unwrap()
+            .clone()
+    };
+    let (f, r, v) = (
+        row(&fixed["serial"]),
+        row(&random["serial"]),
+        row(&way["serial"]),
+    );
+    assert_eq!(
+        (
+            f["set_bet_id"].clone(),
+            f["set_bet_name"].clone(),
+            f["set_bet_mode"].clone(),
+            f["bet_type"].clone()
+        ),
+        (json!(id), json!(CORNERS), json!("fixed"), json!("set_bet"))
+    );
+    assert_eq!(r["set_bet_mode"], "random");
+    assert_eq!(
+        (v["set_bet_id"].clone(), v["set_bet_name"].clone()),
+        (Value::Null, Value::Null)
+    );
+    let day = fixed["keno_day"].as_str().unwrap();
+    let changes = exceptions(&db, day, "set_bet");
+    assert_eq!(changes.len(), 2, "{changes:#?}");
+    assert!(
+        changes[0]["what"]
+            .as_str()
+            .unwrap()
+            .contains("added to the catalogue"),
+        "{changes:#?}"
+    );
+    assert!(
+        changes[1]["what"].as_str().unwrap().contains("retired"),
+        "{changes:#?}"
+    );
+    assert!(changes
+        .iter()
+        .all(|c| c["who"].as_str().unwrap().starts_with("SUPER (supervisor)")));
 }
 
 fn special_3_sells_only_while_an_approval_is_in_force(db: TestDb) {
@@ -629,6 +726,24 @@ fn special_3_sells_only_while_an_approval_is_in_force(db: TestDb) {
 
     assert_eq!(audit_entries(&db, "special3_approval_recorded"), 4);
     assert_eq!(audit_entries(&db, "special3_approval_withdrawn"), 1);
+    let day = sold["keno_day"].as_str().unwrap();
+    let acts = exceptions(&db, day, "special3_approval");
+    assert_eq!(acts.len(), 5, "{acts:#?}");
+    let withdrawal = acts
+        .iter()
+        .find(|a| a["what"].as_str().unwrap().contains("withdrawn"))
+        .unwrap();
+    assert_eq!(withdrawal["why"], "the promotion ended");
+    assert!(withdrawal["who"]
+        .as_str()
+        .unwrap()
+        .starts_with("SUPER (supervisor)"));
+    assert!(
+        acts.iter()
+            .filter(|a| a["who"].as_str().unwrap().starts_with("INSPECTOR"))
+            .count()
+            == 4
+    );
     let (code, text) = verify(&db);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("4 approvals of Special 3"), "{text}");
