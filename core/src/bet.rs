@@ -1,15 +1,16 @@
 //! What a player bets on: the selection, the ways it makes and the schedule each way plays.
 //!
 //! A [`Bet`] is the request (as in `shared/API.md`); [`Bet::mark`] makes the terminal's random
-//! choices for quick picks; [`RuleSet::plan`] checks the marks against the rule set and lists
-//! the ways, each settled as an individual ticket (rule 12.8).
+//! choices for quick picks and random set bets; [`RuleSet::plan_sale`] checks the marks against
+//! the rule set (and Special 3's approval) and lists the ways, each settled as an individual
+//! ticket (rule 12.8); [`RuleSet::plan`] plans a ticket already sold again.
 
 use serde::{Deserialize, Serialize};
 
 use crate::board::{NumberSet, Selection, MAX_SPOTS};
 use crate::error::{BetError, SelectionError};
-use crate::random::{mystery_spots, quick_pick};
-use crate::rules::RuleSet;
+use crate::random::{mystery_spots, quick_pick, shaped_pick};
+use crate::rules::{RuleSet, Special3Approval};
 use crate::schedule::ScheduleId;
 
 /// A bet as a terminal requests it (`shared/API.md`, "Tickets").
@@ -28,6 +29,24 @@ pub enum Bet {
         groups: Vec<Vec<u8>>,
         combine: Vec<u8>,
     },
+    /// Rule 6.3(h): a way ticket from the operator's catalogue, its groups and combinations as
+    /// the catalogue lists them (the caller looks the set up). `Fixed` plays those numbers;
+    /// `Random` plays fresh numbers in groups of the same sizes, with the same combinations.
+    SetBet {
+        groups: Vec<Vec<u8>>,
+        combine: Vec<u8>,
+        mode: SetMode,
+    },
+}
+
+/// How a set bet plays its catalogue entry (rule 6.3(h)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetMode {
+    /// "the numbers illustrated must be played".
+    Fixed,
+    /// "the numbers illustrated are changed for a selection chosen by the writer terminal".
+    Random,
 }
 
 /// The kind of bet, as stored and printed ("BET-STANDARD").
@@ -38,11 +57,15 @@ pub enum BetKind {
     QuickPick,
     MysteryQuickPick,
     Way,
+    /// A way ticket from the catalogue (rule 6.3(h)): priced, limited and settled as a way
+    /// ticket of the same groups.
+    SetBet,
 }
 
 impl BetKind {
+    /// Groups and combinations, way prices (rules 5.5(b), 6.2(d)): a way ticket or a set bet.
     pub fn is_way_ticket(self) -> bool {
-        self == BetKind::Way
+        matches!(self, BetKind::Way | BetKind::SetBet)
     }
 }
 
@@ -61,11 +84,13 @@ impl Bet {
             Bet::QuickPick { .. } => BetKind::QuickPick,
             Bet::MysteryQuickPick => BetKind::MysteryQuickPick,
             Bet::Way { .. } => BetKind::Way,
+            Bet::SetBet { .. } => BetKind::SetBet,
         }
     }
 
-    /// Fixes the numbers, drawing the terminal's picks for quick picks from `rng`. A mystery
-    /// quick pick plays a spot count the schedule offers, within the rule set's range.
+    /// Fixes the numbers, drawing the terminal's picks for quick picks and random set bets from
+    /// `rng`. A mystery quick pick plays a spot count the schedule offers, within the rule set's
+    /// range; a random set bet plays groups of the catalogue's sizes.
     pub fn mark<R: rand_core::Rng + ?Sized>(
         &self,
         rules: &RuleSet,
@@ -104,6 +129,28 @@ impl Bet {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Marks {
                     kind: BetKind::Way,
+                    groups,
+                    combine: combine.clone(),
+                })
+            }
+            Bet::SetBet {
+                groups,
+                combine,
+                mode,
+            } => {
+                let listed = groups
+                    .iter()
+                    .map(|g| NumberSet::from_numbers(g))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let groups = match mode {
+                    SetMode::Fixed => listed,
+                    SetMode::Random => {
+                        let sizes: Vec<u8> = listed.iter().map(|g| g.len()).collect();
+                        shaped_pick(rng, &sizes)?
+                    }
+                };
+                Ok(Marks {
+                    kind: BetKind::SetBet,
                     groups,
                     combine: combine.clone(),
                 })
@@ -183,14 +230,38 @@ fn binomial(n: u128, k: u128) -> u128 {
 }
 
 impl RuleSet {
+    /// Checks a sale's marks and schedule against the rules and lists the ways (rules 5.5(b),
+    /// 12.8, 18): [`RuleSet::plan`], and no way may play Special 3 unless the regulator's
+    /// approval is in force (rule 18.4).
+    pub fn plan_sale(
+        &self,
+        marks: Marks,
+        schedule: ScheduleId,
+        special3: Special3Approval,
+    ) -> Result<BetPlan, BetError> {
+        if !self.is_schedule_available(schedule, special3) {
+            return Err(BetError::ScheduleNotApproved);
+        }
+        let plan = self.plan(marks, schedule)?;
+        let plays_special3 = plan
+            .ways
+            .iter()
+            .any(|w| w.plays_under == ScheduleId::Special3);
+        if plays_special3 && special3 != Special3Approval::InForce {
+            return Err(BetError::ScheduleNotApproved);
+        }
+        Ok(plan)
+    }
+
     /// Checks marks and schedule against the rules and lists the ways (rules 5.5(b), 12.8, 18).
+    ///
+    /// Approval is a condition of sale, not of settlement: a ticket sold while Special 3's
+    /// approval was in force plans (and settles) after it is withdrawn. Sales go through
+    /// [`RuleSet::plan_sale`].
     pub fn plan(&self, marks: Marks, schedule: ScheduleId) -> Result<BetPlan, BetError> {
         check_groups(&marks)?;
         if !marks.kind.is_way_ticket() && (marks.groups.len() != 1 || marks.combine != [1]) {
             return Err(SelectionError::NotAWayTicket.into());
-        }
-        if !self.is_schedule_available(schedule) {
-            return Err(BetError::ScheduleNotApproved);
         }
         let total = way_total(marks.groups.len(), &marks.combine);
         // No amount per way can bring this many ways under the ticket limit (rule 6.2).
@@ -256,13 +327,8 @@ impl RuleSet {
                 .join(" or ");
             return Err(BetError::NotAJackpotType { spots, allowed });
         }
-        let plays_under = self
-            .plays_as(schedule, spots)
-            .ok_or(BetError::ScheduleNotOffered { schedule, spots })?;
-        if !self.is_schedule_available(plays_under) {
-            return Err(BetError::ScheduleNotApproved);
-        }
-        Ok(plays_under)
+        self.plays_as(schedule, spots)
+            .ok_or(BetError::ScheduleNotOffered { schedule, spots })
     }
 }
 
@@ -461,10 +527,112 @@ mod tests {
     #[test]
     fn rule_18_4_special_3_is_refused_until_approved() {
         let err = rules()
-            .plan(standard(&[1, 2, 3]), ScheduleId::Special3)
+            .plan_sale(
+                standard(&[1, 2, 3]),
+                ScheduleId::Special3,
+                Special3Approval::InForce,
+            )
             .unwrap_err();
+        // The built-in rules define no Special 3: even an approval cannot sell it.
         assert_eq!(err, BetError::ScheduleNotApproved);
         assert_eq!(err.rule(), "18.4");
+
+        let text = format!(
+            "{}\n[schedules.special3]\nbase_wager_cents = 100\ncolumns = [ {{ spots = 4, pays = {{ 3 = 500, 4 = 15000 }} }} ]\n",
+            crate::rules::ACT_1992_TOML
+        );
+        let promo = RuleSet::from_toml_str(&text).unwrap();
+        let four = || standard(&[1, 2, 3, 4]);
+        assert_eq!(
+            promo.plan_sale(four(), ScheduleId::Special3, Special3Approval::NotInForce),
+            Err(BetError::ScheduleNotApproved)
+        );
+        let plan = promo
+            .plan_sale(four(), ScheduleId::Special3, Special3Approval::InForce)
+            .unwrap();
+        assert_eq!(plan.ways[0].plays_under, ScheduleId::Special3);
+        // A ticket already sold plans (and settles) whatever the approval is now.
+        assert_eq!(promo.plan(four(), ScheduleId::Special3), Ok(plan));
+        // Other schedules never need it.
+        assert!(promo
+            .plan_sale(four(), ScheduleId::Standard, Special3Approval::NotInForce)
+            .is_ok());
+        assert!(promo.may_play_special3(ScheduleId::Special3));
+        assert!(!promo.may_play_special3(ScheduleId::Standard));
+    }
+
+    fn set_bet(groups: &[&[u8]], combine: &[u8], mode: SetMode) -> Bet {
+        Bet::SetBet {
+            groups: groups.iter().map(|g| g.to_vec()).collect(),
+            combine: combine.to_vec(),
+            mode,
+        }
+    }
+
+    #[test]
+    fn rule_6_3_h_a_fixed_set_bet_plays_the_catalogue_numbers_as_a_way_ticket() {
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::SeedableRng;
+        let r = rules();
+        let groups: &[&[u8]] = &[&[1, 2, 3], &[11, 12, 13], &[21, 22, 23]];
+        let marks = set_bet(groups, &[2], SetMode::Fixed)
+            .mark(&r, ScheduleId::Standard, &mut ChaCha20Rng::seed_from_u64(1))
+            .unwrap();
+        assert_eq!(marks.kind, BetKind::SetBet);
+        assert_eq!(marks.groups, way(groups, &[2]).groups);
+        let set = r
+            .plan_sale(marks, ScheduleId::Standard, Special3Approval::NotInForce)
+            .unwrap();
+        let as_way = r.plan(way(groups, &[2]), ScheduleId::Standard).unwrap();
+        assert_eq!(set.ways, as_way.ways);
+        assert_eq!(set.way_counts(), vec![WayCount { count: 3, spots: 6 }]);
+        // Priced as the way ticket: three ways, $1 minimum each (rule 6.2(d)).
+        assert_eq!(r.price(&set, 100, 1), r.price(&as_way, 100, 1));
+        assert!(r.price(&set, 50, 1).is_err());
+    }
+
+    #[test]
+    fn rule_6_3_h_a_random_set_bet_keeps_the_shape_and_changes_the_numbers() {
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::SeedableRng;
+        let r = rules();
+        let groups: &[&[u8]] = &[&[1, 2], &[3, 4, 5], &[6]];
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let mut differ = 0;
+        for _ in 0..50 {
+            let marks = set_bet(groups, &[1, 3], SetMode::Random)
+                .mark(&r, ScheduleId::Standard, &mut rng)
+                .unwrap();
+            let sizes: Vec<u8> = marks.groups.iter().map(|g| g.len()).collect();
+            assert_eq!(sizes, vec![2, 3, 1]);
+            assert_eq!(marks.combine, vec![1, 3]);
+            if marks.groups != way(groups, &[1]).groups {
+                differ += 1;
+            }
+            let plan = r
+                .plan_sale(marks, ScheduleId::Standard, Special3Approval::NotInForce)
+                .unwrap();
+            assert_eq!(
+                plan.way_counts(),
+                vec![
+                    WayCount { count: 1, spots: 1 },
+                    WayCount { count: 1, spots: 2 },
+                    WayCount { count: 1, spots: 3 },
+                    WayCount { count: 1, spots: 6 }
+                ]
+            );
+        }
+        assert!(differ >= 49, "fresh numbers each time");
+        // The catalogue's groups are checked as a way ticket's would be.
+        let bad = set_bet(&[&[1, 2], &[2, 3]], &[2], SetMode::Fixed)
+            .mark(&r, ScheduleId::Standard, &mut rng)
+            .unwrap();
+        assert_eq!(
+            r.plan(bad, ScheduleId::Standard),
+            Err(BetError::Selection(SelectionError::NumberInTwoGroups {
+                number: 2
+            }))
+        );
     }
 
     #[test]
@@ -600,6 +768,12 @@ mod tests {
         assert_eq!(b, Bet::MysteryQuickPick);
         let b: Bet = serde_json::from_str(r#"{"type":"quick_pick","count":7}"#).unwrap();
         assert_eq!(b, Bet::QuickPick { count: 7 });
+        let b: Bet = serde_json::from_str(
+            r#"{"type":"set_bet","groups":[[1],[2]],"combine":[2],"mode":"random"}"#,
+        )
+        .unwrap();
+        assert_eq!(b.kind(), BetKind::SetBet);
+        assert!(BetKind::SetBet.is_way_ticket());
         assert!(serde_json::from_str::<Bet>(r#"{"type":"lottery"}"#).is_err());
     }
 }

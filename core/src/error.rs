@@ -42,6 +42,8 @@ pub enum SelectionError {
     WayTooLarge { spots: u8 },
     #[error("only a way ticket has groups and combinations; this bet is one selection (rule 5.5)")]
     NotAWayTicket,
+    #[error("{count} numbers do not fit on the board of 80 (rule 3.2)")]
+    TooManyNumbers { count: usize },
 }
 
 /// A bet or wager refused under the rule set.
@@ -99,7 +101,7 @@ impl SelectionError {
     pub fn rule(&self) -> &'static str {
         use SelectionError::*;
         match self {
-            NumberOutOfRange { .. } => "3.2",
+            NumberOutOfRange { .. } | TooManyNumbers { .. } => "3.2",
             DuplicateNumber { .. } | NoNumbers | TooManySpots { .. } => "1(l)",
             DrawSize { .. } => "9.1",
             QuickPickCount { .. } => "6.3(b)",

@@ -29,12 +29,12 @@ pub mod settle;
 pub mod tender;
 pub mod theory;
 
-pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, WayCount};
+pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
 pub use error::{BetError, SelectionError};
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use money::Dollars;
 pub use pricing::Price;
-pub use rules::{RuleSet, RuleSetError};
+pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};

@@ -81,6 +81,28 @@ pub fn quick_pick<R: Rng + ?Sized>(rng: &mut R, count: u8) -> Result<Selection, 
     Selection::from_set(set)
 }
 
+/// Fresh numbers for a "random" set bet (rule 6.3(h)): groups of the sizes given, in that order,
+/// every number distinct. The numbers are a uniform ordered sample of the board (partial
+/// Fisher-Yates) cut into the groups, so every way of filling the groups is equally likely.
+pub fn shaped_pick<R: Rng + ?Sized>(
+    rng: &mut R,
+    sizes: &[u8],
+) -> Result<Vec<NumberSet>, SelectionError> {
+    let total: usize = sizes.iter().map(|&s| usize::from(s)).sum();
+    if total > LAST_NUMBER as usize {
+        return Err(SelectionError::TooManyNumbers { count: total });
+    }
+    let numbers = distinct_numbers(rng, total);
+    let mut rest = &numbers[..];
+    let mut groups = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let (group, tail) = rest.split_at(usize::from(size));
+        groups.push(NumberSet::from_numbers(group)?);
+        rest = tail;
+    }
+    Ok(groups)
+}
+
 /// How many numbers a mystery quick pick plays, uniform in `min..=max` (rule 6.3(c)).
 pub fn mystery_spots<R: Rng + ?Sized>(rng: &mut R, (min, max): (u8, u8)) -> u8 {
     min + uniform_below(rng, u32::from(max - min) + 1) as u8
@@ -199,6 +221,37 @@ mod tests {
             quick_pick(&mut rng, 16),
             Err(SelectionError::QuickPickCount { count: 16 })
         );
+    }
+
+    #[test]
+    fn rule_6_3_h_a_shaped_pick_fills_each_group_with_distinct_numbers() {
+        let mut rng = ChaCha20Rng::seed_from_u64(8);
+        let sizes = [3u8, 3, 1, 5];
+        let mut hits = [0u32; 81];
+        for _ in 0..8_000 {
+            let groups = shaped_pick(&mut rng, &sizes).unwrap();
+            let got: Vec<u8> = groups.iter().map(|g| g.len()).collect();
+            assert_eq!(got, sizes);
+            let all = groups.iter().fold(NumberSet::EMPTY, |acc, &g| acc.union(g));
+            assert_eq!(all.len(), 12, "numbers are distinct across groups");
+            for n in all.numbers() {
+                hits[n as usize] += 1;
+            }
+        }
+        // Each number is in 12/80 of the picks: 1,200 expected, sd about 32: allow 6 sd.
+        assert!(
+            hits[1..].iter().all(|&h| (1_005..=1_395).contains(&h)),
+            "{hits:?}"
+        );
+        // The whole board fills; one more number does not fit.
+        let board = shaped_pick(&mut rng, &[40, 40]).unwrap();
+        assert_eq!(board[0].union(board[1]).len(), 80);
+        assert_eq!(
+            shaped_pick(&mut rng, &[40, 41]),
+            Err(SelectionError::TooManyNumbers { count: 81 })
+        );
+        // A group too large for a way is the plan's to refuse, not the pick's.
+        assert_eq!(shaped_pick(&mut rng, &[20]).unwrap()[0].len(), 20);
     }
 
     #[test]

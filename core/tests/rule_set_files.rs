@@ -1,7 +1,7 @@
 //! Loading rule sets from files: the formats, and every refusal said in words.
 
 use keno_core::rules::{RuleSetFile, ACT_1992_TOML};
-use keno_core::{RuleSet, RuleSetError, ScheduleId};
+use keno_core::{RuleSet, RuleSetError, ScheduleId, Special3Approval};
 
 fn problems(text: &str) -> Vec<String> {
     match RuleSet::from_toml_str(text) {
@@ -159,7 +159,6 @@ fn syntax_errors_and_unknown_fields_are_reported_as_such() {
 fn rule_18_4_special_3_can_be_sold_only_once_approved() {
     let special3 = "\n[schedules.special3]\nbase_wager_cents = 100\napproved = false\ncolumns = [ { spots = 4, pays = { 3 = 500, 4 = 15000 } } ]\n";
     let unapproved = RuleSet::from_toml_str(&format!("{ACT_1992_TOML}{special3}")).unwrap();
-    assert!(!unapproved.is_schedule_available(ScheduleId::Special3));
     let approved = RuleSet::from_toml_str(&format!(
         "{ACT_1992_TOML}{}",
         special3.replace(
@@ -168,7 +167,13 @@ fn rule_18_4_special_3_can_be_sold_only_once_approved() {
         )
     ))
     .unwrap();
-    assert!(approved.is_schedule_available(ScheduleId::Special3));
+    // The approval record in force decides, not the file's flag: a table of either kind
+    // sells only while the regulator's approval is in force.
+    for rules in [&unapproved, &approved] {
+        assert!(rules.defines(ScheduleId::Special3));
+        assert!(!rules.is_schedule_available(ScheduleId::Special3, Special3Approval::NotInForce));
+        assert!(rules.is_schedule_available(ScheduleId::Special3, Special3Approval::InForce));
+    }
     assert_eq!(approved.offered_spots(ScheduleId::Special3), vec![4]);
     // Approval belongs to Special 3 only.
     let p = problems(&edit(

@@ -175,6 +175,9 @@ fn rule_18_3_every_cell_of_special_2() {
 #[test]
 fn rule_18_4_special_3_is_not_offered_by_default() {
     let rules = RuleSet::act_1992();
-    assert!(!rules.is_schedule_available(ScheduleId::Special3));
+    assert!(!rules.defines(ScheduleId::Special3));
+    assert!(
+        !rules.is_schedule_available(ScheduleId::Special3, keno_core::Special3Approval::InForce)
+    );
     assert!(rules.offered_spots(ScheduleId::Special3).is_empty());
 }

@@ -11,7 +11,7 @@ use crate::{events, games, jackpots, tickets};
 #[openapi(
     info(
         title = "Keno central server",
-        description = "The contract of shared/API.md: games, tickets, vouchers, jackpots and events. Money is integer cents in fields named *_cents; times are RFC 3339 in UTC; errors are {\"error\": code, \"message\": text}.",
+        description = "The contract of shared/API.md: games, tickets, vouchers, jackpots and events; set bets and Special 3 approvals. Money is integer cents in fields named *_cents; times are RFC 3339 in UTC; errors are {\"error\": code, \"message\": text}.",
         version = "1"
     ),
     paths(
@@ -54,6 +54,13 @@ use crate::{events, games, jackpots, tickets};
         crate::claims::unclaimed::move_unclaimed,
         crate::claims::unclaimed::movements,
         crate::schedules::list,
+        crate::set_bets::list,
+        crate::set_bets::get_set,
+        crate::set_bets::create,
+        crate::set_bets::retire,
+        crate::special3::list,
+        crate::special3::record,
+        crate::special3::withdraw,
         events::stream_events,
     ),
     modifiers(&BearerAuth)
@@ -135,6 +142,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(crate::claims::unclaimed::move_unclaimed)
     .service(crate::claims::unclaimed::movements)
     .service(crate::schedules::list)
+    .service(crate::set_bets::list)
+    .service(crate::set_bets::create)
+    .service(crate::set_bets::get_set)
+    .service(crate::set_bets::retire)
+    .service(crate::special3::list)
+    .service(crate::special3::record)
+    .service(crate::special3::withdraw)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .route(

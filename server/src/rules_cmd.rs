@@ -59,10 +59,10 @@ fn check(path: &Path) -> anyhow::Result<ExitCode> {
                 if spots.is_empty() {
                     continue;
                 }
-                let note = if rules.is_schedule_available(schedule) {
-                    ""
+                let note = if schedule == ScheduleId::Special3 {
+                    " (sold only while the regulator's approval recorded by an inspector is in force, rule 18.4)"
                 } else {
-                    " (not approved: cannot be sold, rule 18.4)"
+                    ""
                 };
                 let list: Vec<String> = spots.iter().map(u8::to_string).collect();
                 println!("  {schedule}: {} spots{note}", list.join(", "));

@@ -2,10 +2,11 @@
 //! prize boards and anyone checking what a catch pays.
 
 use actix_web::{get, web};
-use keno_core::{Pay, ScheduleId};
+use keno_core::{Pay, ScheduleId, Special3Approval};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::error::ApiResult;
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema, Debug)]
@@ -38,15 +39,25 @@ pub struct Schedule {
     pub spots: Vec<SpotsPays>,
 }
 
-/// The prize schedules on sale under the rule set in force.
+/// The prize schedules on sale under the rule set in force: Special 3 only while the
+/// regulator's approval of it is in force (rule 18.4).
 #[utoipa::path(tag = "games", responses((status = 200, body = [Schedule])))]
 #[get("/api/v1/schedules")]
-pub async fn list(state: web::Data<AppState>) -> web::Json<Vec<Schedule>> {
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Schedule>>> {
+    let special3 = if state.special3_digest.is_some() {
+        let s = state.clone();
+        web::block(move || -> ApiResult<_> {
+            Ok(crate::special3::approval(&s, &mut *s.db.conn()?)?)
+        })
+        .await??
+    } else {
+        Special3Approval::NotInForce
+    };
     let rules = &state.rules;
     let table = rules.prize_table();
     let schedules = ScheduleId::ALL
         .into_iter()
-        .filter(|&s| rules.is_schedule_available(s))
+        .filter(|&s| rules.is_schedule_available(s, special3))
         .map(|s| Schedule {
             schedule: s.key().into(),
             name: s.to_string(),
@@ -81,5 +92,5 @@ pub async fn list(state: web::Data<AppState>) -> web::Json<Vec<Schedule>> {
                 .collect(),
         })
         .collect();
-    web::Json(schedules)
+    Ok(web::Json(schedules))
 }

@@ -37,6 +37,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         sales,
         db,
         rule_sets: crate::rule_sets::RuleSets::new(&rule_set_hash, rules.clone()),
+        special3_digest: crate::special3::schedule_digest(&rules),
         rules,
         rule_set_hash,
         settings,

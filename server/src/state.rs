@@ -42,6 +42,9 @@ pub struct AppState {
     pub rules: Arc<RuleSet>,
     /// SHA-256 of the rule set in force, stored with each game and ticket.
     pub rule_set_hash: String,
+    /// SHA-256 of its Special 3 table, when it defines one: what an approval must cover
+    /// (`special3::schedule_digest`).
+    pub special3_digest: Option<String>,
     /// Rule sets of earlier games, to settle and show each game under its own.
     pub rule_sets: crate::rule_sets::RuleSets,
     pub settings: Settings,

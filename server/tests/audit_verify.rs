@@ -7,10 +7,13 @@ mod common;
 
 use std::process::Command;
 
-use common::{sale, world, TestDb, MANUAL_CLOCK};
+use common::{rfc3339_in, sale, special3_rules, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
-on_both_backends!(verify_finds_every_record_changed_behind_the_servers_back);
+on_both_backends!(
+    verify_finds_every_record_changed_behind_the_servers_back,
+    verify_finds_a_changed_set_bet_catalogue_or_special_3_approval,
+);
 
 fn verify(db: &TestDb) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
@@ -229,4 +232,163 @@ fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
     let (code, text) = verify(&db);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("the audit chain breaks at entry"), "{text}");
+}
+
+/// Issue 8's records: the set-bet catalogue, the tickets sold from it, the approvals of Special
+/// 3; each edited behind the server's back must be found.
+fn verify_finds_a_changed_set_bet_catalogue_or_special_3_approval(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = special3_rules(dir.path(), 15_000);
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let w = world(&db, &[MANUAL_CLOCK, &["--rules", rules.as_str()]].concat());
+    let s = &w.server;
+    let (status, set) = s.post(
+        &w.supervisor,
+        "/api/v1/set-bets",
+        json!({"name": "Corners", "groups": [[1, 2], [9, 10], [71, 72]], "combine": [2], "amount_per_way_cents": 100}),
+    );
+    assert_eq!(status, 201, "{set}");
+    let id = set["id"].as_i64().unwrap();
+    let (status, other) = s.post(
+        &w.supervisor,
+        "/api/v1/set-bets",
+        json!({"name": "Kings", "groups": [[5], [6], [7], [8]], "combine": [3], "amount_per_way_cents": 50}),
+    );
+    assert_eq!(status, 201, "{other}");
+    let other = other["id"].as_i64().unwrap();
+    assert_eq!(
+        s.post(
+            &w.supervisor,
+            &format!("/api/v1/set-bets/{other}/retire"),
+            Value::Null
+        )
+        .0,
+        200
+    );
+    let fixed = s.sell(
+        &w.writer,
+        sale(
+            "f",
+            json!({"type": "set_bet", "set": id, "mode": "fixed"}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    let random = s.sell(
+        &w.writer,
+        sale(
+            "r",
+            json!({"type": "set_bet", "set": id, "mode": "random"}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    let (status, a) = s.post(
+        &inspector,
+        "/api/v1/special3/approvals",
+        json!({"reference": "CSA 2026/17", "approved_by": "J. Citizen", "expires_at": rfc3339_in(86_400)}),
+    );
+    assert_eq!(status, 201, "{a}");
+    let approval = a["id"].as_i64().unwrap();
+    s.sell(
+        &w.writer,
+        sale(
+            "s3",
+            json!({"type": "standard", "spots": [1, 2, 3, 4]}),
+            "special3",
+            100,
+            1,
+        ),
+    );
+    let (status, a) = s.post(
+        &inspector,
+        "/api/v1/special3/approvals",
+        json!({"reference": "CSA 2026/18", "approved_by": "J. Citizen"}),
+    );
+    assert_eq!(status, 201, "{a}");
+    let withdrawn = a["id"].as_i64().unwrap();
+    let (status, _) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/special3/approvals/{withdrawn}/withdraw"),
+        json!({"reason": "recorded twice"}),
+    );
+    assert_eq!(status, 200);
+    s.close_and_settle(&w.supervisor);
+
+    let (code, text) = verify(&db);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("2 set bets, 2 tickets sold from them, 2 approvals of Special 3"),
+        "{text}"
+    );
+
+    let (f, r) = (
+        fixed["serial"].as_str().unwrap(),
+        random["serial"].as_str().unwrap(),
+    );
+    // A set's numbers changed after it was sold from.
+    tamper(
+        &db,
+        &format!("UPDATE set_bets SET groups_json = '[[1,2],[9,10],[71,73]]' WHERE id = {id}"),
+        &format!("set bet {id} (Corners) differs from the set added to the catalogue"),
+        &format!("UPDATE set_bets SET groups_json = '[[1,2],[9,10],[71,72]]' WHERE id = {id}"),
+    );
+    // A retired set put back on sale.
+    let retired_at = db.query_i64(&format!(
+        "SELECT retired_at AS n FROM set_bets WHERE id = {other}"
+    ));
+    tamper(
+        &db,
+        &format!("UPDATE set_bets SET retired_at = NULL WHERE id = {other}"),
+        &format!("set bet {other} (Kings): retired at None"),
+        &format!("UPDATE set_bets SET retired_at = {retired_at} WHERE id = {other}"),
+    );
+    // A random set bet passed off as the fixed one.
+    tamper(
+        &db,
+        &format!("UPDATE set_bet_tickets SET mode = 'fixed' WHERE serial = '{r}'"),
+        &format!("ticket {r} differs from the ticket sold"),
+        &format!("UPDATE set_bet_tickets SET mode = 'random' WHERE serial = '{r}'"),
+    );
+    // A fixed set bet's numbers changed: no longer the set's.
+    tamper(
+        &db,
+        &format!("UPDATE tickets SET groups_json = '[[1,2],[9,10],[71,80]]' WHERE serial = '{f}'"),
+        &format!("ticket {f}: its numbers are not a fixed play of set bet {id}"),
+        &format!("UPDATE tickets SET groups_json = '[[1,2],[9,10],[71,72]]' WHERE serial = '{f}'"),
+    );
+    // An approval's expiry removed, and a withdrawal undone.
+    let expires = db.query_i64(&format!(
+        "SELECT expires_at AS n FROM special3_approvals WHERE id = {approval}"
+    ));
+    tamper(
+        &db,
+        &format!("UPDATE special3_approvals SET expires_at = NULL WHERE id = {approval}"),
+        &format!("Special 3 approval {approval} (CSA 2026/17) differs from the approval recorded"),
+        &format!("UPDATE special3_approvals SET expires_at = {expires} WHERE id = {approval}"),
+    );
+    let at = db.query_i64(&format!(
+        "SELECT withdrawn_at AS n FROM special3_approvals WHERE id = {withdrawn}"
+    ));
+    tamper(
+        &db,
+        &format!("UPDATE special3_approvals SET withdrawn_at = NULL WHERE id = {withdrawn}"),
+        &format!("Special 3 approval {withdrawn} (CSA 2026/18): withdrawn at None"),
+        &format!("UPDATE special3_approvals SET withdrawn_at = {at} WHERE id = {withdrawn}"),
+    );
+    // An approval recorded behind the server's back.
+    let digest = db.query_text("SELECT schedule_digest AS s FROM special3_approvals WHERE id = 1");
+    let rule_set = db.query_text("SELECT rule_set AS s FROM special3_approvals WHERE id = 1");
+    let by = db.query_text("SELECT recorded_by AS s FROM special3_approvals WHERE id = 1");
+    tamper(
+        &db,
+        &format!(
+            "INSERT INTO special3_approvals (id, reference, approved_by, approved_at, schedule_digest, rule_set, recorded_by, recorded_at) \
+             VALUES (99, 'forged', 'nobody', 0, '{digest}', '{rule_set}', '{by}', 0)"
+        ),
+        "Special 3 approval 99 (forged) is not in the audit trail",
+        "DELETE FROM special3_approvals WHERE id = 99",
+    );
 }

@@ -95,6 +95,12 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         last: i64,
     },
+    /// The catalogue of set bets on sale (rule 6.3(h)): `sell --set N` sells one.
+    Sets {
+        /// Retired sets too.
+        #[arg(long)]
+        all: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -117,26 +123,34 @@ enum VoucherCommand {
 #[derive(Args)]
 struct SellArgs {
     /// The player's numbers: "6,45,36,80".
-    #[arg(long, conflicts_with_all = ["quick_pick", "mystery", "groups"])]
+    #[arg(long, conflicts_with_all = ["quick_pick", "mystery", "groups", "set"])]
     spots: Option<String>,
     /// Quick pick of this many numbers (rule 6.3(b)).
-    #[arg(long, conflicts_with_all = ["mystery", "groups"])]
+    #[arg(long, conflicts_with_all = ["mystery", "groups", "set"])]
     quick_pick: Option<String>,
     /// Mystery quick pick: the terminal picks how many and which (rule 6.3(c)).
-    #[arg(long, conflicts_with = "groups")]
+    #[arg(long, conflicts_with_all = ["groups", "set"])]
     mystery: bool,
     /// A way ticket's groups as on the receipt: "6 45-36 80" (rule 5.5(b)).
-    #[arg(long, requires = "combine")]
+    #[arg(long, requires = "combine", conflicts_with = "set")]
     groups: Option<String>,
+    /// A set bet: the set's number in the catalogue (`sets` lists them; rule 6.3(h)). Its own
+    /// numbers, or with --random numbers of the same shape picked by the server.
+    #[arg(long)]
+    set: Option<i64>,
+    /// With --set: random numbers instead of the set's own.
+    #[arg(long, requires = "set")]
+    random: bool,
     /// How many groups each way combines: "2", "1,3" or "all".
     #[arg(long)]
     combine: Option<String>,
     /// standard, special1, special2, special3 or jackpot.
     #[arg(long, default_value = "standard")]
     schedule: String,
-    /// Amount per way in dollars: "3", "3.00", "0.50".
+    /// Amount per way in dollars: "3", "3.00", "0.50" (a set bet: the set's suggested amount
+    /// when left out).
     #[arg(long)]
-    amount: String,
+    amount: Option<String>,
     /// Consecutive games (50 or more is Keno To Go).
     #[arg(long, default_value_t = 1)]
     games: u32,
@@ -283,6 +297,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             let order = Order::replay(&last)
                 .ok_or_else(|| Failure::Usage("the last ticket cannot be replayed".into()))?;
             sell_order(cli, &client, &order, None)
+        }
+        Command::Sets { all } => {
+            let path = if *all {
+                "/api/v1/set-bets?include_retired=true"
+            } else {
+                "/api/v1/set-bets"
+            };
+            let sets = client.get(path)?;
+            print_or_json(cli, &sets, || views::set_bets(&sets).join("\n") + "\n");
+            Ok(())
         }
         Command::Check { serial } => check(cli, &client, serial),
         Command::Claim(c) => match claim::run(&client, c)? {
@@ -439,21 +463,39 @@ fn bet(args: &SellArgs) -> Result<Value, Failure> {
     if args.mystery {
         return Ok(json!({"type": "mystery_quick_pick"}));
     }
+    if let Some(set) = args.set {
+        return Ok(order::set_bet(set, args.random));
+    }
     if let (Some(groups), Some(combine)) = (&args.groups, &args.combine) {
         let groups = entry::parse_groups(groups).map_err(usage)?;
         let combine = entry::parse_combine(combine, groups.len()).map_err(usage)?;
         return Ok(json!({"type": "way", "groups": groups, "combine": combine}));
     }
     Err(Failure::Usage(
-        "say what to sell: --spots, --quick-pick, --mystery, or --groups with --combine".into(),
+        "say what to sell: --spots, --quick-pick, --mystery, --groups with --combine, or --set"
+            .into(),
     ))
 }
 
 fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
+    let bet = bet(args)?;
+    let amount_cents = match (&args.amount, args.set) {
+        (Some(amount), _) => entry::parse_dollars(amount).map_err(Failure::Usage)?,
+        // A set bet at the amount its set suggests.
+        (None, Some(set)) => client.get(&format!("/api/v1/set-bets/{set}"))?
+            ["amount_per_way_cents"]
+            .as_u64()
+            .ok_or_else(|| Failure::Refused(format!("set bet {set} has no suggested amount")))?,
+        (None, None) => {
+            return Err(Failure::Usage(
+                "give the amount per way: --amount 3.00".into(),
+            ))
+        }
+    };
     let order = Order {
-        bet: bet(args)?,
+        bet,
         schedule: args.schedule.clone(),
-        amount_cents: entry::parse_dollars(&args.amount).map_err(Failure::Usage)?,
+        amount_cents,
         games: args.games,
         tenders: args
             .tender

@@ -32,7 +32,11 @@ impl Order {
     /// The same selections again (replay): a ticket's groups and combinations as a new order.
     pub fn replay(ticket: &Value) -> Option<Order> {
         let groups = ticket["groups"].clone();
-        let bet = if ticket["bet_type"] == "way" {
+        let bet = if ticket["bet_type"] == "set_bet" {
+            // The same set, played the same way: a random set bet gets fresh numbers.
+            let set = &ticket["set_bet"];
+            json!({"type": "set_bet", "set": set["id"].as_i64()?, "mode": set["mode"].as_str()?})
+        } else if ticket["bet_type"] == "way" {
             json!({"type": "way", "groups": groups, "combine": ticket["combine"]})
         } else {
             json!({"type": "standard", "spots": groups.get(0)?})
@@ -46,6 +50,11 @@ impl Order {
             tenders: Vec::new(),
         })
     }
+}
+
+/// A set bet (rule 6.3(h)): set `set` of the catalogue, its own numbers or fresh ones.
+pub fn set_bet(set: i64, random: bool) -> Value {
+    json!({"type": "set_bet", "set": set, "mode": if random { "random" } else { "fixed" }})
 }
 
 /// A fresh request id: 96 random bits from the OS.

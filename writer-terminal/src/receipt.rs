@@ -20,6 +20,8 @@ pub struct Receipt {
     pub marked: Vec<u8>,
     /// "06 45-36 80": way groups separated by "-".
     pub selections: String,
+    /// A set bet's set (rule 6.3(h)): "LUCKY CORNERS (RANDOM)".
+    pub set: Option<String>,
     pub amount_per_way: String,
     pub first_game: String,
     pub last_game: String,
@@ -112,6 +114,13 @@ impl Receipt {
                     .collect()
             })
             .unwrap_or_default();
+        let set = ticket["set_bet"]["name"].as_str().map(|name| {
+            format!(
+                "{} ({})",
+                name.to_uppercase(),
+                text(&ticket["set_bet"]["mode"]).to_uppercase()
+            )
+        });
         Receipt {
             casino: casino.to_string(),
             bet: format!("BET-{bet}"),
@@ -123,6 +132,7 @@ impl Receipt {
             site: text(&ticket["site"]),
             marked,
             selections,
+            set,
             amount_per_way: Dollars(amount).to_string(),
             first_game: text(&ticket["first_game"]),
             last_game: text(&ticket["last_game"]),
@@ -184,6 +194,12 @@ impl Receipt {
                 })
                 .collect();
             out.push(Line::Text(cells));
+        }
+        if let Some(set) = &self.set {
+            out.push(Line::Text(vec![
+                Span::plain("SET: ".into()),
+                Span::bold(set.clone()),
+            ]));
         }
         out.push(Line::Text(vec![
             Span::plain("SELECTION(S): ".into()),
@@ -508,6 +524,25 @@ mod tests {
         ] {
             assert!(text.contains(field), "{field} missing from\n{text}");
         }
+    }
+
+    #[test]
+    fn a_set_bet_says_so_and_names_its_set() {
+        let ticket = json!({"bet_type": "set_bet", "schedule": "standard", "groups": [[1, 2], [9, 10]],
+            "combine": [2], "ways": [{"count": 1, "spots": 4, "plays_as": "standard"}],
+            "amount_per_way_cents": 100,
+            "set_bet": {"id": 3, "name": "Lucky Corners", "mode": "random"}});
+        let r = Receipt::from_ticket(&ticket, "CASINO");
+        assert_eq!(r.bet, "BET-SET BET");
+        assert_eq!(r.set.as_deref(), Some("LUCKY CORNERS (RANDOM)"));
+        let text = r.to_text();
+        assert!(
+            text.contains("SET: LUCKY CORNERS (RANDOM)\nSELECTION(S): 01 02-09 10"),
+            "{text}"
+        );
+        assert!(text.contains("BET-SET BET"), "{text}");
+        let way = json!({"bet_type": "way", "schedule": "standard", "groups": [[1]], "ways": [], "set_bet": null});
+        assert!(!Receipt::from_ticket(&way, "C").to_text().contains("SET:"));
     }
 
     #[test]

@@ -193,3 +193,79 @@ pub fn sale_payment(payment: &Value) -> Vec<String> {
     }
     out
 }
+
+/// The catalogue of set bets, one set a line: number, name, groups, ways and suggested amount.
+pub fn set_bets(sets: &Value) -> Vec<String> {
+    let list: Vec<&Value> = sets.as_array().into_iter().flatten().collect();
+    if list.is_empty() {
+        return vec!["NO SET BETS ON SALE".into()];
+    }
+    list.into_iter()
+        .map(|s| {
+            let groups: Vec<String> = s["groups"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|g| {
+                    g.as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let ways: Vec<String> = s["ways"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|w| format!("{}/{:02}", w["count"], w["spots"].as_u64().unwrap_or(0)))
+                .collect();
+            let retired = if s["on_sale"] == false {
+                "  RETIRED"
+            } else {
+                ""
+            };
+            format!(
+                "SET {:<4} {:<32} {}  C{}  {}  {}/WAY{retired}",
+                s["id"].as_i64().unwrap_or(0),
+                s["name"].as_str().unwrap_or(""),
+                groups.join("-"),
+                s["combine"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                ways.join(" "),
+                cents(&s["amount_per_way_cents"]),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_catalogue_one_set_a_line() {
+        let sets = json!([{"id": 3, "name": "Lucky Corners", "groups": [[1, 2], [9, 10]], "combine": [1, 2],
+            "ways": [{"count": 2, "spots": 2}, {"count": 1, "spots": 4}], "amount_per_way_cents": 50, "on_sale": true}]);
+        let lines = set_bets(&sets);
+        assert_eq!(lines.len(), 1);
+        for part in [
+            "SET 3",
+            "Lucky Corners",
+            "01 02-09 10",
+            "C1,2",
+            "2/02 1/04",
+            "$0.50/WAY",
+        ] {
+            assert!(lines[0].contains(part), "{part} in {}", lines[0]);
+        }
+        assert_eq!(set_bets(&json!([])), vec!["NO SET BETS ON SALE"]);
+    }
+}

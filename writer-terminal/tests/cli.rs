@@ -135,6 +135,36 @@ fn http(base: &str, method: &str, path: &str, token: Option<&str>) -> (u16, Valu
     (status, r.body_mut().read_json().unwrap_or(Value::Null))
 }
 
+/// A POST with a JSON body, as a supervisor's console would send it.
+fn post_json(base: &str, path: &str, token: &str, body: Value) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut r = agent
+        .post(format!("{base}{path}"))
+        .header("Authorization", format!("Bearer {token}"))
+        .send_json(body)
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.body_mut().read_json().unwrap_or(Value::Null))
+}
+
+/// A supervisor adds "Lucky Corners" to the catalogue of set bets: three groups of three, played
+/// two at a time and all together (4 ways), $1 a way suggested. Returns its id.
+fn lucky_corners(s: &Server) -> i64 {
+    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUPER"]);
+    let (status, set) = post_json(
+        &s.base,
+        "/api/v1/set-bets",
+        &supervisor,
+        serde_json::json!({"name": "Lucky Corners", "groups": [[1, 2, 3], [10, 20, 30], [71, 72, 73]],
+                           "combine": [2, 3], "amount_per_way_cents": 100}),
+    );
+    assert_eq!(status, 201, "{set}");
+    set["id"].as_i64().unwrap()
+}
+
 /// Runs the terminal against `base` as the writer `token`.
 fn terminal(base: &str, token: &str, state: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_writer-terminal"))
@@ -844,6 +874,114 @@ impl Drop for Tmux {
 }
 
 #[test]
+fn set_bets_are_listed_and_sold_from_the_command_line() {
+    let s = Server::start();
+    let token = s.writer();
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| terminal(&s.base, &token, state.path(), args);
+    let out = run(&["sets"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "NO SET BETS ON SALE\n"
+    );
+    let id = lucky_corners(&s);
+    let set = id.to_string();
+
+    // The catalogue, for people and for scripts.
+    let out = run(&["sets"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    for part in [
+        &format!("SET {id}"),
+        "Lucky Corners",
+        "01 02 03-10 20 30-71 72 73",
+        "C2,3",
+        "3/06 1/09",
+        "$1.00/WAY",
+    ] {
+        assert!(text.contains(part), "{part} missing from {text}");
+    }
+    let sets = json_out(&run(&["--json", "sets"]));
+    assert_eq!(sets[0]["id"], id);
+    assert_eq!(sets[0]["name"], "Lucky Corners");
+
+    // Fixed: the set's numbers, at the amount given.
+    let t = json_out(&run(&[
+        "--json", "sell", "--set", &set, "--amount", "2", "--games", "2",
+    ]));
+    assert_eq!(t["bet_type"], "set_bet");
+    assert_eq!(t["groups"], sets[0]["groups"]);
+    assert_eq!(
+        t["set_bet"],
+        serde_json::json!({"id": id, "name": "Lucky Corners", "mode": "fixed"})
+    );
+    assert_eq!(t["total_cents"], 1600);
+    // Random, at the set's suggested amount: fresh numbers in groups of three.
+    let t = json_out(&run(&["--json", "sell", "--set", &set, "--random"]));
+    assert_eq!(t["set_bet"]["mode"], "random");
+    assert_eq!(t["amount_per_way_cents"], 100);
+    let sizes: Vec<usize> = t["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, vec![3, 3, 3]);
+    // Replay plays the same set the same way: new random numbers.
+    let again = json_out(&run(&["--json", "replay"]));
+    assert_eq!(again["set_bet"], t["set_bet"]);
+    assert_ne!(again["serial"], t["serial"]);
+
+    // The receipt says SET BET and names the set.
+    let out = run(&["sell", "--set", &set, "--amount", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for field in [
+        "SOLD",
+        "BET-SET BET",
+        "SET: LUCKY CORNERS (FIXED)",
+        "SELECTION(S): 01 02 03-10 20 30-71 72 73",
+        "3/06 $1 (SPECIAL 1)",
+        "1/09 $1",
+        "TICKET TOTAL $4.00",
+    ] {
+        assert!(text.contains(field), "{field} missing from\n{text}");
+    }
+    let reprint = String::from_utf8(run(&["reprint"]).stdout).unwrap();
+    assert!(reprint.contains("SET: LUCKY CORNERS (FIXED)"), "{reprint}");
+
+    // Refusals: an unknown set, a wager below the way minimum, --random without a set.
+    let out = run(&["sell", "--set", "999", "--amount", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("unknown_set") && err.contains("6.3(h)"),
+        "{err}"
+    );
+    let out = run(&["sell", "--set", "999"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["sell", "--set", &set, "--amount", "0.40"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("below_minimum_wager"));
+    assert_eq!(
+        run(&["sell", "--random", "--amount", "1"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["sell", "--set", &set, "--spots", "1", "--amount", "1"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
 fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     if Command::new("tmux").arg("-V").output().is_err() {
         assert_ne!(
@@ -956,6 +1094,21 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.key("Enter");
     t.wait_for("SOLD $2.00 (ticket 3)");
     t.wait_for(&format!("VOUCHER {code} PAYS $2.00 ($3.00 LEFT ON IT)"));
+
+    // Set bets: the catalogue, then a set with random numbers at the set's amount.
+    let id = lucky_corners(&s);
+    t.keys("sets");
+    t.wait_for(&format!("SET {id}    Lucky Corners"));
+    t.keys(&format!("set {id} r"));
+    t.wait_for("TOTAL $4.00 (4 way(s) at $1.00, 1 game(s), 1 charged): ENTER to sell");
+    t.key("Enter");
+    let screen = t.wait_for("SOLD $4.00 (ticket 4)");
+    assert!(screen.contains("BET-SET BET"), "{screen}");
+    assert!(screen.contains("SET: LUCKY CORNERS (RANDOM)"), "{screen}");
+    t.keys(&format!("set {id} $2 g2"));
+    t.wait_for("TOTAL $16.00");
+    t.key("Escape");
+    t.wait_for("dropped: nothing done");
     t.keys("q");
 }
 

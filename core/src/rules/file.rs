@@ -126,7 +126,10 @@ impl SchedulesFile {
 pub struct ScheduleFile {
     /// The wager the amounts are for.
     pub base_wager_cents: i64,
-    /// Rule 18.4: Special 3 may be sold only once the regulator's approval is recorded.
+    /// Rule 18.4, Special 3 only: the operator's note that the regulator approved this table.
+    /// It does not open Special 3 for sale by itself: that takes the approval record an inspector
+    /// enters through the server (`POST /api/v1/special3/approvals`), which a supervisor can
+    /// withdraw. Other schedules may play as Special 3 only when this is true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved: Option<bool>,
     /// Reference of the approval (letter, date), kept for the auditors.

@@ -120,6 +120,15 @@ impl JackpotType {
     }
 }
 
+/// Whether the regulator's approval of Special 3 is in force (rule 18.4). The core keeps no
+/// records and reads no clock: the caller, who holds the approval record, says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Special3Approval {
+    #[default]
+    NotInForce,
+    InForce,
+}
+
 /// A validated rule set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleSet {
@@ -131,7 +140,6 @@ pub struct RuleSet {
     caps: Caps,
     mystery_spots: (u8, u8),
     jackpots: Vec<JackpotType>,
-    special3_approved: bool,
 }
 
 impl RuleSet {
@@ -200,12 +208,29 @@ impl RuleSet {
             .collect()
     }
 
-    /// Whether a schedule may be sold: Special 3 only once approved (rule 18.4).
-    pub fn is_schedule_available(&self, schedule: ScheduleId) -> bool {
+    /// Whether a schedule may be sold: Special 3 only when the rule set defines it and the
+    /// regulator's approval is in force (rule 18.4). The rule-set file's own `approved` flag
+    /// does not decide it: the approval record does.
+    pub fn is_schedule_available(&self, schedule: ScheduleId, special3: Special3Approval) -> bool {
         match schedule {
-            ScheduleId::Special3 => self.special3_approved,
+            ScheduleId::Special3 => {
+                special3 == Special3Approval::InForce && self.defines(ScheduleId::Special3)
+            }
             _ => true,
         }
+    }
+
+    /// Whether the rule set has a table for `schedule` (Special 3 only when the operator wrote
+    /// one).
+    pub fn defines(&self, schedule: ScheduleId) -> bool {
+        self.source.schedules.get(schedule).is_some()
+    }
+
+    /// Whether a way entered in `schedule` can be settled under Special 3 (Special 3 itself, or
+    /// a spot count linked to it): a sale in it needs the regulator's approval (rule 18.4).
+    pub fn may_play_special3(&self, schedule: ScheduleId) -> bool {
+        schedule == ScheduleId::Special3
+            || (1..=MAX_SPOTS).any(|s| self.plays_as(schedule, s) == Some(ScheduleId::Special3))
     }
 
     pub fn wagers(&self) -> &WagerRules {

@@ -87,7 +87,6 @@ pub(super) fn validate(file: RuleSetFile) -> Result<RuleSet, Vec<String>> {
     let mystery_spots = mystery(&file, &mut p);
     let jackpots = jackpots(&file, &mut p);
     let (table, plays_as) = schedules(&file, &jackpots, &mut p);
-    let special3_approved = special3_approved(&file);
 
     if !p.0.is_empty() {
         return Err(p.0);
@@ -101,7 +100,6 @@ pub(super) fn validate(file: RuleSetFile) -> Result<RuleSet, Vec<String>> {
         caps,
         mystery_spots,
         jackpots,
-        special3_approved,
     })
 }
 

@@ -1,6 +1,7 @@
 //! `keno-server audit exceptions`: what a supervisor reviews each day (as Nevada's keno MICS
 //! asks): void draws and other faults, draw corrections, invalidated games, cancellations,
-//! prizes paid late, new rule sets and principals, devices returned to service. Each with when,
+//! prizes paid late, new rule sets and principals, devices returned to service, set bets added to
+//! or retired from the catalogue, approvals of Special 3 recorded or withdrawn. Each with when,
 //! what, who and why; as text, or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -11,8 +12,12 @@ use serde::Serialize;
 use super::queries::{self, fault_kind};
 use super::report::money;
 use super::source::{self, People, Range, Source, SourceArgs, Span};
-use crate::db::schema::{device_holds, draw_faults, principals, rule_sets};
+use crate::db::schema::{
+    device_holds, draw_faults, principals, rule_sets, set_bets, special3_approvals,
+};
 use crate::db::{rfc3339, DbConnection};
+use crate::set_bets::SetBetRow;
+use crate::special3::ApprovalRow;
 
 #[derive(Debug, Args)]
 pub struct ExceptionsArgs {
@@ -34,7 +39,7 @@ struct Exception {
     #[serde(skip)]
     micros: i64,
     /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
-    /// rule_set | principal | device_returned
+    /// rule_set | principal | device_returned | set_bet | special3_approval
     kind: &'static str,
     game: Option<i64>,
     serial: Option<String>,
@@ -112,6 +117,8 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     rule_set_changes(conn, range.window, &mut found)?;
     principal_changes(conn, range.window, &mut found)?;
     devices_returned(conn, &people, range.window, &mut found)?;
+    set_bet_changes(conn, &people, range.window, &mut found)?;
+    special3_approvals(conn, &people, range.window, &mut found)?;
     found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
     Ok(Exceptions {
         keno_day: source::day_text(day),
@@ -466,6 +473,108 @@ fn devices_returned(
                 ),
             )
         });
+    }
+    Ok(())
+}
+
+/// Sets added to the catalogue of set bets, and sets retired (rule 6.3(h)).
+fn set_bet_changes(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    let rows: Vec<SetBetRow> = set_bets::table
+        .filter(
+            set_bets::created_at
+                .ge(from)
+                .and(set_bets::created_at.lt(to))
+                .or(set_bets::retired_at
+                    .ge(from)
+                    .and(set_bets::retired_at.lt(to))),
+        )
+        .select(SetBetRow::as_select())
+        .load(conn)?;
+    for set in rows {
+        let (id, name) = (set.id, &set.name);
+        if (from..to).contains(&set.created_at) {
+            found.push(exception(
+                set.created_at,
+                "set_bet",
+                format!(
+                    "set bet {id} {name:?} added to the catalogue: groups {}, combining {}, {} a way suggested (rule 6.3(h))",
+                    set.groups_json,
+                    set.combine_json,
+                    money(set.amount_per_way_cents)
+                ),
+                people.who(Some(&set.created_by)),
+                set.description.clone().unwrap_or_default(),
+            ));
+        }
+        if let Some(at) = set.retired_at.filter(|at| (from..to).contains(at)) {
+            found.push(exception(
+                at,
+                "set_bet",
+                format!("set bet {id} {name:?} retired: no longer sold (rule 6.3(h))"),
+                people.who(set.retired_by.as_deref()),
+                "not recorded".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Approvals of Special 3 recorded and withdrawn (rule 18.4).
+fn special3_approvals(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    let rows: Vec<ApprovalRow> = special3_approvals::table
+        .filter(
+            special3_approvals::recorded_at
+                .ge(from)
+                .and(special3_approvals::recorded_at.lt(to))
+                .or(special3_approvals::withdrawn_at
+                    .ge(from)
+                    .and(special3_approvals::withdrawn_at.lt(to))),
+        )
+        .select(ApprovalRow::as_select())
+        .load(conn)?;
+    for a in rows {
+        let digest = &a.schedule_digest[..a.schedule_digest.len().min(16)];
+        if (from..to).contains(&a.recorded_at) {
+            let expiry = a.expires_at.map_or_else(
+                || "no expiry".to_string(),
+                |e| format!("expires {}", rfc3339(e)),
+            );
+            found.push(exception(
+                a.recorded_at,
+                "special3_approval",
+                format!(
+                    "approval {} of Special 3 (table SHA-256 {digest}) recorded: {:?} by {}, given {}, {expiry} (rule 18.4)",
+                    a.id,
+                    a.reference,
+                    a.approved_by,
+                    rfc3339(a.approved_at)
+                ),
+                people.who(Some(&a.recorded_by)),
+                a.note.clone().unwrap_or_default(),
+            ));
+        }
+        if let Some(at) = a.withdrawn_at.filter(|at| (from..to).contains(at)) {
+            found.push(exception(
+                at,
+                "special3_approval",
+                format!(
+                    "approval {} of Special 3 ({:?}) withdrawn: Special 3 not sold without another (rule 18.4)",
+                    a.id, a.reference
+                ),
+                people.who(a.withdrawn_by.as_deref()),
+                a.withdrawal_reason.clone().unwrap_or_default(),
+            ));
+        }
     }
     Ok(())
 }

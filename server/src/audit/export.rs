@@ -18,7 +18,7 @@ use anyhow::Context;
 use clap::{ArgGroup, Args};
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Nullable, Text};
 
 use super::queries::{self, selection, slices, ways};
 use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
@@ -179,6 +179,14 @@ const WON: &str = "COALESCE((SELECT CAST(SUM(r.prize_cents) AS BIGINT) FROM tick
 const INVALIDATION_REFUNDS: &str = "COALESCE((SELECT CAST(SUM(f.refund_cents) AS BIGINT) \
                                     FROM ticket_refunds f WHERE f.serial = tickets.serial), 0)";
 
+/// The set a set bet was sold from (rule 6.3(h)), and how: one primary-key lookup each, null
+/// for other tickets.
+const SET_BET_ID: &str =
+    "(SELECT b.set_bet_id FROM set_bet_tickets b WHERE b.serial = tickets.serial)";
+const SET_BET_NAME: &str = "(SELECT s.name FROM set_bet_tickets b JOIN set_bets s \
+                            ON s.id = b.set_bet_id WHERE b.serial = tickets.serial)";
+const SET_BET_MODE: &str = "(SELECT b.mode FROM set_bet_tickets b WHERE b.serial = tickets.serial)";
+
 fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
     let mut table = Table::create(
         &args.out,
@@ -219,10 +227,21 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
             "paid_at",
             "paid_by",
             "pay_method",
+            "set_bet_id",
+            "set_bet_name",
+            "set_bet_mode",
         ]),
     )?;
     if let Some((lo, hi)) = range.games {
-        type Row = (TicketRow, Option<String>, i64, i64);
+        type Row = (
+            TicketRow,
+            Option<String>,
+            i64,
+            i64,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+        );
         for_each_row!(
             conn,
             tickets::table
@@ -233,10 +252,13 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
                     tickets::cancelled_by,
                     sql::<BigInt>(WON),
                     sql::<BigInt>(INVALIDATION_REFUNDS),
+                    sql::<Nullable<BigInt>>(SET_BET_ID),
+                    sql::<Nullable<Text>>(SET_BET_NAME),
+                    sql::<Nullable<Text>>(SET_BET_MODE),
                 )),
             Row,
             |row| {
-                let (t, cancelled_by, won, invalidation_refunds) = row;
+                let (t, cancelled_by, won, invalidation_refunds, set_id, set_name, set_mode) = row;
                 let combine: Vec<u8> = serde_json::from_str(&t.combine_json).unwrap_or_default();
                 table.row(vec![
                     t.serial.into(),
@@ -273,6 +295,9 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
                     time(t.paid_at),
                     t.paid_by.into(),
                     t.pay_method.into(),
+                    set_id.into(),
+                    set_name.into(),
+                    set_mode.into(),
                 ])?;
             }
         );

@@ -2,10 +2,12 @@
 //!
 //! 1. The hash chain: every entry's hash is recomputed from the one before; a changed,
 //!    removed or inserted entry breaks it.
-//! 2. Every record against its entry: each ticket as sold, cancelled and paid; each voucher as
-//!    issued, each of its spends and its cash-out, and its balance as their sum; each ticket
-//!    tendered for a sale; each principal; each rule set (its body against its hash); each
-//!    settled game's numbers, totals and results digest.
+//! 2. Every record against its entry: each ticket as sold (a set bet with its set), cancelled
+//!    and paid; each voucher as issued, each of its spends and its cash-out, and its balance as
+//!    their sum; each ticket tendered for a sale; each principal; each rule set (its body
+//!    against its hash); each settled game's numbers, totals and results digest; each set of the
+//!    set-bet catalogue as added and retired (and each set bet's numbers against its set); each
+//!    approval of Special 3 as recorded and withdrawn.
 //! 3. Every settled game settled again from the stored tickets and draw with the game's own
 //!    rule set, and compared with the stored results.
 //!
@@ -27,13 +29,15 @@ use super::log::entry_hash;
 use crate::db::schema::bonus_results;
 use crate::db::schema::{
     audit_head, audit_log, game_settlements, games, principals, rule_sets, sale_tenders,
-    ticket_results, tickets, vouchers, way_results,
+    set_bet_tickets, set_bets, special3_approvals, ticket_results, tickets, vouchers, way_results,
 };
 use crate::db::{Db, DbConnection};
+use crate::set_bets::SetBetRow;
 use crate::settlement::{
     compute, results_digest, BonusResultRow, TicketResultRow, Totals, WayResultRow,
 };
-use crate::tickets::sale::NewTicket;
+use crate::special3::ApprovalRow;
+use crate::tickets::sale::sold_payload;
 use crate::tickets::TicketRow;
 use crate::vouchers::{NewVoucher, VoucherRow};
 
@@ -59,6 +63,10 @@ struct Trail {
     /// Code -> each spend: (the ticket sold, cents).
     voucher_spends: HashMap<String, Vec<(String, i64)>>,
     voucher_cashed: HashMap<String, Value>,
+    sets_created: BTreeMap<i64, Value>,
+    sets_retired: BTreeMap<i64, Value>,
+    approvals_recorded: BTreeMap<i64, Value>,
+    approvals_withdrawn: BTreeMap<i64, Value>,
 }
 
 struct Report {
@@ -91,6 +99,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         check_tickets(conn, &trail, &mut report)?;
         check_vouchers(conn, &trail, &mut report)?;
         check_principals_and_rules(conn, &trail, &mut report)?;
+        check_set_bets_and_approvals(conn, &trail, &mut report)?;
         check_settlements(conn, &trail, &mut report)
     })?;
     if report.problems.is_empty() {
@@ -197,6 +206,20 @@ fn check_chain(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<T
                 "voucher_cashed" => {
                     trail.voucher_cashed.insert(e.subject, payload);
                 }
+                "set_bet_created" => {
+                    trail.sets_created.insert(e.subject.parse()?, payload);
+                }
+                "set_bet_retired" => {
+                    trail.sets_retired.insert(e.subject.parse()?, payload);
+                }
+                "special3_approval_recorded" => {
+                    trail.approvals_recorded.insert(e.subject.parse()?, payload);
+                }
+                "special3_approval_withdrawn" => {
+                    trail
+                        .approvals_withdrawn
+                        .insert(e.subject.parse()?, payload);
+                }
                 _ => {}
             }
         }
@@ -220,6 +243,17 @@ fn check_tickets(
     trail: &Trail,
     report: &mut Report,
 ) -> anyhow::Result<()> {
+    // The set each set bet was sold from, and how: part of what the trail recorded of its sale.
+    let from_sets: HashMap<String, (i64, String)> = set_bet_tickets::table
+        .select((
+            set_bet_tickets::serial,
+            set_bet_tickets::set_bet_id,
+            set_bet_tickets::mode,
+        ))
+        .load::<(String, i64, String)>(conn)?
+        .into_iter()
+        .map(|(serial, id, mode)| (serial, (id, mode)))
+        .collect();
     let mut after = String::new();
     let mut checked = 0usize;
     let mut seen = 0usize;
@@ -242,7 +276,8 @@ fn check_tickets(
                 None => report.differ(format!("ticket {s} has no sale in the audit trail")),
                 Some(d) => {
                     seen += 1;
-                    if *d != sold_digest(serde_json::json!(NewTicket::from(t))) {
+                    let set = from_sets.get(s).map(|(id, mode)| (*id, mode.as_str()));
+                    if *d != sold_digest(sold_payload(t, set)) {
                         report.differ(format!("ticket {s} differs from the ticket sold"));
                     }
                 }
@@ -466,6 +501,122 @@ fn check_principals_and_rules(
         }
     }
     println!("checked: principals and rule sets");
+    Ok(())
+}
+
+/// The set-bet catalogue and the approvals of Special 3 against their entries, and every set
+/// bet's numbers against its set: a fixed one plays the set's groups, a random one groups of
+/// the same sizes, each with the set's combinations.
+fn check_set_bets_and_approvals(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let sets: Vec<SetBetRow> = set_bets::table
+        .order(set_bets::id)
+        .select(SetBetRow::as_select())
+        .load(conn)?;
+    for set in &sets {
+        let (id, name) = (set.id, &set.name);
+        match trail.sets_created.get(&id) {
+            None => report.differ(format!("set bet {id} ({name}) is not in the audit trail")),
+            Some(p) if *p != set.created_payload() => report.differ(format!(
+                "set bet {id} ({name}) differs from the set added to the catalogue"
+            )),
+            Some(_) => {}
+        }
+        if trail.sets_retired.get(&id) != set.retired_payload().as_ref() {
+            report.differ(format!(
+                "set bet {id} ({name}): retired at {:?}, the trail says {:?}",
+                set.retired_at,
+                trail.sets_retired.get(&id).map(|p| &p["retired_at"])
+            ));
+        }
+    }
+    let known: std::collections::HashSet<i64> = sets.iter().map(|s| s.id).collect();
+    for id in trail.sets_created.keys().filter(|id| !known.contains(id)) {
+        report.differ(format!(
+            "set bet {id} is in the audit trail but not in the catalogue: it was removed"
+        ));
+    }
+    let sets: HashMap<i64, SetBetRow> = sets.into_iter().map(|s| (s.id, s)).collect();
+    let sold: Vec<(String, String, String, i64, String)> = set_bet_tickets::table
+        .inner_join(tickets::table.on(tickets::serial.eq(set_bet_tickets::serial)))
+        .select((
+            tickets::serial,
+            tickets::groups_json,
+            tickets::combine_json,
+            set_bet_tickets::set_bet_id,
+            set_bet_tickets::mode,
+        ))
+        .load(conn)?;
+    for (serial, groups_json, combine_json, id, mode) in &sold {
+        let Some(set) = sets.get(id) else {
+            report.differ(format!(
+                "ticket {serial}: its set bet {id} is not in the catalogue"
+            ));
+            continue;
+        };
+        let groups: Vec<Vec<u8>> = serde_json::from_str(groups_json).unwrap_or_default();
+        let shape = |g: &[Vec<u8>]| g.iter().map(Vec::len).collect::<Vec<_>>();
+        let plays = match mode.as_str() {
+            "fixed" => groups == set.groups(),
+            "random" => shape(&groups) == shape(&set.groups()),
+            _ => false,
+        };
+        if !plays || *combine_json != set.combine_json {
+            report.differ(format!(
+                "ticket {serial}: its numbers are not a {mode} play of set bet {id} ({})",
+                set.name
+            ));
+        }
+    }
+
+    let approvals: Vec<ApprovalRow> = special3_approvals::table
+        .order(special3_approvals::id)
+        .select(ApprovalRow::as_select())
+        .load(conn)?;
+    for a in &approvals {
+        let id = a.id;
+        match trail.approvals_recorded.get(&id) {
+            None => report.differ(format!(
+                "Special 3 approval {id} ({}) is not in the audit trail",
+                a.reference
+            )),
+            Some(p) if *p != a.recorded_payload() => report.differ(format!(
+                "Special 3 approval {id} ({}) differs from the approval recorded",
+                a.reference
+            )),
+            Some(_) => {}
+        }
+        if trail.approvals_withdrawn.get(&id) != a.withdrawn_payload().as_ref() {
+            report.differ(format!(
+                "Special 3 approval {id} ({}): withdrawn at {:?}, the trail says {:?}",
+                a.reference,
+                a.withdrawn_at,
+                trail
+                    .approvals_withdrawn
+                    .get(&id)
+                    .map(|p| &p["withdrawn_at"])
+            ));
+        }
+    }
+    let known: std::collections::HashSet<i64> = approvals.iter().map(|a| a.id).collect();
+    for id in trail
+        .approvals_recorded
+        .keys()
+        .filter(|id| !known.contains(id))
+    {
+        report.differ(format!(
+            "Special 3 approval {id} is in the audit trail but not in the record: it was removed"
+        ));
+    }
+    println!(
+        "checked: {} set bets, {} tickets sold from them, {} approvals of Special 3",
+        sets.len(),
+        sold.len(),
+        approvals.len()
+    );
     Ok(())
 }
 

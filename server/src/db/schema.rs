@@ -380,6 +380,49 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    set_bets (id) {
+        id -> BigInt,
+        name -> Text,
+        description -> Nullable<Text>,
+        groups_json -> Text,
+        combine_json -> Text,
+        amount_per_way_cents -> BigInt,
+        created_by -> Text,
+        created_at -> BigInt,
+        retired_at -> Nullable<BigInt>,
+        retired_by -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    set_bet_tickets (serial) {
+        serial -> Text,
+        set_bet_id -> BigInt,
+        mode -> Text,
+    }
+}
+
+diesel::table! {
+    special3_approvals (id) {
+        id -> BigInt,
+        reference -> Text,
+        approved_by -> Text,
+        approved_at -> BigInt,
+        expires_at -> Nullable<BigInt>,
+        note -> Nullable<Text>,
+        schedule_digest -> Text,
+        rule_set -> Text,
+        recorded_by -> Text,
+        recorded_at -> BigInt,
+        withdrawn_at -> Nullable<BigInt>,
+        withdrawn_by -> Nullable<Text>,
+        withdrawal_reason -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(set_bet_tickets -> set_bets (set_bet_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -408,4 +451,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     bonus_results,
     vouchers,
     sale_tenders,
+    set_bets,
+    set_bet_tickets,
+    special3_approvals,
 );

@@ -13,8 +13,9 @@ use keno_core::{Bet, BetKind, BetPlan, Marks, NumberSet, RuleSet, ScheduleId, Wa
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::db::schema::tickets;
+use crate::db::schema::{set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
+use crate::set_bets::{SetBetMode, SetBetRow};
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = tickets)]
@@ -170,17 +171,66 @@ pub enum BetRequest {
         groups: Vec<Vec<u8>>,
         combine: Vec<u8>,
     },
+    /// A set from the catalogue (`GET /api/v1/set-bets`, rule 6.3(h)): `fixed` plays its
+    /// numbers, `random` numbers of the same shape (the same group sizes and combinations)
+    /// picked by the server. Priced, limited and settled as the way ticket it plays; the ticket
+    /// records the numbers played and the set.
+    SetBet { set: i64, mode: SetBetMode },
 }
 
-impl From<BetRequest> for Bet {
-    fn from(b: BetRequest) -> Bet {
-        match b {
+impl BetRequest {
+    /// The catalogue set a set bet names.
+    pub fn set_id(&self) -> Option<i64> {
+        match self {
+            BetRequest::SetBet { set, .. } => Some(*set),
+            _ => None,
+        }
+    }
+
+    /// The bet for the core; a set bet's set is looked up by the caller.
+    pub fn to_bet(&self, set: Option<&SetBetRow>) -> Option<Bet> {
+        Some(match self.clone() {
             BetRequest::Standard { spots } => Bet::Standard { spots },
             BetRequest::QuickPick { count } => Bet::QuickPick { count },
             BetRequest::MysteryQuickPick => Bet::MysteryQuickPick,
             BetRequest::Way { groups, combine } => Bet::Way { groups, combine },
-        }
+            BetRequest::SetBet { mode, .. } => set?.bet(mode.into()),
+        })
     }
+}
+
+/// The catalogue set a ticket was sold from (rule 6.3(h)).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct SetBetRef {
+    pub id: i64,
+    /// The set's name, printed on the receipt.
+    pub name: String,
+    pub mode: SetBetMode,
+}
+
+/// The set a set bet ticket was sold from; `None` for other tickets.
+pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Option<SetBetRef>> {
+    if t.bet_type != bet_kind_name(BetKind::SetBet) {
+        return Ok(None);
+    }
+    let found: Option<(i64, String, String)> = set_bet_tickets::table
+        .inner_join(set_bets::table)
+        .filter(set_bet_tickets::serial.eq(&t.serial))
+        .select((set_bets::id, set_bets::name, set_bet_tickets::mode))
+        .first(conn)
+        .optional()?;
+    Ok(found.map(|(id, name, mode)| SetBetRef {
+        id,
+        name,
+        mode: SetBetMode::parse(&mode).unwrap_or(SetBetMode::Fixed),
+    }))
+}
+
+/// The ticket as the API shows it, with the set it was sold from.
+pub fn view(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Ticket> {
+    let mut ticket = Ticket::from(t);
+    ticket.set_bet = set_bet_of(conn, t)?;
+    Ok(ticket)
 }
 
 /// One line of the receipt's WAYS SPOTS AMOUNT table ("1/04 $3").
@@ -224,7 +274,7 @@ pub struct Ticket {
     pub writer: String,
     pub issued_at: String,
     pub keno_day: String,
-    /// standard | quick_pick | mystery_quick_pick | way
+    /// standard | quick_pick | mystery_quick_pick | way | set_bet
     pub bet_type: String,
     pub schedule: Schedule,
     /// The numbers marked, in groups (one group unless a way ticket).
@@ -252,6 +302,9 @@ pub struct Ticket {
     /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale)
     pub pay_method: Option<String>,
     pub request_id: String,
+    /// The catalogue set a set bet was sold from (its `groups` are the numbers played); null
+    /// for other bets.
+    pub set_bet: Option<SetBetRef>,
 }
 
 impl From<&TicketRow> for Ticket {
@@ -288,6 +341,7 @@ impl From<&TicketRow> for Ticket {
             paid_by: t.paid_by.clone(),
             pay_method: t.pay_method.clone(),
             request_id: t.request_id.clone(),
+            set_bet: None,
         }
     }
 }

@@ -6,26 +6,36 @@
 //! next one, never in a closed game. A `request_id` already sold by the same writer returns that
 //! ticket and sells nothing. A sale may be paid in whole or in part with vouchers and winning
 //! tickets (`tender`, rule 6.1): the spends commit with the ticket (`tickets::tender`).
+//!
+//! A set bet (rule 6.3(h)) is looked up in the catalogue first; a retry of one already sold is
+//! answered from the record before anything is picked, so a "random" set bet is picked once.
+//! Special 3 sells only while the regulator's approval is in force (rule 18.4). Both are checked
+//! again in the transaction that commits the sale, holding the set's and the approval's rows, so
+//! a retirement or a withdrawal is wholly before a sale or wholly after it.
 
+use actix_web::http::StatusCode;
 use actix_web::{post, web, HttpResponse};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
-use keno_core::{Bet, ScheduleId};
+use keno_core::{ScheduleId, Special3Approval};
 use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::tender::{self, Ledger, Planned, SalePayment, TenderRef, Tenders};
-use super::{bet_kind_name, find, ways_lines, BetRequest, Schedule, Ticket, TicketRow};
+use super::{
+    bet_kind_name, find, view, ways_lines, BetRequest, Schedule, SetBetRef, Ticket, TicketRow,
+};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Role};
-use crate::db::schema::{games, terminals, tickets};
+use crate::db::schema::{games, set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::games::GameRow;
+use crate::set_bets::SetBetRow;
 use crate::state::AppState;
 
 /// A sale (`shared/API.md`).
@@ -60,6 +70,11 @@ pub struct SoldTicket {
 pub struct Sale {
     pub ticket: TicketRow,
     pub tenders: Vec<TenderRef>,
+    /// The catalogue set of a set bet: it must still be on sale when the sale commits.
+    pub set_bet: Option<SetBetRef>,
+    /// The Special 3 table (its digest) the sale plays: an approval of it must be in force when
+    /// the sale commits.
+    pub special3_digest: Option<String>,
 }
 
 fn one() -> u32 {
@@ -100,17 +115,28 @@ pub async fn sell(
         ));
     };
     let schedule = ScheduleId::from(request.schedule);
-    let prepared = tender::parse(request.tender.as_ref()).and_then(|tenders| {
+    let context = match context(&state, &principal, &request).await {
+        Ok(Context {
+            sold: Some(earlier),
+            ..
+        }) => return answer(&state, *earlier).await,
+        other => other,
+    };
+    let prepared = context.and_then(|c| {
+        let tenders = tender::parse(request.tender.as_ref())?;
+        let p = prepare(&state, &principal, &request, &c, site, terminal)?;
         Ok(Sale {
-            ticket: prepare(&state, &principal, &request, site, terminal)?,
+            ticket: p.ticket,
             tenders,
+            set_bet: p.set_bet,
+            special3_digest: p.special3_digest,
         })
     });
     let sale = match prepared {
         Ok(sale) => sale,
         Err(refusal) => {
-            // A retry of a sale made before a change (of the rule set, say) still gets its
-            // ticket rather than a refusal.
+            // A retry of a sale made before a change (of the rule set, the catalogue or the
+            // approval, say) still gets its ticket rather than a refusal.
             let (s, p, r) = (
                 state.clone(),
                 principal.id.clone(),
@@ -137,23 +163,15 @@ pub async fn sell(
                 }
                 let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
                 return Ok(HttpResponse::Created().json(SoldTicket {
-                    ticket: Ticket::from(&*t),
+                    ticket: Ticket {
+                        set_bet: sale.set_bet.clone(),
+                        ..Ticket::from(&*t)
+                    },
                     payment,
                 }));
             }
-            Some(Outcome::AlreadySold(t)) => {
-                // How it was paid, as recorded when it was sold: a retry spends nothing.
-                let s = state.clone();
-                let sold = web::block(move || -> ApiResult<SoldTicket> {
-                    let payment = tender::load_payment(&mut *s.db.conn()?, &t)?;
-                    Ok(SoldTicket {
-                        ticket: Ticket::from(&*t),
-                        payment,
-                    })
-                })
-                .await??;
-                return Ok(HttpResponse::Ok().json(sold));
-            }
+            // How it was paid, as recorded when it was sold: a retry spends nothing.
+            Some(Outcome::AlreadySold(t)) => return answer(&state, *t).await,
             None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
         }
     }
@@ -171,6 +189,66 @@ pub async fn sell(
             "no game is open for sale: Keno is closed",
         )),
     }
+}
+
+/// A ticket sold earlier, as the answer to a sale sent again: its set bet and how it was paid,
+/// as recorded.
+async fn answer(state: &web::Data<AppState>, t: TicketRow) -> ApiResult<HttpResponse> {
+    let s = state.clone();
+    let sold = web::block(move || -> ApiResult<SoldTicket> {
+        let mut conn = s.db.conn()?;
+        Ok(SoldTicket {
+            payment: tender::load_payment(&mut conn, &t)?,
+            ticket: view(&mut conn, &t)?,
+        })
+    })
+    .await??;
+    Ok(HttpResponse::build(StatusCode::OK).json(sold))
+}
+
+/// What a sale needs from the database before it is checked and priced.
+#[derive(Default)]
+struct Context {
+    /// The set a set bet names, if it exists.
+    set: Option<SetBetRow>,
+    /// The regulator's approval of Special 3, looked up when the sale may play it.
+    special3: Special3Approval,
+    /// A set bet already sold under this request id: the answer, with nothing picked again.
+    sold: Option<Box<TicketRow>>,
+}
+
+/// Reads what the sale needs (nothing for most sales: no database call).
+async fn context(
+    state: &web::Data<AppState>,
+    principal: &Principal,
+    request: &SaleRequest,
+) -> ApiResult<Context> {
+    let set = request.bet.set_id();
+    let special3 = state.rules.may_play_special3(request.schedule.into());
+    if set.is_none() && !special3 {
+        return Ok(Context::default());
+    }
+    let (s, p, r) = (
+        state.clone(),
+        principal.id.clone(),
+        request.request_id.clone(),
+    );
+    web::block(move || -> ApiResult<Context> {
+        let mut conn = s.db.conn()?;
+        let mut context = Context::default();
+        if let Some(id) = set {
+            if let Some(earlier) = by_request(&mut conn, &p, &r)? {
+                context.sold = Some(Box::new(earlier));
+                return Ok(context);
+            }
+            context.set = crate::set_bets::find(&mut conn, id)?;
+        }
+        if special3 {
+            context.special3 = crate::special3::approval(&s, &mut conn)?;
+        }
+        Ok(context)
+    })
+    .await?
 }
 
 /// What a sale would cost, priced by the rules as the sale would be (rule 6.2).
@@ -207,7 +285,22 @@ pub async fn quote(
 ) -> ApiResult<web::Json<Quote>> {
     principal.require(&[Role::Writer])?;
     let tenders = tender::parse(request.tender.as_ref())?;
-    let t = prepare(&state, &principal, &request, String::new(), String::new())?;
+    let context = context(&state, &principal, &request).await?;
+    let t = match context.sold {
+        // A quote under the id of a set bet already sold: that ticket's price.
+        Some(t) => *t,
+        None => {
+            prepare(
+                &state,
+                &principal,
+                &request,
+                &context,
+                String::new(),
+                String::new(),
+            )?
+            .ticket
+        }
+    };
     let payment = if tenders.is_empty() {
         SalePayment::cash(t.total_cents)
     } else {
@@ -238,23 +331,68 @@ pub enum Outcome {
     AlreadySold(Box<TicketRow>),
 }
 
+/// A sale checked and priced: the ticket, and what must still hold when it commits.
+struct Prepared {
+    ticket: TicketRow,
+    set_bet: Option<SetBetRef>,
+    special3_digest: Option<String>,
+}
+
+fn unknown_set(id: i64) -> ApiError {
+    ApiError::refused(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unknown_set",
+        format!("there is no set bet {id} in the catalogue (rule 6.3(h))"),
+    )
+}
+
+fn set_retired(id: i64, name: &str) -> ApiError {
+    ApiError::refused(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "set_retired",
+        format!("set bet {id} ({name}) is retired and no longer sold (rule 6.3(h))"),
+    )
+}
+
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
 /// ticket number are given when it commits.
 fn prepare(
     state: &AppState,
     principal: &Principal,
     request: &SaleRequest,
+    context: &Context,
     site: String,
     terminal: String,
-) -> ApiResult<TicketRow> {
+) -> ApiResult<Prepared> {
     let rules = &state.rules;
     let schedule = ScheduleId::from(request.schedule);
-    let bet = Bet::from(request.bet.clone());
+    let set_bet = match (&request.bet, &context.set) {
+        (BetRequest::SetBet { set, .. }, None) => return Err(unknown_set(*set)),
+        (BetRequest::SetBet { mode, .. }, Some(set)) => {
+            if set.retired_at.is_some() {
+                return Err(set_retired(set.id, &set.name));
+            }
+            Some(SetBetRef {
+                id: set.id,
+                name: set.name.clone(),
+                mode: *mode,
+            })
+        }
+        _ => None,
+    };
+    let bet = request
+        .bet
+        .to_bet(context.set.as_ref())
+        .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
-    let plan = rules.plan(marks, schedule)?;
+    let plan = rules.plan_sale(marks, schedule, context.special3)?;
     let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
+    let plays_special3 = plan
+        .ways
+        .iter()
+        .any(|w| w.plays_under == ScheduleId::Special3);
     let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
-    Ok(TicketRow {
+    let ticket = TicketRow {
         serial: String::new(),
         principal_id: principal.id.clone(),
         request_id: request.request_id.clone(),
@@ -286,6 +424,15 @@ fn prepare(
         paid_at: None,
         paid_by: None,
         pay_method: None,
+    };
+    Ok(Prepared {
+        ticket,
+        set_bet,
+        special3_digest: if plays_special3 {
+            state.special3_digest.clone()
+        } else {
+            None
+        },
     })
 }
 
@@ -315,20 +462,55 @@ pub fn commit_sales(
         .map(|t| ((t.principal_id.clone(), t.request_id.clone()), t))
         .collect();
 
-    // Which sales are new.
+    // The sets and the Special 3 approval the new sales rely on, still in force, held.
+    let key = |s: &Sale| (s.ticket.principal_id.clone(), s.ticket.request_id.clone());
+    let mut set_ids: Vec<i64> = sales
+        .iter()
+        .filter(|s| !sold.contains_key(&key(s)))
+        .filter_map(|s| s.set_bet.as_ref().map(|b| b.id))
+        .collect();
+    set_ids.sort_unstable();
+    set_ids.dedup();
+    let on_sale = if set_ids.is_empty() {
+        HashSet::new()
+    } else {
+        crate::set_bets::hold_on_sale(conn, &set_ids)?
+    };
+    let mut approved: HashMap<String, bool> = HashMap::new();
+    for s in sales.iter().filter(|s| !sold.contains_key(&key(s))) {
+        if let Some(digest) = &s.special3_digest {
+            if !approved.contains_key(digest) {
+                let in_force = crate::special3::in_force(conn, digest, true)?.is_some();
+                approved.insert(digest.clone(), in_force);
+            }
+        }
+    }
+
+    // Which sales are new; a set retired or an approval withdrawn since pricing refuses one.
     let mut new = Vec::new();
+    let mut refused: HashMap<usize, ApiError> = HashMap::new();
     let mut seen = HashSet::new();
     for (i, s) in sales.iter().enumerate() {
-        let key = (s.ticket.principal_id.clone(), s.ticket.request_id.clone());
-        if sold.contains_key(&key) || !seen.insert(key) {
+        let key = key(s);
+        if sold.contains_key(&key) || seen.contains(&key) {
             continue;
         }
+        if let Some(set) = s.set_bet.as_ref().filter(|b| !on_sale.contains(&b.id)) {
+            refused.insert(i, set_retired(set.id, &set.name));
+            continue;
+        }
+        if let Some(digest) = &s.special3_digest {
+            if approved.get(digest) != Some(&true) {
+                refused.insert(i, keno_core::BetError::ScheduleNotApproved.into());
+                continue;
+            }
+        }
+        seen.insert(key);
         new.push(i);
     }
 
     // Tenders (rule 6.1), planned against the vouchers and tickets held for the batch, before
     // anything is numbered: a sale whose tender is refused takes no ticket number.
-    let mut refused: HashMap<usize, ApiError> = HashMap::new();
     let mut planned: HashMap<usize, Planned> = HashMap::new();
     let tendering: Vec<usize> = new
         .iter()
@@ -417,10 +599,43 @@ pub fn commit_sales(
             .values(chunk)
             .execute(c))?;
     }
+    let from_sets: Vec<(&str, i64, &str)> = new
+        .iter()
+        .filter_map(|&i| {
+            let s = &sales[i];
+            s.set_bet
+                .as_ref()
+                .map(|b| (s.ticket.serial.as_str(), b.id, b.mode.as_str()))
+        })
+        .collect();
+    for chunk in from_sets.chunks(500) {
+        let values: Vec<_> = chunk
+            .iter()
+            .map(|&(serial, id, mode)| {
+                (
+                    set_bet_tickets::serial.eq(serial),
+                    set_bet_tickets::set_bet_id.eq(id),
+                    set_bet_tickets::mode.eq(mode),
+                )
+            })
+            .collect();
+        per_backend!(conn, |c| diesel::insert_into(set_bet_tickets::table)
+            .values(&values)
+            .execute(c))?;
+    }
     let mut entries = Vec::with_capacity(rows.len());
     let mut payments: HashMap<usize, SalePayment> = HashMap::new();
-    for (&i, r) in new.iter().zip(&rows) {
-        entries.push(Entry::new("ticket_sold", r.serial, serde_json::json!(r)).by(r.principal_id));
+    for &i in &new {
+        let s = &sales[i];
+        let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
+        entries.push(
+            Entry::new(
+                "ticket_sold",
+                &s.ticket.serial,
+                sold_payload(&s.ticket, set),
+            )
+            .by(&s.ticket.principal_id),
+        );
         if let (Some(ledger), Some(p)) = (&ledger, planned.get(&i)) {
             let (more, payment) = ledger.record_sale(conn, &sales[i].ticket, p, now)?;
             entries.extend(more);
@@ -456,6 +671,17 @@ pub fn commit_sales(
         }
     }
     Ok(outcomes)
+}
+
+/// What the audit trail records of a sale: the columns it wrote, and for a set bet the set and
+/// how it was played.
+pub fn sold_payload(t: &TicketRow, set_bet: Option<(i64, &str)>) -> serde_json::Value {
+    let mut payload = serde_json::json!(NewTicket::from(t));
+    if let (Some((id, mode)), Some(map)) = (set_bet, payload.as_object_mut()) {
+        map.insert("set_bet_id".into(), id.into());
+        map.insert("set_bet_mode".into(), mode.into());
+    }
+    payload
 }
 
 /// The columns a sale writes; the rest start empty (cancellation, payment). The audit trail
@@ -550,7 +776,7 @@ fn sold_before(
     };
     let payment = tender::load_payment(&mut conn, &t)?;
     Ok(Some(SoldTicket {
-        ticket: Ticket::from(&t),
+        ticket: view(&mut conn, &t)?,
         payment,
     }))
 }

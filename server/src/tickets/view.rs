@@ -83,6 +83,8 @@ pub struct TicketCheck {
     pub won_cents: u64,
     pub payable_cents: u64,
     pub paid_cents: i64,
+    /// The catalogue set a set bet was sold from; null for other bets.
+    pub set_bet: Option<super::SetBetRef>,
 }
 
 /// The ticket with each game's result.
@@ -224,7 +226,7 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
         payment,
         paid_as_voucher,
         tendered_for,
-        ticket: Ticket::from(t),
+        ticket: super::view(conn, t)?,
         results,
         won_cents,
         invalidated_refund_cents,
@@ -304,5 +306,6 @@ pub async fn check(
         won_cents: d.won_cents,
         payable_cents: d.payable_cents,
         paid_cents: t.paid_cents,
+        set_bet: t.set_bet,
     }))
 }

@@ -490,3 +490,30 @@ pub fn world(db: &TestDb, args: &[&str]) -> World {
         supervisor,
     }
 }
+
+/// A rule-set file in `dir`: the built-in rules with a Special 3 table of one column, 4 spots
+/// paying $5 for 3 and `pays_4` cents for 4 at a $1 base (rule 18.4). The table alone sells
+/// nothing: an inspector must record the regulator's approval of it.
+pub fn special3_rules(dir: &std::path::Path, pays_4: u64) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["rules", "show"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let builtin = String::from_utf8(out.stdout).unwrap();
+    let path = dir.join(format!("special3-{pays_4}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "{builtin}\n[schedules.special3]\nbase_wager_cents = 100\ncolumns = [ {{ spots = 4, pays = {{ 3 = 500, 4 = {pays_4} }} }} ]\n"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A time `seconds` from now in RFC 3339 (UTC).
+pub fn rfc3339_in(seconds: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::seconds(seconds))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

@@ -4,6 +4,8 @@
 //!   Special 1-3 or the jackpot;
 //! - `qp7 $2` a quick pick of seven; `m $1` a mystery quick pick;
 //! - `w 6 45-36 80 c2 $3` a way ticket (groups as on the receipt, `c` the combinations);
+//! - `set 3 $2` set bet 3 of the catalogue, its own numbers; `set 3 r $2` with random numbers
+//!   of the same shape; without an amount, the set's suggested amount; `sets` lists them;
 //! - a serial (typed, or a scanner's digits and Enter) checks a ticket; then `p` pays it and
 //!   `x` cancels it; a voucher's code (22 digits) shows the voucher;
 //! - `v:CODE` (or `v:CODE:2.50` for that much of it) and `t:SERIAL` in a sale pay it with a
@@ -18,6 +20,10 @@ use crate::order::Order;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Sell(Order),
+    /// A set bet (rule 6.3(h)); its amount is the set's suggested one when none is typed.
+    SellSet(SetOrder),
+    /// The catalogue of set bets.
+    Sets,
     Check(String),
     /// A voucher's code: show its balance and validity.
     CheckVoucher(String),
@@ -30,6 +36,29 @@ pub enum Command {
     Quit,
 }
 
+/// A set bet as typed: the set, fixed or random, and the rest of the order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetOrder {
+    pub set: i64,
+    pub random: bool,
+    pub amount_cents: Option<u64>,
+    pub schedule: String,
+    pub games: u32,
+}
+
+impl SetOrder {
+    /// The order, at `amount_cents` when none was typed.
+    pub fn order(&self, suggested_cents: u64) -> Order {
+        Order {
+            bet: crate::order::set_bet(self.set, self.random),
+            schedule: self.schedule.clone(),
+            amount_cents: self.amount_cents.unwrap_or(suggested_cents),
+            games: self.games,
+            tenders: Vec::new(),
+        }
+    }
+}
+
 pub fn parse(line: &str) -> Result<Command, String> {
     let line = line.trim();
     match line {
@@ -38,6 +67,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "r" => return Ok(Command::Replay),
         "rp" => return Ok(Command::Reprint),
         "res" => return Ok(Command::Results),
+        "sets" => return Ok(Command::Sets),
         "?" | "help" => return Ok(Command::Help),
         "q" | "quit" => return Ok(Command::Quit),
         "" => return Err("type a selection, a serial, or ? for help".into()),
@@ -73,6 +103,23 @@ pub fn parse(line: &str) -> Result<Command, String> {
             t if t.starts_with('c') && t.len() > 1 => combine = Some(t[1..].to_string()),
             t => words.push(t),
         }
+    }
+    if words.first() == Some(&"set") {
+        let (set, random) = match words[1..] {
+            [set] => (set, false),
+            [set, "r"] => (set, true),
+            _ => return Err("a set bet is set, the set's number, r for random numbers, and the amount: set 3 r $2".into()),
+        };
+        let set = set
+            .parse()
+            .map_err(|_| format!("{set:?} is not a set's number: type sets for the list"))?;
+        return Ok(Command::SellSet(SetOrder {
+            set,
+            random,
+            amount_cents: amount,
+            schedule: schedule.to_string(),
+            games,
+        }));
     }
     let amount = amount.ok_or("give the amount per way, like $3")?;
     let bet = match words.first().copied() {
@@ -134,6 +181,33 @@ mod tests {
         );
         assert_eq!(sale("w 1-2-3 call $1").bet["combine"], json!([3]));
         assert_eq!(sale("10 20 30 s2 $1").schedule, "special2");
+    }
+
+    #[test]
+    fn set_bets_by_number_fixed_or_random() {
+        let set = |line: &str| match parse(line) {
+            Ok(Command::SellSet(o)) => o,
+            other => panic!("{line}: {other:?}"),
+        };
+        let o = set("set 3 $2");
+        assert_eq!((o.set, o.random, o.amount_cents), (3, false, Some(200)));
+        assert_eq!(
+            o.order(100).bet,
+            json!({"type": "set_bet", "set": 3, "mode": "fixed"})
+        );
+        let o = set("set 3 r $2 g5 s1");
+        assert_eq!(
+            (o.random, o.games, o.schedule.as_str()),
+            (true, 5, "special1")
+        );
+        assert_eq!(o.order(100).bet["mode"], "random");
+        // No amount: the set's suggested one.
+        let o = set("set 12");
+        assert_eq!((o.amount_cents, o.order(50).amount_cents), (None, 50));
+        assert_eq!(parse("sets"), Ok(Command::Sets));
+        assert!(parse("set x $1").unwrap_err().contains("set's number"));
+        assert!(parse("set 3 q $1").is_err());
+        assert!(parse("set $1").is_err());
     }
 
     #[test]

@@ -106,6 +106,7 @@ fn help() -> Vec<String> {
         "6 45 36 80 $3        standard ticket (g5 five games; s1 s2 s3 j schedules)",
         "qp7 $2   m $1        quick pick of 7 / mystery quick pick",
         "w 6 45-36 80 c2 $3   way ticket: groups as on the receipt, c = combinations",
+        "set 3 $2  set 3 r $2 set bet 3 (r: random numbers of its shape); sets lists them",
         "SERIAL               check a ticket (type or scan); then p pays, x cancels",
         "VOUCHER CODE         show a voucher (22 digits, type or scan)",
         "... $3 v:CODE t:SER  pay with a voucher (v:CODE:2.50 part) or winning ticket",
@@ -347,7 +348,10 @@ impl App<'_> {
         if !matches!(cmd, Command::Pay | Command::Cancel) {
             self.checked = None;
         }
-        if matches!(cmd, Command::Sell(_) | Command::Replay) {
+        if matches!(
+            cmd,
+            Command::Sell(_) | Command::SellSet(_) | Command::Replay
+        ) {
             if let Some((_, id)) = &self.unconfirmed {
                 self.status = format!("a sale is not confirmed (request id {id}): ENTER retries it, or type drop to set it aside");
                 return;
@@ -355,6 +359,22 @@ impl App<'_> {
         }
         match cmd {
             Command::Sell(order) => self.quote(order),
+            Command::SellSet(set) => match set.amount_cents {
+                Some(_) => self.quote(set.order(0)),
+                None => match self.client.get(&format!("/api/v1/set-bets/{}", set.set)) {
+                    Ok(s) => self.quote(set.order(s["amount_per_way_cents"].as_u64().unwrap_or(0))),
+                    Err(e) => self.status = refusal(e),
+                },
+            },
+            Command::Sets => match self.client.get("/api/v1/set-bets") {
+                Ok(sets) => {
+                    self.panel = crate::views::set_bets(&sets);
+                    self.status =
+                        "set bets on sale: set N $A sells one, set N r $A with random numbers"
+                            .into();
+                }
+                Err(e) => self.status = refusal(e),
+            },
             Command::Check(serial) => self.check(&serial),
             Command::CheckVoucher(code) => self.check_voucher(&code),
             Command::Pay | Command::Cancel => match self.checked.clone() {

@@ -1,0 +1,3 @@
+DROP TABLE special3_approvals;
+DROP TABLE set_bet_tickets;
+DROP TABLE set_bets;

@@ -1,0 +1,448 @@
+//! The catalogue of set bets (rule 6.3(h)): "a way ticket from a catalogue of pre-selected
+//! ticket types", played "Fixed" (the numbers illustrated) or "Random" (numbers of the same
+//! shape chosen for the player).
+//!
+//! A supervisor adds sets and retires them; anyone may list them (terminals, displays). A set is
+//! never changed or removed: a retired set is no longer sold, and the tickets sold from it keep
+//! naming it. Each addition and retirement enters the audit trail in its transaction.
+//!
+//! A set bet is a way bet with provenance: selling one (`tickets/sale.rs`) plays the set's
+//! groups and combinations (or fresh numbers in groups of the same sizes) as a way ticket,
+//! priced, limited and settled exactly as that way ticket, and stores the numbers played with the
+//! ticket, so settling or reprinting it needs nothing from the catalogue.
+
+use std::collections::HashSet;
+
+use actix_web::{get, post, web, HttpResponse};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use getrandom::SysRng;
+use keno_core::{Bet, RuleSet, ScheduleId, SetMode};
+use rand_core::UnwrapErr;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::audit::log::Entry;
+use crate::auth::{Principal, Role};
+use crate::db::schema::set_bets;
+use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::tickets::{ways_lines, WaysLine};
+
+diesel::define_sql_function! {
+    /// The name compared without case, as the unique index on the sets on sale compares it.
+    fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+/// The longest name: "SET: " and the name and " (RANDOM)" fit one receipt line.
+pub const MAX_NAME: usize = 32;
+const MAX_DESCRIPTION: usize = 200;
+
+#[derive(Queryable, Selectable, Clone, Debug)]
+#[diesel(table_name = set_bets)]
+pub struct SetBetRow {
+    pub id: i64,
+    pub name: String,
+    pub description: Option<String>,
+    pub groups_json: String,
+    pub combine_json: String,
+    pub amount_per_way_cents: i64,
+    pub created_by: String,
+    pub created_at: i64,
+    pub retired_at: Option<i64>,
+    pub retired_by: Option<String>,
+}
+
+impl SetBetRow {
+    pub fn groups(&self) -> Vec<Vec<u8>> {
+        serde_json::from_str(&self.groups_json).unwrap_or_default()
+    }
+
+    pub fn combine(&self) -> Vec<u8> {
+        serde_json::from_str(&self.combine_json).unwrap_or_default()
+    }
+
+    /// The bet the set makes, played `mode`.
+    pub fn bet(&self, mode: SetMode) -> Bet {
+        Bet::SetBet {
+            groups: self.groups(),
+            combine: self.combine(),
+            mode,
+        }
+    }
+
+    /// The audit trail's record of it as added (`set_bet_created`).
+    pub fn created_payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "description": self.description,
+            "groups_json": self.groups_json,
+            "combine_json": self.combine_json,
+            "amount_per_way_cents": self.amount_per_way_cents,
+            "created_by": self.created_by,
+            "created_at": self.created_at,
+        })
+    }
+
+    /// The audit trail's record of its retirement (`set_bet_retired`), if retired.
+    pub fn retired_payload(&self) -> Option<serde_json::Value> {
+        self.retired_at.map(|at| {
+            serde_json::json!({
+                "retired_at": at,
+                "retired_by": self.retired_by,
+            })
+        })
+    }
+}
+
+/// How a set bet is played (rule 6.3(h)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SetBetMode {
+    /// The set's own numbers.
+    Fixed,
+    /// Numbers picked by the server (the OS CSPRNG) in groups of the set's sizes, with the same
+    /// combinations.
+    Random,
+}
+
+impl From<SetBetMode> for SetMode {
+    fn from(m: SetBetMode) -> SetMode {
+        match m {
+            SetBetMode::Fixed => SetMode::Fixed,
+            SetBetMode::Random => SetMode::Random,
+        }
+    }
+}
+
+impl SetBetMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetBetMode::Fixed => "fixed",
+            SetBetMode::Random => "random",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SetBetMode> {
+        match s {
+            "fixed" => Some(SetBetMode::Fixed),
+            "random" => Some(SetBetMode::Random),
+            _ => None,
+        }
+    }
+}
+
+/// A set to add to the catalogue.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewSetBet {
+    /// Shown at the terminal and printed on the receipt: 1 to 32 characters, not the name of
+    /// another set on sale (case aside).
+    pub name: String,
+    /// The numbers in groups, as a way ticket's (a group of one number is a king).
+    pub groups: Vec<Vec<u8>>,
+    /// For each k, every union of k groups is one way.
+    pub combine: Vec<u8>,
+    /// The amount per way suggested to the player: a wager rule 6.2(d) allows for the set's
+    /// ways. The sale names its own amount.
+    pub amount_per_way_cents: u64,
+    /// Up to 200 characters, for the terminal's and the displays' list.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// A set of the catalogue.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SetBet {
+    pub id: i64,
+    pub name: String,
+    pub description: Option<String>,
+    /// The numbers in groups ("fixed" plays these).
+    pub groups: Vec<Vec<u8>>,
+    pub combine: Vec<u8>,
+    /// Its ways in the standard schedule ("3/06"), as a way ticket of these groups has them.
+    pub ways: Vec<WaysLine>,
+    pub way_count: u64,
+    /// The amount per way suggested to the player.
+    pub amount_per_way_cents: i64,
+    /// One game at the suggested amount.
+    pub game_cost_cents: u64,
+    /// Sold (not retired).
+    pub on_sale: bool,
+    pub created_at: String,
+    pub retired_at: Option<String>,
+}
+
+impl SetBet {
+    fn new(row: SetBetRow, rules: &RuleSet) -> SetBet {
+        // A set added under an earlier rule set may not plan under this one: it lists no ways.
+        // (A fixed set draws nothing from the generator.)
+        let plan = row
+            .bet(SetMode::Fixed)
+            .mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))
+            .and_then(|marks| rules.plan(marks, ScheduleId::Standard))
+            .ok();
+        let way_count = plan.as_ref().map_or(0, |p| p.ways.len() as u64);
+        SetBet {
+            id: row.id,
+            groups: row.groups(),
+            combine: row.combine(),
+            ways: plan.as_ref().map(ways_lines).unwrap_or_default(),
+            way_count,
+            game_cost_cents: way_count * row.amount_per_way_cents as u64,
+            amount_per_way_cents: row.amount_per_way_cents,
+            on_sale: row.retired_at.is_none(),
+            created_at: rfc3339(row.created_at),
+            retired_at: row.retired_at.map(rfc3339),
+            name: row.name,
+            description: row.description,
+        }
+    }
+}
+
+pub fn find(conn: &mut DbConnection, id: i64) -> QueryResult<Option<SetBetRow>> {
+    set_bets::table
+        .find(id)
+        .select(SetBetRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Of `ids`, those on sale now, each held against its retirement until the transaction ends
+/// (PostgreSQL: `FOR SHARE`; SQLite: the writer turn).
+pub fn hold_on_sale(conn: &mut DbConnection, ids: &[i64]) -> QueryResult<HashSet<i64>> {
+    let query = set_bets::table
+        .filter(set_bets::id.eq_any(ids))
+        .filter(set_bets::retired_at.is_null())
+        .select(set_bets::id);
+    let held: Vec<i64> = match conn {
+        DbConnection::Pg(pg) => query.for_share().load(pg)?,
+        DbConnection::Sqlite(sqlite) => query.load(sqlite)?,
+    };
+    Ok(held.into_iter().collect())
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ListQuery {
+    /// Also list retired sets.
+    #[serde(default)]
+    pub include_retired: bool,
+}
+
+/// The catalogue: the sets on sale (with `include_retired`, every set), oldest first.
+#[utoipa::path(
+    tag = "set_bets",
+    params(ListQuery),
+    responses((status = 200, body = [SetBet]), (status = 400, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/set-bets")]
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<ListQuery>,
+) -> ApiResult<web::Json<Vec<SetBet>>> {
+    let all = query.include_retired;
+    let s = state.clone();
+    let rows = web::block(move || -> ApiResult<Vec<SetBetRow>> {
+        let mut conn = s.db.conn()?;
+        let mut q = set_bets::table
+            .order(set_bets::id)
+            .select(SetBetRow::as_select())
+            .into_boxed();
+        if !all {
+            q = q.filter(set_bets::retired_at.is_null());
+        }
+        Ok(q.load(&mut *conn)?)
+    })
+    .await??;
+    Ok(web::Json(
+        rows.into_iter()
+            .map(|r| SetBet::new(r, &state.rules))
+            .collect(),
+    ))
+}
+
+/// One set of the catalogue, retired or not.
+#[utoipa::path(
+    tag = "set_bets",
+    params(("id" = i64, Path, description = "The set's id")),
+    responses((status = 200, body = SetBet), (status = 404, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/set-bets/{id}")]
+pub async fn get_set(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<SetBet>> {
+    let id = id.into_inner();
+    let s = state.clone();
+    let row = web::block(move || -> ApiResult<_> { Ok(find(&mut *s.db.conn()?, id)?) })
+        .await??
+        .ok_or_else(|| ApiError::not_found("set bet"))?;
+    Ok(web::Json(SetBet::new(row, &state.rules)))
+}
+
+/// Adds a set to the catalogue (a supervisor). Its groups and combinations are checked as a way
+/// ticket's, and its suggested amount as that way ticket's wager (rule 6.2(d)).
+#[utoipa::path(
+    tag = "set_bets",
+    security(("bearer" = [])),
+    request_body = NewSetBet,
+    responses(
+        (status = 201, body = SetBet),
+        (status = 409, body = crate::error::ErrorBody, description = "`set_name_taken`: a set on sale has that name"),
+        (status = 422, body = crate::error::ErrorBody, description = "Refused as a way ticket would be: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `too_many_ways`, ..."),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_name`, `invalid_description`, `invalid_request`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/set-bets")]
+pub async fn create(
+    state: web::Data<AppState>,
+    principal: Principal,
+    request: web::Json<NewSetBet>,
+) -> ApiResult<HttpResponse> {
+    principal.require(&[Role::Supervisor])?;
+    let r = request.into_inner();
+    let name = r.name.trim().to_string();
+    if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(
+            "invalid_name",
+            format!("a set's name is 1 to {MAX_NAME} printable characters"),
+        ));
+    }
+    let description = match r.description.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(d) if d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control) => {
+            return Err(ApiError::bad_request(
+                "invalid_description",
+                format!("a set's description is up to {MAX_DESCRIPTION} printable characters"),
+            ))
+        }
+        Some(d) => Some(d.to_string()),
+    };
+    // Checked as the way ticket it plays, at the suggested amount for one game.
+    let rules = &state.rules;
+    let bet = Bet::SetBet {
+        groups: r.groups,
+        combine: r.combine,
+        mode: SetMode::Fixed,
+    };
+    let marks = bet.mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))?;
+    let plan = rules.plan(marks, ScheduleId::Standard)?;
+    rules.price(&plan, r.amount_per_way_cents, 1)?;
+    let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
+    let groups_json = serde_json::to_string(&groups).expect("numbers serialize");
+    let combine_json = serde_json::to_string(&plan.combine).expect("numbers serialize");
+    let amount = r.amount_per_way_cents as i64;
+
+    let s = state.clone();
+    let row = web::block(move || -> ApiResult<SetBetRow> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        let taken = || {
+            ApiError::conflict(
+                "set_name_taken",
+                format!("a set on sale is already named {name:?}: choose another name, or retire that set first"),
+            )
+        };
+        let result = conn.transaction(|conn| {
+            let conn: &mut DbConnection = conn;
+            let same_name: i64 = set_bets::table
+                .filter(lower(set_bets::name).eq(name.to_lowercase()))
+                .filter(set_bets::retired_at.is_null())
+                .count()
+                .get_result(conn)?;
+            if same_name > 0 {
+                return Err(taken());
+            }
+            let row: SetBetRow = per_backend!(conn, |c| diesel::insert_into(set_bets::table)
+                .values((
+                    set_bets::name.eq(&name),
+                    set_bets::description.eq(&description),
+                    set_bets::groups_json.eq(&groups_json),
+                    set_bets::combine_json.eq(&combine_json),
+                    set_bets::amount_per_way_cents.eq(amount),
+                    set_bets::created_by.eq(&principal.id),
+                    set_bets::created_at.eq(now_micros()),
+                ))
+                .returning(SetBetRow::as_returning())
+                .get_result(c))?;
+            crate::audit::log::append(
+                conn,
+                vec![Entry::new("set_bet_created", row.id, row.created_payload()).by(&principal.id)],
+            )?;
+            Ok(row)
+        });
+        match result {
+            // Another supervisor added the name meanwhile (the unique index on the sets on sale).
+            Err(ApiError::Internal(e))
+                if matches!(
+                    e.downcast_ref::<DieselError>(),
+                    Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+                ) =>
+            {
+                Err(taken())
+            }
+            other => other,
+        }
+    })
+    .await??;
+    state
+        .events
+        .publish("set_bets_changed", &serde_json::json!({ "id": row.id }));
+    Ok(HttpResponse::Created().json(SetBet::new(row, &state.rules)))
+}
+
+/// Retires a set (a supervisor): it is no longer sold; tickets already sold from it stand and
+/// keep naming it.
+#[utoipa::path(
+    tag = "set_bets",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The set's id")),
+    responses(
+        (status = 200, body = SetBet),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_retired`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/set-bets/{id}/retire")]
+pub async fn retire(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<SetBet>> {
+    principal.require(&[Role::Supervisor])?;
+    let id = id.into_inner();
+    let s = state.clone();
+    let row = web::block(move || -> ApiResult<SetBetRow> {
+        let mut conn = s.db.conn()?;
+        let _turn = s.db.writer_turn();
+        conn.transaction(|conn| {
+            let changed = diesel::update(set_bets::table.find(id))
+                .filter(set_bets::retired_at.is_null())
+                .set((
+                    set_bets::retired_at.eq(now_micros()),
+                    set_bets::retired_by.eq(&principal.id),
+                ))
+                .execute(conn)?;
+            let row = find(conn, id)?.ok_or_else(|| ApiError::not_found("set bet"))?;
+            if changed != 1 {
+                return Err(ApiError::conflict(
+                    "already_retired",
+                    format!("set {id} ({}) is already retired", row.name),
+                ));
+            }
+            let payload = row.retired_payload().expect("retired above");
+            crate::audit::log::append(
+                conn,
+                vec![Entry::new("set_bet_retired", id, payload).by(&principal.id)],
+            )?;
+            Ok(row)
+        })
+    })
+    .await??;
+    state
+        .events
+        .publish("set_bets_changed", &serde_json::json!({ "id": id }));
+    Ok(web::Json(SetBet::new(row, &state.rules)))
+}
