@@ -670,9 +670,11 @@ fn winning_tickets_are_paid_as_vouchers_and_tendered_for_sales(db: TestDb) {
         1,
         "{same:?}"
     );
-    assert!(same
-        .iter()
-        .all(|(st, v)| (*st == 201 || *st == 200) && v["code"] == same[0].1["code"]));
+    assert!(
+        same.iter()
+            .all(|(st, v)| (*st == 201 || *st == 200) && v["code"] == same[0].1["code"]),
+        "{same:?}"
+    );
     let many = together(&|i| json!({"request_id": format!("many-{i}"), "ticket": winners[4]}));
     assert_eq!(
         many.iter().filter(|(st, _)| *st == 201).count(),

@@ -121,6 +121,10 @@ pub async fn issue(
                                 _
                             ))
                         ) => {}
+                // Refused, perhaps because a copy of this request paid the ticket and committed
+                // after this attempt looked for it: once more, which finds that copy's voucher
+                // (or is refused again, for good).
+                Err(ApiError::Refused { .. }) if attempt < 2 => {}
                 other => break other?,
             }
         };
