@@ -231,6 +231,14 @@ pub async fn create(
     if name.is_empty() || name.chars().count() > 100 {
         return Err(invalid("a bonus needs a name (1 to 100 characters)"));
     }
+    // A type no ticket has would make a bonus nobody can win.
+    if let Some(t) = &b.bet_type {
+        if crate::tickets::parse::<keno_core::BetKind>(t).is_err() {
+            return Err(invalid(format!(
+                "{t:?} is not a ticket type: standard, quick_pick, mystery_quick_pick, way or set_bet"
+            )));
+        }
+    }
     let spots_ok = b.spots.is_none_or(|s| (1..=15).contains(&s));
     if !spots_ok || b.catch > 15 || b.spots.is_some_and(|s| b.catch > s) {
         return Err(invalid("spots are 1 to 15 and the catch at most the spots"));

@@ -54,13 +54,7 @@ pub async fn invalidate(
     request: web::Json<InvalidateRequest>,
 ) -> ApiResult<web::Json<Invalidation>> {
     principal.require(&[Role::Supervisor])?;
-    let reason = request.into_inner().reason.trim().to_string();
-    if reason.is_empty() || reason.len() > 500 {
-        return Err(ApiError::bad_request(
-            "invalid_reason",
-            "say why the game is invalidated (1 to 500 characters)",
-        ));
-    }
+    let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let game = number.into_inner();
     let s = state.clone();
     let done = web::block(move || -> ApiResult<Invalidation> {

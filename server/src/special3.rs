@@ -409,13 +409,7 @@ pub async fn withdraw(
     request: web::Json<WithdrawApproval>,
 ) -> ApiResult<web::Json<Approval>> {
     principal.require(&[Role::Supervisor, Role::Inspector])?;
-    let reason = request.into_inner().reason.trim().to_string();
-    if reason.is_empty() || reason.chars().count() > 500 {
-        return Err(ApiError::bad_request(
-            "invalid_reason",
-            "say why the approval is withdrawn (1 to 500 characters)",
-        ));
-    }
+    let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let s = state.clone();
     let row = web::block(move || -> ApiResult<ApprovalRow> {

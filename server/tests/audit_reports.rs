@@ -715,7 +715,11 @@ fn exceptions(db: &TestDb, day: &str, w: &World, cancelled: &str, game_c: i64, r
         of_kind("late_payment").is_empty(),
         "paid the day they were won"
     );
-    assert!(found["not_recorded"][0].as_str().unwrap().contains("claim"));
+    assert!(found["not_recorded"][0]
+        .as_str()
+        .unwrap()
+        .contains("principal was disabled"));
+    assert!(of_kind("claim_payment").is_empty(), "no claim was paid");
 
     let text =
         String::from_utf8_lossy(&audit(db, &["exceptions", "--day", day]).stdout).to_string();

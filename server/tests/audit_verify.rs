@@ -42,9 +42,9 @@ fn tamper(db: &TestDb, edit: &str, expected: &str, undo: &str) {
 
 fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);
-    // Twenty 1-spot tickets on 1..=20: some are certain to win (a draw misses all twenty with
-    // probability 0.03%), so there is a prize to pay.
-    let tickets: Vec<Value> = (1..=20)
+    // Forty 1-spot tickets on 1..=40: a draw misses all forty about once in 25 million, so
+    // there is a prize to pay.
+    let tickets: Vec<Value> = (1..=40)
         .map(|n| {
             w.server.sell(
                 &w.writer,

@@ -26,11 +26,12 @@ struct Played {
     winners: Vec<(String, i64)>,
 }
 
-/// Twenty 1-spot tickets on 1..=20 in one settled game: a few are certain to win.
+/// Forty 1-spot tickets on 1..=40 in one settled game: a draw misses all forty about once in
+/// 25 million, so some win.
 fn played(db: &TestDb) -> Played {
     let w = world(db, MANUAL_CLOCK);
     let inspector = db.principal("inspector", "INSPECTOR", None);
-    let serials: Vec<String> = (1..=20)
+    let serials: Vec<String> = (1..=40)
         .map(|n| {
             w.server.sell(
                 &w.writer,
@@ -62,7 +63,7 @@ fn played(db: &TestDb) -> Played {
         .collect();
     assert!(
         !winners.is_empty(),
-        "a draw misses all of 1..=20 once in 3,000"
+        "a draw misses all of 1..=40 once in 25 million"
     );
     Played {
         w,
@@ -231,12 +232,51 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
     ] {
         assert!(text.contains(expected), "{expected:?} in\n{text}");
     }
+    // The day's exceptions show the inspector's decision and the cheque, with who and why.
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "exceptions", "--json", "--day", &p.keno_day])
+        .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<(&str, &str)> = found["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["kind"].as_str().unwrap(), e["what"].as_str().unwrap()))
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|(k, w)| *k == "claim_decision" && w.contains("approved")),
+        "{found:#}"
+    );
+    assert!(
+        kinds
+            .iter()
+            .any(|(k, w)| *k == "claim_payment" && w.contains("CHQ-000123")),
+        "{found:#}"
+    );
     // The audit trail holds the claim's steps and verifies.
     assert_eq!(
         db.query_i64(&format!(
             "SELECT COUNT(*) AS n FROM audit_log WHERE kind LIKE 'claim_%' AND subject = '{id}'"
         )),
         3
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", &db.url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }
 

@@ -13,12 +13,13 @@ use common::browser::{keep_screenshot, Browser};
 use common::{free_port, sale, Backend, Server, TestDb};
 use serde_json::{json, Value};
 
-/// Games closed by hand; numbers revealed 0.3 s apart, so the page can be watched filling in.
+/// Games closed by hand; numbers revealed 0.5 s apart, so the page can be watched filling in
+/// (a poll every few tens of milliseconds sees each step, the closed board included).
 const WATCHED: &[&str] = &[
     "--game-interval",
     "3600",
     "--reveal-interval",
-    "0.3",
+    "0.5",
     "--keno-day-start",
     "00:00",
     "--keno-day-end",
@@ -59,7 +60,12 @@ fn close(server: &Server, supervisor: &str) -> i64 {
 fn watch_draw(browser: &Browser, server: &Server, game: i64) -> BTreeSet<i64> {
     let mut closed_before_numbers = false;
     let mut counts = BTreeSet::new();
+    let start = std::time::Instant::now();
     loop {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "game {game} never filled the board; saw counts {counts:?}"
+        );
         let state = browser.run(BOARD_STATE);
         let on_board = lit(&state);
         // Read after the page: the record then holds at least what the page showed.

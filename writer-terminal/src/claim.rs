@@ -89,8 +89,9 @@ pub fn run(client: &Client, command: &ClaimCommand) -> Result<Done, CallError> {
     }
 }
 
+/// Cents as the form shows them (never negative: prizes and payments).
 fn dollars(cents: i64) -> String {
-    format!("${}.{:02}", cents / 100, cents % 100)
+    keno_core::Dollars(cents.max(0) as u64).to_string()
 }
 
 fn describe(claim: &Value) -> String {

@@ -13,7 +13,7 @@ use super::queries::{self, fault_kind};
 use super::report::money;
 use super::source::{self, People, Range, Source, SourceArgs, Span};
 use crate::db::schema::{
-    device_holds, draw_faults, principals, rule_sets, set_bets, special3_approvals,
+    claims, device_holds, draw_faults, principals, rule_sets, set_bets, special3_approvals,
 };
 use crate::db::{rfc3339, DbConnection};
 use crate::set_bets::SetBetRow;
@@ -62,10 +62,8 @@ struct Exceptions {
 }
 
 /// Kinds the record cannot show yet.
-const NOT_RECORDED: [&str; 2] = [
-    "prizes paid by claim (rule 13.5, Unclaimed Prize Claim Form): the server has no claims yet",
-    "when a principal was disabled: principals record only when they were added",
-];
+const NOT_RECORDED: [&str; 1] =
+    ["when a principal was disabled: principals record only when they were added"];
 
 pub fn run(args: ExceptionsArgs) -> anyhow::Result<()> {
     let day = source::parse_day(&args.day)?;
@@ -113,7 +111,7 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     }
     cancellations(conn, &people, range.window, &mut found)?;
     late_payments(conn, source, &people, range.window, &mut found)?;
-    claim_payments(conn, range.window, &mut found)?;
+    claims(conn, &people, range.window, &mut found)?;
     rule_set_changes(conn, range.window, &mut found)?;
     principal_changes(conn, range.window, &mut found)?;
     devices_returned(conn, &people, range.window, &mut found)?;
@@ -339,15 +337,60 @@ fn late_payments(
     })
 }
 
-/// Prizes paid on an Unclaimed Prize Claim Form (rules 13.4, 13.5, 14): the server has no
-/// claims table yet. When claims are recorded (who filed, the inspector who approved, the
-/// cheque), list here each claim paid in `window` as kind `claim_payment`; until then
-/// `NOT_RECORDED` says the list cannot show them.
-fn claim_payments(
-    _conn: &mut DbConnection,
-    _window: (i64, i64),
-    _found: &mut Vec<Exception>,
+/// Unclaimed Prize Claim Forms decided or paid in `window` (rules 13.4, 13.5, 14): the
+/// inspector's decision with its reason, and each prize paid by claim with its cheque.
+fn claims(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
 ) -> anyhow::Result<()> {
+    let rows: Vec<crate::claims::ClaimRow> = claims::table
+        .filter(
+            claims::decided_at
+                .ge(from)
+                .and(claims::decided_at.lt(to))
+                .or(claims::paid_at.ge(from).and(claims::paid_at.lt(to))),
+        )
+        .select(crate::claims::ClaimRow::as_select())
+        .load(conn)?;
+    for c in rows {
+        let ticket = c.ticket_serial.as_deref().unwrap_or("-");
+        if let Some(at) = c.decided_at.filter(|at| (from..to).contains(at)) {
+            found.push(exception(
+                at,
+                "claim_decision",
+                format!(
+                    "claim {} ({}, {}) {} for ticket {ticket}",
+                    c.id,
+                    c.reason,
+                    c.claimant_name,
+                    // The decision, whatever has happened since (a paid claim was approved).
+                    if c.state == "rejected" {
+                        "rejected"
+                    } else {
+                        "approved"
+                    }
+                ),
+                people.who(c.decided_by.as_deref()),
+                c.decision_reason.clone().unwrap_or_default(),
+            ));
+        }
+        if let Some(at) = c.paid_at.filter(|at| (from..to).contains(at)) {
+            found.push(exception(
+                at,
+                "claim_payment",
+                format!(
+                    "claim {} paid {} by cheque {} for ticket {ticket}",
+                    c.id,
+                    money(c.paid_cents.unwrap_or(0)),
+                    c.cheque_reference.as_deref().unwrap_or("-")
+                ),
+                people.who(c.paid_by.as_deref()),
+                "an approved Unclaimed Prize Claim Form (rule 13.5)".into(),
+            ));
+        }
+    }
     Ok(())
 }
 

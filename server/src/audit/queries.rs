@@ -185,7 +185,7 @@ pub fn fault_kind(kind: &str) -> &'static str {
         "fall_back" => "balls fell back: drawn by hand (rule 10.4(b))",
         "spill" => "spill: draw void (rule 10.4(c))",
         "stoppage" => "stoppage: finished by hand (rule 10.4(d))",
-        "no_device" => "no device: drawn by hand",
+        "no_device" => "no device: drawn by hand (rule 10.4(d))",
         _ => "fault",
     }
 }

@@ -1,7 +1,7 @@
-//! Ball devices in and out of service (rule 10.4(a), (c)): after a spill a device draws
-//! nothing until it is rectified, after a broken ball nothing further until the ball is
-//! replaced; in both cases it is back in service once a supervisor and an inspector have each
-//! returned it, each with their own token.
+//! Ball devices in and out of service (rule 10.4(a), (c), (d)): after a spill a device draws
+//! nothing until it is rectified, after a broken ball or a stoppage nothing further until the
+//! ball is replaced or the machine mended; in each case it is back in service once a supervisor
+//! and an inspector have each returned it, each with their own token.
 
 use actix_web::{get, post, web};
 use diesel::prelude::*;
@@ -47,7 +47,7 @@ pub fn open_hold(conn: &mut DbConnection, device: &str, game: i64) -> QueryResul
 pub struct Hold {
     pub id: i64,
     pub fault: i64,
-    /// broken_ball | spill
+    /// broken_ball | spill | stoppage
     pub fault_kind: String,
     /// The first game the device may not draw.
     pub blocks_from_game: i64,

@@ -4,8 +4,9 @@ use crate::audit::pdf::{render, Line};
 
 use super::Claim;
 
+/// Cents as the form shows them (never negative: prizes and payments).
 fn dollars(cents: i64) -> String {
-    format!("${}.{:02}", cents / 100, cents % 100)
+    keno_core::Dollars(cents.max(0) as u64).to_string()
 }
 
 pub fn render_form(claim: &Claim) -> Vec<u8> {

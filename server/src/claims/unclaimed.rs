@@ -106,8 +106,17 @@ pub async fn move_unclaimed(
             .checked_sub_months(chrono::Months::new(12))
             .expect("a year ago")
             .timestamp_micros();
+        let today = crate::vouchers::today(&s);
         let id = conn.transaction(|conn| {
-            record(conn, &destination, spots, won_before, &why, &principal.id)
+            record(
+                conn,
+                &destination,
+                spots,
+                won_before,
+                &today,
+                &why,
+                &principal.id,
+            )
         })?;
         movement(&mut conn, id)
     })
@@ -125,6 +134,7 @@ fn record(
     destination: &str,
     spots: Option<u8>,
     won_before: i64,
+    today: &str,
     why: &str,
     by: &str,
 ) -> ApiResult<i64> {
@@ -162,6 +172,9 @@ fn record(
             continue;
         }
         match payable(conn, t) {
+            // Still payable at a terminal (rule 13.1 counts to the end of a Keno Day): not
+            // unclaimed yet, and never both paid there and moved.
+            Ok(due) if due.at_a_terminal(today).is_ok() => {}
             Ok(due) => owed.push((t.serial.clone(), due.total_cents)),
             Err(ApiError::Refused { .. }) => {}
             Err(e) => return Err(e),

@@ -115,8 +115,11 @@ fn cancel_in(
         t.game_cost_cents * (last - from + 1)
     };
     let now = now_micros();
+    // The refund as read: a second cancel of the same ticket at once (PostgreSQL) finds it
+    // changed and refunds nothing twice.
     let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
+        .filter(tickets::refund_cents.eq(t.refund_cents))
         .set((
             tickets::status.eq(if whole { "cancelled" } else { "active" }),
             tickets::cancelled_from_game.eq(from),
