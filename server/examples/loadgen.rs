@@ -13,6 +13,16 @@
 //! target/release/examples/loadgen --seconds 0 --settle-tickets 100000         # 1,000,000 ways
 //! ```
 //! The PostgreSQL database must exist and may hold earlier runs' data.
+//!
+//! Several instances (issue 9): `--instances 2` starts two servers on the same PostgreSQL
+//! database and spreads the terminals over them. The soak run sells at a steady rate with a
+//! game drawn every 30 s and prints, at the end, sales/s, latency, settlement times and the
+//! invariants of the fault harness (`tests/invariants.rs`), read from the database:
+//!
+//! ```sh
+//! target/release/examples/loadgen --database-url postgres://postgres@127.0.0.1:5432/keno_soak \
+//!     --instances 2 --terminals 8 --rate 100 --seconds 600 --game-interval 30 --soak
+//! ```
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -22,7 +32,11 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use diesel::prelude::*;
 use serde_json::{json, Value};
+
+#[path = "../../tests/invariants.rs"]
+mod invariants;
 
 #[derive(Parser)]
 struct Args {
@@ -44,6 +58,18 @@ struct Args {
     /// HTTP worker threads of the server.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Server instances on the one database (more than one needs PostgreSQL).
+    #[arg(long, default_value_t = 1)]
+    instances: usize,
+    /// Tickets a second from all terminals together, steadily (0: as fast as they can).
+    #[arg(long, default_value_t = 0.0)]
+    rate: f64,
+    /// Seconds each game is open for sale: a draw every so often (default: none in the run).
+    #[arg(long, default_value_t = 36000.0)]
+    game_interval: f64,
+    /// After the sales: settlement times of the games drawn and the invariants (PostgreSQL).
+    #[arg(long)]
+    soak: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -93,10 +119,17 @@ fn main() -> anyhow::Result<()> {
         .collect::<anyhow::Result<_>>()?;
     let supervisor = add("supervisor", "LOADSUP", None)?;
 
-    let mut server = Server::start(&bin, &db, args.workers)?;
+    anyhow::ensure!(
+        args.instances == 1 || db.starts_with("postgres"),
+        "several instances need a PostgreSQL database"
+    );
+    let mut servers = (0..args.instances.max(1))
+        .map(|i| Server::start(&bin, &db, args.workers, args.game_interval, i))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let bases: Vec<String> = servers.iter().map(|s| s.base.clone()).collect();
     println!(
-        "server: {} on {}",
-        server.base,
+        "servers: {} on {}",
+        bases.join(", "),
         if db.starts_with("postgres") {
             "PostgreSQL"
         } else {
@@ -104,17 +137,23 @@ fn main() -> anyhow::Result<()> {
         }
     );
     let result = (|| -> anyhow::Result<()> {
+        let started_at = chrono_now_micros();
+        let mut sold = Vec::new();
         if args.seconds > 0 {
-            throughput(
-                &server.base,
+            sold = throughput(
+                &bases,
                 &writers,
                 Duration::from_secs(args.seconds),
+                args.rate,
                 &run,
             );
         }
+        if args.soak {
+            soak_report(&bin, &db, started_at, &sold)?;
+        }
         if args.settle_tickets > 0 {
             settlement(
-                &server.base,
+                &servers[0].base,
                 &writers,
                 &supervisor,
                 args.settle_tickets,
@@ -123,8 +162,87 @@ fn main() -> anyhow::Result<()> {
         }
         Ok(())
     })();
-    server.stop();
+    for server in &mut servers {
+        server.stop();
+    }
     result
+}
+
+fn chrono_now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_micros() as i64
+}
+
+/// The games drawn since `since`: how long each took from its 20th number to its settlement,
+/// and the invariants of the run.
+fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        db.starts_with("postgres"),
+        "--soak reads a PostgreSQL database"
+    );
+    #[derive(QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    #[derive(QueryableByName)]
+    struct S {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        s: String,
+    }
+    let conn = std::cell::RefCell::new(diesel::PgConnection::establish(db)?);
+    let query = |sql: &str| -> i64 {
+        diesel::sql_query(sql)
+            .get_result::<N>(&mut *conn.borrow_mut())
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .n
+    };
+    let text = |sql: &str| -> String {
+        diesel::sql_query(sql)
+            .get_result::<S>(&mut *conn.borrow_mut())
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .s
+    };
+    // Wait for the last game closed in the run to be settled.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while query("SELECT COUNT(*) AS n FROM games WHERE state IN ('closed', 'drawing', 'drawn')") > 0
+    {
+        anyhow::ensure!(Instant::now() < deadline, "games left unsettled");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let times: Vec<f64> = text(&format!(
+        "SELECT COALESCE(string_agg((s.settled_at - d.at)::text, ',' ORDER BY g.number), '') AS s \
+         FROM games g JOIN game_settlements s ON s.game = g.number \
+         JOIN (SELECT game, MAX(drawn_at) AS at FROM drawn_numbers GROUP BY game) d \
+           ON d.game = g.number WHERE g.opened_at >= {since}"
+    ))
+    .split(',')
+    .filter(|t| !t.is_empty())
+    .map(|t| t.parse::<f64>().unwrap_or(0.0) / 1000.0)
+    .collect();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "settlement: {} games drawn and settled; from the 20th number to settled: median {:.0} ms, max {:.0} ms; each: {:?}",
+        times.len(),
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
+        sorted.last().copied().unwrap_or(0.0),
+        times.iter().map(|t| t.round() as i64).collect::<Vec<_>>()
+    );
+    let epochs = query("SELECT epoch AS n FROM leadership");
+    println!("leadership: epoch {epochs} (changes of leader since the database was made)");
+    let bin = bin.to_string_lossy().to_string();
+    let checks = invariants::check_all(&query, &text, &bin, db, sold, &Default::default());
+    for c in &checks {
+        println!("{c}");
+    }
+    anyhow::ensure!(
+        checks.iter().all(|c| c.failure.is_none()),
+        "invariants broken"
+    );
+    Ok(())
 }
 
 fn common_hex() -> String {
@@ -139,10 +257,22 @@ struct Server {
 }
 
 impl Server {
-    fn start(bin: &PathBuf, db: &str, workers: usize) -> anyhow::Result<Server> {
+    fn start(
+        bin: &PathBuf,
+        db: &str,
+        workers: usize,
+        game_interval: f64,
+        index: usize,
+    ) -> anyhow::Result<Server> {
         let mut child = Command::new(bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db])
-            .args(["--game-interval", "36000", "--reveal-interval", "0"])
+            .args(["--game-interval", &game_interval.to_string()])
+            .args([
+                "--reveal-interval",
+                "0",
+                "--instance",
+                &format!("load-{index}"),
+            ])
             .args(["--keno-day-start", "00:00", "--keno-day-end", "00:00"])
             .args(["--workers", &workers.to_string()])
             .env(
@@ -234,8 +364,17 @@ fn bet(i: u64) -> (Value, &'static str, u64, u32) {
     }
 }
 
-fn throughput(base: &str, writers: &[String], length: Duration, run: &str) {
-    let url = format!("{base}/api/v1/tickets");
+/// Sells from every terminal (terminal t at instance t mod n) for `length`; returns the serials
+/// sold.
+fn throughput(
+    bases: &[String],
+    writers: &[String],
+    length: Duration,
+    rate: f64,
+    run: &str,
+) -> Vec<String> {
+    // Each terminal's pace when the rate is set.
+    let gap = (rate > 0.0).then(|| Duration::from_secs_f64(writers.len() as f64 / rate));
     let start = Instant::now();
     let deadline = start + length;
     let errors = Arc::new(AtomicU64::new(0));
@@ -243,32 +382,49 @@ fn throughput(base: &str, writers: &[String], length: Duration, run: &str) {
         .iter()
         .enumerate()
         .map(|(t, token)| {
-            let (url, token, errors, run) = (url.clone(), token.clone(), errors.clone(), run.to_string());
+            let url = format!("{}/api/v1/tickets", bases[t % bases.len()]);
+            let (token, errors, run) = (token.clone(), errors.clone(), run.to_string());
             std::thread::spawn(move || {
                 let agent = new_agent();
                 let mut latencies = Vec::new();
+                let mut serials = Vec::new();
                 let mut i = 0u64;
+                // Terminals start spread over one gap, not all at once.
+                let mut next = start + gap.map_or(Duration::ZERO, |g| g.mul_f64(t as f64 / 16.0));
                 while Instant::now() < deadline {
+                    if let Some(gap) = gap {
+                        let now = Instant::now();
+                        if next > now {
+                            std::thread::sleep(next - now);
+                        }
+                        next += gap;
+                    }
                     i += 1;
                     let (b, schedule, amount, games) = bet(i);
                     let body = json!({"request_id": format!("{run}-{t}-{i}"), "bet": b, "schedule": schedule,
                                       "amount_per_way_cents": amount, "games": games});
                     let sent = Instant::now();
-                    let (status, _) = post(&agent, &url, &token, &body);
+                    let (status, ticket) = post(&agent, &url, &token, &body);
                     if status == 201 {
                         latencies.push(sent.elapsed().as_micros() as u64);
+                        if let Some(serial) = ticket["serial"].as_str() {
+                            serials.push(serial.to_string());
+                        }
                     } else {
                         errors.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                latencies
+                (latencies, serials)
             })
         })
         .collect();
-    let mut latencies: Vec<u64> = handles
-        .into_iter()
-        .flat_map(|h| h.join().unwrap())
-        .collect();
+    let mut latencies: Vec<u64> = Vec::new();
+    let mut sold: Vec<String> = Vec::new();
+    for h in handles {
+        let (l, s) = h.join().unwrap();
+        latencies.extend(l);
+        sold.extend(s);
+    }
     let elapsed = start.elapsed().as_secs_f64();
     latencies.sort_unstable();
     let pct = |p: f64| {
@@ -279,10 +435,11 @@ fn throughput(base: &str, writers: &[String], length: Duration, run: &str) {
             / 1000.0
     };
     println!(
-        "sales: {} tickets in {:.1} s from {} terminals = {:.0} tickets/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
+        "sales: {} tickets in {:.1} s from {} terminals on {} instance(s) = {:.0} tickets/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
         latencies.len(),
         elapsed,
         writers.len(),
+        bases.len(),
         latencies.len() as f64 / elapsed,
         pct(0.50),
         pct(0.90),
@@ -290,6 +447,7 @@ fn throughput(base: &str, writers: &[String], length: Duration, run: &str) {
         latencies.last().copied().unwrap_or(0) as f64 / 1000.0,
         errors.load(Ordering::Relaxed)
     );
+    sold
 }
 
 fn settlement(

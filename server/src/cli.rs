@@ -92,6 +92,14 @@ pub struct ServeArgs {
     /// HTTP worker threads.
     #[arg(long, env = "KENO_WORKERS", default_value_t = 2)]
     pub workers: usize,
+    /// How long the leader's lease lasts, in seconds: a standby takes over from a leader that
+    /// has not renewed it for this long (one whose process died is replaced at once).
+    #[arg(long, env = "KENO_LEADER_LEASE", default_value_t = 10.0)]
+    pub leader_lease: f64,
+    /// The name of this instance in the leadership record and its database sessions (default:
+    /// the process id and random bits).
+    #[arg(long, env = "KENO_INSTANCE")]
+    pub instance: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

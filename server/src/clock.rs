@@ -5,7 +5,9 @@
 //! announces it (rules 9.3, 10.1), and settles the game once its 20th number is in. Games are
 //! settled strictly in order because each game's jackpot pools carry into the next. After a
 //! restart the drawer finds a game left mid-draw and continues from its last committed number
-//! (rule 10.3).
+//! (rule 10.3). With several instances on one database only the leader runs them
+//! (`leader.rs`), and every write they make checks its term, so the leader that takes over from
+//! one that died mid-draw continues from the last committed number too.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -20,16 +22,20 @@ use rand_core::UnwrapErr;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::games::{drawn, ensure_open_game, GameRow};
+use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
 
 /// Runs the game clock forever.
 pub async fn run_clock(state: web::Data<AppState>) {
     loop {
+        let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
+            continue;
+        };
         let s = state.clone();
         let step = web::block(move || -> anyhow::Result<Duration> {
             let mut conn = s.db.conn()?;
-            let Some(open) = ensure_open_game(&s, &mut conn)? else {
+            let Some(open) = ensure_open_game(&s, &mut conn, term)? else {
                 // Keno is closed: look again at the start of the next Keno Day (or in a minute).
                 let next = s.settings.hours.next_start(chrono::Local::now());
                 let wait = (next - chrono::Local::now()).to_std().unwrap_or_default();
@@ -37,7 +43,7 @@ pub async fn run_clock(state: web::Data<AppState>) {
             };
             let left = open.closes_at - now_micros();
             if left <= 0 {
-                crate::games::close_game(&s, &mut conn, open.number)?;
+                crate::games::close_game(&s, &mut conn, open.number, Some(term))?;
                 return Ok(Duration::ZERO);
             }
             Ok(Duration::from_micros(left as u64))
@@ -55,8 +61,9 @@ pub async fn run_clock(state: web::Data<AppState>) {
             }
         };
         if !wait.is_zero() {
+            // Looked at again at least every second: leadership may have moved.
             tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
+                _ = tokio::time::sleep(wait.min(Duration::from_secs(1))) => {}
                 _ = state.clock_wake.notified() => {}
             }
         }
@@ -65,7 +72,12 @@ pub async fn run_clock(state: web::Data<AppState>) {
 
 /// Runs the drawer forever.
 pub async fn run_drawer(state: web::Data<AppState>) {
+    // The game this term has already announced again after taking over.
+    let mut reannounced: Option<(Term, i64)> = None;
     loop {
+        let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
+            continue;
+        };
         let s = state.clone();
         let next = web::block(move || -> anyhow::Result<Option<GameRow>> {
             let mut conn = s.db.conn()?;
@@ -78,7 +90,7 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         })
         .await;
         let result = match next {
-            Ok(Ok(Some(game))) => process(&state, game).await,
+            Ok(Ok(Some(game))) => process(&state, game, term, &mut reannounced).await,
             Ok(Ok(None)) => {
                 tokio::select! {
                     _ = state.drawer_wake.notified() => {}
@@ -96,7 +108,12 @@ pub async fn run_drawer(state: web::Data<AppState>) {
     }
 }
 
-async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<()> {
+async fn process(
+    state: &web::Data<AppState>,
+    game: GameRow,
+    term: Term,
+    reannounced: &mut Option<(Term, i64)>,
+) -> anyhow::Result<()> {
     let number = game.number;
     if number > state.announced_close.load(Ordering::Relaxed) {
         // Closed (and perhaps partly drawn) before this process started: a crash may have come
@@ -116,7 +133,22 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
                 &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
             );
         }
+    } else if game.state == "drawing" && *reannounced != Some((term, number)) {
+        // Taken over mid-draw: the numbers the last leader drew are shown again, in case it
+        // died between a commit and its announcement (rule 10.3).
+        let s = state.clone();
+        let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
+            Ok(drawn(&mut *s.db.conn()?, number)?)
+        })
+        .await??;
+        for (i, n) in so_far.iter().enumerate() {
+            state.events.publish(
+                "number_drawn",
+                &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
+            );
+        }
     }
+    *reannounced = Some((term, number));
     if game.state != "drawn" {
         if game.source == "ball_device" {
             // The device posts the balls (balls.rs); the 20th wakes the drawer to settle.
@@ -128,8 +160,12 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
         }
         loop {
             tokio::time::sleep(state.settings.reveal_interval).await;
+            if state.leadership.term() != Some(term) {
+                return Ok(());
+            }
             let s = state.clone();
-            let drawn = web::block(move || draw_one(&s, &mut *s.db.conn()?, number)).await??;
+            let drawn =
+                web::block(move || draw_one(&s, &mut *s.db.conn()?, number, term)).await??;
             match drawn {
                 Some((position, n)) => state.events.publish(
                     "number_drawn",
@@ -139,7 +175,8 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
             }
         }
         let s = state.clone();
-        let numbers = web::block(move || finish_draw(&s, &mut *s.db.conn()?, number)).await??;
+        let numbers =
+            web::block(move || finish_draw(&s, &mut *s.db.conn()?, number, term)).await??;
         if let Some(numbers) = numbers {
             state.events.publish(
                 "game_drawn",
@@ -161,7 +198,8 @@ async fn process(state: &web::Data<AppState>, game: GameRow) -> anyhow::Result<(
         }
     }
     let s = state.clone();
-    let settled = web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number)).await??;
+    let settled =
+        web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number, term)).await??;
     match settled {
         Some(summary) => {
             state.events.publish("game_settled", &summary);
@@ -185,9 +223,11 @@ fn draw_one(
     state: &AppState,
     conn: &mut DbConnection,
     number: i64,
+    term: Term,
 ) -> anyhow::Result<Option<(usize, u8)>> {
     let _turn = state.db.writer_turn();
     Ok(conn.transaction(|conn| {
+        term.check(conn)?;
         // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
         // number, timestamps included. The same update marks the game as drawing.
         let held = diesel::update(games::table)
@@ -219,9 +259,13 @@ fn draw_one(
             vec![crate::audit::log::Entry::new(
                 "number_drawn",
                 number,
-                serde_json::json!({ "attempt": 1, "position": position, "number": n, "drawn_at": now }),
+                serde_json::json!({
+                    "attempt": 1, "position": position, "number": n, "drawn_at": now,
+                    "leader_epoch": term.0,
+                }),
             )],
         )?;
+        state.faults.pause("draw");
         Ok(Some((position, n)))
     })?)
 }
@@ -231,9 +275,11 @@ fn finish_draw(
     state: &AppState,
     conn: &mut DbConnection,
     number: i64,
+    term: Term,
 ) -> anyhow::Result<Option<Vec<u8>>> {
     let _turn = state.db.writer_turn();
     Ok(conn.transaction(|conn| {
+        term.check(conn)?;
         let numbers = drawn(conn, number)?;
         if numbers.len() != keno_core::board::NUMBERS_DRAWN {
             return QueryResult::Ok(None);

@@ -110,9 +110,14 @@ pub fn open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
 
 /// Opens the next game if none is open and it is within Keno hours. Game numbers count on
 /// from the last game ever played: they never restart.
-pub fn ensure_open_game(state: &AppState, conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
+pub fn ensure_open_game(
+    state: &AppState,
+    conn: &mut DbConnection,
+    term: crate::leader::Term,
+) -> QueryResult<Option<GameRow>> {
     let _turn = state.db.writer_turn();
     let (row, opened) = conn.transaction(|conn| {
+        term.check(conn)?;
         if let Some(open) = open_game(conn)? {
             return Ok((Some(open), false));
         }
@@ -209,10 +214,19 @@ fn game_opened_event(row: &GameRow) -> GameOpened<'_> {
 /// Closes game `number` for sale (rule 9.2) and opens the next one (if within Keno hours), in
 /// one transaction. A sale that races the close either committed before it (and is in the
 /// game) or finds the game closed and goes to the next one. Returns whether this call closed it.
-pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> QueryResult<bool> {
+/// The game clock closes as the leader (`term`); a supervisor closes at any instance.
+pub fn close_game(
+    state: &AppState,
+    conn: &mut DbConnection,
+    number: i64,
+    term: Option<crate::leader::Term>,
+) -> QueryResult<bool> {
     let now = now_micros();
     let _turn = state.db.writer_turn();
     let (closed, next) = conn.transaction(|conn| {
+        if let Some(term) = term {
+            term.check(conn)?;
+        }
         let closed = diesel::update(games::table)
             .filter(games::number.eq(number))
             .filter(games::state.eq("open"))
@@ -234,6 +248,9 @@ pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> Que
         } else {
             None
         };
+        if closed {
+            state.faults.pause("close");
+        }
         QueryResult::Ok((closed, next))
     })?;
     if closed {
@@ -250,7 +267,7 @@ pub fn close_game(state: &AppState, conn: &mut DbConnection, number: i64) -> Que
                 .events
                 .publish("game_opened", &game_opened_event(next));
         }
-        state.drawer_wake.notify_one();
+        state.wake_drawer();
     }
     Ok(closed)
 }
@@ -462,8 +479,8 @@ pub async fn close_current(
         let Some(open) = open_game(&mut conn)? else {
             return Ok(None);
         };
-        close_game(&state, &mut conn, open.number)?;
-        state.clock_wake.notify_one();
+        close_game(&state, &mut conn, open.number, None)?;
+        state.wake_clock();
         Ok(load(&mut conn, open.number)?)
     })
     .await??;

@@ -61,7 +61,7 @@ pub async fn invalidate(
         let mut conn = s.db.conn()?;
         // An open game first closes (and the next opens), so no sale lands in it meanwhile.
         if find(&mut conn, game)?.is_some_and(|g| g.state == "open") {
-            close_game(&s, &mut conn, game)?;
+            close_game(&s, &mut conn, game, None)?;
         }
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| invalidate_in(conn, game, &reason, &principal.id))

@@ -28,11 +28,31 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
             .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
     };
-    let db = Db::open(&args.database_url, args.pool_size)?;
+    let lease = positive_seconds("--leader-lease", args.leader_lease)?;
+    let instance = args
+        .instance
+        .clone()
+        .unwrap_or_else(crate::leader::instance_name);
+    anyhow::ensure!(
+        !instance.is_empty() && instance.len() <= 48 && instance.is_ascii(),
+        "--instance must be 1 to 48 ASCII characters"
+    );
+    let leadership = Arc::new(crate::leader::Leadership::new(instance.clone(), lease));
+    let db = Db::open_as(&args.database_url, args.pool_size, &instance)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
     crate::rule_sets::check_sold_tickets(&mut *db.conn()?, &rules)?;
     let rules = Arc::new(rules);
-    let sales = crate::tickets::writer::SaleWriter::start(db.clone(), args.sale_writers);
+    let faults = crate::faults::FaultDelays::from_env()?;
+    let sales =
+        crate::tickets::writer::SaleWriter::start(db.clone(), args.sale_writers, faults.clone());
+    // Several instances share a PostgreSQL database: events go through it to all of them.
+    let (events, relay) = match db.backend() {
+        crate::db::Backend::Postgres(url) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            (Events::relayed(tx), Some((url.clone(), rx)))
+        }
+        crate::db::Backend::Sqlite(_) => (Events::default(), None),
+    };
     let state = web::Data::new(AppState {
         sales,
         db,
@@ -41,7 +61,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         rules,
         rule_set_hash,
         settings,
-        events: Events::default(),
+        events,
+        leadership: leadership.clone(),
+        faults,
         principals: Default::default(),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
@@ -53,6 +75,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             std::num::NonZeroU32::new(10).expect("ten"),
         ),
     });
+
+    if let Some((url, rx)) = relay {
+        crate::events::relay::start(url, rx, state.clone());
+    }
+    {
+        let db = state.db.clone();
+        std::thread::Builder::new()
+            .name("leader-election".into())
+            .spawn(move || crate::leader::run(db, leadership))?;
+    }
 
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
@@ -68,6 +100,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             println!("keno-server listening on http://{addr}");
         }
         tracing::info!(
+            instance = %state.leadership.instance,
             database = state.db.backend().name(),
             rules = state.rules.name(),
             "serving"

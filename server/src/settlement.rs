@@ -39,9 +39,12 @@ pub fn settle(
     state: &AppState,
     conn: &mut DbConnection,
     number: i64,
+    term: crate::leader::Term,
 ) -> anyhow::Result<Option<SettledGame>> {
     let _turn = state.db.writer_turn();
     conn.transaction(|conn| {
+        // Only the leader settles (`leader.rs`).
+        term.check(conn)?;
         // The game row held first: a fault, correction or invalidation of the game is then
         // wholly before this settlement or finds the game settled.
         let held = diesel::update(games::table.find(number))
@@ -123,6 +126,7 @@ pub fn settle(
                 }),
             )],
         )?;
+        state.faults.pause("settlement");
         tracing::info!(
             game = number,
             tickets = c.tickets,

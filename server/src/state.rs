@@ -54,6 +54,10 @@ pub struct AppState {
     pub principals: crate::auth::PrincipalCache,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,
+    /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).
+    pub leadership: Arc<crate::leader::Leadership>,
+    /// Pauses inside transactions, for the fault harness to kill a process mid-commit.
+    pub faults: crate::faults::FaultDelays,
     /// Wakes the game clock (a supervisor closed the game early).
     pub clock_wake: Notify,
     /// Wakes the drawer (a game was closed).
@@ -63,4 +67,19 @@ pub struct AppState {
     /// The last game this process announced as closed: a game the drawer finds closed beyond
     /// it was closed before a restart, and its close and numbers are announced again.
     pub announced_close: std::sync::atomic::AtomicI64,
+}
+
+impl AppState {
+    /// The drawer has something to do (a game closed, a ball came in, a correction was
+    /// approved), wherever it runs.
+    pub fn wake_drawer(&self) {
+        self.drawer_wake.notify_one();
+        self.events.wake_others(crate::events::relay::Wake::Drawer);
+    }
+
+    /// The game clock should look at the open game again, wherever it runs.
+    pub fn wake_clock(&self) {
+        self.clock_wake.notify_one();
+        self.events.wake_others(crate::events::relay::Wake::Clock);
+    }
 }

@@ -87,7 +87,7 @@ pub async fn post_ball(
             "game_drawn",
             &serde_json::json!({ "game": game, "drawn": taken.drawn }),
         );
-        state.drawer_wake.notify_one();
+        state.wake_drawer();
     }
     Ok((web::Json(taken), StatusCode::CREATED))
 }

@@ -305,7 +305,7 @@ pub async fn approve(
         }),
     );
     // The game may now be settled.
-    state.drawer_wake.notify_one();
+    state.wake_drawer();
     Ok(web::Json(applied.into()))
 }
 
@@ -463,6 +463,6 @@ pub async fn reject(
         })
     })
     .await??;
-    state.drawer_wake.notify_one();
+    state.wake_drawer();
     Ok(web::Json(rejected.into()))
 }

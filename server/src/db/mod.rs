@@ -56,14 +56,19 @@ impl Backend {
 
 /// Opens connections of the one backend the URL names (the derive's `establish` would try
 /// each backend in turn, and SQLite accepts any string as a file name).
-pub struct Manager(Backend);
+pub struct Manager {
+    backend: Backend,
+    /// PostgreSQL's `application_name` of every session: the server instance, so that a
+    /// standby can end the sessions of a leader that is stuck (`leader.rs`).
+    session_name: String,
+}
 
 impl ManageConnection for Manager {
     type Connection = DbConnection;
     type Error = r2d2::Error;
 
     fn connect(&self) -> Result<DbConnection, r2d2::Error> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(path) => {
                 let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
@@ -78,9 +83,13 @@ impl ManageConnection for Manager {
                 .map_err(r2d2::Error::QueryError)?;
                 Ok(DbConnection::Sqlite(conn))
             }
-            Backend::Postgres(url) => diesel::PgConnection::establish(url)
-                .map(DbConnection::Pg)
-                .map_err(r2d2::Error::ConnectionError),
+            Backend::Postgres(url) => {
+                let mut conn = diesel::PgConnection::establish(url)
+                    .map(DbConnection::Pg)
+                    .map_err(r2d2::Error::ConnectionError)?;
+                name_session(&mut conn, &self.session_name).map_err(r2d2::Error::QueryError)?;
+                Ok(conn)
+            }
         }
     }
 
@@ -107,6 +116,11 @@ pub struct Db {
 impl Db {
     /// Connects, creating the SQLite file (and its folder) if needed, and runs the migrations.
     pub fn open(url: &str, max_connections: u32) -> anyhow::Result<Db> {
+        Db::open_as(url, max_connections, "keno-server")
+    }
+
+    /// `open`, naming the sessions after a server instance.
+    pub fn open_as(url: &str, max_connections: u32, session_name: &str) -> anyhow::Result<Db> {
         let backend = Backend::from_url(url)?;
         if let Backend::Sqlite(path) = &backend {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -121,7 +135,7 @@ impl Db {
                 .with_context(|| format!("cannot open {}", path.display()))?;
             conn.batch_execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;")?;
         }
-        let db = Db::connect(backend, max_connections)?;
+        let db = Db::connect(backend, max_connections, session_name)?;
         db.migrate()?;
         Ok(db)
     }
@@ -138,19 +152,22 @@ impl Db {
                 path.display()
             );
         }
-        let db = Db::connect(backend, max_connections)?;
+        let db = Db::connect(backend, max_connections, "keno-server-reader")?;
         db.check_schema()?;
         Ok(db)
     }
 
-    fn connect(backend: Backend, max_connections: u32) -> anyhow::Result<Db> {
+    fn connect(backend: Backend, max_connections: u32, session_name: &str) -> anyhow::Result<Db> {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .connection_timeout(Duration::from_secs(10))
             // A broken connection fails its query and is dropped then (has_broken); a ping on
             // every checkout would add a round trip to every request.
             .test_on_check_out(false)
-            .build(Manager(backend.clone()))
+            .build(Manager {
+                backend: backend.clone(),
+                session_name: session_name.to_string(),
+            })
             .with_context(|| format!("cannot connect to the {} database", backend.name()))?;
         Ok(Db {
             pool,
@@ -230,6 +247,16 @@ where
         .iter()
         .map(|m| m.name().version().to_string())
         .collect())
+}
+
+/// Names a PostgreSQL session (`application_name`); nothing on SQLite.
+pub fn name_session(conn: &mut DbConnection, name: &str) -> QueryResult<()> {
+    if let DbConnection::Pg(pg) = conn {
+        diesel::sql_query("SELECT set_config('application_name', $1, false)")
+            .bind::<diesel::sql_types::Text, _>(name)
+            .execute(pg)?;
+    }
+    Ok(())
 }
 
 /// Now, as stored: microseconds since the Unix epoch.

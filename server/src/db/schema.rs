@@ -240,6 +240,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    leadership (id) {
+        id -> Integer,
+        epoch -> BigInt,
+        holder -> Text,
+        lease_until -> BigInt,
+        acquired_at -> BigInt,
+    }
+}
+
+diesel::table! {
     audit_head (id) {
         id -> Integer,
         seq -> BigInt,
@@ -442,6 +452,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     device_holds,
     audit_log,
     audit_head,
+    leadership,
     claims,
     unclaimed_movements,
     unclaimed_prizes_moved,

@@ -50,7 +50,11 @@ pub async fn pay(
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         let today = crate::vouchers::today(&state);
-        conn.transaction(|conn| pay_in(conn, &serial, &principal, &today))
+        conn.transaction(|conn| {
+            let payment = pay_in(conn, &serial, &principal, &today)?;
+            state.faults.pause("payment");
+            Ok(payment)
+        })
     })
     .await??;
     Ok(web::Json(payment))

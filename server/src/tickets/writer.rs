@@ -38,7 +38,7 @@ impl SaleWriter {
     /// Starts the writer threads on `db`: one for SQLite (one writer at a time anyway, and its
     /// page cache stays warm), a few for PostgreSQL (row locks keep them apart, and each waits on
     /// its own round trips).
-    pub fn start(db: Db, threads: Option<usize>) -> SaleWriter {
+    pub fn start(db: Db, threads: Option<usize>, faults: crate::faults::FaultDelays) -> SaleWriter {
         let (queue, jobs) = mpsc::channel(QUEUE);
         let jobs = Arc::new(Mutex::new(jobs));
         let threads = threads.unwrap_or(match db.backend() {
@@ -46,10 +46,10 @@ impl SaleWriter {
             Backend::Postgres(_) => 2,
         });
         for i in 0..threads {
-            let (db, jobs) = (db.clone(), jobs.clone());
+            let (db, jobs, faults) = (db.clone(), jobs.clone(), faults.clone());
             std::thread::Builder::new()
                 .name(format!("sale-writer-{i}"))
-                .spawn(move || run(db, jobs))
+                .spawn(move || run(db, jobs, faults))
                 .expect("a sale writer thread starts");
         }
         SaleWriter { queue }
@@ -76,7 +76,7 @@ impl SaleWriter {
     }
 }
 
-fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
+fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, faults: crate::faults::FaultDelays) {
     loop {
         let batch = {
             let mut jobs = jobs.lock().unwrap_or_else(|p| p.into_inner());
@@ -93,7 +93,7 @@ fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
             batch
         };
         let mut sales: Vec<Sale> = batch.iter().map(|j| j.sale.clone()).collect();
-        let outcomes = commit_batch(&db, &mut sales);
+        let outcomes = commit_batch(&db, &mut sales, &faults);
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             // The caller may have gone (a dropped connection): the sale stands all the same,
             // and a retry with its request_id finds it.
@@ -109,7 +109,11 @@ fn closed() -> ApiError {
 /// One transaction for the batch. Any failure in it (on PostgreSQL an error aborts the whole
 /// transaction) sends each sale through a transaction of its own, so that one cannot sink the
 /// others; a sale already made is found before inserting, so failures are rare.
-fn commit_batch(db: &Db, tickets: &mut [Sale]) -> Vec<Result<Outcome, ApiError>> {
+fn commit_batch(
+    db: &Db,
+    tickets: &mut [Sale],
+    faults: &crate::faults::FaultDelays,
+) -> Vec<Result<Outcome, ApiError>> {
     let attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, ApiError>>, ApiError> {
         let mut conn = db.conn()?;
         let _turn = db.writer_turn();
@@ -121,7 +125,9 @@ fn commit_batch(db: &Db, tickets: &mut [Sale]) -> Vec<Result<Outcome, ApiError>>
             let Some(game) = game else {
                 return Ok::<_, ApiError>(tickets.iter().map(|_| Err(closed())).collect());
             };
-            commit_sales(conn, tickets, &game)
+            let outcomes = commit_sales(conn, tickets, &game)?;
+            faults.pause("sale");
+            Ok(outcomes)
         })
     };
     let is_duplicate = |e: &ApiError| {

@@ -250,10 +250,16 @@ impl Server {
 
     /// Listening on `listen`: a server restarted where its clients expect it.
     pub fn start_on(db: &TestDb, listen: &str, args: &[&str]) -> Server {
+        Server::start_with(db, listen, args, &[])
+    }
+
+    /// `start_on` with more environment (`KENO_FAULT_DELAYS`).
+    pub fn start_with(db: &TestDb, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_keno-server"))
             .args(["serve", "--listen", listen, "--database-url", &db.url])
             .args(args)
             .env("KENO_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -280,6 +286,10 @@ impl Server {
             server.get("/api/v1/games/current").0 == 200
         });
         server
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn kill(mut self) {

@@ -1,0 +1,498 @@
+//! The fault harness: two `keno-server serve` instances on one PostgreSQL database, the leader
+//! killed with SIGKILL (or stopped with SIGSTOP) at each stage of a game, and the invariants
+//! checked afterwards:
+//!
+//! - no committed ticket is lost: every sale answered 201 is in the database, once per request;
+//! - no game is drawn twice or with other numbers: the numbers seen before the fault are the
+//!   first numbers of the game's 20, each position once, and only one leader wrote each;
+//! - every settled ticket's prizes equal a recomputation (`keno-server audit verify`);
+//! - no ticket is paid twice, and what was paid is what it won;
+//! - money is conserved per game: its stakes are its refunds, its prizes and the house's
+//!   result, and the settlement's prize total is the tickets' prizes.
+//!
+//! `KENO_FAULT_DELAYS` makes an instance pause inside a stage's transaction, so that a kill
+//! lands in the middle of a commit rather than only between two. PostgreSQL only: several
+//! instances need it (skipped without `KENO_TEST_POSTGRES_URL`, except under `CI=true`).
+
+#[path = "../server/tests/common/mod.rs"]
+mod common;
+mod invariants;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use std::time::{Duration, Instant};
+
+use common::{free_port, Backend, Server, TestDb};
+use serde_json::{json, Value};
+
+const NAMES: [&str; 2] = ["a", "b"];
+
+/// Two instances, `a` started first (and so the first leader).
+struct Cluster {
+    // Dropped first: the servers stop before their database is dropped.
+    servers: [Option<Server>; 2],
+    db: TestDb,
+    ports: [u16; 2],
+    args: Vec<String>,
+    faults: [String; 2],
+    writer: String,
+    supervisor: String,
+    agent: ureq::Agent,
+}
+
+impl Cluster {
+    /// `None` without PostgreSQL (outside CI).
+    fn start(game_interval: &str, reveal: &str, faults: [&str; 2]) -> Option<Cluster> {
+        let db = TestDb::new(Backend::Postgres)?;
+        let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+        let supervisor = db.principal("supervisor", "SAM", None);
+        let args = [
+            "--game-interval",
+            game_interval,
+            "--reveal-interval",
+            reveal,
+            "--keno-day-start",
+            "00:00",
+            "--keno-day-end",
+            "00:00",
+            "--leader-lease",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut cluster = Cluster {
+            servers: [None, None],
+            db,
+            ports: [free_port(), free_port()],
+            args,
+            faults: faults.map(String::from),
+            writer,
+            supervisor,
+            agent: ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .timeout_global(Some(Duration::from_secs(10)))
+                .build()
+                .into(),
+        };
+        cluster.run(0);
+        cluster.wait_leader(0);
+        cluster.run(1);
+        Some(cluster)
+    }
+
+    fn run(&mut self, i: usize) {
+        let mut args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        args.extend(["--instance", NAMES[i]]);
+        let listen = format!("127.0.0.1:{}", self.ports[i]);
+        self.servers[i] = Some(Server::start_with(
+            &self.db,
+            &listen,
+            &args,
+            &[("KENO_FAULT_DELAYS", &self.faults[i])],
+        ));
+    }
+
+    fn server(&self, i: usize) -> &Server {
+        self.servers[i].as_ref().expect("instance running")
+    }
+
+    fn base(&self, i: usize) -> String {
+        format!("http://127.0.0.1:{}", self.ports[i])
+    }
+
+    /// The leader now: (instance, epoch).
+    fn leadership(&self) -> (String, i64) {
+        (
+            self.db
+                .query_text("SELECT holder AS s FROM leadership WHERE id = 1"),
+            self.db
+                .query_i64("SELECT epoch AS n FROM leadership WHERE id = 1"),
+        )
+    }
+
+    fn wait_leader(&self, i: usize) -> i64 {
+        let start = Instant::now();
+        loop {
+            let (holder, epoch) = self.leadership();
+            if holder == NAMES[i] {
+                return epoch;
+            }
+            assert!(start.elapsed() < Duration::from_secs(30), "no leader");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn kill(&mut self, i: usize) {
+        self.servers[i].take().expect("instance running").kill();
+    }
+
+    /// A call that may find its instance dead: `None` when nothing answered.
+    fn try_post(&self, i: usize, token: &str, path: &str, body: &Value) -> Option<(u16, Value)> {
+        let resp = self
+            .agent
+            .post(format!("{}{path}", self.base(i)))
+            .header("Authorization", format!("Bearer {token}"))
+            .send_json(body);
+        let mut resp = resp.ok()?;
+        let status = resp.status().as_u16();
+        let text = resp.body_mut().read_to_string().ok()?;
+        Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    /// Sells at instance `i`; a sale that finds its instance dead is retried at the other with
+    /// the same request id, as a terminal does. Returns the serial sold.
+    fn sell(&self, i: usize, request_id: &str, spots: &[u8]) -> String {
+        let body = json!({
+            "request_id": request_id,
+            "bet": {"type": "standard", "spots": spots},
+            "amount_per_way_cents": 100,
+        });
+        for attempt in 0..40 {
+            let at = (i + attempt) % 2;
+            if self.servers[at].is_none() {
+                continue;
+            }
+            match self.try_post(at, &self.writer, "/api/v1/tickets", &body) {
+                Some((201 | 200, t)) => return t["serial"].as_str().unwrap().to_string(),
+                Some((status, e)) if status < 500 => panic!("sale refused: {status} {e}"),
+                // Dead, or its database sessions ended under it: the other instance.
+                _ => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+        panic!("sale {request_id} never answered");
+    }
+
+    fn close(&self, i: usize) -> i64 {
+        let (status, game) = self
+            .try_post(
+                i,
+                &self.supervisor,
+                "/api/v1/games/current/close",
+                &Value::Null,
+            )
+            .expect("the instance answers");
+        assert_eq!(status, 200, "{game}");
+        game["number"].as_i64().unwrap()
+    }
+
+    fn drawn(&self, game: i64) -> Vec<i64> {
+        let list = self.db.query_text(&format!(
+            "SELECT COALESCE(string_agg(number::text, ',' ORDER BY position), '') AS s \
+             FROM drawn_numbers WHERE game = {game}"
+        ));
+        list.split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect()
+    }
+
+    fn state(&self, game: i64) -> String {
+        self.db.query_text(&format!(
+            "SELECT state AS s FROM games WHERE number = {game}"
+        ))
+    }
+
+    fn wait(&self, what: &str, mut done: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !done() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "timed out waiting for {what}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn wait_settled(&self, game: i64) {
+        self.wait(&format!("game {game} settled"), || {
+            self.state(game) == "settled"
+        });
+    }
+
+    /// Every invariant of the harness, each asserted.
+    fn check_invariants(&self, sold: &[String], seen: &BTreeMap<i64, Vec<i64>>) {
+        let q = |sql: &str| self.db.query_i64(sql);
+        let qt = |sql: &str| self.db.query_text(sql);
+        let checks = invariants::check_all(
+            &q,
+            &qt,
+            env!("CARGO_BIN_EXE_keno-server"),
+            &self.db.url,
+            sold,
+            seen,
+        );
+        for check in &checks {
+            eprintln!("{check}");
+        }
+        let failed: Vec<_> = checks.iter().filter(|c| c.failure.is_some()).collect();
+        assert!(failed.is_empty(), "invariants broken: {failed:#?}");
+    }
+}
+
+fn spots(i: usize) -> Vec<u8> {
+    let a = (i % 40) as u8 + 1;
+    vec![a, (a % 40) + 1, ((a + 7) % 40) + 1, ((a + 19) % 40) + 1]
+}
+
+/// Sales from four terminals to both instances while the leader dies mid-commit: every sale
+/// answered is kept, and a sale retried at the other instance is sold once.
+#[test]
+fn leader_killed_during_sales() {
+    let Some(mut c) = Cluster::start("3600", "0", ["sale=40", "sale=40"]) else {
+        return;
+    };
+    let sold = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    std::thread::scope(|scope| {
+        let c = &c;
+        for t in 0..4 {
+            let (sold, stop) = (sold.clone(), stop.clone());
+            scope.spawn(move || {
+                let mut i = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) && i < 400 {
+                    let serial = c.sell(t % 2, &format!("t{t}-{i}"), &spots(i + t));
+                    sold.lock().unwrap().push(serial);
+                    i += 1;
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        // The leader dies here (SIGKILL), most likely inside a batch's 40 ms commit.
+        let pid = c.server(0).pid();
+        assert!(Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success());
+        std::thread::sleep(Duration::from_millis(1500));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    c.kill(0);
+    let epoch = c.wait_leader(1);
+    assert!(epoch >= 2);
+    let sold = sold.lock().unwrap().clone();
+    assert!(sold.len() > 20, "only {} sales", sold.len());
+    c.run(0);
+    let game = c.close(0);
+    c.wait_settled(game);
+    eprintln!("sales answered: {}", sold.len());
+    c.check_invariants(&sold, &BTreeMap::new());
+}
+
+/// The leader's clock dies while closing the game (inside the close's transaction): the
+/// standby closes it, draws it and settles it, once.
+#[test]
+fn leader_killed_at_close() {
+    let Some(mut c) = Cluster::start("4", "0", ["close=1500", ""]) else {
+        return;
+    };
+    let game = c.db.query_i64("SELECT MAX(number) AS n FROM games");
+    let sold: Vec<String> = (0..10)
+        .map(|i| c.sell(i % 2, &format!("c{i}"), &spots(i)))
+        .collect();
+    let closes_at = c.db.query_i64(&format!(
+        "SELECT closes_at AS n FROM games WHERE number = {game}"
+    ));
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as i64
+    };
+    while now() < closes_at + 600_000 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The leader is 600 ms into its 1.5 s close: nothing of it is committed yet.
+    assert_eq!(c.state(game), "open");
+    c.kill(0);
+    c.wait_leader(1);
+    c.wait_settled(game);
+    c.run(0);
+    c.check_invariants(&sold, &BTreeMap::new());
+}
+
+/// The leader dies after some balls, most likely inside the commit of the next one: the
+/// standby continues from the last committed number (rule 10.3).
+#[test]
+fn leader_killed_after_k_balls() {
+    let Some(mut c) = Cluster::start("3600", "0.05", ["draw=250", ""]) else {
+        return;
+    };
+    let sold: Vec<String> = (0..20)
+        .map(|i| c.sell(i % 2, &format!("k{i}"), &spots(i)))
+        .collect();
+    // Closed at the standby: the leader hears of it through the database.
+    let game = c.close(1);
+    c.wait("7 balls", || c.drawn(game).len() >= 7);
+    let seen = c.drawn(game);
+    let (_, old_epoch) = c.leadership();
+    let killed = Instant::now();
+    c.kill(0);
+    let new_epoch = c.wait_leader(1);
+    let elected = killed.elapsed();
+    let k = c.drawn(game).len();
+    c.wait("the next ball", || c.drawn(game).len() > k);
+    let next_ball = killed.elapsed();
+    eprintln!(
+        "failover after SIGKILL: new leader in {elected:?}, next ball committed in {next_ball:?} \
+         (reveal interval 50 ms)"
+    );
+    assert!(new_epoch > old_epoch);
+    c.wait_settled(game);
+    // Positions up to some k by the old leader, the rest by the new one.
+    let by_epoch = |epoch: i64, agg: &str| {
+        c.db.query_i64(&format!(
+            "SELECT COALESCE({agg}((payload::json->>'position')::bigint), 0) AS n FROM audit_log \
+             WHERE kind = 'number_drawn' AND subject = '{game}' \
+             AND (payload::json->>'leader_epoch')::bigint = {epoch}"
+        ))
+    };
+    let (old_count, old_last) = (by_epoch(old_epoch, "COUNT"), by_epoch(old_epoch, "MAX"));
+    let (new_count, new_first) = (by_epoch(new_epoch, "COUNT"), by_epoch(new_epoch, "MIN"));
+    assert_eq!(old_count + new_count, 20);
+    assert_eq!(
+        old_last + 1,
+        new_first,
+        "the new leader went on from the last number"
+    );
+    assert!(old_count as usize >= seen.len());
+    c.run(0);
+    c.check_invariants(&sold, &BTreeMap::from([(game, seen)]));
+}
+
+/// The leader dies inside the settlement's transaction: the standby settles the game once.
+#[test]
+fn leader_killed_during_settlement() {
+    let Some(mut c) = Cluster::start("3600", "0", ["settlement=2000", ""]) else {
+        return;
+    };
+    let sold: Vec<String> = (0..40)
+        .map(|i| c.sell(i % 2, &format!("s{i}"), &spots(i)))
+        .collect();
+    let game = c.close(0);
+    c.wait("the draw", || c.state(game) == "drawn");
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(
+        c.state(game),
+        "drawn",
+        "the settlement is still uncommitted"
+    );
+    let seen = c.drawn(game);
+    c.kill(0);
+    c.wait_leader(1);
+    c.wait_settled(game);
+    c.run(0);
+    c.check_invariants(&sold, &BTreeMap::from([(game, seen)]));
+}
+
+/// The leader dies while paying a ticket (inside the payment's transaction): the payment
+/// retried at the other instance pays it once; paying it again is refused.
+#[test]
+fn leader_killed_during_payment() {
+    let Some(mut c) = Cluster::start("3600", "0", ["payment=1500", ""]) else {
+        return;
+    };
+    // A one-spot ticket on each number from 1 to 80: 20 of them win.
+    let sold: Vec<String> = (1..=80u8)
+        .map(|n| c.sell(usize::from(n) % 2, &format!("p{n}"), &[n]))
+        .collect();
+    let game = c.close(1);
+    c.wait_settled(game);
+    let winner = c.db.query_text(&format!(
+        "SELECT MIN(serial) AS s FROM ticket_results WHERE game = {game} AND prize_cents > 0"
+    ));
+    let path = format!("/api/v1/tickets/{winner}/pay");
+    std::thread::scope(|scope| {
+        let c = &c;
+        let path = &path;
+        let paying = scope.spawn(move || c.try_post(0, &c.writer, path, &Value::Null));
+        std::thread::sleep(Duration::from_millis(500));
+        let pid = c.server(0).pid();
+        assert!(Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success());
+        assert!(
+            paying.join().unwrap().is_none(),
+            "the payment had no answer"
+        );
+    });
+    c.kill(0);
+    assert_eq!(
+        c.db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM tickets WHERE serial = '{winner}' AND paid_at IS NOT NULL"
+        )),
+        0,
+        "the killed payment left nothing"
+    );
+    let (status, paid) = c.try_post(1, &c.writer, &path, &Value::Null).unwrap();
+    assert_eq!(status, 200, "{paid}");
+    let (status, again) = c.try_post(1, &c.writer, &path, &Value::Null).unwrap();
+    assert_eq!(status, 409, "{again}");
+    c.run(0);
+    let (status, again) = c.try_post(0, &c.writer, &path, &Value::Null).unwrap();
+    assert_eq!(status, 409, "{again}");
+    c.check_invariants(&sold, &BTreeMap::new());
+}
+
+/// A leader stopped mid-draw (SIGSTOP) keeps its lock but not its lease: the standby ends its
+/// sessions and takes over, and when the old leader wakes it writes nothing (fencing).
+#[test]
+fn paused_leader_is_fenced() {
+    let Some(c) = Cluster::start("3600", "0.3", ["", ""]) else {
+        return;
+    };
+    let sold: Vec<String> = (0..10)
+        .map(|i| c.sell(i % 2, &format!("f{i}"), &spots(i)))
+        .collect();
+    let game = c.close(0);
+    c.wait("5 balls", || c.drawn(game).len() >= 5);
+    let (_, old_epoch) = c.leadership();
+    let pid = c.server(0).pid().to_string();
+    let stopped = Instant::now();
+    assert!(Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let seen = c.drawn(game);
+    let new_epoch = c.wait_leader(1);
+    eprintln!(
+        "failover from a stopped leader (lease 2 s): new leader in {:?}",
+        stopped.elapsed()
+    );
+    c.wait("10 balls", || c.drawn(game).len() >= 10);
+    assert!(Command::new("kill")
+        .args(["-CONT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    c.wait_settled(game);
+    // The old leader woke up mid-draw: it wrote no number after the takeover.
+    let first_new: i64 = c.db.query_i64(&format!(
+        "SELECT MIN((payload::json->>'position')::bigint) AS n FROM audit_log \
+         WHERE kind = 'number_drawn' AND subject = '{game}' \
+         AND (payload::json->>'leader_epoch')::bigint = {new_epoch}"
+    ));
+    let old_after = c.db.query_i64(&format!(
+        "SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'number_drawn' AND subject = '{game}' \
+         AND (payload::json->>'leader_epoch')::bigint = {old_epoch} \
+         AND (payload::json->>'position')::bigint >= {first_new}"
+    ));
+    assert_eq!(old_after, 0, "the old leader drew after the takeover");
+    assert_eq!(
+        c.leadership().0,
+        "b",
+        "the old leader did not take back the lead"
+    );
+    // It still sells (any instance sells), into the next game.
+    let late = c.sell(0, "f-late", &[1, 2, 3]);
+    let mut sold = sold;
+    sold.push(late);
+    let next = c.close(0);
+    c.wait_settled(next);
+    c.check_invariants(&sold, &BTreeMap::from([(game, seen)]));
+}
