@@ -59,6 +59,9 @@ impl Cluster {
             "00:00",
             "--leader-lease",
             "2",
+            // Two instances per test, tests in parallel: within PostgreSQL's 100 sessions.
+            "--pool-size",
+            "6",
         ]
         .map(String::from)
         .to_vec();

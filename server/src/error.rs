@@ -88,6 +88,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::Refused { status, .. } => *status,
+            ApiError::Internal(e) if database_out_of_reach(e) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -98,6 +99,15 @@ impl ResponseError for ApiError {
                 error: (*code).to_string(),
                 message: message.clone(),
             },
+            ApiError::Internal(e) if database_out_of_reach(e) => {
+                tracing::warn!(error = %format!("{e:#}"), "database out of reach");
+                ErrorBody {
+                    error: "unavailable".into(),
+                    message: "the database is out of reach for a moment; nothing was changed: \
+                              try again"
+                        .into(),
+                }
+            }
             ApiError::Internal(e) => {
                 tracing::error!(error = %format!("{e:#}"), "internal error");
                 ErrorBody {
@@ -144,3 +154,15 @@ impl From<actix_web::error::BlockingError> for ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// A lost or unobtainable database connection: the request did nothing and may be sent again
+/// (to this or another instance), so it is a 503 rather than a 500.
+fn database_out_of_reach(e: &anyhow::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<Error>(),
+            Some(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _))
+        ) || cause.downcast_ref::<diesel::r2d2::PoolError>().is_some()
+    })
+}

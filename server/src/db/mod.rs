@@ -161,9 +161,11 @@ impl Db {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .connection_timeout(Duration::from_secs(10))
-            // A broken connection fails its query and is dropped then (has_broken); a ping on
-            // every checkout would add a round trip to every request.
-            .test_on_check_out(false)
+            // On SQLite a connection cannot break. On PostgreSQL a session can end under the
+            // pool (a server restart, or a standby ending the sessions of a leader that was
+            // stuck: `leader.rs`): a ping at checkout costs a round trip but keeps a dead
+            // session from failing the next request that draws it.
+            .test_on_check_out(matches!(backend, Backend::Postgres(_)))
             .build(Manager {
                 backend: backend.clone(),
                 session_name: session_name.to_string(),
