@@ -246,12 +246,17 @@ pub async fn me(principal: Principal) -> web::Json<Me> {
 
 /// Principals found by token in the last few seconds, so that a busy terminal's requests do
 /// not each look it up. A principal disabled in the database stops working within the TTL;
-/// unknown tokens are never cached, so a new principal works at once.
+/// unknown tokens are never cached, so a new principal works at once. An entry is kept for a
+/// day after it expires, to know the token as one that worked ([`PrincipalCache::known`]).
 pub struct PrincipalCache {
     entries: Mutex<HashMap<String, (Principal, Instant)>>,
 }
 
 const CACHE_TTL: Duration = Duration::from_secs(10);
+
+/// How long a token that worked is remembered as known: while its address is refused for bad
+/// tokens, a known token is still looked up (a terminal keeps working beside a guesser).
+const KNOWN_TTL: Duration = Duration::from_secs(24 * 3600);
 
 impl Default for PrincipalCache {
     fn default() -> Self {
@@ -271,10 +276,18 @@ impl PrincipalCache {
             .map(|(_, (p, _))| p.clone())
     }
 
+    /// Whether the token of this digest matched a principal in the last [`KNOWN_TTL`].
+    fn known(&self, hash: &str) -> bool {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get_key_value(hash)
+            .is_some_and(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < KNOWN_TTL)
+    }
+
     fn put(&self, hash: String, principal: Principal) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if entries.len() > 10_000 {
-            entries.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
+            entries.retain(|_, (_, at)| at.elapsed() < KNOWN_TTL);
         }
         entries.insert(hash, (principal, Instant::now()));
     }
@@ -294,9 +307,9 @@ fn bearer_token(req: &HttpRequest) -> Option<String> {
 
 /// The principal behind the request's bearer token: 401 without a token or with one that
 /// matches no enabled principal (a failure counted against the client's address), 429 while
-/// the address has failed too often (`--auth-failure-rate`). A token seen in the last seconds
-/// (cached) is accepted even then, so a busy terminal behind the same address as a guesser
-/// keeps working; an unknown one is not looked up.
+/// the address has failed too often (`--auth-failure-rate`). Even then a token that matched a
+/// principal in the last day is looked up (so a terminal behind the same address as a guesser
+/// keeps working, and a disabled principal stays refused); any other is not.
 async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
     let token = bearer_token(&req).ok_or_else(ApiError::unauthorized)?;
     let state = req
@@ -310,7 +323,9 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
     }
     let client = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
     if let Some(client) = client {
-        state.auth_failures.check(client)?;
+        if !state.principals.known(&hash) {
+            state.auth_failures.check(client)?;
+        }
     }
     let lookup = state.clone();
     let found = web::block(move || -> Result<_, ApiError> {
