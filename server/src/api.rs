@@ -2,6 +2,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{Content, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::error::ApiError;
@@ -76,7 +77,33 @@ impl Modify for BearerAuth {
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
+        // Every endpoint behind a token answers a client address that has presented too many
+        // bad ones with 429 (`auth::authenticate`, `--auth-failure-rate`).
+        for item in openapi.paths.paths.values_mut() {
+            for op in [&mut item.get, &mut item.post].into_iter().flatten() {
+                if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
+                    op.responses
+                        .responses
+                        .entry("429".into())
+                        .or_insert_with(too_many_auth_failures);
+                }
+            }
+        }
     }
+}
+
+fn too_many_auth_failures() -> RefOr<Response> {
+    ResponseBuilder::new()
+        .description(
+            "`too_many_auth_failures`: too many bad bearer tokens from this address \
+             (`--auth-failure-rate`, `--auth-failure-burst`)",
+        )
+        .content(
+            "application/json",
+            Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+        )
+        .build()
+        .into()
 }
 
 /// The document as checked in at `schemas/openapi.json`.

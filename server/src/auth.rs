@@ -2,19 +2,37 @@
 //!
 //! A token is 32 bytes from the OS CSPRNG, shown once when the principal is added; only its
 //! SHA-256 is stored, so the database cannot be used to act as anyone.
+//!
+//! How a presented token is matched: its SHA-256 is computed first, and only the digest is
+//! looked up (in the cache of recently seen principals, then in the database by the unique
+//! `token_hash` column) and compared. A lookup whose timing depends on the digest reveals at
+//! most a prefix of the digest of the guess, from which nothing about any token follows (a
+//! token is 256 random bits and SHA-256 is preimage resistant). The stored digest is then
+//! compared with the presented one once more, in constant time (`subtle`), so that no database
+//! collation or cache slip can admit a near miss. The token itself is never compared, stored,
+//! logged nor put in an error.
+//!
+//! Every protected endpoint declares its roles on its route, `wrap = "Require(&[...])"`: the
+//! caller is authenticated and its role checked before any of the request (path, query or
+//! body) is read, so a stranger learns nothing about an endpoint's input, and a failed token
+//! counts against the address (`crate::rate_limit::AuthFailures`).
 
 use std::collections::HashMap;
-use std::future::Future;
+use std::future::{ready, Future, Ready};
 use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use actix_web::{get, web, FromRequest, HttpRequest};
+use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::{get, web, FromRequest, HttpMessage, HttpRequest};
 use diesel::prelude::*;
+use futures_util::future::LocalBoxFuture;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 use crate::db::schema::{principals, terminals};
 use crate::db::{now_micros, DbConnection};
@@ -45,17 +63,18 @@ impl Role {
     }
 
     fn parse(s: &str) -> Option<Role> {
-        [
-            Role::Writer,
-            Role::Supervisor,
-            Role::Inspector,
-            Role::Auditor,
-            Role::Device,
-        ]
-        .into_iter()
-        .find(|r| r.as_str() == s)
+        ANY_ROLE.iter().copied().find(|r| r.as_str() == s)
     }
 }
+
+/// Every role: an endpoint any principal may call (`GET /principals/me`).
+pub const ANY_ROLE: &[Role] = &[
+    Role::Writer,
+    Role::Supervisor,
+    Role::Inspector,
+    Role::Auditor,
+    Role::Device,
+];
 
 /// Who is calling: the principal behind the bearer token.
 #[derive(Clone, Debug)]
@@ -155,7 +174,19 @@ pub fn add_principal(
     Ok((id, token))
 }
 
-type PrincipalRow = (String, String, String, Option<String>, Option<String>);
+type PrincipalRow = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+);
+
+/// Two digests (or any secrets of public length) equal, compared in constant time.
+fn same_secret(a: &str, b: &str) -> bool {
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
 
 fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Principal>> {
     let row: Option<PrincipalRow> = principals::table
@@ -167,10 +198,14 @@ fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Princ
             principals::name,
             principals::site,
             principals::terminal,
+            principals::token_hash,
         ))
         .first(conn)
         .optional()?;
-    Ok(row.and_then(|(id, role, name, site, terminal)| {
+    Ok(row.and_then(|(id, role, name, site, terminal, stored)| {
+        if !same_secret(&stored, hash) {
+            return None;
+        }
         Some(Principal {
             id,
             role: Role::parse(&role)?,
@@ -198,7 +233,7 @@ pub struct Me {
     security(("bearer" = [])),
     responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/principals/me")]
+#[get("/api/v1/principals/me", wrap = "Require(ANY_ROLE)")]
 pub async fn me(principal: Principal) -> web::Json<Me> {
     web::Json(Me {
         id: principal.id,
@@ -211,12 +246,17 @@ pub async fn me(principal: Principal) -> web::Json<Me> {
 
 /// Principals found by token in the last few seconds, so that a busy terminal's requests do
 /// not each look it up. A principal disabled in the database stops working within the TTL;
-/// unknown tokens are never cached, so a new principal works at once.
+/// unknown tokens are never cached, so a new principal works at once. An entry is kept for a
+/// day after it expires, to know the token as one that worked ([`PrincipalCache::known`]).
 pub struct PrincipalCache {
     entries: Mutex<HashMap<String, (Principal, Instant)>>,
 }
 
 const CACHE_TTL: Duration = Duration::from_secs(10);
+
+/// How long a token that worked is remembered as known: while its address is refused for bad
+/// tokens, a known token is still looked up (a terminal keeps working beside a guesser).
+const KNOWN_TTL: Duration = Duration::from_secs(24 * 3600);
 
 impl Default for PrincipalCache {
     fn default() -> Self {
@@ -229,18 +269,85 @@ impl Default for PrincipalCache {
 impl PrincipalCache {
     fn get(&self, hash: &str) -> Option<Principal> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        // The table is keyed by the digest; the digest found is confirmed in constant time.
         entries
-            .get(hash)
-            .filter(|(_, at)| at.elapsed() < CACHE_TTL)
-            .map(|(p, _)| p.clone())
+            .get_key_value(hash)
+            .filter(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < CACHE_TTL)
+            .map(|(_, (p, _))| p.clone())
+    }
+
+    /// Whether the token of this digest matched a principal in the last [`KNOWN_TTL`].
+    fn known(&self, hash: &str) -> bool {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get_key_value(hash)
+            .is_some_and(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < KNOWN_TTL)
     }
 
     fn put(&self, hash: String, principal: Principal) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if entries.len() > 10_000 {
-            entries.retain(|_, (_, at)| at.elapsed() < CACHE_TTL);
+            entries.retain(|_, (_, at)| at.elapsed() < KNOWN_TTL);
         }
         entries.insert(hash, (principal, Instant::now()));
+    }
+}
+
+/// The bearer token of a request: `Authorization: Bearer <token>` (the scheme in any case).
+fn bearer_token(req: &HttpRequest) -> Option<String> {
+    let value = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
+}
+
+/// The principal behind the request's bearer token: 401 without a token or with one that
+/// matches no enabled principal (a failure counted against the client's address), 429 while
+/// the address has failed too often (`--auth-failure-rate`). Even then a token that matched a
+/// principal in the last day is looked up (so a terminal behind the same address as a guesser
+/// keeps working, and a disabled principal stays refused); any other is not.
+async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
+    let token = bearer_token(&req).ok_or_else(ApiError::unauthorized)?;
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no state")))?;
+    let hash = token_hash(&token);
+    drop(token);
+    if let Some(p) = state.principals.get(&hash) {
+        return Ok(p);
+    }
+    let client = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
+    if let Some(client) = client {
+        if !state.principals.known(&hash) {
+            state.auth_failures.check(client)?;
+        }
+    }
+    let lookup = state.clone();
+    let found = web::block(move || -> Result<_, ApiError> {
+        let mut conn = lookup.db.conn()?;
+        Ok(find_by_hash(&mut conn, &hash)?.map(|p| (hash, p)))
+    })
+    .await??;
+    match found {
+        Some((hash, principal)) => {
+            state.principals.put(hash, principal.clone());
+            Ok(principal)
+        }
+        None => {
+            if let Some(client) = client {
+                if state.auth_failures.fail(client) {
+                    tracing::warn!(%client, "bad bearer tokens: this address is refused for a while");
+                } else {
+                    tracing::info!(%client, "a bearer token that matches no principal");
+                }
+            }
+            Err(ApiError::unauthorized())
+        }
     }
 }
 
@@ -248,30 +355,64 @@ impl FromRequest for Principal {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Principal, ApiError>>>>;
 
+    /// The principal [`Require`] found for the route, or (on a route without it) the token's.
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let token = req
-            .headers()
-            .get(actix_web::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(|t| t.trim().to_string());
-        let state = req.app_data::<web::Data<AppState>>().cloned();
+        if let Some(p) = req.extensions().get::<Principal>() {
+            return Box::pin(ready(Ok(p.clone())));
+        }
+        Box::pin(authenticate(req.clone()))
+    }
+}
+
+/// A route's roles, checked before the handler reads anything of the request:
+/// `#[post("/api/v1/...", wrap = "Require(&[Role::Supervisor])")]`. 401 without a valid token,
+/// 403 for another role; the principal is then what the handler's `Principal` argument gets.
+#[derive(Clone, Copy)]
+pub struct Require(pub &'static [Role]);
+
+impl<S, B> Transform<S, ServiceRequest> for Require
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = actix_web::Error;
+    type Transform = RequireService<S>;
+    type InitError = ();
+    type Future = Ready<Result<RequireService<S>, ()>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(RequireService {
+            service: Rc::new(service),
+            roles: self.0,
+        }))
+    }
+}
+
+pub struct RequireService<S> {
+    service: Rc<S>,
+    roles: &'static [Role],
+}
+
+impl<S, B> Service<ServiceRequest> for RequireService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<B>;
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<ServiceResponse<B>, actix_web::Error>>;
+
+    forward_ready!(service);
+
+    fn call(&self, req: ServiceRequest) -> Self::Future {
+        let service = self.service.clone();
+        let roles = self.roles;
         Box::pin(async move {
-            let token = token.ok_or_else(ApiError::unauthorized)?;
-            let state = state.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no state")))?;
-            let hash = token_hash(&token);
-            if let Some(p) = state.principals.get(&hash) {
-                return Ok(p);
-            }
-            let lookup = state.clone();
-            let found = web::block(move || -> Result<_, ApiError> {
-                let mut conn = lookup.db.conn()?;
-                Ok(find_by_hash(&mut conn, &hash)?.map(|p| (hash, p)))
-            })
-            .await??;
-            let (hash, principal) = found.ok_or_else(ApiError::unauthorized)?;
-            state.principals.put(hash, principal.clone());
-            Ok(principal)
+            let principal = authenticate(req.request().clone()).await?;
+            principal.require(roles)?;
+            req.extensions_mut().insert(principal);
+            service.call(req).await
         })
     }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -219,13 +219,12 @@ fn log(conn: &mut DbConnection, kind: &'static str, b: &BonusRow, by: &str) -> Q
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/bonus-prizes")]
+#[post("/api/v1/bonus-prizes", wrap = "Require(&[Role::Supervisor])")]
 pub async fn create(
     state: web::Data<AppState>,
     principal: Principal,
     body: web::Json<NewBonus>,
 ) -> ApiResult<(web::Json<Bonus>, StatusCode)> {
-    principal.require(&[Role::Supervisor])?;
     let b = body.into_inner();
     let name = b.name.trim().to_string();
     if name.is_empty() || name.chars().count() > 100 {
@@ -311,14 +310,16 @@ pub struct BonusApproval {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/bonus-prizes/{id}/approve")]
+#[post(
+    "/api/v1/bonus-prizes/{id}/approve",
+    wrap = "Require(&[Role::Inspector])"
+)]
 pub async fn approve(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     body: web::Json<BonusApproval>,
 ) -> ApiResult<web::Json<Bonus>> {
-    principal.require(&[Role::Inspector])?;
     let id = id.into_inner();
     let reference = crate::ball_draw::reason(&body.reference)?;
     let bonus = web::block(move || -> ApiResult<BonusRow> {
@@ -361,13 +362,15 @@ pub async fn approve(
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/bonus-prizes/{id}/withdraw")]
+#[post(
+    "/api/v1/bonus-prizes/{id}/withdraw",
+    wrap = "Require(&[Role::Supervisor])"
+)]
 pub async fn withdraw(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Bonus>> {
-    principal.require(&[Role::Supervisor])?;
     let id = id.into_inner();
     let bonus = web::block(move || -> ApiResult<BonusRow> {
         let mut conn = state.db.conn()?;

@@ -74,6 +74,18 @@ pub struct ServeArgs {
     /// Public ticket checks allowed per client address and minute (after a burst of 10).
     #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
     pub check_rate: u32,
+    /// Requests with a bad bearer token allowed per client address and minute, after a burst
+    /// of --auth-failure-burst; then the address is refused (429) until it has waited.
+    #[arg(long, env = "KENO_AUTH_FAILURE_RATE", default_value_t = 10)]
+    pub auth_failure_rate: u32,
+    /// Requests with a bad bearer token a client address may make at once.
+    #[arg(long, env = "KENO_AUTH_FAILURE_BURST", default_value_t = 30)]
+    pub auth_failure_burst: u32,
+    /// Key the per-address limits on the last address of X-Forwarded-For, as set by the one
+    /// reverse proxy in front of the server. Only behind such a proxy, and only when the server
+    /// cannot be reached except through it: otherwise anyone can name any address.
+    #[arg(long, env = "KENO_TRUST_FORWARDED_FOR")]
+    pub trust_forwarded_for: bool,
     /// Start of Keno gaming each day, local time (rule 16.1).
     #[arg(long, env = "KENO_DAY_START", default_value = "10:00")]
     pub keno_day_start: String,

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::{Principal, Role};
+use crate::auth::{Require, Role};
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -468,12 +468,8 @@ pub async fn list(
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/games/current/close")]
-pub async fn close_current(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<HttpResponse> {
-    principal.require(&[Role::Supervisor])?;
+#[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
+pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
     let game = web::block(move || -> ApiResult<Option<Game>> {
         let mut conn = state.db.conn()?;
         let Some(open) = open_game(&mut conn)? else {

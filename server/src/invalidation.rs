@@ -11,7 +11,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{game_invalidations, games, ticket_refunds, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -46,14 +46,16 @@ pub struct Invalidation {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/games/{number}/invalidate")]
+#[post(
+    "/api/v1/games/{number}/invalidate",
+    wrap = "Require(&[Role::Supervisor])"
+)]
 pub async fn invalidate(
     state: web::Data<AppState>,
     principal: Principal,
     number: web::Path<i64>,
     request: web::Json<InvalidateRequest>,
 ) -> ApiResult<web::Json<Invalidation>> {
-    principal.require(&[Role::Supervisor])?;
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let game = number.into_inner();
     let s = state.clone();

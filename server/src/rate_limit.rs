@@ -1,14 +1,59 @@
-//! Rate limits on public endpoints that reveal whether something exists: guessing ticket serials
-//! at the check page is futile by their entropy (19 random digits) and slowed further here.
+//! Per-address limits on what a stranger can try: checks of ticket serials at the public check
+//! page (`--check-rate`), and bearer tokens that match no principal (`--auth-failure-rate`,
+//! `--auth-failure-burst`).
+//!
+//! Neither is what keeps secrets secret: a serial has 19 random digits (63 bits, see
+//! `keno_core::serial`) and a token 256 random bits, so guessing is futile even unlimited. The
+//! limits keep a guesser from loading the database and make the futility certain.
+//!
+//! The limits key on the client's address: the TCP peer, or with `--trust-forwarded-for` the
+//! last address of `X-Forwarded-For` (what the one reverse proxy in front saw). An IPv6 client
+//! is keyed by its /64, the block one subscriber usually holds, so a guesser cannot step through
+//! its own addresses to escape the limit.
 
-use std::net::IpAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
+use actix_web::HttpRequest;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::error::ApiError;
+
+/// The address a request's limits are kept under (see the module's documentation).
+pub fn client_key(req: &HttpRequest, trust_forwarded_for: bool) -> Option<IpAddr> {
+    let forwarded = if trust_forwarded_for {
+        req.headers()
+            .get_all("x-forwarded-for")
+            .last()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|last| last.trim().parse::<IpAddr>().ok())
+    } else {
+        None
+    };
+    forwarded
+        .or_else(|| req.peer_addr().map(|a| a.ip()))
+        .map(key_of)
+}
+
+/// An IPv4 address as it is (an IPv4-mapped IPv6 address as IPv4); an IPv6 address as its /64.
+fn key_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
 
 /// Per client address: a burst, then a steady rate.
 pub struct PerAddress {
@@ -39,5 +84,154 @@ impl PerAddress {
                 format!("too many checks from this place: try again in {wait} seconds"),
             )
         })
+    }
+}
+
+/// Failed authentications per client address: each address may fail `burst` times, and one
+/// more each `60 / per_minute` seconds. An address that has used its allowance is refused with
+/// 429 `too_many_auth_failures` before its token is looked up, so it learns nothing more until
+/// the allowance comes back. Only failures count: a terminal with a good token is never slowed.
+pub struct AuthFailures {
+    per_second: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+}
+
+/// Failures an address may still make, as of `at`.
+struct Bucket {
+    left: f64,
+    at: Instant,
+}
+
+impl AuthFailures {
+    pub fn new(per_minute: NonZeroU32, burst: NonZeroU32) -> AuthFailures {
+        AuthFailures {
+            per_second: f64::from(per_minute.get()) / 60.0,
+            burst: f64::from(burst.get()),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn refill(&self, bucket: &mut Bucket, now: Instant) {
+        let earned = now.saturating_duration_since(bucket.at).as_secs_f64() * self.per_second;
+        bucket.left = (bucket.left + earned).min(self.burst);
+        bucket.at = now;
+    }
+
+    /// Refuses with 429 while `address` has no failure left.
+    pub fn check(&self, address: IpAddr) -> Result<(), ApiError> {
+        self.check_at(address, Instant::now())
+    }
+
+    fn check_at(&self, address: IpAddr, now: Instant) -> Result<(), ApiError> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(bucket) = buckets.get_mut(&address) else {
+            return Ok(());
+        };
+        self.refill(bucket, now);
+        if bucket.left >= 1.0 {
+            return Ok(());
+        }
+        let wait = ((1.0 - bucket.left) / self.per_second).ceil().max(1.0);
+        Err(ApiError::refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_auth_failures",
+            format!(
+                "too many requests with a bad token from this place: try again in {wait} seconds"
+            ),
+        ))
+    }
+
+    /// Counts one failure from `address`; true when that used its last one.
+    pub fn fail(&self, address: IpAddr) -> bool {
+        self.fail_at(address, Instant::now())
+    }
+
+    fn fail_at(&self, address: IpAddr, now: Instant) -> bool {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if buckets.len() > 10_000 {
+            // Forget addresses whose allowance is whole again.
+            let full = Duration::from_secs_f64(self.burst / self.per_second);
+            buckets.retain(|_, b| now.saturating_duration_since(b.at) < full);
+        }
+        let bucket = buckets.entry(address).or_insert(Bucket {
+            left: self.burst,
+            at: now,
+        });
+        self.refill(bucket, now);
+        bucket.left = (bucket.left - 1.0).max(0.0);
+        bucket.left < 1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limit(per_minute: u32, burst: u32) -> AuthFailures {
+        AuthFailures::new(
+            NonZeroU32::new(per_minute).unwrap(),
+            NonZeroU32::new(burst).unwrap(),
+        )
+    }
+
+    #[test]
+    fn failures_are_refused_after_the_burst_and_allowed_again_at_the_rate() {
+        let l = limit(6, 3); // one more failure every 10 seconds
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let t = Instant::now();
+        assert!(l.check_at(a, t).is_ok());
+        assert!(!l.fail_at(a, t));
+        assert!(!l.fail_at(a, t));
+        assert!(l.check_at(a, t).is_ok());
+        assert!(l.fail_at(a, t), "the third failure uses the last");
+        let e = l.check_at(a, t).unwrap_err();
+        assert!(
+            matches!(e, ApiError::Refused { status, code: "too_many_auth_failures", .. } if status == StatusCode::TOO_MANY_REQUESTS)
+        );
+        assert!(l.check_at(b, t).is_ok(), "another address is not touched");
+        assert!(l.check_at(a, t + Duration::from_secs(9)).is_err());
+        assert!(l.check_at(a, t + Duration::from_secs(10)).is_ok());
+        assert!(l.fail_at(a, t + Duration::from_secs(10)));
+        assert!(l.check_at(a, t + Duration::from_secs(11)).is_err());
+        assert!(l.check_at(a, t + Duration::from_secs(40)).is_ok());
+    }
+
+    #[test]
+    fn ipv6_clients_are_keyed_by_their_64_and_mapped_ipv4_as_ipv4() {
+        let a = key_of("2001:db8:1:2:aaaa::1".parse().unwrap());
+        let b = key_of("2001:db8:1:2:bbbb::2".parse().unwrap());
+        let c = key_of("2001:db8:1:3::1".parse().unwrap());
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(
+            key_of("::ffff:192.0.2.7".parse().unwrap()),
+            "192.0.2.7".parse::<IpAddr>().unwrap()
+        );
+    }
+
+    #[test]
+    fn the_forwarded_address_is_the_last_one_and_only_when_trusted() {
+        use actix_web::test::TestRequest;
+        let req = TestRequest::default()
+            .peer_addr("127.0.0.1:5000".parse().unwrap())
+            .insert_header(("X-Forwarded-For", "203.0.113.9, 198.51.100.4"))
+            .to_http_request();
+        assert_eq!(
+            client_key(&req, false),
+            Some("127.0.0.1".parse().unwrap()),
+            "not trusted: the peer"
+        );
+        assert_eq!(
+            client_key(&req, true),
+            Some("198.51.100.4".parse().unwrap()),
+            "trusted: what the proxy saw, not what the client wrote"
+        );
+        let junk = TestRequest::default()
+            .peer_addr("127.0.0.1:5000".parse().unwrap())
+            .insert_header(("X-Forwarded-For", "not an address"))
+            .to_http_request();
+        assert_eq!(client_key(&junk, true), Some("127.0.0.1".parse().unwrap()));
     }
 }

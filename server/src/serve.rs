@@ -74,6 +74,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 .ok_or_else(|| anyhow::anyhow!("--check-rate must be 1 or more"))?,
             std::num::NonZeroU32::new(10).expect("ten"),
         ),
+        auth_failures: crate::rate_limit::AuthFailures::new(
+            std::num::NonZeroU32::new(args.auth_failure_rate)
+                .ok_or_else(|| anyhow::anyhow!("--auth-failure-rate must be 1 or more"))?,
+            std::num::NonZeroU32::new(args.auth_failure_burst)
+                .ok_or_else(|| anyhow::anyhow!("--auth-failure-burst must be 1 or more"))?,
+        ),
+        trust_forwarded_for: args.trust_forwarded_for,
     });
 
     if let Some((url, rx)) = relay {

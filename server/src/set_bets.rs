@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::set_bets;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -295,13 +295,12 @@ pub async fn get_set(
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/set-bets")]
+#[post("/api/v1/set-bets", wrap = "Require(&[Role::Supervisor])")]
 pub async fn create(
     state: web::Data<AppState>,
     principal: Principal,
     request: web::Json<NewSetBet>,
 ) -> ApiResult<HttpResponse> {
-    principal.require(&[Role::Supervisor])?;
     let r = request.into_inner();
     let name = r.name.trim().to_string();
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
@@ -405,13 +404,12 @@ pub async fn create(
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/set-bets/{id}/retire")]
+#[post("/api/v1/set-bets/{id}/retire", wrap = "Require(&[Role::Supervisor])")]
 pub async fn retire(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<SetBet>> {
-    principal.require(&[Role::Supervisor])?;
     let id = id.into_inner();
     let s = state.clone();
     let row = web::block(move || -> ApiResult<SetBetRow> {

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -265,12 +265,11 @@ fn time(what: &str, value: &str) -> ApiResult<i64> {
     responses((status = 200, body = Special3Status),
               (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/special3/approvals")]
-pub async fn list(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<web::Json<Special3Status>> {
-    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+#[get(
+    "/api/v1/special3/approvals",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Status>> {
     let status = web::block(move || -> ApiResult<Special3Status> {
         let mut conn = state.db.conn()?;
         let rows: Vec<ApprovalRow> = special3_approvals::table
@@ -306,13 +305,12 @@ pub async fn list(
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/special3/approvals")]
+#[post("/api/v1/special3/approvals", wrap = "Require(&[Role::Inspector])")]
 pub async fn record(
     state: web::Data<AppState>,
     principal: Principal,
     request: web::Json<RecordApproval>,
 ) -> ApiResult<HttpResponse> {
-    principal.require(&[Role::Inspector])?;
     let r = request.into_inner();
     let reference = text("reference", &r.reference, 200)?;
     let approved_by = text("approved_by", &r.approved_by, 200)?;
@@ -401,14 +399,16 @@ pub async fn record(
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/special3/approvals/{id}/withdraw")]
+#[post(
+    "/api/v1/special3/approvals/{id}/withdraw",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
+)]
 pub async fn withdraw(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     request: web::Json<WithdrawApproval>,
 ) -> ApiResult<web::Json<Approval>> {
-    principal.require(&[Role::Supervisor, Role::Inspector])?;
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let s = state.clone();

@@ -64,6 +64,11 @@ pub struct AppState {
     pub drawer_wake: Notify,
     /// Checks of tickets by the public, per client address.
     pub check_limit: crate::rate_limit::PerAddress,
+    /// Bearer tokens that matched no principal, per client address.
+    pub auth_failures: crate::rate_limit::AuthFailures,
+    /// Key the limits on the last address of `X-Forwarded-For` (set by a reverse proxy), not
+    /// on the TCP peer (`--trust-forwarded-for`).
+    pub trust_forwarded_for: bool,
     /// The last game this process announced as closed: a game the drawer finds closed beyond
     /// it was closed before a restart, and its close and numbers are announced again.
     pub announced_close: std::sync::atomic::AtomicI64,

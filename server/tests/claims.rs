@@ -155,13 +155,50 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
     assert_eq!(status, 201, "{claim}");
     assert_eq!(claim["state"], "submitted");
     let id = claim["id"].as_i64().unwrap();
+    // The counter sees each matching ticket's serial masked but for its last four digits: a
+    // serial is what a terminal pays, so the serials of unpaid tickets go to the inspector.
+    let masked = format!(
+        "{}{}",
+        "*".repeat(winner.len() - 4),
+        &winner[winner.len() - 4..]
+    );
     let candidate = claim["candidates"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["serial"] == winner.as_str())
-        .unwrap_or_else(|| panic!("{winner} among {claim}"));
+        .find(|c| c["serial"] == masked.as_str())
+        .unwrap_or_else(|| panic!("{masked} among {claim}"));
     assert_eq!(candidate["owed_cents"], owed);
+    assert!(
+        !claim.to_string().contains(winner.as_str()),
+        "no full serial to a writer: {claim}"
+    );
+    let (status, as_writer) = s.get_as(&p.w.writer, &format!("/api/v1/claims/{id}"));
+    assert_eq!(status, 200, "{as_writer}");
+    assert!(!as_writer.to_string().contains(winner.as_str()));
+    let (_, as_inspector) = s.get_as(&p.inspector, &format!("/api/v1/claims/{id}"));
+    assert!(
+        as_inspector["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["serial"] == winner.as_str()),
+        "{as_inspector}"
+    );
+    // A writer at another site sees neither the claim (the player's name, address and phone)
+    // nor its form.
+    let elsewhere = db.principal("writer", "OTHER", Some(("999999", "01")));
+    let (status, e) = s.get_as(&elsewhere, &format!("/api/v1/claims/{id}"));
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (403, Some("forbidden")),
+        "{e}"
+    );
+    assert_eq!(
+        s.get_as(&elsewhere, &format!("/api/v1/claims/{id}/form.pdf"))
+            .0,
+        403
+    );
 
     // Only an inspector decides; only a supervisor pays; by cheque, once.
     let approve = json!({ "serial": winner, "reason": "details match the ticket's record" });
@@ -172,6 +209,8 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
     assert_eq!(status, 200, "{approved}");
     assert_eq!(approved["state"], "approved");
     assert_eq!(approved["ticket_serial"], winner.as_str());
+    let (_, as_writer) = s.get_as(&p.w.writer, &format!("/api/v1/claims/{id}"));
+    assert_eq!(as_writer["ticket_serial"], masked.as_str());
     let (status, e) = s.post(&p.inspector, &path, approve);
     assert_eq!((status, e["error"].as_str()), (409, Some("claim_decided")));
     let pay = format!("/api/v1/claims/{id}/pay");

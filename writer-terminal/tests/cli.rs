@@ -1491,21 +1491,29 @@ fn a_lost_ticket_claim_is_filed_shown_and_printed_from_the_command_line() {
         ],
     ));
     assert_eq!(filed["state"], "submitted");
+    // The server shows the counter each matching ticket's serial masked but for its last four
+    // digits (the serials of unpaid tickets are for the inspector).
+    let masked = format!(
+        "{}{}",
+        "*".repeat(winner.len() - 4),
+        &winner[winner.len() - 4..]
+    );
     assert!(
         filed["candidates"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|c| c["serial"] == winner.as_str()),
+            .any(|c| c["serial"] == masked.as_str()),
         "{filed}"
     );
     let id = filed["id"].to_string();
     let out = terminal(&s.base, &token, state.path(), &["claim", "show", &id]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success() && text.contains("SUBMITTED") && text.contains(&winner),
+        out.status.success() && text.contains("SUBMITTED") && text.contains(&masked),
         "{text}"
     );
+    assert!(!text.contains(winner.as_str()), "{text}");
     let pdf = state.path().join("claim.pdf");
     let out = terminal(
         &s.base,

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 
 use super::{board_number, devices, hold_ball_game, standing, StandingBall};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -59,14 +59,16 @@ pub struct BallTaken {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/games/{number}/balls")]
+#[post(
+    "/api/v1/games/{number}/balls",
+    wrap = "Require(&[Role::Device, Role::Supervisor])"
+)]
 pub async fn post_ball(
     state: web::Data<AppState>,
     principal: Principal,
     number: web::Path<i64>,
     ball: web::Json<Ball>,
 ) -> ApiResult<(web::Json<BallTaken>, StatusCode)> {
-    principal.require(&[Role::Device, Role::Supervisor])?;
     let game = number.into_inner();
     let n = board_number(ball.number)?;
     let attempt = ball.attempt;

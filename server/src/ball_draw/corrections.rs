@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{board_number, hold_ball_game, reason, standing};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -120,14 +120,16 @@ pub fn for_game(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<Correctio
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/games/{number}/corrections")]
+#[post(
+    "/api/v1/games/{number}/corrections",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
+)]
 pub async fn request_correction(
     state: web::Data<AppState>,
     principal: Principal,
     number: web::Path<i64>,
     request: web::Json<CorrectionRequest>,
 ) -> ApiResult<(web::Json<Correction>, StatusCode)> {
-    principal.require(&[Role::Supervisor, Role::Inspector])?;
     let game = number.into_inner();
     let request = request.into_inner();
     let why = reason(&request.reason)?;
@@ -280,13 +282,15 @@ pub struct RejectRequest {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/corrections/{id}/approve")]
+#[post(
+    "/api/v1/corrections/{id}/approve",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
+)]
 pub async fn approve(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Correction>> {
-    principal.require(&[Role::Supervisor, Role::Inspector])?;
     let id = id.into_inner();
     let s = state.clone();
     let applied = web::block(move || -> ApiResult<CorrectionRow> {
@@ -421,14 +425,16 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/corrections/{id}/reject")]
+#[post(
+    "/api/v1/corrections/{id}/reject",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
+)]
 pub async fn reject(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     request: web::Json<RejectRequest>,
 ) -> ApiResult<web::Json<Correction>> {
-    principal.require(&[Role::Supervisor, Role::Inspector])?;
     let id = id.into_inner();
     let why = reason(&request.reason)?;
     let s = state.clone();

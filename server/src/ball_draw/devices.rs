@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -121,12 +121,11 @@ fn device(conn: &mut DbConnection, id: &str) -> ApiResult<Device> {
     security(("bearer" = [])),
     responses((status = 200, body = [Device]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/devices")]
-pub async fn list(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<web::Json<Vec<Device>>> {
-    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+#[get(
+    "/api/v1/devices",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Device>>> {
     let devices = web::block(move || -> ApiResult<Vec<Device>> {
         let mut conn = state.db.conn()?;
         let ids: Vec<String> = principals::table
@@ -147,15 +146,18 @@ pub async fn list(
     params(("id" = String, Path, description = "The device's principal id")),
     responses((status = 200, body = Device), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/devices/{id}")]
+#[get(
+    "/api/v1/devices/{id}",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor, Role::Device])"
+)]
 pub async fn get_device(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<String>,
 ) -> ApiResult<web::Json<Device>> {
     let id = id.into_inner();
-    if principal.id != id {
-        principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+    if principal.role == Role::Device && principal.id != id {
+        return Err(ApiError::forbidden("a device may read only its own state"));
     }
     let found =
         web::block(move || -> ApiResult<Device> { device(&mut *state.db.conn()?, &id) }).await??;
@@ -185,14 +187,16 @@ pub struct ReturnRequest {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/devices/{id}/return")]
+#[post(
+    "/api/v1/devices/{id}/return",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
+)]
 pub async fn return_to_service(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<String>,
     request: web::Json<ReturnRequest>,
 ) -> ApiResult<web::Json<Device>> {
-    principal.require(&[Role::Supervisor, Role::Inspector])?;
     let id = id.into_inner();
     let request = request.into_inner();
     let note = super::reason(&request.note)?;

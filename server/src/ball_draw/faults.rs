@@ -18,7 +18,7 @@ use utoipa::ToSchema;
 
 use super::balls::{may_draw, same_attempt};
 use super::{hold_ball_game, reason, standing, void_ball, void_draw};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -126,14 +126,16 @@ pub struct FaultRecorded {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/games/{number}/faults")]
+#[post(
+    "/api/v1/games/{number}/faults",
+    wrap = "Require(&[Role::Device, Role::Supervisor])"
+)]
 pub async fn report_fault(
     state: web::Data<AppState>,
     principal: Principal,
     number: web::Path<i64>,
     report: web::Json<FaultReport>,
 ) -> ApiResult<(web::Json<FaultRecorded>, StatusCode)> {
-    principal.require(&[Role::Device, Role::Supervisor])?;
     let game = number.into_inner();
     let report = report.into_inner();
     let why = reason(&report.reason)?;

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::corrections::{for_game, Correction};
 use super::faults::FaultRow;
 use super::standing;
-use crate::auth::{Principal, Role};
+use crate::auth::{Require, Role};
 use crate::db::schema::{draw_faults, voided_balls};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -61,13 +61,14 @@ pub struct DrawRecord {
     params(("number" = i64, Path, description = "Game number")),
     responses((status = 200, body = DrawRecord), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/games/{number}/draw-record")]
+#[get(
+    "/api/v1/games/{number}/draw-record",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
 pub async fn draw_record(
     state: web::Data<AppState>,
-    principal: Principal,
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<DrawRecord>> {
-    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
     let game = number.into_inner();
     let record = web::block(move || -> ApiResult<DrawRecord> {
         let mut conn = state.db.conn()?;

@@ -14,6 +14,7 @@ use crate::tickets::TicketRow;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Candidate {
+    /// The ticket's serial; to a writer, `*` but for the last four digits.
     pub serial: String,
     pub site: String,
     pub terminal: String,

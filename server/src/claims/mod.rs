@@ -20,8 +20,8 @@ use utoipa::{IntoParams, ToSchema};
 pub use candidates::Candidate;
 
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Role};
-use crate::db::schema::claims;
+use crate::auth::{Principal, Require, Role};
+use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -115,7 +115,7 @@ pub struct Claim {
     pub state: String,
     pub recorded_by: String,
     pub recorded_at: String,
-    /// The ticket the inspector chose.
+    /// The ticket the inspector chose (to a writer, its last four digits only).
     pub ticket_serial: Option<String>,
     pub decided_by: Option<String>,
     pub decided_at: Option<String>,
@@ -124,11 +124,21 @@ pub struct Claim {
     pub paid_by: Option<String>,
     pub paid_at: Option<String>,
     pub cheque_reference: Option<String>,
-    /// Unpaid tickets that match the form, best first (while the claim is submitted).
+    /// Unpaid tickets that match the form, best first (while the claim is submitted); to a
+    /// writer, each serial's last four digits only.
     pub candidates: Vec<Candidate>,
 }
 
 impl Claim {
+    /// What a writer is shown: the tickets' serials masked ([`load_for`]).
+    fn for_the_counter(mut self) -> Claim {
+        for c in &mut self.candidates {
+            c.serial = masked_serial(&c.serial);
+        }
+        self.ticket_serial = self.ticket_serial.as_deref().map(masked_serial);
+        self
+    }
+
     fn from_row(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
         Claim {
             id: r.id,
@@ -188,6 +198,39 @@ fn load(conn: &mut DbConnection, id: i64) -> ApiResult<Claim> {
     Ok(Claim::from_row(row, found))
 }
 
+/// The claim as `principal` may see it. A writer sees only the claims recorded at its own site
+/// (a claim holds a player's name, address and phone), and of the tickets no more than the last
+/// four digits of each serial: a serial is what a terminal pays, so the matching unpaid
+/// tickets' serials go to those who decide and pay claims, not to the counter.
+fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> ApiResult<Claim> {
+    let claim = load(conn, id)?;
+    if principal.role != Role::Writer {
+        return Ok(claim);
+    }
+    let recorded_at: Option<String> = principals::table
+        .find(&claim.recorded_by)
+        .filter(principals::role.eq(Role::Writer.as_str()))
+        .select(principals::site)
+        .first::<Option<String>>(conn)
+        .optional()?
+        .flatten();
+    if recorded_at.is_none() || recorded_at != principal.site {
+        return Err(ApiError::forbidden(
+            "a writer sees only the claims recorded at its own site",
+        ));
+    }
+    Ok(claim.for_the_counter())
+}
+
+/// `1234567890123456789` as `***************6789`.
+fn masked_serial(serial: &str) -> String {
+    let keep = serial.len().saturating_sub(4);
+    serial
+        .char_indices()
+        .map(|(i, c)| if i < keep { '*' } else { c })
+        .collect()
+}
+
 fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> QueryResult<()> {
     append(
         conn,
@@ -219,13 +262,12 @@ fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> Q
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/claims")]
+#[post("/api/v1/claims", wrap = "Require(&[Role::Writer, Role::Supervisor])")]
 pub async fn file(
     state: web::Data<AppState>,
     principal: Principal,
     form: web::Json<ClaimForm>,
 ) -> ApiResult<(web::Json<Claim>, StatusCode)> {
-    principal.require(&[Role::Writer, Role::Supervisor])?;
     let f = form.into_inner();
     let name = text("the claimant's name", &f.claimant_name, 200)?;
     let address = text("a postal address", &f.postal_address, 500)?;
@@ -286,7 +328,7 @@ pub async fn file(
             log(conn, "claim_filed", &row, &principal.id)?;
             Ok(row.id)
         })?;
-        load(&mut conn, id)
+        load_for(&mut conn, id, &principal)
     })
     .await??;
     Ok((web::Json(claim), StatusCode::CREATED))
@@ -299,20 +341,17 @@ pub async fn file(
     params(("id" = i64, Path)),
     responses((status = 200, body = Claim), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/claims/{id}")]
+#[get(
+    "/api/v1/claims/{id}",
+    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
 pub async fn get_claim(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Claim>> {
-    principal.require(&[
-        Role::Writer,
-        Role::Supervisor,
-        Role::Inspector,
-        Role::Auditor,
-    ])?;
     let id = id.into_inner();
-    let claim = web::block(move || load(&mut *state.db.conn()?, id)).await??;
+    let claim = web::block(move || load_for(&mut *state.db.conn()?, id, &principal)).await??;
     Ok(web::Json(claim))
 }
 
@@ -329,13 +368,14 @@ pub struct ClaimQuery {
     params(ClaimQuery),
     responses((status = 200, body = [Claim]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/claims")]
+#[get(
+    "/api/v1/claims",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
 pub async fn list(
     state: web::Data<AppState>,
-    principal: Principal,
     query: web::Query<ClaimQuery>,
 ) -> ApiResult<web::Json<Vec<Claim>>> {
-    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
     let wanted = query.into_inner().state;
     let claims = web::block(move || -> ApiResult<Vec<Claim>> {
         let mut conn = state.db.conn()?;
@@ -378,14 +418,13 @@ pub struct Approval {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/claims/{id}/approve")]
+#[post("/api/v1/claims/{id}/approve", wrap = "Require(&[Role::Inspector])")]
 pub async fn approve(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     body: web::Json<Approval>,
 ) -> ApiResult<web::Json<Claim>> {
-    principal.require(&[Role::Inspector])?;
     let id = id.into_inner();
     let body = body.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
@@ -462,14 +501,13 @@ pub struct Rejection {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/claims/{id}/reject")]
+#[post("/api/v1/claims/{id}/reject", wrap = "Require(&[Role::Inspector])")]
 pub async fn reject(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     body: web::Json<Rejection>,
 ) -> ApiResult<web::Json<Claim>> {
-    principal.require(&[Role::Inspector])?;
     let id = id.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
     let claim = web::block(move || -> ApiResult<Claim> {
@@ -514,14 +552,13 @@ pub struct ChequePayment {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/claims/{id}/pay")]
+#[post("/api/v1/claims/{id}/pay", wrap = "Require(&[Role::Supervisor])")]
 pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
     body: web::Json<ChequePayment>,
 ) -> ApiResult<web::Json<Claim>> {
-    principal.require(&[Role::Supervisor])?;
     let id = id.into_inner();
     let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
     let claim = web::block(move || -> ApiResult<Claim> {
@@ -584,20 +621,17 @@ pub async fn pay(
     params(("id" = i64, Path)),
     responses((status = 200, content_type = "application/pdf", description = "The form"), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/claims/{id}/form.pdf")]
+#[get(
+    "/api/v1/claims/{id}/form.pdf",
+    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
 pub async fn form_pdf(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
-    principal.require(&[
-        Role::Writer,
-        Role::Supervisor,
-        Role::Inspector,
-        Role::Auditor,
-    ])?;
     let id = id.into_inner();
-    let claim = web::block(move || load(&mut *state.db.conn()?, id)).await??;
+    let claim = web::block(move || load_for(&mut *state.db.conn()?, id, &principal)).await??;
     Ok(HttpResponse::Ok()
         .content_type("application/pdf")
         .body(form::render_form(&claim)))

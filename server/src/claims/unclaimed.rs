@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{
     claims, games, jackpot_additions, tickets, unclaimed_movements, unclaimed_prizes_moved,
 };
@@ -67,13 +67,12 @@ pub struct Movement {
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/unclaimed/movements")]
+#[post("/api/v1/unclaimed/movements", wrap = "Require(&[Role::Supervisor])")]
 pub async fn move_unclaimed(
     state: web::Data<AppState>,
     principal: Principal,
     body: web::Json<MoveRequest>,
 ) -> ApiResult<(web::Json<Movement>, StatusCode)> {
-    principal.require(&[Role::Supervisor])?;
     let body = body.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
     let spots = match body.destination.as_str() {
@@ -269,12 +268,11 @@ fn movement(conn: &mut DbConnection, id: i64) -> ApiResult<Movement> {
     security(("bearer" = [])),
     responses((status = 200, body = [Movement]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/unclaimed/movements")]
-pub async fn movements(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<web::Json<Vec<Movement>>> {
-    principal.require(&[Role::Supervisor, Role::Inspector, Role::Auditor])?;
+#[get(
+    "/api/v1/unclaimed/movements",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn movements(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Movement>>> {
     let all = web::block(move || -> ApiResult<Vec<Movement>> {
         let mut conn = state.db.conn()?;
         let ids: Vec<i64> = unclaimed_movements::table

@@ -16,7 +16,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{find, TicketRow};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -39,13 +39,12 @@ pub struct Cancellation {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/tickets/{serial}/cancel")]
+#[post("/api/v1/tickets/{serial}/cancel", wrap = "Require(&[Role::Writer])")]
 pub async fn cancel(
     state: web::Data<AppState>,
     principal: Principal,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Cancellation>> {
-    principal.require(&[Role::Writer])?;
     let serial = serial.into_inner();
     let result = web::block(move || -> ApiResult<Cancellation> {
         let mut conn = state.db.conn()?;

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use super::{find, TicketRow};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -38,13 +38,12 @@ pub struct Payment {
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/tickets/{serial}/pay")]
+#[post("/api/v1/tickets/{serial}/pay", wrap = "Require(&[Role::Writer])")]
 pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Payment>> {
-    principal.require(&[Role::Writer])?;
     let serial = serial.into_inner();
     let payment = web::block(move || -> ApiResult<Payment> {
         let mut conn = state.db.conn()?;

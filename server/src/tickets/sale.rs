@@ -30,7 +30,7 @@ use super::{
     bet_kind_name, find, view, ways_lines, BetRequest, Schedule, SetBetRef, Ticket, TicketRow,
 };
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -95,13 +95,12 @@ fn one() -> u32 {
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_serial`, `invalid_tender`, `duplicate_tender`, `invalid_amount`, ..."), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/tickets")]
+#[post("/api/v1/tickets", wrap = "Require(&[Role::Writer])")]
 pub async fn sell(
     state: web::Data<AppState>,
     principal: Principal,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
-    principal.require(&[Role::Writer])?;
     let request = request.into_inner();
     if request.request_id.is_empty() || request.request_id.len() > 100 {
         return Err(ApiError::bad_request(
@@ -277,13 +276,12 @@ pub struct Quote {
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/tickets/quote")]
+#[post("/api/v1/tickets/quote", wrap = "Require(&[Role::Writer])")]
 pub async fn quote(
     state: web::Data<AppState>,
     principal: Principal,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<web::Json<Quote>> {
-    principal.require(&[Role::Writer])?;
     let tenders = tender::parse(request.tender.as_ref())?;
     let context = context(&state, &principal, &request).await?;
     let t = match context.sold {

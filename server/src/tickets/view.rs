@@ -11,7 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{find, Ticket, TicketRow};
-use crate::auth::{Principal, Role};
+use crate::auth::{Require, Role};
 use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
 };
@@ -249,18 +249,14 @@ fn load(state: &AppState, serial: &str) -> ApiResult<TicketDetail> {
     responses((status = 200, body = TicketDetail), (status = 404, body = crate::error::ErrorBody),
                (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/tickets/{serial}")]
+#[get(
+    "/api/v1/tickets/{serial}",
+    wrap = "Require(&[Role::Writer, Role::Auditor, Role::Supervisor, Role::Inspector])"
+)]
 pub async fn get_ticket(
     state: web::Data<AppState>,
-    principal: Principal,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketDetail>> {
-    principal.require(&[
-        Role::Writer,
-        Role::Auditor,
-        Role::Supervisor,
-        Role::Inspector,
-    ])?;
     let serial = serial.into_inner();
     Ok(web::Json(web::block(move || load(&state, &serial)).await??))
 }
@@ -279,8 +275,8 @@ pub async fn check(
     request: actix_web::HttpRequest,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketCheck>> {
-    if let Some(peer) = request.peer_addr() {
-        state.check_limit.take(peer.ip())?;
+    if let Some(client) = crate::rate_limit::client_key(&request, state.trust_forwarded_for) {
+        state.check_limit.take(client)?;
     }
     let serial = serial.into_inner();
     if !keno_core::serial::is_well_formed(&serial) {

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use super::{check_code, claim_required, expired, lock, today, view, Voucher};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339};
 use crate::error::{ApiError, ApiResult};
@@ -40,13 +40,12 @@ pub struct CashOut {
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/vouchers/{code}/cash")]
+#[post("/api/v1/vouchers/{code}/cash", wrap = "Require(&[Role::Writer])")]
 pub async fn cash_out(
     state: web::Data<AppState>,
     principal: Principal,
     code: web::Path<String>,
 ) -> ApiResult<web::Json<CashOut>> {
-    principal.require(&[Role::Writer])?;
     let code = code.into_inner();
     check_code(&code)?;
     let paid = web::block(move || -> ApiResult<CashOut> {

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{new_code, today, view, NewVoucher, Voucher, VoucherRow, MAX_DEPOSIT_CENTS};
-use crate::auth::{Principal, Role};
+use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, ApiResult};
@@ -54,13 +54,12 @@ enum What {
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[post("/api/v1/vouchers")]
+#[post("/api/v1/vouchers", wrap = "Require(&[Role::Writer])")]
 pub async fn issue(
     state: web::Data<AppState>,
     principal: Principal,
     request: web::Json<IssueRequest>,
 ) -> ApiResult<HttpResponse> {
-    principal.require(&[Role::Writer])?;
     let request = request.into_inner();
     if request.request_id.is_empty() || request.request_id.len() > 100 {
         return Err(ApiError::bad_request(

@@ -3,7 +3,7 @@
 use actix_web::{get, web};
 
 use super::{check_code, find, today, view, Voucher};
-use crate::auth::{Principal, Role};
+use crate::auth::{Require, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -19,13 +19,14 @@ use crate::state::AppState;
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
-#[get("/api/v1/vouchers/{code}")]
+#[get(
+    "/api/v1/vouchers/{code}",
+    wrap = "Require(&[Role::Writer, Role::Auditor, Role::Supervisor])"
+)]
 pub async fn get_voucher(
     state: web::Data<AppState>,
-    principal: Principal,
     code: web::Path<String>,
 ) -> ApiResult<web::Json<Voucher>> {
-    principal.require(&[Role::Writer, Role::Auditor, Role::Supervisor])?;
     let code = code.into_inner();
     check_code(&code)?;
     let voucher = web::block(move || -> ApiResult<Voucher> {

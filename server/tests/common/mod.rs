@@ -250,26 +250,59 @@ impl Server {
 
     /// Listening on `listen`: a server restarted where its clients expect it.
     pub fn start_on(db: &TestDb, listen: &str, args: &[&str]) -> Server {
-        Server::start_with(db, listen, args, &[])
+        Server::spawn(db, listen, args, &[], None)
     }
 
     /// `start_on` with more environment (`KENO_FAULT_DELAYS`).
     pub fn start_with(db: &TestDb, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn(db, listen, args, env, None)
+    }
+
+    /// As [`Server::start`], logging everything (`KENO_LOG=trace`, `RUST_LOG=trace`), with all
+    /// it writes to stdout and stderr collected in the returned [`Output`].
+    pub fn start_traced(db: &TestDb, args: &[&str]) -> (Server, Output) {
+        let output = Output::default();
+        let server = Server::spawn(db, "127.0.0.1:0", args, &[], Some(output.clone()));
+        (server, output)
+    }
+
+    fn spawn(
+        db: &TestDb,
+        listen: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        capture: Option<Output>,
+    ) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_keno-server"))
             .args(["serve", "--listen", listen, "--database-url", &db.url])
             .args(args)
-            .env("KENO_LOG", "warn")
+            .env("KENO_LOG", if capture.is_some() { "trace" } else { "warn" })
+            .env("RUST_LOG", if capture.is_some() { "trace" } else { "warn" })
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if capture.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
+        if let (Some(stderr), Some(output)) = (child.stderr.take(), capture.clone()) {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    output.push(line);
+                }
+            });
+        }
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if let Some(url) = line.strip_prefix("keno-server listening on ") {
                     let _ = tx.send(url.to_string());
+                }
+                if let Some(output) = &capture {
+                    output.push(line);
                 }
             }
         });
@@ -369,6 +402,21 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Everything a process wrote, line by line, as it writes it.
+#[derive(Clone, Default)]
+pub struct Output(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Output {
+    fn push(&self, line: String) {
+        self.0.lock().unwrap().push(line);
+    }
+
+    /// All lines so far, joined by newlines.
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().join("\n")
     }
 }
 

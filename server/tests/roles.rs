@@ -1,0 +1,354 @@
+//! Who may call what, for every endpoint: one row per method and path of
+//! `schemas/openapi.json` (read here, so a new endpoint without a row fails this test) naming
+//! the roles allowed, called over real HTTP by every role, without a token and with a bad one.
+//!
+//! A refused caller gets 401 (no token, or one that matches no principal) or 403 (another
+//! role), whatever it sent: the check comes before the request's path, query and body are read,
+//! so the requests here are minimal (`{}` as the body, placeholder ids). An allowed caller gets
+//! anything but 401 and 403 (a 400 for the empty body, a 404 for the placeholder id are fine).
+//! Public endpoints ignore tokens, good or bad.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use common::{TestDb, MANUAL_CLOCK};
+use serde_json::{json, Value};
+
+on_both_backends!(every_endpoint_admits_its_roles_and_refuses_the_rest);
+
+/// Who may call an endpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Who {
+    /// Anyone, with or without a token.
+    Public,
+    /// A principal with one of these roles.
+    Roles(&'static [&'static str]),
+}
+
+use Who::{Public, Roles};
+
+const ALL: &[&str] = &["writer", "supervisor", "inspector", "auditor", "device"];
+const SUPERVISOR: &[&str] = &["supervisor"];
+const INSPECTOR: &[&str] = &["inspector"];
+const WRITER: &[&str] = &["writer"];
+const OVERSIGHT: &[&str] = &["supervisor", "inspector", "auditor"];
+const SUPERVISOR_INSPECTOR: &[&str] = &["supervisor", "inspector"];
+const DRAWING: &[&str] = &["device", "supervisor"];
+/// A ticket or a claim: the counter, and those who oversee it (`shared/API.md` names writer and
+/// auditor for the ticket; supervisors and inspectors read tickets to decide claims and faults).
+const CASE_READERS: &[&str] = &["writer", "supervisor", "inspector", "auditor"];
+
+/// Every endpoint of `schemas/openapi.json`, and who may call it.
+const TABLE: &[(&str, &str, Who)] = &[
+    // Games and the draw (shared/API.md, "Games").
+    ("GET", "/api/v1/games/current", Public),
+    ("GET", "/api/v1/games/{number}", Public),
+    ("GET", "/api/v1/games", Public),
+    ("GET", "/api/v1/events", Public),
+    ("POST", "/api/v1/games/current/close", Roles(SUPERVISOR)),
+    // A device posts balls; a supervisor draws by hand at the console (rule 10).
+    ("POST", "/api/v1/games/{number}/balls", Roles(DRAWING)),
+    ("POST", "/api/v1/games/{number}/faults", Roles(DRAWING)),
+    (
+        "POST",
+        "/api/v1/games/{number}/invalidate",
+        Roles(SUPERVISOR),
+    ),
+    (
+        "POST",
+        "/api/v1/games/{number}/corrections",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
+    (
+        "POST",
+        "/api/v1/corrections/{id}/approve",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
+    (
+        "POST",
+        "/api/v1/corrections/{id}/reject",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
+    (
+        "GET",
+        "/api/v1/games/{number}/draw-record",
+        Roles(OVERSIGHT),
+    ),
+    ("GET", "/api/v1/devices", Roles(OVERSIGHT)),
+    // A device reads its own state (the row's {id} is the device's).
+    (
+        "GET",
+        "/api/v1/devices/{id}",
+        Roles(&["supervisor", "inspector", "auditor", "device"]),
+    ),
+    (
+        "POST",
+        "/api/v1/devices/{id}/return",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
+    // Tickets (shared/API.md, "Tickets").
+    ("POST", "/api/v1/tickets", Roles(WRITER)),
+    ("POST", "/api/v1/tickets/quote", Roles(WRITER)),
+    ("GET", "/api/v1/tickets/{serial}", Roles(CASE_READERS)),
+    ("GET", "/api/v1/tickets/{serial}/check", Public),
+    ("POST", "/api/v1/tickets/{serial}/cancel", Roles(WRITER)),
+    ("POST", "/api/v1/tickets/{serial}/pay", Roles(WRITER)),
+    // Vouchers.
+    ("POST", "/api/v1/vouchers", Roles(WRITER)),
+    (
+        "GET",
+        "/api/v1/vouchers/{code}",
+        Roles(&["writer", "supervisor", "auditor"]),
+    ),
+    ("POST", "/api/v1/vouchers/{code}/cash", Roles(WRITER)),
+    // Jackpots, schedules, bonus prizes, set bets, Special 3.
+    ("GET", "/api/v1/jackpots", Public),
+    ("GET", "/api/v1/schedules", Public),
+    ("GET", "/api/v1/bonus-prizes", Public),
+    ("POST", "/api/v1/bonus-prizes", Roles(SUPERVISOR)),
+    (
+        "POST",
+        "/api/v1/bonus-prizes/{id}/approve",
+        Roles(INSPECTOR),
+    ),
+    (
+        "POST",
+        "/api/v1/bonus-prizes/{id}/withdraw",
+        Roles(SUPERVISOR),
+    ),
+    ("GET", "/api/v1/set-bets", Public),
+    ("GET", "/api/v1/set-bets/{id}", Public),
+    ("POST", "/api/v1/set-bets", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/set-bets/{id}/retire", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/special3/approvals", Roles(OVERSIGHT)),
+    ("POST", "/api/v1/special3/approvals", Roles(INSPECTOR)),
+    (
+        "POST",
+        "/api/v1/special3/approvals/{id}/withdraw",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
+    // Claims and unclaimed prizes.
+    ("POST", "/api/v1/claims", Roles(&["writer", "supervisor"])),
+    ("GET", "/api/v1/claims", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/claims/{id}", Roles(CASE_READERS)),
+    ("GET", "/api/v1/claims/{id}/form.pdf", Roles(CASE_READERS)),
+    ("POST", "/api/v1/claims/{id}/approve", Roles(INSPECTOR)),
+    ("POST", "/api/v1/claims/{id}/reject", Roles(INSPECTOR)),
+    ("POST", "/api/v1/claims/{id}/pay", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/unclaimed/movements", Roles(OVERSIGHT)),
+    ("POST", "/api/v1/unclaimed/movements", Roles(SUPERVISOR)),
+    // Whoever holds a token.
+    ("GET", "/api/v1/principals/me", Roles(ALL)),
+];
+
+/// Served but not API operations (the document itself, the display pages): public.
+const NOT_IN_THE_DOCUMENT: &[&str] = &[
+    "/api/v1/openapi.json",
+    "/",
+    "/display",
+    "/check",
+    "/display/board.js",
+    "/display/check.js",
+    "/display/display.css",
+];
+
+fn openapi_operations() -> Vec<(String, String, bool)> {
+    // As openapi.rs: the manifest dir cargo gives at run time, so a binary built in another
+    // checkout reads this one's file.
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let text = std::fs::read_to_string(dir.join("../schemas/openapi.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let mut ops = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let secured = op["security"].as_array().is_some_and(|s| !s.is_empty());
+            ops.push((method.to_uppercase(), path.clone(), secured));
+        }
+    }
+    ops
+}
+
+#[test]
+fn the_table_names_every_endpoint_of_the_document_once() {
+    let ops = openapi_operations();
+    let documented: BTreeSet<(String, String)> =
+        ops.iter().map(|(m, p, _)| (m.clone(), p.clone())).collect();
+    let rows: Vec<(String, String)> = TABLE
+        .iter()
+        .map(|(m, p, _)| (m.to_string(), p.to_string()))
+        .collect();
+    let tabled: BTreeSet<(String, String)> = rows.iter().cloned().collect();
+    assert_eq!(rows.len(), tabled.len(), "a row is repeated");
+    let missing: Vec<_> = documented.difference(&tabled).collect();
+    assert!(
+        missing.is_empty(),
+        "endpoints without a row in roles.rs (say who may call them): {missing:?}"
+    );
+    let stale: Vec<_> = tabled.difference(&documented).collect();
+    assert!(
+        stale.is_empty(),
+        "rows for endpoints not in the document: {stale:?}"
+    );
+    // The document says which endpoints need a token; the table agrees.
+    for (method, path, secured) in &ops {
+        let (_, _, who) = TABLE
+            .iter()
+            .find(|(m, p, _)| m == method && p == path)
+            .unwrap();
+        assert_eq!(
+            *secured,
+            *who != Public,
+            "{method} {path}: the document and the table disagree on whether it is public"
+        );
+    }
+}
+
+/// A caller: a role's token, no token, or a token that matches no principal.
+struct Caller {
+    name: &'static str,
+    token: Option<String>,
+}
+
+fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let mut callers = vec![Caller {
+        name: "writer",
+        token: Some(writer),
+    }];
+    for role in ["supervisor", "inspector", "auditor", "device"] {
+        callers.push(Caller {
+            name: role,
+            token: Some(db.principal(role, &role.to_uppercase(), None)),
+        });
+    }
+    callers.push(Caller {
+        name: "no token",
+        token: None,
+    });
+    callers.push(Caller {
+        name: "bad token",
+        token: Some(common::random_hex(32)),
+    });
+    // Every protected row is also called with a bad token: more than the default burst of
+    // failures from one address.
+    let server = common::Server::start(
+        &db,
+        &[MANUAL_CLOCK, &["--auth-failure-burst", "1000"]].concat(),
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let device = callers.iter().find(|c| c.name == "device").unwrap();
+    let device_id = call(&agent, &server.base, "GET", "/api/v1/principals/me", device).1["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let mut wrong = Vec::new();
+    let mut calls = 0;
+    for (method, pattern, who) in TABLE {
+        let path = pattern
+            .replace("{number}", "1")
+            .replace(
+                "{id}",
+                if pattern.starts_with("/api/v1/devices/") {
+                    &device_id
+                } else {
+                    "1"
+                },
+            )
+            // Well formed (the check digit of nineteen zeros is 0), and sold to nobody.
+            .replace("{serial}", &"0".repeat(20))
+            .replace("{code}", &"0".repeat(22));
+        for caller in &callers {
+            calls += 1;
+            let (status, body) = call(&agent, &server.base, method, &path, caller);
+            let expected = match (who, caller.name) {
+                (Public, _) => None,
+                (Roles(_), "no token" | "bad token") => Some((401, "unauthorized")),
+                (Roles(roles), role) if roles.contains(&role) => None,
+                (Roles(_), _) => Some((403, "forbidden")),
+            };
+            let ok = match expected {
+                None => status != 401 && status != 403 && status < 500,
+                Some((code, error)) => status == code && body["error"] == error,
+            };
+            if !ok {
+                wrong.push(format!(
+                    "{method} {pattern} as {}: {status} {body} (expected {})",
+                    caller.name,
+                    expected.map_or("neither 401 nor 403".to_string(), |(c, e)| format!(
+                        "{c} {e}"
+                    ))
+                ));
+            }
+        }
+    }
+    for path in NOT_IN_THE_DOCUMENT {
+        for caller in &callers {
+            calls += 1;
+            let (status, _) = call(&agent, &server.base, "GET", path, caller);
+            if status != 200 {
+                wrong.push(format!("GET {path} as {}: {status}", caller.name));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {calls} calls answered wrongly:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert_eq!(calls, (TABLE.len() + NOT_IN_THE_DOCUMENT.len()) * 7);
+}
+
+/// One minimal request; the status and the body as JSON (or text). The event stream's body,
+/// which never ends, is not read.
+fn call(
+    agent: &ureq::Agent,
+    base: &str,
+    method: &str,
+    path: &str,
+    caller: &Caller,
+) -> (u16, Value) {
+    let url = format!("{base}{path}");
+    let auth = caller.token.as_ref().map(|t| format!("Bearer {t}"));
+    let response = match method {
+        "GET" => {
+            let mut r = agent.get(&url);
+            if let Some(auth) = &auth {
+                r = r.header("Authorization", auth);
+            }
+            r.call()
+        }
+        "POST" => {
+            let mut r = agent.post(&url);
+            if let Some(auth) = &auth {
+                r = r.header("Authorization", auth);
+            }
+            r.send_json(json!({}))
+        }
+        other => panic!("no such method in the table: {other}"),
+    };
+    let mut response = response.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let status = response.status().as_u16();
+    let streaming = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if streaming {
+        return (status, Value::Null);
+    }
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
