@@ -359,7 +359,7 @@ pub async fn list(
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Approval {
+pub struct ClaimApproval {
     /// The ticket the claim is for, chosen from the candidates.
     pub serial: String,
     pub reason: String,
@@ -371,7 +371,7 @@ pub struct Approval {
     tag = "claims",
     security(("bearer" = [])),
     params(("id" = i64, Path)),
-    request_body = Approval,
+    request_body = ClaimApproval,
     responses(
         (status = 200, body = Claim),
         (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`, `already_paid`, `not_settled`, `no_prize`, `cancelled`, `ticket_claimed` (another claim has it)"),
@@ -383,7 +383,7 @@ pub async fn approve(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
-    body: web::Json<Approval>,
+    body: web::Json<ClaimApproval>,
 ) -> ApiResult<web::Json<Claim>> {
     principal.require(&[Role::Inspector])?;
     let id = id.into_inner();
