@@ -394,6 +394,10 @@ pub async fn approve(
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> ApiResult<()> {
+            // The claim first: no such claim is a 404 and a decided one `claim_decided`,
+            // whatever the ticket named.
+            let current = find_claim(conn, id)?;
+            decided(conn, id, usize::from(current.state == "submitted"))?;
             let ticket = crate::tickets::find(conn, &serial)?
                 .ok_or_else(|| ApiError::not_found("ticket"))?;
             payable(conn, &ticket)?;
