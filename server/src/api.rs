@@ -64,7 +64,7 @@ use crate::{events, games, jackpots, tickets};
         crate::special3::withdraw,
         events::stream_events,
     ),
-    modifiers(&BearerAuth)
+    modifiers(&BearerAuth, &UnreadableRequests)
 )]
 pub struct ApiDoc;
 
@@ -104,6 +104,62 @@ fn too_many_auth_failures() -> RefOr<Response> {
         )
         .build()
         .into()
+}
+
+/// Every operation that reads a path, a query or a body answers 400 `invalid_request` when it
+/// cannot be read (the extractors' error handlers in `routes`): say so where the operation's own
+/// annotation does not.
+struct UnreadableRequests;
+
+const INVALID_REQUEST: &str =
+    "`invalid_request`: the path, the query or the body could not be read (not a number, an \
+     unknown field, not JSON...)";
+
+impl Modify for UnreadableRequests {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for op in operations.into_iter().flatten() {
+                let reads = op.parameters.as_ref().is_some_and(|p| !p.is_empty())
+                    || op.request_body.is_some();
+                if !reads {
+                    continue;
+                }
+                match op.responses.responses.get_mut("400") {
+                    Some(RefOr::T(response)) => {
+                        if !response.description.contains("invalid_request") {
+                            if !response.description.is_empty() {
+                                response.description.push_str("; ");
+                            }
+                            response.description.push_str(INVALID_REQUEST);
+                        }
+                    }
+                    Some(RefOr::Ref(_)) => {}
+                    None => {
+                        let response = ResponseBuilder::new()
+                            .description(INVALID_REQUEST)
+                            .content(
+                                "application/json",
+                                ContentBuilder::new()
+                                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                                    .build(),
+                            )
+                            .build();
+                        op.responses
+                            .responses
+                            .insert("400".into(), RefOr::T(response));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The document as checked in at `schemas/openapi.json`.

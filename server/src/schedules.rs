@@ -28,8 +28,9 @@ pub struct SpotsPays {
     pub pays: Vec<CatchPay>,
 }
 
+/// A prize schedule and what each spot count's catches pay under it.
 #[derive(Serialize, ToSchema, Debug)]
-pub struct Schedule {
+pub struct PrizeSchedule {
     /// standard | special1 | special2 | special3 | jackpot
     pub schedule: String,
     pub name: String,
@@ -41,9 +42,9 @@ pub struct Schedule {
 
 /// The prize schedules on sale under the rule set in force: Special 3 only while the
 /// regulator's approval of it is in force (rule 18.4).
-#[utoipa::path(tag = "games", responses((status = 200, body = [Schedule])))]
+#[utoipa::path(tag = "games", responses((status = 200, body = [PrizeSchedule])))]
 #[get("/api/v1/schedules")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Schedule>>> {
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSchedule>>> {
     let special3 = if state.special3_digest.is_some() {
         let s = state.clone();
         web::block(move || -> ApiResult<_> {
@@ -58,7 +59,7 @@ pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Schedul
     let schedules = ScheduleId::ALL
         .into_iter()
         .filter(|&s| rules.is_schedule_available(s, special3))
-        .map(|s| Schedule {
+        .map(|s| PrizeSchedule {
             schedule: s.key().into(),
             name: s.to_string(),
             rule: s.rule().into(),

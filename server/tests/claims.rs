@@ -227,6 +227,13 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
         (status, e["error"].as_str()),
         (409, Some("claim_not_approved"))
     );
+    // The claim is looked at before the ticket: a paid claim is decided (not "already paid"),
+    // and a claim that does not exist is not found (found by scripts/hostile-input).
+    let approve = json!({ "serial": winner, "reason": "details match the ticket's record" });
+    let (status, e) = s.post(&p.inspector, &path, approve.clone());
+    assert_eq!((status, e["error"].as_str()), (409, Some("claim_decided")));
+    let (status, e) = s.post(&p.inspector, "/api/v1/claims/999999/approve", approve);
+    assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
     let (_, t) = s.get_as(&p.w.writer, &format!("/api/v1/tickets/{winner}"));
     assert_eq!(
         (t["status"].as_str(), t["paid_cents"].as_i64()),

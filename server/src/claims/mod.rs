@@ -399,7 +399,7 @@ pub async fn list(
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Approval {
+pub struct ClaimApproval {
     /// The ticket the claim is for, chosen from the candidates.
     pub serial: String,
     pub reason: String,
@@ -411,7 +411,7 @@ pub struct Approval {
     tag = "claims",
     security(("bearer" = [])),
     params(("id" = i64, Path)),
-    request_body = Approval,
+    request_body = ClaimApproval,
     responses(
         (status = 200, body = Claim),
         (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`, `already_paid`, `not_settled`, `no_prize`, `cancelled`, `ticket_claimed` (another claim has it)"),
@@ -423,7 +423,7 @@ pub async fn approve(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
-    body: web::Json<Approval>,
+    body: web::Json<ClaimApproval>,
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let body = body.into_inner();
@@ -433,6 +433,10 @@ pub async fn approve(
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> ApiResult<()> {
+            // The claim first: no such claim is a 404 and a decided one `claim_decided`,
+            // whatever the ticket named.
+            let current = find_claim(conn, id)?;
+            decided(conn, id, usize::from(current.state == "submitted"))?;
             let ticket = crate::tickets::find(conn, &serial)?
                 .ok_or_else(|| ApiError::not_found("ticket"))?;
             payable(conn, &ticket)?;
