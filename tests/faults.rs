@@ -499,3 +499,75 @@ fn paused_leader_is_fenced() {
     c.wait_settled(next);
     c.check_invariants(&sold, &BTreeMap::from([(game, seen)]));
 }
+
+/// Events reach the clients of every instance: a display on the standby sees the game the
+/// leader draws, number by number, closed at the standby (which wakes the leader through the
+/// database).
+#[test]
+fn events_reach_every_instance() {
+    let Some(c) = Cluster::start("3600", "0.02", ["", ""]) else {
+        return;
+    };
+    let events = c
+        .agent
+        .get(format!("{}/api/v1/events", c.base(1)))
+        .config()
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .call()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut kind = String::new();
+        for line in std::io::BufReader::new(events.into_body().into_reader())
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(k) = line.strip_prefix("event: ") {
+                kind = k.to_string();
+            } else if let Some(d) = line.strip_prefix("data: ") {
+                let data: Value = serde_json::from_str(d).unwrap_or(Value::Null);
+                if tx.send((kind.clone(), data)).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let closed_at = Instant::now();
+    let game = c.close(1);
+    let mut numbers = BTreeMap::new();
+    let mut seen = Vec::new();
+    loop {
+        let (kind, data) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the standby's stream goes on");
+        if data["game"] != game {
+            continue;
+        }
+        if kind == "number_drawn" {
+            if numbers.is_empty() {
+                eprintln!(
+                    "first number at the standby's display {:?} after the close",
+                    closed_at.elapsed()
+                );
+            }
+            numbers.insert(
+                data["position"].as_i64().unwrap(),
+                data["number"].as_i64().unwrap(),
+            );
+        }
+        seen.push(kind.clone());
+        if kind == "game_settled" {
+            break;
+        }
+    }
+    assert_eq!(seen.first().map(String::as_str), Some("game_closed"));
+    assert!(seen.contains(&"game_drawn".to_string()), "{seen:?}");
+    let drawn = c.drawn(game);
+    assert_eq!(
+        numbers.into_values().collect::<Vec<_>>(),
+        drawn,
+        "every number, in order"
+    );
+}
