@@ -51,6 +51,7 @@ BACKGROUND_KINDS = {
     "game_settled",
     "rule_set_recorded",
     "correction_closed",
+    "leader_elected",
 }
 
 # Tables the game clock, the drawer and settlement write on their own: not compared.
@@ -65,6 +66,7 @@ BACKGROUND_TABLES = {
     "game_bonus_offers",
     "audit_log",  # compared through its non-background entries below
     "audit_head",
+    "leadership",  # the leader renews its lease every few seconds
     "rule_sets",
     "__diesel_schema_migrations",
 }

@@ -198,19 +198,29 @@ impl Elector {
                 .get_result::<Holder>(conn)
                 .optional()?
                 .map(|h| h.s);
-                if let Some(holder) = stale.filter(|h| !h.is_empty()) {
-                    let ended = diesel::sql_query(
-                        "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity \
-                         WHERE application_name = $1",
-                    )
-                    .bind::<Text, _>(&holder)
-                    .get_result::<Micros>(conn)?
-                    .n;
-                    tracing::warn!(
-                        %holder,
-                        sessions = ended,
-                        "the leader's lease ran out: its database sessions were ended"
-                    );
+                match stale {
+                    Some(holder) if holder == self.leadership.instance => {
+                        // Its sessions are named as ours: ending them would end ours too.
+                        tracing::error!(
+                            %holder,
+                            "a stuck leader has this instance's name: give each its own --instance"
+                        );
+                    }
+                    Some(holder) if !holder.is_empty() => {
+                        let ended = diesel::sql_query(
+                            "SELECT count(pg_terminate_backend(pid)) AS n \
+                             FROM pg_stat_activity WHERE application_name = $1",
+                        )
+                        .bind::<Text, _>(&holder)
+                        .get_result::<Micros>(conn)?
+                        .n;
+                        tracing::warn!(
+                            %holder,
+                            sessions = ended,
+                            "the leader's lease ran out: its database sessions were ended"
+                        );
+                    }
+                    _ => {}
                 }
                 Ok(Duration::from_millis(250))
             }
