@@ -70,6 +70,10 @@ struct Args {
     /// After the sales: settlement times of the games drawn and the invariants (PostgreSQL).
     #[arg(long)]
     soak: bool,
+    /// Every so many seconds of the sales, kill the leading instance (SIGKILL) and start it
+    /// again: terminals send what got no answer to another instance (0: never).
+    #[arg(long, default_value_t = 0)]
+    kill_leader_every: u64,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -123,10 +127,26 @@ fn main() -> anyhow::Result<()> {
         args.instances == 1 || db.starts_with("postgres"),
         "several instances need a PostgreSQL database"
     );
-    let mut servers = (0..args.instances.max(1))
-        .map(|i| Server::start(&bin, &db, args.workers, args.game_interval, i))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let bases: Vec<String> = servers.iter().map(|s| s.base.clone()).collect();
+    let launch = |i: usize, listen: &str| {
+        Server::start(&bin, &db, listen, args.workers, args.game_interval, i)
+    };
+    // Fixed addresses, so that an instance killed on purpose comes back where terminals look.
+    let listens: Vec<String> = (0..args.instances.max(1))
+        .map(|_| free_listen())
+        .collect::<anyhow::Result<_>>()?;
+    let servers = std::sync::Mutex::new(
+        listens
+            .iter()
+            .enumerate()
+            .map(|(i, l)| launch(i, l))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+    );
+    let bases: Vec<String> = servers
+        .lock()
+        .expect("servers")
+        .iter()
+        .map(|s| s.base.clone())
+        .collect();
     println!(
         "servers: {} on {}",
         bases.join(", "),
@@ -140,32 +160,86 @@ fn main() -> anyhow::Result<()> {
         let started_at = chrono_now_micros();
         let mut sold = Vec::new();
         if args.seconds > 0 {
-            sold = throughput(
-                &bases,
-                &writers,
-                Duration::from_secs(args.seconds),
-                args.rate,
-                &run,
-            );
+            let length = Duration::from_secs(args.seconds);
+            std::thread::scope(|scope| -> anyhow::Result<()> {
+                if args.kill_leader_every > 0 {
+                    let every = Duration::from_secs(args.kill_leader_every);
+                    let (servers, listens, launch, db) = (&servers, &listens, &launch, &db);
+                    scope.spawn(move || chaos(db, servers, listens, launch, every, length));
+                }
+                sold = throughput(&bases, &writers, length, args.rate, &run);
+                Ok(())
+            })?;
         }
         if args.soak {
             soak_report(&bin, &db, started_at, &sold)?;
         }
         if args.settle_tickets > 0 {
-            settlement(
-                &servers[0].base,
-                &writers,
-                &supervisor,
-                args.settle_tickets,
-                &run,
-            )?;
+            settlement(&bases[0], &writers, &supervisor, args.settle_tickets, &run)?;
         }
         Ok(())
     })();
-    for server in &mut servers {
+    for server in servers.lock().expect("servers").iter_mut() {
         server.stop();
     }
     result
+}
+
+fn free_listen() -> anyhow::Result<String> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .to_string())
+}
+
+/// Kills the leading instance every `every` until `length` has passed, starts it again, and
+/// prints how long the lead took to move.
+fn chaos(
+    db: &str,
+    servers: &std::sync::Mutex<Vec<Server>>,
+    listens: &[String],
+    launch: &(dyn Fn(usize, &str) -> anyhow::Result<Server> + Sync),
+    every: Duration,
+    length: Duration,
+) {
+    #[derive(QueryableByName)]
+    struct S {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        s: String,
+    }
+    let started = Instant::now();
+    let mut conn = diesel::PgConnection::establish(db).expect("the database");
+    let mut holder = || -> String {
+        diesel::sql_query("SELECT holder AS s FROM leadership")
+            .get_result::<S>(&mut conn)
+            .map(|r| r.s)
+            .unwrap_or_default()
+    };
+    while started.elapsed() + every < length {
+        std::thread::sleep(every);
+        let leader = holder();
+        let Some(i) = leader
+            .strip_prefix("load-")
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        servers.lock().expect("servers")[i].stop();
+        let killed = Instant::now();
+        while holder() == leader && killed.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        println!(
+            "chaos: killed the leader {leader} at {:.0} s; {} leads {} ms later",
+            started.elapsed().as_secs_f64(),
+            holder(),
+            killed.elapsed().as_millis()
+        );
+        std::thread::sleep(Duration::from_secs(1));
+        match launch(i, &listens[i]) {
+            Ok(server) => servers.lock().expect("servers")[i] = server,
+            Err(e) => println!("chaos: load-{i} did not start again: {e:#}"),
+        }
+    }
 }
 
 fn chrono_now_micros() -> i64 {
@@ -260,12 +334,13 @@ impl Server {
     fn start(
         bin: &PathBuf,
         db: &str,
+        listen: &str,
         workers: usize,
         game_interval: f64,
         index: usize,
     ) -> anyhow::Result<Server> {
         let mut child = Command::new(bin)
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db])
+            .args(["serve", "--listen", listen, "--database-url", db])
             .args(["--game-interval", &game_interval.to_string()])
             .args([
                 "--reveal-interval",
@@ -382,7 +457,9 @@ fn throughput(
         .iter()
         .enumerate()
         .map(|(t, token)| {
-            let url = format!("{}/api/v1/tickets", bases[t % bases.len()]);
+            let urls: Vec<String> = (0..bases.len())
+                .map(|k| format!("{}/api/v1/tickets", bases[(t + k) % bases.len()]))
+                .collect();
             let (token, errors, run) = (token.clone(), errors.clone(), run.to_string());
             std::thread::spawn(move || {
                 let agent = new_agent();
@@ -404,7 +481,18 @@ fn throughput(
                     let body = json!({"request_id": format!("{run}-{t}-{i}"), "bet": b, "schedule": schedule,
                                       "amount_per_way_cents": amount, "games": games});
                     let sent = Instant::now();
-                    let (status, ticket) = post(&agent, &url, &token, &body);
+                    // No answer (an instance killed, a database session ended): the same request
+                    // again at the next instance, as a terminal does; it sells once.
+                    let mut attempt = 0;
+                    let (status, ticket) = loop {
+                        let (status, ticket) =
+                            post(&agent, &urls[attempt % urls.len()], &token, &body);
+                        attempt += 1;
+                        if !matches!(status, 0 | 502 | 503) || attempt >= 50 {
+                            break (status, ticket);
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    };
                     if status == 201 {
                         latencies.push(sent.elapsed().as_micros() as u64);
                         if let Some(serial) = ticket["serial"].as_str() {
