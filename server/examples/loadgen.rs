@@ -499,7 +499,10 @@ fn throughput(
                             serials.push(serial.to_string());
                         }
                     } else {
-                        errors.fetch_add(1, Ordering::Relaxed);
+                        // The first few refusals are shown: a refusal under load is a finding.
+                        if errors.fetch_add(1, Ordering::Relaxed) < 5 {
+                            println!("sale refused or failed after {attempt} attempts: {status} {ticket}");
+                        }
                     }
                 }
                 (latencies, serials)
