@@ -29,10 +29,40 @@ use serde_json::{json, Value};
 
 const NAMES: [&str; 2] = ["a", "b"];
 
+/// At most two clusters at once, whatever the test threads: each holds about 20 PostgreSQL
+/// sessions, and the server allows 100 by default.
+static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+struct Permit;
+
+impl Permit {
+    fn take() -> Permit {
+        let (count, freed) = &RUNNING;
+        let mut n = count.lock().unwrap_or_else(|p| p.into_inner());
+        while *n >= 2 {
+            n = freed.wait(n).unwrap_or_else(|p| p.into_inner());
+        }
+        *n += 1;
+        Permit
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        *count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        freed.notify_one();
+    }
+}
+
 /// Two instances, `a` started first (and so the first leader).
 struct Cluster {
     // Dropped first: the servers stop before their database is dropped.
     servers: [Option<Server>; 2],
+    // One session for the harness's own reads (dropped before the database): a new one per
+    // poll would churn through PostgreSQL's sessions.
+    conn: Mutex<diesel::PgConnection>,
     db: TestDb,
     ports: [u16; 2],
     args: Vec<String>,
@@ -40,11 +70,14 @@ struct Cluster {
     writer: String,
     supervisor: String,
     agent: ureq::Agent,
+    // Dropped last, once the servers and the database are gone.
+    _permit: Permit,
 }
 
 impl Cluster {
     /// `None` without PostgreSQL (outside CI).
     fn start(game_interval: &str, reveal: &str, faults: [&str; 2]) -> Option<Cluster> {
+        let permit = Permit::take();
         let db = TestDb::new(Backend::Postgres)?;
         let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
         let supervisor = db.principal("supervisor", "SAM", None);
@@ -65,8 +98,12 @@ impl Cluster {
         ]
         .map(String::from)
         .to_vec();
+        let conn = Mutex::new(
+            <diesel::PgConnection as diesel::Connection>::establish(&db.url).expect("the database"),
+        );
         let mut cluster = Cluster {
             servers: [None, None],
+            conn,
             db,
             ports: [free_port(), free_port()],
             args,
@@ -78,6 +115,7 @@ impl Cluster {
                 .timeout_global(Some(Duration::from_secs(10)))
                 .build()
                 .into(),
+            _permit: permit,
         };
         cluster.run(0);
         cluster.wait_leader(0);
@@ -97,6 +135,32 @@ impl Cluster {
         ));
     }
 
+    /// `SELECT ... AS n` (a bigint) on the harness's session.
+    fn q(&self, sql: &str) -> i64 {
+        #[derive(diesel::QueryableByName)]
+        struct N {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        diesel::RunQueryDsl::get_result::<N>(diesel::sql_query(sql), &mut *conn)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .n
+    }
+
+    /// `SELECT ... AS s` (text) on the harness's session.
+    fn qt(&self, sql: &str) -> String {
+        #[derive(diesel::QueryableByName)]
+        struct S {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            s: String,
+        }
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        diesel::RunQueryDsl::get_result::<S>(diesel::sql_query(sql), &mut *conn)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .s
+    }
+
     fn server(&self, i: usize) -> &Server {
         self.servers[i].as_ref().expect("instance running")
     }
@@ -108,10 +172,8 @@ impl Cluster {
     /// The leader now: (instance, epoch).
     fn leadership(&self) -> (String, i64) {
         (
-            self.db
-                .query_text("SELECT holder AS s FROM leadership WHERE id = 1"),
-            self.db
-                .query_i64("SELECT epoch AS n FROM leadership WHERE id = 1"),
+            self.qt("SELECT holder AS s FROM leadership WHERE id = 1"),
+            self.q("SELECT epoch AS n FROM leadership WHERE id = 1"),
         )
     }
 
@@ -123,7 +185,7 @@ impl Cluster {
                 return epoch;
             }
             assert!(start.elapsed() < Duration::from_secs(30), "no leader");
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -181,7 +243,7 @@ impl Cluster {
     }
 
     fn drawn(&self, game: i64) -> Vec<i64> {
-        let list = self.db.query_text(&format!(
+        let list = self.qt(&format!(
             "SELECT COALESCE(string_agg(number::text, ',' ORDER BY position), '') AS s \
              FROM drawn_numbers WHERE game = {game}"
         ));
@@ -192,7 +254,7 @@ impl Cluster {
     }
 
     fn state(&self, game: i64) -> String {
-        self.db.query_text(&format!(
+        self.qt(&format!(
             "SELECT state AS s FROM games WHERE number = {game}"
         ))
     }
@@ -204,7 +266,7 @@ impl Cluster {
                 start.elapsed() < Duration::from_secs(60),
                 "timed out waiting for {what}"
             );
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -216,8 +278,8 @@ impl Cluster {
 
     /// Every invariant of the harness, each asserted.
     fn check_invariants(&self, sold: &[String], seen: &BTreeMap<i64, Vec<i64>>) {
-        let q = |sql: &str| self.db.query_i64(sql);
-        let qt = |sql: &str| self.db.query_text(sql);
+        let q = |sql: &str| self.q(sql);
+        let qt = |sql: &str| self.qt(sql);
         let checks = invariants::check_all(
             &q,
             &qt,
@@ -291,11 +353,11 @@ fn leader_killed_at_close() {
     let Some(mut c) = Cluster::start("4", "0", ["close=1500", ""]) else {
         return;
     };
-    let game = c.db.query_i64("SELECT MAX(number) AS n FROM games");
+    let game = c.q("SELECT MAX(number) AS n FROM games");
     let sold: Vec<String> = (0..10)
         .map(|i| c.sell(i % 2, &format!("c{i}"), &spots(i)))
         .collect();
-    let closes_at = c.db.query_i64(&format!(
+    let closes_at = c.q(&format!(
         "SELECT closes_at AS n FROM games WHERE number = {game}"
     ));
     let now = || {
@@ -346,7 +408,7 @@ fn leader_killed_after_k_balls() {
     c.wait_settled(game);
     // Positions up to some k by the old leader, the rest by the new one.
     let by_epoch = |epoch: i64, agg: &str| {
-        c.db.query_i64(&format!(
+        c.q(&format!(
             "SELECT COALESCE({agg}((payload::json->>'position')::bigint), 0) AS n FROM audit_log \
              WHERE kind = 'number_drawn' AND subject = '{game}' \
              AND (payload::json->>'leader_epoch')::bigint = {epoch}"
@@ -403,7 +465,7 @@ fn leader_killed_during_payment() {
         .collect();
     let game = c.close(1);
     c.wait_settled(game);
-    let winner = c.db.query_text(&format!(
+    let winner = c.qt(&format!(
         "SELECT MIN(serial) AS s FROM ticket_results WHERE game = {game} AND prize_cents > 0"
     ));
     let path = format!("/api/v1/tickets/{winner}/pay");
@@ -425,7 +487,7 @@ fn leader_killed_during_payment() {
     });
     c.kill(0);
     assert_eq!(
-        c.db.query_i64(&format!(
+        c.q(&format!(
             "SELECT COUNT(*) AS n FROM tickets WHERE serial = '{winner}' AND paid_at IS NOT NULL"
         )),
         0,
@@ -475,12 +537,12 @@ fn paused_leader_is_fenced() {
         .success());
     c.wait_settled(game);
     // The old leader woke up mid-draw: it wrote no number after the takeover.
-    let first_new: i64 = c.db.query_i64(&format!(
+    let first_new: i64 = c.q(&format!(
         "SELECT MIN((payload::json->>'position')::bigint) AS n FROM audit_log \
          WHERE kind = 'number_drawn' AND subject = '{game}' \
          AND (payload::json->>'leader_epoch')::bigint = {new_epoch}"
     ));
-    let old_after = c.db.query_i64(&format!(
+    let old_after = c.q(&format!(
         "SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'number_drawn' AND subject = '{game}' \
          AND (payload::json->>'leader_epoch')::bigint = {old_epoch} \
          AND (payload::json->>'position')::bigint >= {first_new}"
