@@ -98,6 +98,16 @@ fn too_many_auth_failures() -> RefOr<Response> {
             "`too_many_auth_failures`: too many bad bearer tokens from this address \
              (`--auth-failure-rate`, `--auth-failure-burst`)",
         )
+        .header(
+            "Retry-After",
+            utoipa::openapi::HeaderBuilder::new()
+                .schema(
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::Type::Integer),
+                )
+                .description(Some("Seconds to wait before trying again"))
+                .build(),
+        )
         .content(
             "application/json",
             Content::new(Some(Ref::from_schema_name("ErrorBody"))),

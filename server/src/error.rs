@@ -16,6 +16,8 @@ pub enum ApiError {
         status: StatusCode,
         code: &'static str,
         message: String,
+        /// Seconds to wait before trying again (`Retry-After`), for a 429.
+        retry_after: Option<u64>,
     },
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
@@ -36,6 +38,17 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// 429: too many from this place; the wait goes in `Retry-After` and in the message.
+    pub fn too_many(code: &'static str, message: impl Into<String>, wait_seconds: u64) -> Self {
+        ApiError::Refused {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            code,
+            message: message.into(),
+            retry_after: Some(wait_seconds),
         }
     }
 
@@ -54,10 +67,12 @@ impl ApiError {
                 status,
                 code,
                 message,
+                retry_after,
             } if code == from => ApiError::Refused {
                 status,
                 code: to,
                 message,
+                retry_after,
             },
             other => other,
         }
@@ -117,7 +132,20 @@ impl ResponseError for ApiError {
                 }
             }
         };
-        HttpResponse::build(self.status_code()).json(body)
+        let mut response = HttpResponse::build(self.status_code());
+        match self {
+            ApiError::Refused {
+                retry_after: Some(seconds),
+                ..
+            } => {
+                response.insert_header(("Retry-After", seconds.to_string()));
+            }
+            ApiError::Internal(e) if database_out_of_reach(e) => {
+                response.insert_header(("Retry-After", "1"));
+            }
+            _ => {}
+        }
+        response.json(body)
     }
 }
 

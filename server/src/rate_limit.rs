@@ -17,7 +17,6 @@ use std::num::NonZeroU32;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use actix_web::http::StatusCode;
 use actix_web::HttpRequest;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -78,10 +77,10 @@ impl PerAddress {
         }
         self.limiter.check_key(&address).map_err(|not_until| {
             let wait = not_until.wait_time_from(self.clock.now()).as_secs() + 1;
-            ApiError::refused(
-                StatusCode::TOO_MANY_REQUESTS,
+            ApiError::too_many(
                 "too_many_requests",
                 format!("too many checks from this place: try again in {wait} seconds"),
+                wait,
             )
         })
     }
@@ -133,12 +132,12 @@ impl AuthFailures {
             return Ok(());
         }
         let wait = ((1.0 - bucket.left) / self.per_second).ceil().max(1.0);
-        Err(ApiError::refused(
-            StatusCode::TOO_MANY_REQUESTS,
+        Err(ApiError::too_many(
             "too_many_auth_failures",
             format!(
                 "too many requests with a bad token from this place: try again in {wait} seconds"
             ),
+            wait as u64,
         ))
     }
 
@@ -167,6 +166,7 @@ impl AuthFailures {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use actix_web::http::StatusCode;
 
     fn limit(per_minute: u32, burst: u32) -> AuthFailures {
         AuthFailures::new(

@@ -134,6 +134,27 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
         (status, e["error"].as_str()),
         (429, Some("too_many_auth_failures"))
     );
+    // How long to wait is in the header too, for clients that back off by themselves.
+    let refused = ureq::get(format!("{}/api/v1/principals/me", s.base))
+        .header(
+            "Authorization",
+            format!("Bearer {}", common::random_hex(32)),
+        )
+        .config()
+        .http_status_as_error(false)
+        .build()
+        .call()
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 429);
+    let wait: u64 = refused
+        .headers()
+        .get("retry-after")
+        .expect("a Retry-After header")
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "Retry-After: {wait}");
     // A token not seen today waits like the guesses from its address...
     assert_eq!(s.get_as(&auditor, "/api/v1/principals/me").0, 429);
     // ...while the terminal at work goes on selling, past the cache's 10 seconds too, and the

@@ -350,6 +350,7 @@ impl Ledger {
                     status,
                     code,
                     message,
+                    ..
                 }) => TicketState::Refused(status, code, message),
                 Err(e) => return Err(e),
             };

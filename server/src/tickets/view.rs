@@ -267,7 +267,8 @@ pub async fn get_ticket(
     params(("serial" = String, Path)),
     responses((status = 200, body = TicketCheck), (status = 404, body = crate::error::ErrorBody),
               (status = 400, body = crate::error::ErrorBody),
-              (status = 429, body = crate::error::ErrorBody, description = "`too_many_requests`: too many checks from one address (`--check-rate`)"))
+              (status = 429, body = crate::error::ErrorBody, description = "`too_many_requests`: too many checks from one address (`--check-rate`)",
+                  headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))))
 )]
 #[get("/api/v1/tickets/{serial}/check")]
 pub async fn check(
