@@ -241,7 +241,7 @@ fn a_player_checks_a_ticket_and_guessing_is_slowed() {
     assert!(summary.contains(serial), "{summary}");
     let won = detail["won_cents"].as_u64().unwrap();
     assert!(
-        summary.contains(&format!("won ${}.{:02}", won / 100, won % 100)),
+        summary.contains(&format!("won {}", dollars(won))),
         "{summary} / {won}"
     );
     let games = shown["games"].as_array().unwrap();
@@ -304,4 +304,24 @@ fn a_player_checks_a_ticket_and_guessing_is_slowed() {
             .contains("Too many checks"),
         "{shown}"
     );
+}
+
+/// Cents as the page shows them: `$2,700.00`.
+fn dollars(cents: u64) -> String {
+    let whole = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("${grouped}.{:02}", cents % 100)
+}
+
+#[test]
+fn dollars_are_grouped_by_thousands() {
+    assert_eq!(dollars(5), "$0.05");
+    assert_eq!(dollars(270_000), "$2,700.00");
+    assert_eq!(dollars(123_456_789), "$1,234,567.89");
 }
