@@ -129,8 +129,9 @@ pub fn check_all(
         wrong_pay == 0 && !twice.iter().any(|t| t.starts_with("ticket_paid")),
         || format!("{wrong_pay} tickets paid other than their prizes"),
     ));
-    // Money per settled game: stakes = refunds + prizes + the house's result, the settlement's
-    // total is its tickets' prizes, and every sale is some game's stake.
+    // Money per settled game: the settlement's total is its tickets' prizes and refunds are
+    // their games'; what is left of the stakes is the house's result, printed (stakes =
+    // refunds + prizes + house holds by that definition: what can fail is the two checks).
     let games: Vec<i64> = text(
         "SELECT COALESCE(string_agg(number::text, ','), '') AS s FROM games \
          WHERE state = 'settled'",
@@ -142,8 +143,8 @@ pub fn check_all(
     let mut unbalanced = Vec::new();
     let (mut stakes_all, mut refunds_all, mut prizes_all) = (0, 0, 0);
     for g in &games {
-        // A ticket's stake per game, its cost for the games it is charged for spread over
-        // the games it plays (Keno To Go), and the remainder to its first game.
+        // A ticket's stake per game: its price spread evenly over the games it plays (Keno To
+        // Go), the remainder to its first game.
         let stakes = query(&format!(
             "SELECT COALESCE(SUM(total_cents / games + CASE WHEN first_game = {g} \
              THEN total_cents % games ELSE 0 END), 0)::bigint AS n FROM tickets \
@@ -175,7 +176,7 @@ pub fn check_all(
     );
     let house = stakes_all - refunds_all - prizes_all;
     checks.push(check(
-        "money conserved per game (stakes = refunds + prizes + house result)",
+        "money accounted per game (its settlement total is its tickets' prizes; a refund is its games' refunds)",
         unbalanced.is_empty() && refunds_off == 0,
         || format!("{unbalanced:?}; {refunds_off} tickets whose refund is not their games'"),
     ));

@@ -115,27 +115,17 @@ async fn process(
     reannounced: &mut Option<(Term, i64)>,
 ) -> anyhow::Result<()> {
     let number = game.number;
-    if number > state.announced_close.load(Ordering::Relaxed) {
-        // Closed (and perhaps partly drawn) before this process started: a crash may have come
-        // between a commit and its announcement, so the displays hear it all again (9.3, 9.4).
+    // Closed (and perhaps partly drawn) before this process started, or taken over mid-draw
+    // from a leader that died: a crash may have come between a commit and its announcement,
+    // so the displays hear it all again (rules 9.3, 9.4, 10.3).
+    let unannounced = number > state.announced_close.load(Ordering::Relaxed);
+    if unannounced {
         state.announced_close.fetch_max(number, Ordering::Relaxed);
         state
             .events
             .publish("game_closed", &serde_json::json!({ "game": number }));
-        let s = state.clone();
-        let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
-            Ok(drawn(&mut *s.db.conn()?, number)?)
-        })
-        .await??;
-        for (i, n) in so_far.iter().enumerate() {
-            state.events.publish(
-                "number_drawn",
-                &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
-            );
-        }
-    } else if game.state == "drawing" && *reannounced != Some((term, number)) {
-        // Taken over mid-draw: the numbers the last leader drew are shown again, in case it
-        // died between a commit and its announcement (rule 10.3).
+    }
+    if unannounced || (game.state == "drawing" && *reannounced != Some((term, number))) {
         let s = state.clone();
         let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
             Ok(drawn(&mut *s.db.conn()?, number)?)

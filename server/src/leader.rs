@@ -25,6 +25,10 @@ use tokio::sync::watch;
 use crate::db::schema::leadership;
 use crate::db::{Backend, Db, DbConnection};
 
+/// PostgreSQL's clock in microseconds since the epoch: the lease is kept on the database's clock,
+/// since the instances' clocks may differ.
+const PG_NOW: &str = "(extract(epoch from clock_timestamp()) * 1000000)::bigint";
+
 /// The advisory lock key of the leader ("KENO").
 const LOCK_KEY: i64 = 0x4b45_4e4f;
 
@@ -163,9 +167,8 @@ impl Elector {
         match (self.db.backend().clone(), self.leadership.term()) {
             (Backend::Postgres(url), term) => {
                 if self.lock_conn.is_none() {
-                    let mut conn = DbConnection::Pg(diesel::PgConnection::establish(&url)?);
-                    crate::db::name_session(&mut conn, &self.leadership.instance)?;
-                    self.lock_conn = Some(conn);
+                    let conn = crate::db::connect_pg(&url, &self.leadership.instance)?;
+                    self.lock_conn = Some(DbConnection::Pg(conn));
                 }
                 let conn = self.lock_conn.as_mut().expect("connected above");
                 if let Some(term) = term {
@@ -191,10 +194,9 @@ impl Elector {
                     return Ok(renew_every);
                 }
                 // Someone holds the lock: alive, or stuck with its lease run out.
-                let stale: Option<String> = diesel::sql_query(
-                    "SELECT holder AS s FROM leadership WHERE id = 1 AND lease_until < \
-                     (extract(epoch from clock_timestamp()) * 1000000)::bigint",
-                )
+                let stale: Option<String> = diesel::sql_query(format!(
+                    "SELECT holder AS s FROM leadership WHERE id = 1 AND lease_until < {PG_NOW}"
+                ))
                 .get_result::<Holder>(conn)
                 .optional()?
                 .map(|h| h.s);
@@ -242,14 +244,14 @@ impl Elector {
                 let _turn = self.db.writer_turn();
                 let instance = self.leadership.instance.clone();
                 let epoch = conn.transaction(|conn| {
-                    let (lease_until, started): (i64, bool) = leadership::table
+                    let lease_until: i64 = leadership::table
                         .find(1)
-                        .select((leadership::lease_until, leadership::epoch.eq(0)))
+                        .select(leadership::lease_until)
                         .first(conn)?;
                     let now = crate::db::now_micros();
                     // One process serves a SQLite file: at start it takes the lead; another
                     // process on the same file waits for the lease to run out.
-                    if started || !self.led_before || lease_until < now {
+                    if !self.led_before || lease_until < now {
                         take_over(conn, &instance, now, micros(lease)).map(Some)
                     } else {
                         QueryResult::Ok(None)
@@ -277,27 +279,21 @@ fn micros(d: Duration) -> i64 {
     d.as_micros() as i64
 }
 
-/// Renews the lease on PostgreSQL's clock (the instances' clocks may differ); false when the
-/// epoch has moved on.
+/// Renews the lease; false when the epoch has moved on.
 fn renew_pg(conn: &mut DbConnection, term: Term, lease: Duration) -> QueryResult<bool> {
-    let n = diesel::sql_query(
-        "UPDATE leadership SET lease_until = \
-         (extract(epoch from clock_timestamp()) * 1000000)::bigint + $1 \
-         WHERE id = 1 AND epoch = $2",
-    )
+    let n = diesel::sql_query(format!(
+        "UPDATE leadership SET lease_until = {PG_NOW} + $1 WHERE id = 1 AND epoch = $2"
+    ))
     .bind::<BigInt, _>(micros(lease))
     .bind::<BigInt, _>(term.0)
     .execute(conn)?;
     Ok(n == 1)
 }
 
-/// PostgreSQL's clock, in microseconds since the epoch.
 fn pg_now(conn: &mut DbConnection) -> QueryResult<i64> {
-    Ok(
-        diesel::sql_query("SELECT (extract(epoch from clock_timestamp()) * 1000000)::bigint AS n")
-            .get_result::<Micros>(conn)?
-            .n,
-    )
+    Ok(diesel::sql_query(format!("SELECT {PG_NOW} AS n"))
+        .get_result::<Micros>(conn)?
+        .n)
 }
 
 /// Raises the epoch and records the new leader (and the change in the audit trail).

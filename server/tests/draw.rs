@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{sale, world, Server, TestDb};
@@ -97,39 +95,9 @@ fn rule_10_3_a_restarted_server_continues_the_draw_from_the_last_committed_numbe
     );
 }
 
-/// Reads the event stream into (event, data) pairs on a channel.
-fn subscribe(server: &Server) -> mpsc::Receiver<(String, Value)> {
-    let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
-    let resp = agent
-        .get(format!("{}/api/v1/events", server.base))
-        .call()
-        .unwrap();
-    assert_eq!(resp.headers()["content-type"], "text/event-stream");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut kind = String::new();
-        for line in BufReader::new(resp.into_body().into_reader())
-            .lines()
-            .map_while(Result::ok)
-        {
-            if let Some(k) = line.strip_prefix("event: ") {
-                kind = k.to_string();
-            } else if let Some(d) = line.strip_prefix("data: ") {
-                if tx
-                    .send((kind.clone(), serde_json::from_str(d).unwrap()))
-                    .is_err()
-                {
-                    return;
-                }
-            }
-        }
-    });
-    rx
-}
-
 fn events_announce_the_close_then_each_number_then_the_result(db: TestDb) {
     let w = world(&db, common::MANUAL_CLOCK);
-    let events = subscribe(&w.server);
+    let events = common::subscribe(&w.server);
     w.server.sell(
         &w.writer,
         sale(

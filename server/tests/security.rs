@@ -61,15 +61,11 @@ fn tokens_never_reach_the_logs(db: TestDb) {
         401,
         "refused before the body is read"
     );
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let status = agent
-        .get(format!("{}/api/v1/principals/me", s.base))
-        .header("Authorization", format!("Token {supervisor}"))
-        .call()
-        .unwrap()
+    let status = s
+        .get_with(
+            "/api/v1/principals/me",
+            &[("Authorization", &format!("Token {supervisor}"))],
+        )
         .status();
     assert_eq!(status, 401);
     s.close_and_settle(&supervisor);
@@ -135,16 +131,8 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
         (429, Some("too_many_auth_failures"))
     );
     // How long to wait is in the header too, for clients that back off by themselves.
-    let refused = ureq::get(format!("{}/api/v1/principals/me", s.base))
-        .header(
-            "Authorization",
-            format!("Bearer {}", common::random_hex(32)),
-        )
-        .config()
-        .http_status_as_error(false)
-        .build()
-        .call()
-        .unwrap();
+    let guess = format!("Bearer {}", common::random_hex(32));
+    let refused = s.get_with("/api/v1/principals/me", &[("Authorization", &guess)]);
     assert_eq!(refused.status().as_u16(), 429);
     let wait: u64 = refused
         .headers()
@@ -175,19 +163,15 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
     let (status, e) = s.get("/api/v1/claims");
     assert_eq!((status, e["error"].as_str()), (401, Some("unauthorized")));
     // X-Forwarded-For is not trusted by default: naming another address changes nothing.
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let status = agent
-        .get(format!("{}/api/v1/principals/me", s.base))
-        .header(
-            "Authorization",
-            format!("Bearer {}", common::random_hex(32)),
+    let guess = format!("Bearer {}", common::random_hex(32));
+    let status = s
+        .get_with(
+            "/api/v1/principals/me",
+            &[
+                ("Authorization", &guess),
+                ("X-Forwarded-For", "203.0.113.50"),
+            ],
         )
-        .header("X-Forwarded-For", "203.0.113.50")
-        .call()
-        .unwrap()
         .status();
     assert_eq!(status, 429);
 }
@@ -207,23 +191,15 @@ fn behind_a_proxy_the_forwarded_address_is_limited(db: TestDb) {
         ]
         .concat(),
     );
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
     let from = |forwarded: &str| {
-        agent
-            .get(format!("{}/api/v1/principals/me", s.base))
-            .header(
-                "Authorization",
-                format!("Bearer {}", common::random_hex(32)),
-            )
-            // What the client wrote, then what the proxy saw: only the last counts.
-            .header("X-Forwarded-For", forwarded)
-            .call()
-            .unwrap()
-            .status()
-            .as_u16()
+        let guess = format!("Bearer {}", common::random_hex(32));
+        // What the client wrote, then what the proxy saw: only the last counts.
+        s.get_with(
+            "/api/v1/principals/me",
+            &[("Authorization", &guess), ("X-Forwarded-For", forwarded)],
+        )
+        .status()
+        .as_u16()
     };
     assert_eq!(from("10.9.9.9, 198.51.100.1"), 401);
     assert_eq!(from("10.9.9.8, 198.51.100.1"), 401);

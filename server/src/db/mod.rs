@@ -84,11 +84,10 @@ impl ManageConnection for Manager {
                 Ok(DbConnection::Sqlite(conn))
             }
             Backend::Postgres(url) => {
-                let mut conn = diesel::PgConnection::establish(url)
-                    .map(DbConnection::Pg)
-                    .map_err(r2d2::Error::ConnectionError)?;
+                let mut conn =
+                    diesel::PgConnection::establish(url).map_err(r2d2::Error::ConnectionError)?;
                 name_session(&mut conn, &self.session_name).map_err(r2d2::Error::QueryError)?;
-                Ok(conn)
+                Ok(DbConnection::Pg(conn))
             }
         }
     }
@@ -251,14 +250,19 @@ where
         .collect())
 }
 
-/// Names a PostgreSQL session (`application_name`); nothing on SQLite.
-pub fn name_session(conn: &mut DbConnection, name: &str) -> QueryResult<()> {
-    if let DbConnection::Pg(pg) = conn {
-        diesel::sql_query("SELECT set_config('application_name', $1, false)")
-            .bind::<diesel::sql_types::Text, _>(name)
-            .execute(pg)?;
-    }
+/// Names a PostgreSQL session (`application_name`) after the instance it serves.
+pub fn name_session(conn: &mut diesel::PgConnection, name: &str) -> QueryResult<()> {
+    diesel::sql_query("SELECT set_config('application_name', $1, false)")
+        .bind::<diesel::sql_types::Text, _>(name)
+        .execute(conn)?;
     Ok(())
+}
+
+/// A PostgreSQL session of its own, outside the pool, named `name`.
+pub fn connect_pg(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection> {
+    let mut conn = diesel::PgConnection::establish(url)?;
+    name_session(&mut conn, name)?;
+    Ok(conn)
 }
 
 /// Now, as stored: microseconds since the Unix epoch.

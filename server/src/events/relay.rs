@@ -56,14 +56,6 @@ pub fn start(url: String, outgoing: mpsc::Receiver<Outgoing>, state: web::Data<A
         .expect("a thread for the event listener");
 }
 
-fn connect(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection> {
-    let mut conn = diesel::PgConnection::establish(url)?;
-    diesel::sql_query("SELECT set_config('application_name', $1, false)")
-        .bind::<Text, _>(name)
-        .execute(&mut conn)?;
-    Ok(conn)
-}
-
 fn send(url: &str, name: &str, outgoing: mpsc::Receiver<Outgoing>, state: &AppState) {
     let mut conn: Option<diesel::PgConnection> = None;
     for message in outgoing {
@@ -81,7 +73,7 @@ fn send(url: &str, name: &str, outgoing: mpsc::Receiver<Outgoing>, state: &AppSt
         let mut sent = false;
         for attempt in 0..3 {
             if conn.is_none() {
-                conn = connect(url, name)
+                conn = crate::db::connect_pg(url, name)
                     .map_err(|e| tracing::warn!(error = %format!("{e:#}"), "event sender"))
                     .ok();
             }
@@ -117,7 +109,7 @@ fn listen(url: &str, state: &web::Data<AppState>) {
     let name = format!("{}-listen", state.leadership.instance);
     let mut first = true;
     loop {
-        let mut conn = match connect(url, &name).and_then(|mut c| {
+        let mut conn = match crate::db::connect_pg(url, &name).and_then(|mut c| {
             diesel::sql_query(format!("LISTEN {EVENTS}")).execute(&mut c)?;
             diesel::sql_query(format!("LISTEN {WAKE}")).execute(&mut c)?;
             Ok(c)

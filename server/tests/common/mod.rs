@@ -343,6 +343,19 @@ impl Server {
         )
     }
 
+    /// A GET with the headers given, answered whole (status and headers included).
+    pub fn get_with(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> ureq::http::Response<ureq::Body> {
+        let mut request = self.agent.get(format!("{}{path}", self.base));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.call().expect("the server answers")
+    }
+
     pub fn post(&self, token: &str, path: &str, body: Value) -> (u16, Value) {
         self.call(
             self.agent
@@ -418,6 +431,36 @@ impl Output {
     pub fn text(&self) -> String {
         self.0.lock().unwrap().join("\n")
     }
+}
+
+/// Reads the event stream into (event, data) pairs on a channel.
+pub fn subscribe(server: &Server) -> mpsc::Receiver<(String, Value)> {
+    let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
+    let resp = agent
+        .get(format!("{}/api/v1/events", server.base))
+        .call()
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kind = String::new();
+        for line in BufReader::new(resp.into_body().into_reader())
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(k) = line.strip_prefix("event: ") {
+                kind = k.to_string();
+            } else if let Some(d) = line.strip_prefix("data: ") {
+                if tx
+                    .send((kind.clone(), serde_json::from_str(d).unwrap()))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        }
+    });
+    rx
 }
 
 /// A free local port, for a server that must come back on the same address.
