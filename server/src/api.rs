@@ -5,8 +5,9 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Failure};
 use crate::{events, games, jackpots, tickets};
+use keno_api::Refusal;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -183,17 +184,25 @@ pub fn openapi_json() -> String {
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::JsonConfig::default().error_handler(|e, _| {
-        ApiError::bad_request(
-            "invalid_request",
+        Failure::refuse(
+            Refusal::InvalidRequest,
             format!("the request body is not valid: {e}"),
         )
         .into()
     }))
     .app_data(web::PathConfig::default().error_handler(|e, _| {
-        ApiError::bad_request("invalid_request", format!("the path is not valid: {e}")).into()
+        Failure::refuse(
+            Refusal::InvalidRequest,
+            format!("the path is not valid: {e}"),
+        )
+        .into()
     }))
     .app_data(web::QueryConfig::default().error_handler(|e, _| {
-        ApiError::bad_request("invalid_request", format!("the query is not valid: {e}")).into()
+        Failure::refuse(
+            Refusal::InvalidRequest,
+            format!("the query is not valid: {e}"),
+        )
+        .into()
     }))
     // `current` before `{number}`: routes match in the order they are registered.
     .service(games::current)
@@ -256,9 +265,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::refused(
-        actix_web::http::StatusCode::NOT_FOUND,
-        "not_found",
+    Err(Failure::refuse(
+        Refusal::NotFound,
         format!("no such endpoint: {} {}", req.method(), req.path()),
-    ))
+    )
+    .into())
 }

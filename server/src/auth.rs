@@ -36,7 +36,7 @@ use subtle::ConstantTimeEq;
 
 use crate::db::schema::{principals, terminals};
 use crate::db::{now_micros, DbConnection};
-use crate::error::ApiError;
+use crate::error::{ApiError, Failure};
 use crate::state::AppState;
 
 #[derive(
@@ -88,12 +88,12 @@ pub struct Principal {
 
 impl Principal {
     /// Refuses the call unless the principal has one of `roles`.
-    pub fn require(&self, roles: &[Role]) -> Result<(), ApiError> {
+    pub fn require(&self, roles: &[Role]) -> Result<(), Failure> {
         if roles.contains(&self.role) {
             Ok(())
         } else {
             let allowed: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-            Err(ApiError::forbidden(format!(
+            Err(Failure::forbidden(format!(
                 "a {} may not do this; it needs the role {}",
                 self.role.as_str(),
                 allowed.join(" or ")
@@ -311,11 +311,11 @@ fn bearer_token(req: &HttpRequest) -> Option<String> {
 /// principal in the last day is looked up (so a terminal behind the same address as a guesser
 /// keeps working, and a disabled principal stays refused); any other is not.
 async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
-    let token = bearer_token(&req).ok_or_else(ApiError::unauthorized)?;
+    let token = bearer_token(&req).ok_or_else(Failure::unauthorized)?;
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no state")))?;
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("no state")))?;
     let hash = token_hash(&token);
     drop(token);
     if let Some(p) = state.principals.get(&hash) {
@@ -346,7 +346,7 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
                     tracing::info!(%client, "a bearer token that matches no principal");
                 }
             }
-            Err(ApiError::unauthorized())
+            Err(Failure::unauthorized().into())
         }
     }
 }
@@ -410,7 +410,7 @@ where
         let roles = self.roles;
         Box::pin(async move {
             let principal = authenticate(req.request().clone()).await?;
-            principal.require(roles)?;
+            principal.require(roles).map_err(ApiError)?;
             req.extensions_mut().insert(principal);
             service.call(req).await
         })

@@ -15,8 +15,9 @@ use crate::audit::log::{append, Entry};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = bonus_prizes)]
@@ -166,11 +167,11 @@ impl From<BonusRow> for Bonus {
     }
 }
 
-fn invalid(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("invalid_bonus", message)
+fn invalid(message: impl Into<String>) -> Failure {
+    Failure::refuse(Refusal::InvalidBonus, message)
 }
 
-fn time(field: &str, value: &Option<String>) -> ApiResult<Option<i64>> {
+fn time(field: &str, value: &Option<String>) -> DomainResult<Option<i64>> {
     value
         .as_deref()
         .map(|t| {
@@ -181,13 +182,13 @@ fn time(field: &str, value: &Option<String>) -> ApiResult<Option<i64>> {
         .transpose()
 }
 
-fn find(conn: &mut DbConnection, id: i64) -> ApiResult<BonusRow> {
+fn find(conn: &mut DbConnection, id: i64) -> DomainResult<BonusRow> {
     bonus_prizes::table
         .find(id)
         .select(BonusRow::as_select())
         .first(conn)
         .optional()?
-        .ok_or_else(|| ApiError::not_found("bonus prize"))
+        .ok_or_else(|| Failure::not_found("bonus prize"))
 }
 
 fn log(conn: &mut DbConnection, kind: &'static str, b: &BonusRow, by: &str) -> QueryResult<()> {
@@ -228,24 +229,22 @@ pub async fn create(
     let b = body.into_inner();
     let name = b.name.trim().to_string();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(invalid("a bonus needs a name (1 to 100 characters)"));
+        return Err(invalid("a bonus needs a name (1 to 100 characters)").into());
     }
     // A type no ticket has would make a bonus nobody can win.
     if let Some(t) = &b.bet_type {
         if crate::tickets::parse::<keno_core::BetKind>(t).is_err() {
             return Err(invalid(format!(
                 "{t:?} is not a ticket type: standard, quick_pick, mystery_quick_pick, way or set_bet"
-            )));
+            )).into());
         }
     }
     let spots_ok = b.spots.is_none_or(|s| (1..=15).contains(&s));
     if !spots_ok || b.catch > 15 || b.spots.is_some_and(|s| b.catch > s) {
-        return Err(invalid("spots are 1 to 15 and the catch at most the spots"));
+        return Err(invalid("spots are 1 to 15 and the catch at most the spots").into());
     }
     if b.prize_cents <= 0 || b.min_amount_per_way_cents < 0 {
-        return Err(invalid(
-            "the prize is more than 0 and the minimum wager not negative",
-        ));
+        return Err(invalid("the prize is more than 0 and the minimum wager not negative").into());
     }
     let (from, to) = (
         time("window_from", &b.window_from)?,
@@ -254,17 +253,17 @@ pub async fn create(
     let window = match (from, to) {
         (Some(f), Some(t)) if f < t => true,
         (None, None) => false,
-        _ => return Err(invalid("a window needs window_from before window_to")),
+        _ => return Err(invalid("a window needs window_from before window_to").into()),
     };
     if b.every_nth_game.is_some_and(|n| n < 1) || (b.every_nth_game.is_none() && !window) {
-        return Err(invalid(
-            "say when it is offered: every_nth_game (1 or more) or a time window",
-        ));
+        return Err(
+            invalid("say when it is offered: every_nth_game (1 or more) or a time window").into(),
+        );
     }
-    let bonus = web::block(move || -> ApiResult<BonusRow> {
+    let bonus = web::block(move || -> DomainResult<BonusRow> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<BonusRow> {
+        conn.transaction(|conn| -> DomainResult<BonusRow> {
             let conn: &mut DbConnection = conn;
             let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
                 .values((
@@ -322,10 +321,10 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
     let reference = crate::ball_draw::reason(&body.reference)?;
-    let bonus = web::block(move || -> ApiResult<BonusRow> {
+    let bonus = web::block(move || -> DomainResult<BonusRow> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<BonusRow> {
+        conn.transaction(|conn| -> DomainResult<BonusRow> {
             let changed = diesel::update(bonus_prizes::table.find(id))
                 .filter(bonus_prizes::approved_at.is_null())
                 .filter(bonus_prizes::withdrawn_at.is_null())
@@ -337,8 +336,8 @@ pub async fn approve(
                 .execute(conn)?;
             let row = find(conn, id)?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "bonus_decided",
+                return Err(Failure::refuse(
+                    Refusal::BonusDecided,
                     format!("bonus prize {id} is approved or withdrawn already"),
                 ));
             }
@@ -372,10 +371,10 @@ pub async fn withdraw(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
-    let bonus = web::block(move || -> ApiResult<BonusRow> {
+    let bonus = web::block(move || -> DomainResult<BonusRow> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<BonusRow> {
+        conn.transaction(|conn| -> DomainResult<BonusRow> {
             let changed = diesel::update(bonus_prizes::table.find(id))
                 .filter(bonus_prizes::withdrawn_at.is_null())
                 .set((
@@ -385,8 +384,8 @@ pub async fn withdraw(
                 .execute(conn)?;
             let row = find(conn, id)?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "bonus_decided",
+                return Err(Failure::refuse(
+                    Refusal::BonusDecided,
                     format!("bonus prize {id} is withdrawn already"),
                 ));
             }
@@ -411,7 +410,7 @@ pub struct BonusBoard {
 #[utoipa::path(tag = "bonus", responses((status = 200, body = BonusBoard)))]
 #[get("/api/v1/bonus-prizes")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>> {
-    let board = web::block(move || -> ApiResult<BonusBoard> {
+    let board = web::block(move || -> DomainResult<BonusBoard> {
         let mut conn = state.db.conn()?;
         let rows: Vec<BonusRow> = bonus_prizes::table
             .order(bonus_prizes::id)

@@ -1,27 +1,22 @@
-//! One error type for the API, turned into `{"error", "message"}` responses in one place.
+//! The edge between the domain and HTTP: a `Failure` becomes `{"error", "message"}` with its
+//! status here, and nowhere else.
 //!
-//! Refusals carry the machine code of `shared/API.md`; database and other internal failures are
-//! logged in full and answered with a 500 that says nothing about the internals.
+//! Each refusal's status is given once, in [`status`]; database and other internal failures
+//! are logged in full and answered with a 500 that says nothing about the internals.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use keno_core::BetError;
+use keno_api::Refusal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-#[derive(Debug, thiserror::Error)]
-pub enum ApiError {
-    #[error("{message}")]
-    Refused {
-        status: StatusCode,
-        code: &'static str,
-        message: String,
-        /// Seconds to wait before trying again (`Retry-After`), for a 429.
-        retry_after: Option<u64>,
-    },
-    #[error("internal error: {0:#}")]
-    Internal(anyhow::Error),
-}
+pub use crate::failure::{DomainResult, Failure};
+
+/// A handler's error: a domain `Failure` on its way out as an HTTP answer.
+#[derive(Debug)]
+pub struct ApiError(pub Failure);
+
+pub type ApiResult<T> = Result<T, ApiError>;
 
 /// The body of every error response.
 #[derive(Debug, Serialize, ToSchema)]
@@ -32,156 +27,138 @@ pub struct ErrorBody {
     pub message: String,
 }
 
+/// The HTTP status of each refusal: the one place the domain's codes meet HTTP.
+pub fn status(refusal: Refusal) -> StatusCode {
+    use Refusal::*;
+    match refusal {
+        InvalidRequest | InvalidRequestId | InvalidSerial | InvalidVoucherCode | InvalidAmount
+        | InvalidKenoDay | InvalidRange | InvalidReason | InvalidName | InvalidDescription
+        | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
+        | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
+        | DeviceRequired | NotADevice => StatusCode::BAD_REQUEST,
+        Unauthorized => StatusCode::UNAUTHORIZED,
+        Forbidden => StatusCode::FORBIDDEN,
+        NotFound | NoOpenGame => StatusCode::NOT_FOUND,
+        TooManyRequests | TooManyAuthFailures => StatusCode::TOO_MANY_REQUESTS,
+        // The request is well formed, but the rules refuse what it asks (rule cited).
+        InvalidNumber
+        | InvalidSelection
+        | ScheduleNotOffered
+        | ScheduleNotApproved
+        | NotAJackpotType
+        | BelowMinimumWager
+        | InvalidWagerIncrement
+        | InvalidGames
+        | TicketTotalOverLimit
+        | TooManyWays
+        | UnknownSet
+        | SetRetired
+        | TenderNotNeeded
+        | TenderExceedsSale => StatusCode::UNPROCESSABLE_ENTITY,
+        // What was asked no longer fits the record as it stands.
+        SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
+        | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
+        | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
+        | ChequeOnly | TicketClaimed | ClaimDecided | ClaimNotApproved | NothingToMove
+        | NotABallGame | GameNotDrawing | AlreadySettled | EarlierGameNotDrawn
+        | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService | DeviceDraw | ManualDraw
+        | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
+        | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved
+        | AlreadyWithdrawn | BonusDecided | Special3NotDefined => StatusCode::CONFLICT,
+        Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 impl ApiError {
-    pub fn refused(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError::Refused {
-            status,
-            code,
-            message: message.into(),
-            retry_after: None,
-        }
-    }
-
-    /// 429: too many from this place; the wait goes in `Retry-After` and in the message.
-    pub fn too_many(code: &'static str, message: impl Into<String>, wait_seconds: u64) -> Self {
-        ApiError::Refused {
-            status: StatusCode::TOO_MANY_REQUESTS,
-            code,
-            message: message.into(),
-            retry_after: Some(wait_seconds),
-        }
-    }
-
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::refused(StatusCode::BAD_REQUEST, code, message)
-    }
-
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::refused(StatusCode::CONFLICT, code, message)
-    }
-
-    /// The same refusal under another machine code, where one caller's contract names it so.
-    pub fn with_code_if(self, from: &str, to: &'static str) -> Self {
-        match self {
-            ApiError::Refused {
-                status,
-                code,
+    /// The refusal or failure as it goes on the wire: code, message, `Retry-After`.
+    fn answer(&self) -> (Refusal, String, Option<u64>) {
+        match &self.0 {
+            Failure::Refused {
+                refusal,
                 message,
                 retry_after,
-            } if code == from => ApiError::Refused {
-                status,
-                code: to,
-                message,
-                retry_after,
-            },
-            other => other,
+            } => (*refusal, message.clone(), *retry_after),
+            Failure::Internal(e) if database_out_of_reach(e) => {
+                tracing::warn!(error = %format!("{e:#}"), "database out of reach");
+                let message = "the database is out of reach for a moment; nothing was changed: \
+                               try again";
+                (Refusal::Unavailable, message.into(), Some(1))
+            }
+            Failure::Internal(e) => {
+                tracing::error!(error = %format!("{e:#}"), "internal error");
+                let message = "the server could not complete the request; nothing was changed";
+                (Refusal::Internal, message.into(), None)
+            }
         }
     }
+}
 
-    pub fn not_found(what: &str) -> Self {
-        Self::refused(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("no such {what}"),
-        )
-    }
-
-    pub fn unauthorized() -> Self {
-        Self::refused(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "a valid bearer token is required",
-        )
-    }
-
-    pub fn forbidden(message: impl Into<String>) -> Self {
-        Self::refused(StatusCode::FORBIDDEN, "forbidden", message)
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        match self {
-            ApiError::Refused { status, .. } => *status,
-            ApiError::Internal(e) if database_out_of_reach(e) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        match &self.0 {
+            Failure::Refused { refusal, .. } => status(*refusal),
+            Failure::Internal(e) if database_out_of_reach(e) => StatusCode::SERVICE_UNAVAILABLE,
+            Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        let body = match self {
-            ApiError::Refused { code, message, .. } => ErrorBody {
-                error: (*code).to_string(),
-                message: message.clone(),
-            },
-            ApiError::Internal(e) if database_out_of_reach(e) => {
-                tracing::warn!(error = %format!("{e:#}"), "database out of reach");
-                ErrorBody {
-                    error: "unavailable".into(),
-                    message: "the database is out of reach for a moment; nothing was changed: \
-                              try again"
-                        .into(),
-                }
-            }
-            ApiError::Internal(e) => {
-                tracing::error!(error = %format!("{e:#}"), "internal error");
-                ErrorBody {
-                    error: "internal".into(),
-                    message: "the server could not complete the request; nothing was changed"
-                        .into(),
-                }
-            }
-        };
-        let mut response = HttpResponse::build(self.status_code());
-        match self {
-            ApiError::Refused {
-                retry_after: Some(seconds),
-                ..
-            } => {
-                response.insert_header(("Retry-After", seconds.to_string()));
-            }
-            ApiError::Internal(e) if database_out_of_reach(e) => {
-                response.insert_header(("Retry-After", "1"));
-            }
-            _ => {}
+        let (refusal, message, retry_after) = self.answer();
+        let mut response = HttpResponse::build(status(refusal));
+        if let Some(seconds) = retry_after {
+            response.insert_header(("Retry-After", seconds.to_string()));
         }
-        response.json(body)
+        response.json(ErrorBody {
+            error: refusal.code().to_string(),
+            message,
+        })
     }
 }
 
-impl From<BetError> for ApiError {
-    fn from(e: BetError) -> Self {
-        // The rule is part of the message so the writer can tell the player why.
-        let message = e.to_string();
-        ApiError::refused(StatusCode::UNPROCESSABLE_ENTITY, e.code(), message)
+impl From<Failure> for ApiError {
+    fn from(e: Failure) -> Self {
+        ApiError(e)
     }
 }
 
-impl From<diesel::result::Error> for ApiError {
-    fn from(e: diesel::result::Error) -> Self {
-        ApiError::Internal(e.into())
+/// Extractors' error handlers answer an `actix_web::Error`.
+impl From<Failure> for actix_web::Error {
+    fn from(e: Failure) -> Self {
+        ApiError(e).into()
     }
 }
 
-impl From<diesel::r2d2::PoolError> for ApiError {
-    fn from(e: diesel::r2d2::PoolError) -> Self {
-        ApiError::Internal(e.into())
-    }
+/// What a handler's `?` meets besides a domain `Failure`.
+macro_rules! through_failure {
+    ($($t:ty),*) => {$(
+        impl From<$t> for ApiError {
+            fn from(e: $t) -> Self {
+                ApiError(e.into())
+            }
+        }
+    )*};
 }
 
-impl From<anyhow::Error> for ApiError {
-    fn from(e: anyhow::Error) -> Self {
-        ApiError::Internal(e)
-    }
-}
+through_failure!(
+    diesel::result::Error,
+    diesel::r2d2::PoolError,
+    anyhow::Error,
+    keno_core::BetError,
+    actix_web::error::BlockingError
+);
 
-impl From<actix_web::error::BlockingError> for ApiError {
+impl From<actix_web::error::BlockingError> for Failure {
     fn from(e: actix_web::error::BlockingError) -> Self {
-        ApiError::Internal(anyhow::anyhow!("blocking task failed: {e}"))
+        Failure::Internal(anyhow::anyhow!("blocking task failed: {e}"))
     }
 }
-
-pub type ApiResult<T> = Result<T, ApiError>;
 
 /// A lost or unobtainable database connection: the request did nothing and may be sent again
 /// (to this or another instance), so it is a 503 rather than a 500.
@@ -193,4 +170,22 @@ fn database_out_of_reach(e: &anyhow::Error) -> bool {
             Some(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _))
         ) || cause.downcast_ref::<diesel::r2d2::PoolError>().is_some()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_has_a_client_or_server_error_status() {
+        for r in Refusal::ALL {
+            let s = status(*r);
+            assert!(s.is_client_error() || s.is_server_error(), "{r}: {s}");
+        }
+        assert_eq!(status(Refusal::GameClosed), StatusCode::CONFLICT);
+        assert_eq!(
+            status(Refusal::BelowMinimumWager),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+    }
 }

@@ -9,8 +9,9 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::{Require, Role};
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = games)]
@@ -282,7 +283,7 @@ pub fn close_game(
 )]
 #[get("/api/v1/games/current")]
 pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
-    let game = web::block(move || -> ApiResult<Option<Game>> {
+    let game = web::block(move || -> DomainResult<Option<Game>> {
         let mut conn = state.db.conn()?;
         match open_game(&mut conn)? {
             Some(row) => Ok(load(&mut conn, row.number)?),
@@ -291,11 +292,11 @@ pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
     })
     .await??;
     game.map(web::Json).ok_or_else(|| {
-        ApiError::refused(
-            actix_web::http::StatusCode::NOT_FOUND,
-            "no_open_game",
+        Failure::refuse(
+            Refusal::NoOpenGame,
             "Keno is closed: no game is open for sale",
         )
+        .into()
     })
 }
 
@@ -311,12 +312,12 @@ pub async fn by_number(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<Game>> {
     let number = number.into_inner();
-    let game = web::block(move || -> ApiResult<Option<Game>> {
+    let game = web::block(move || -> DomainResult<Option<Game>> {
         Ok(load(&mut *state.db.conn()?, number)?)
     })
     .await??;
     game.map(web::Json)
-        .ok_or_else(|| ApiError::not_found("game"))
+        .ok_or_else(|| Failure::not_found("game").into())
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -367,26 +368,25 @@ pub async fn list(
             && q.to.is_some()
             && to.checked_sub(from).is_none_or(|span| span >= 1000))
     {
-        return Err(ApiError::bad_request(
-            "invalid_range",
+        return Err(Failure::refuse(
+            Refusal::InvalidRange,
             "give from <= to, at most 1,000 games apart",
-        ));
+        )
+        .into());
     }
     let limit = q.limit.unwrap_or(1000);
     if !(1..=1000).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_range",
-            "limit is 1 to 1,000 games",
-        ));
+        return Err(Failure::refuse(Refusal::InvalidRange, "limit is 1 to 1,000 games").into());
     }
     let latest_first = match q.order.as_deref() {
         None | Some("asc") => false,
         Some("desc") => true,
         Some(other) => {
-            return Err(ApiError::bad_request(
-                "invalid_order",
+            return Err(Failure::refuse(
+                Refusal::InvalidOrder,
                 format!("{other:?}: order is asc or desc"),
-            ))
+            )
+            .into())
         }
     };
     let states: Option<Vec<String>> = q
@@ -397,20 +397,22 @@ pub async fn list(
         .flatten()
         .find(|s| !STATES.contains(&s.as_str()))
     {
-        return Err(ApiError::bad_request(
-            "invalid_state",
+        return Err(Failure::refuse(
+            Refusal::InvalidState,
             format!("{bad:?} is not a game state: one of {}", STATES.join(", ")),
-        ));
+        )
+        .into());
     }
     if let Some(day) = &q.keno_day {
         if chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err() {
-            return Err(ApiError::bad_request(
-                "invalid_keno_day",
+            return Err(Failure::refuse(
+                Refusal::InvalidKenoDay,
                 format!("{day:?} is not a Keno Day: give YYYY-MM-DD"),
-            ));
+            )
+            .into());
         }
     }
-    let games = web::block(move || -> ApiResult<Vec<Game>> {
+    let games = web::block(move || -> DomainResult<Vec<Game>> {
         let mut conn = state.db.conn()?;
         let mut rows = games::table
             .filter(games::number.between(from, to))
@@ -470,7 +472,7 @@ pub async fn list(
 )]
 #[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
 pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let game = web::block(move || -> ApiResult<Option<Game>> {
+    let game = web::block(move || -> DomainResult<Option<Game>> {
         let mut conn = state.db.conn()?;
         let Some(open) = open_game(&mut conn)? else {
             return Ok(None);
@@ -482,10 +484,6 @@ pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse
     .await??;
     match game {
         Some(g) => Ok(HttpResponse::Ok().json(g)),
-        None => Err(ApiError::refused(
-            actix_web::http::StatusCode::NOT_FOUND,
-            "no_open_game",
-            "no game is open for sale",
-        )),
+        None => Err(Failure::refuse(Refusal::NoOpenGame, "no game is open for sale").into()),
     }
 }

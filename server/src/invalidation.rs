@@ -14,9 +14,10 @@ use utoipa::ToSchema;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{game_invalidations, games, ticket_refunds, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{close_game, find};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +60,7 @@ pub async fn invalidate(
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let game = number.into_inner();
     let s = state.clone();
-    let done = web::block(move || -> ApiResult<Invalidation> {
+    let done = web::block(move || -> DomainResult<Invalidation> {
         let mut conn = s.db.conn()?;
         // An open game first closes (and the next opens), so no sale lands in it meanwhile.
         if find(&mut conn, game)?.is_some_and(|g| g.state == "open") {
@@ -84,15 +85,15 @@ fn invalidate_in(
     game: i64,
     reason: &str,
     principal: &str,
-) -> ApiResult<Invalidation> {
-    let row = find(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+) -> DomainResult<Invalidation> {
+    let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
     let changed = diesel::update(games::table.find(game))
         .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
         .set(games::state.eq("invalidated"))
         .execute(conn)?;
     if changed != 1 {
-        return Err(ApiError::conflict(
-            "cannot_invalidate",
+        return Err(Failure::refuse(
+            Refusal::CannotInvalidate,
             format!(
                 "game {game} is {}: only a game not yet settled can be invalidated",
                 row.state

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 
 use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
 use crate::db::DbConnection;
-use crate::error::ApiResult;
+use crate::error::{ApiResult, DomainResult};
 use crate::state::AppState;
 use crate::tickets::WaysLine;
 
@@ -176,7 +176,7 @@ pub async fn run_announcer(state: web::Data<AppState>) {
 #[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
 #[get("/api/v1/jackpots")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
-    let pools = web::block(move || -> ApiResult<Vec<Jackpot>> {
+    let pools = web::block(move || -> DomainResult<Vec<Jackpot>> {
         Ok(current(&state.rules, &mut *state.db.conn()?)?)
     })
     .await??;

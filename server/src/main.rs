@@ -13,6 +13,7 @@ mod device;
 mod display;
 mod error;
 mod events;
+mod failure;
 mod faults;
 mod games;
 mod invalidation;

@@ -21,7 +21,8 @@ use actix_web::HttpRequest;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use crate::error::ApiError;
+use crate::error::Failure;
+use keno_api::Refusal;
 
 /// The address a request's limits are kept under (see the module's documentation).
 pub fn client_key(req: &HttpRequest, trust_forwarded_for: bool) -> Option<IpAddr> {
@@ -70,15 +71,15 @@ impl PerAddress {
     }
 
     /// Takes one request from `address`'s allowance, or refuses with 429.
-    pub fn take(&self, address: IpAddr) -> Result<(), ApiError> {
+    pub fn take(&self, address: IpAddr) -> Result<(), Failure> {
         // Forget addresses whose allowance is full again, so the table stays small.
         if self.limiter.len() > 10_000 {
             self.limiter.retain_recent();
         }
         self.limiter.check_key(&address).map_err(|not_until| {
             let wait = not_until.wait_time_from(self.clock.now()).as_secs() + 1;
-            ApiError::too_many(
-                "too_many_requests",
+            Failure::too_many(
+                Refusal::TooManyRequests,
                 format!("too many checks from this place: try again in {wait} seconds"),
                 wait,
             )
@@ -118,11 +119,11 @@ impl AuthFailures {
     }
 
     /// Refuses with 429 while `address` has no failure left.
-    pub fn check(&self, address: IpAddr) -> Result<(), ApiError> {
+    pub fn check(&self, address: IpAddr) -> Result<(), Failure> {
         self.check_at(address, Instant::now())
     }
 
-    fn check_at(&self, address: IpAddr, now: Instant) -> Result<(), ApiError> {
+    fn check_at(&self, address: IpAddr, now: Instant) -> Result<(), Failure> {
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         let Some(bucket) = buckets.get_mut(&address) else {
             return Ok(());
@@ -132,8 +133,8 @@ impl AuthFailures {
             return Ok(());
         }
         let wait = ((1.0 - bucket.left) / self.per_second).ceil().max(1.0);
-        Err(ApiError::too_many(
-            "too_many_auth_failures",
+        Err(Failure::too_many(
+            Refusal::TooManyAuthFailures,
             format!(
                 "too many requests with a bad token from this place: try again in {wait} seconds"
             ),
@@ -166,7 +167,6 @@ impl AuthFailures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::http::StatusCode;
 
     fn limit(per_minute: u32, burst: u32) -> AuthFailures {
         AuthFailures::new(
@@ -188,7 +188,7 @@ mod tests {
         assert!(l.fail_at(a, t), "the third failure uses the last");
         let e = l.check_at(a, t).unwrap_err();
         assert!(
-            matches!(e, ApiError::Refused { status, code: "too_many_auth_failures", .. } if status == StatusCode::TOO_MANY_REQUESTS)
+            matches!(e, Failure::Refused { refusal: Refusal::TooManyAuthFailures, retry_after: Some(_), .. })
         );
         assert!(l.check_at(b, t).is_ok(), "another address is not touched");
         assert!(l.check_at(a, t + Duration::from_secs(9)).is_err());

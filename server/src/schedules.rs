@@ -6,7 +6,7 @@ use keno_core::{Pay, ScheduleId, Special3Approval};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::ApiResult;
+use crate::error::{ApiResult, DomainResult};
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema, Debug)]
@@ -47,7 +47,7 @@ pub struct PrizeSchedule {
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSchedule>>> {
     let special3 = if state.special3_digest.is_some() {
         let s = state.clone();
-        web::block(move || -> ApiResult<_> {
+        web::block(move || -> DomainResult<_> {
             Ok(crate::special3::approval(&s, &mut *s.db.conn()?)?)
         })
         .await??

@@ -26,9 +26,10 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::set_bets;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::tickets::{ways_lines, WaysLine};
+use keno_api::Refusal;
 
 diesel::define_sql_function! {
     /// The name compared without case, as the unique index on the sets on sale compares it.
@@ -243,7 +244,7 @@ pub async fn list(
 ) -> ApiResult<web::Json<Vec<SetBet>>> {
     let all = query.include_retired;
     let s = state.clone();
-    let rows = web::block(move || -> ApiResult<Vec<SetBetRow>> {
+    let rows = web::block(move || -> DomainResult<Vec<SetBetRow>> {
         let mut conn = s.db.conn()?;
         let mut q = set_bets::table
             .order(set_bets::id)
@@ -275,9 +276,9 @@ pub async fn get_set(
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
     let s = state.clone();
-    let row = web::block(move || -> ApiResult<_> { Ok(find(&mut *s.db.conn()?, id)?) })
+    let row = web::block(move || -> DomainResult<_> { Ok(find(&mut *s.db.conn()?, id)?) })
         .await??
-        .ok_or_else(|| ApiError::not_found("set bet"))?;
+        .ok_or_else(|| Failure::not_found("set bet"))?;
     Ok(web::Json(SetBet::new(row, &state.rules)))
 }
 
@@ -304,18 +305,20 @@ pub async fn create(
     let r = request.into_inner();
     let name = r.name.trim().to_string();
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-        return Err(ApiError::bad_request(
-            "invalid_name",
+        return Err(Failure::refuse(
+            Refusal::InvalidName,
             format!("a set's name is 1 to {MAX_NAME} printable characters"),
-        ));
+        )
+        .into());
     }
     let description = match r.description.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(d) if d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control) => {
-            return Err(ApiError::bad_request(
-                "invalid_description",
+            return Err(Failure::refuse(
+                Refusal::InvalidDescription,
                 format!("a set's description is up to {MAX_DESCRIPTION} printable characters"),
-            ))
+            )
+            .into())
         }
         Some(d) => Some(d.to_string()),
     };
@@ -335,12 +338,11 @@ pub async fn create(
     let amount = r.amount_per_way_cents as i64;
 
     let s = state.clone();
-    let row = web::block(move || -> ApiResult<SetBetRow> {
+    let row = web::block(move || -> DomainResult<SetBetRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         let taken = || {
-            ApiError::conflict(
-                "set_name_taken",
+            Failure::refuse(Refusal::SetNameTaken,
                 format!("a set on sale is already named {name:?}: choose another name, or retire that set first"),
             )
         };
@@ -374,7 +376,7 @@ pub async fn create(
         });
         match result {
             // Another supervisor added the name meanwhile (the unique index on the sets on sale).
-            Err(ApiError::Internal(e))
+            Err(Failure::Internal(e))
                 if matches!(
                     e.downcast_ref::<DieselError>(),
                     Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
@@ -412,7 +414,7 @@ pub async fn retire(
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
     let s = state.clone();
-    let row = web::block(move || -> ApiResult<SetBetRow> {
+    let row = web::block(move || -> DomainResult<SetBetRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| {
@@ -423,10 +425,10 @@ pub async fn retire(
                     set_bets::retired_by.eq(&principal.id),
                 ))
                 .execute(conn)?;
-            let row = find(conn, id)?.ok_or_else(|| ApiError::not_found("set bet"))?;
+            let row = find(conn, id)?.ok_or_else(|| Failure::not_found("set bet"))?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "already_retired",
+                return Err(Failure::refuse(
+                    Refusal::AlreadyRetired,
                     format!("set {id} ({}) is already retired", row.name),
                 ));
             }

@@ -24,8 +24,9 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 /// SHA-256 of the Special 3 table of `rules` (its base wager, and what each catch of each spot
 /// count pays under the schedule it plays as), or `None` when the rule set defines none. An
@@ -236,11 +237,11 @@ pub struct Special3Status {
     pub approvals: Vec<Approval>,
 }
 
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("invalid_approval", message)
+fn bad(message: impl Into<String>) -> Failure {
+    Failure::refuse(Refusal::InvalidApproval, message)
 }
 
-fn text(what: &str, value: &str, max: usize) -> ApiResult<String> {
+fn text(what: &str, value: &str, max: usize) -> DomainResult<String> {
     let value = value.trim();
     if value.is_empty() || value.chars().count() > max {
         return Err(bad(format!("{what} must be 1 to {max} characters")));
@@ -248,7 +249,7 @@ fn text(what: &str, value: &str, max: usize) -> ApiResult<String> {
     Ok(value.to_string())
 }
 
-fn time(what: &str, value: &str) -> ApiResult<i64> {
+fn time(what: &str, value: &str) -> DomainResult<i64> {
     DateTime::parse_from_rfc3339(value.trim())
         .map(|t| t.timestamp_micros())
         .map_err(|_| {
@@ -270,7 +271,7 @@ fn time(what: &str, value: &str) -> ApiResult<i64> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Status>> {
-    let status = web::block(move || -> ApiResult<Special3Status> {
+    let status = web::block(move || -> DomainResult<Special3Status> {
         let mut conn = state.db.conn()?;
         let rows: Vec<ApprovalRow> = special3_approvals::table
             .order(special3_approvals::id.desc())
@@ -324,9 +325,9 @@ pub async fn record(
         None => now,
     };
     if approved_at > now {
-        return Err(bad(
-            "approved_at is in the future: record an approval once it is given",
-        ));
+        return Err(
+            bad("approved_at is in the future: record an approval once it is given").into(),
+        );
     }
     let expires_at = r
         .expires_at
@@ -334,19 +335,18 @@ pub async fn record(
         .map(|t| time("expires_at", t))
         .transpose()?;
     if expires_at.is_some_and(|e| e <= now) {
-        return Err(bad(
-            "expires_at has passed: that approval is no longer in force",
-        ));
+        return Err(bad("expires_at has passed: that approval is no longer in force").into());
     }
     let Some(digest) = state.special3_digest.clone() else {
-        return Err(ApiError::conflict(
-            "special3_not_defined",
+        return Err(Failure::refuse(
+            Refusal::Special3NotDefined,
             "the rule set in force defines no Special 3 table to approve: load one with \
              [schedules.special3] first (rule 18.4)",
-        ));
+        )
+        .into());
     };
     let s = state.clone();
-    let row = web::block(move || -> ApiResult<ApprovalRow> {
+    let row = web::block(move || -> DomainResult<ApprovalRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| {
@@ -412,7 +412,7 @@ pub async fn withdraw(
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let s = state.clone();
-    let row = web::block(move || -> ApiResult<ApprovalRow> {
+    let row = web::block(move || -> DomainResult<ApprovalRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| {
@@ -430,10 +430,10 @@ pub async fn withdraw(
                 .select(ApprovalRow::as_select())
                 .first(conn)
                 .optional()?
-                .ok_or_else(|| ApiError::not_found("approval"))?;
+                .ok_or_else(|| Failure::not_found("approval"))?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "already_withdrawn",
+                return Err(Failure::refuse(
+                    Refusal::AlreadyWithdrawn,
                     format!(
                         "approval {id} was withdrawn at {}",
                         row.withdrawn_at.map(rfc3339).unwrap_or_default()

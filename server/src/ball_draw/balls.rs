@@ -18,9 +18,10 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::GameRow;
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -73,7 +74,7 @@ pub async fn post_ball(
     let n = board_number(ball.number)?;
     let attempt = ball.attempt;
     let s = state.clone();
-    let taken = web::block(move || -> ApiResult<BallTaken> {
+    let taken = web::block(move || -> DomainResult<BallTaken> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| take_ball(conn, game, n, attempt, &principal))
@@ -100,10 +101,10 @@ fn take_ball(
     n: i32,
     attempt: Option<i64>,
     principal: &Principal,
-) -> ApiResult<BallTaken> {
+) -> DomainResult<BallTaken> {
     let row = hold_ball_game(conn, game, &["closed", "drawing", "void"]).map_err(|e| {
         // A device hears one code for every game it cannot feed, settled or not.
-        e.with_code_if("already_settled", "game_not_drawing")
+        e.recode(Refusal::AlreadySettled, Refusal::GameNotDrawing)
     })?;
     same_attempt(&row, attempt)?;
     // Games are drawn in order, each settled before the next is drawn: settlement carries each
@@ -117,16 +118,16 @@ fn take_ball(
         .first(conn)
         .optional()?;
     if let Some(earlier) = earlier {
-        return Err(ApiError::conflict(
-            "earlier_game_not_drawn",
+        return Err(Failure::refuse(
+            Refusal::EarlierGameNotDrawn,
             format!("game {earlier} is not settled yet: games are drawn in order"),
         ));
     }
     let so_far = standing(conn, game)?;
     may_draw(conn, &row, principal, &so_far)?;
     if so_far.iter().any(|b| b.number == n) {
-        return Err(ApiError::conflict(
-            "duplicate_ball",
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
             format!("{n} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
         ));
     }
@@ -138,8 +139,8 @@ fn take_ball(
     ))
     .get_result(conn)?;
     if broken {
-        return Err(ApiError::conflict(
-            "duplicate_ball",
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
             format!(
                 "{n} was voided as a broken ball in this draw of game {game}; it cannot be \
                  drawn again in it (rule 10.4(a))"
@@ -192,10 +193,10 @@ fn take_ball(
 }
 
 /// Refuses a ball or fault given for another draw than the game's current one.
-pub fn same_attempt(row: &GameRow, attempt: Option<i64>) -> ApiResult<()> {
+pub fn same_attempt(row: &GameRow, attempt: Option<i64>) -> DomainResult<()> {
     match attempt {
-        Some(a) if a != i64::from(row.draw_attempt) => Err(ApiError::conflict(
-            "draw_changed",
+        Some(a) if a != i64::from(row.draw_attempt) => Err(Failure::refuse(
+            Refusal::DrawChanged,
             format!(
                 "game {} is now in draw {} (draw {a} was voided): nothing of draw {a} is taken",
                 row.number, row.draw_attempt
@@ -213,13 +214,13 @@ pub fn may_draw(
     row: &GameRow,
     principal: &Principal,
     so_far: &[StandingBall],
-) -> ApiResult<()> {
+) -> DomainResult<()> {
     let game = row.number;
     match (row.draw_mode.as_str(), principal.role) {
         ("manual", Role::Supervisor) | ("device", Role::Device) => {}
         ("manual", _) => {
-            return Err(ApiError::conflict(
-                "manual_draw",
+            return Err(Failure::refuse(
+                Refusal::ManualDraw,
                 format!(
                     "game {game} is being finished by hand after a fall-back or stoppage \
                      (rule 10.4(b), (d)): a supervisor enters its balls"
@@ -227,8 +228,8 @@ pub fn may_draw(
             ))
         }
         _ => {
-            return Err(ApiError::conflict(
-                "device_draw",
+            return Err(Failure::refuse(
+                Refusal::DeviceDraw,
                 format!(
                     "game {game} is drawn by a ball device; report a fall-back or a stoppage \
                      (rule 10.4(b), (d)) before entering balls by hand"
@@ -240,8 +241,8 @@ pub fn may_draw(
         return Ok(());
     }
     if let Some(hold) = devices::open_hold(conn, &principal.id, game)? {
-        return Err(ApiError::conflict(
-            "device_out_of_service",
+        return Err(Failure::refuse(
+            Refusal::DeviceOutOfService,
             format!(
                 "this device is out of service since fault {} until a supervisor and an \
                  inspector return it (rule 10.4)",
@@ -257,8 +258,8 @@ pub fn may_draw(
     others.dedup();
     for other in others {
         if is_device(conn, other)? {
-            return Err(ApiError::conflict(
-                "another_device_drawing",
+            return Err(Failure::refuse(
+                Refusal::AnotherDeviceDrawing,
                 format!("game {game}'s draw is being made by device {other}"),
             ));
         }

@@ -14,8 +14,9 @@ use super::{board_number, hold_ball_game, reason, standing};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -135,7 +136,7 @@ pub async fn request_correction(
     let why = reason(&request.reason)?;
     let new_number = board_number(request.number)?;
     let position = request.position;
-    let correction = web::block(move || -> ApiResult<CorrectionRow> {
+    let correction = web::block(move || -> DomainResult<CorrectionRow> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| ask(conn, game, position, new_number, &why, &principal))
@@ -151,12 +152,12 @@ fn ask(
     new_number: i32,
     why: &str,
     by: &Principal,
-) -> ApiResult<CorrectionRow> {
+) -> DomainResult<CorrectionRow> {
     let row = hold_ball_game(conn, game, &["drawing", "drawn"])?;
     let balls = standing(conn, game)?;
     let Some(ball) = balls.iter().find(|b| i64::from(b.position) == position) else {
-        return Err(ApiError::bad_request(
-            "invalid_position",
+        return Err(Failure::refuse(
+            Refusal::InvalidPosition,
             format!(
                 "game {game} has {} numbers drawn: give a position from 1 to {}",
                 balls.len(),
@@ -173,8 +174,8 @@ fn ask(
     ))
     .get_result(conn)?;
     if pending {
-        return Err(ApiError::conflict(
-            "correction_pending",
+        return Err(Failure::refuse(
+            Refusal::CorrectionPending,
             format!("a correction of position {position} of game {game} is already waiting"),
         ));
     }
@@ -235,16 +236,16 @@ fn check_new_number(
     attempt: i32,
     old: i32,
     new: i32,
-) -> ApiResult<()> {
+) -> DomainResult<()> {
     if new == old {
-        return Err(ApiError::conflict(
-            "no_change",
+        return Err(Failure::refuse(
+            Refusal::NoChange,
             format!("position already holds {new}"),
         ));
     }
     if standing(conn, game)?.iter().any(|b| b.number == new) {
-        return Err(ApiError::conflict(
-            "duplicate_ball",
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
             format!("{new} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
         ));
     }
@@ -256,8 +257,8 @@ fn check_new_number(
     ))
     .get_result(conn)?;
     if broken {
-        return Err(ApiError::conflict(
-            "duplicate_ball",
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
             format!("{new} was voided as a broken ball in this draw (rule 10.4(a))"),
         ));
     }
@@ -293,7 +294,7 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Correction>> {
     let id = id.into_inner();
     let s = state.clone();
-    let applied = web::block(move || -> ApiResult<CorrectionRow> {
+    let applied = web::block(move || -> DomainResult<CorrectionRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| apply(conn, id, &principal))
@@ -313,23 +314,23 @@ pub async fn approve(
     Ok(web::Json(applied.into()))
 }
 
-fn pending(conn: &mut DbConnection, id: i64) -> ApiResult<CorrectionRow> {
+fn pending(conn: &mut DbConnection, id: i64) -> DomainResult<CorrectionRow> {
     let row: CorrectionRow = draw_corrections::table
         .find(id)
         .select(CorrectionRow::as_select())
         .first(conn)
         .optional()?
-        .ok_or_else(|| ApiError::not_found("correction"))?;
+        .ok_or_else(|| Failure::not_found("correction"))?;
     if row.state != "pending" {
-        return Err(ApiError::conflict(
-            "correction_closed",
+        return Err(Failure::refuse(
+            Refusal::CorrectionClosed,
             format!("correction {id} is {}", row.state),
         ));
     }
     Ok(row)
 }
 
-fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<CorrectionRow> {
+fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<CorrectionRow> {
     let game = pending(conn, id)?.game;
     // Held before the correction is read again: a settlement of the game is then wholly before
     // (and the correction refused) or after (and settles the corrected number).
@@ -345,8 +346,8 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
         } else {
             "a supervisor"
         };
-        return Err(ApiError::conflict(
-            "already_approved",
+        return Err(Failure::refuse(
+            Refusal::AlreadyApproved,
             format!(
                 "a {} has approved correction {id}; it needs {other} (rule 10.1)",
                 by.role.as_str()
@@ -357,8 +358,8 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
         .iter()
         .any(|b| b.position == c.position && b.number == c.old_number);
     if c.attempt != held.draw_attempt || !still {
-        return Err(ApiError::conflict(
-            "correction_closed",
+        return Err(Failure::refuse(
+            Refusal::CorrectionClosed,
             format!("the draw of game {game} changed since correction {id} was asked"),
         ));
     }
@@ -377,8 +378,8 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> ApiResult<Correcti
         ))
         .execute(conn)?;
     if closed != 1 {
-        return Err(ApiError::conflict(
-            "correction_closed",
+        return Err(Failure::refuse(
+            Refusal::CorrectionClosed,
             format!("correction {id} was closed meanwhile"),
         ));
     }
@@ -438,7 +439,7 @@ pub async fn reject(
     let id = id.into_inner();
     let why = reason(&request.reason)?;
     let s = state.clone();
-    let rejected = web::block(move || -> ApiResult<CorrectionRow> {
+    let rejected = web::block(move || -> DomainResult<CorrectionRow> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| {
@@ -455,8 +456,8 @@ pub async fn reject(
                 ))
                 .execute(conn)?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "correction_closed",
+                return Err(Failure::refuse(
+                    Refusal::CorrectionClosed,
                     format!("correction {id} is closed"),
                 ));
             }

@@ -11,8 +11,9 @@ use utoipa::ToSchema;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Queryable, Selectable, Debug)]
 #[diesel(table_name = device_holds)]
@@ -71,14 +72,14 @@ pub struct Device {
     pub holds: Vec<Hold>,
 }
 
-fn device(conn: &mut DbConnection, id: &str) -> ApiResult<Device> {
+fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
     let name: Option<(String, String)> = principals::table
         .find(id)
         .select((principals::name, principals::role))
         .first(conn)
         .optional()?;
     let Some((name, "device")) = name.as_ref().map(|(n, r)| (n.clone(), r.as_str())) else {
-        return Err(ApiError::not_found("device"));
+        return Err(Failure::not_found("device"));
     };
     let rows: Vec<(HoldRow, String)> = device_holds::table
         .inner_join(draw_faults::table.on(draw_faults::id.eq(device_holds::fault_id)))
@@ -126,7 +127,7 @@ fn device(conn: &mut DbConnection, id: &str) -> ApiResult<Device> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Device>>> {
-    let devices = web::block(move || -> ApiResult<Vec<Device>> {
+    let devices = web::block(move || -> DomainResult<Vec<Device>> {
         let mut conn = state.db.conn()?;
         let ids: Vec<String> = principals::table
             .filter(principals::role.eq("device"))
@@ -157,10 +158,10 @@ pub async fn get_device(
 ) -> ApiResult<web::Json<Device>> {
     let id = id.into_inner();
     if principal.role == Role::Device && principal.id != id {
-        return Err(ApiError::forbidden("a device may read only its own state"));
+        return Err(Failure::forbidden("a device may read only its own state").into());
     }
-    let found =
-        web::block(move || -> ApiResult<Device> { device(&mut *state.db.conn()?, &id) }).await??;
+    let found = web::block(move || -> DomainResult<Device> { device(&mut *state.db.conn()?, &id) })
+        .await??;
     Ok(web::Json(found))
 }
 
@@ -202,7 +203,7 @@ pub async fn return_to_service(
     let note = super::reason(&request.note)?;
     let fault = request.fault;
     let s = state.clone();
-    let (device, returned) = web::block(move || -> ApiResult<(Device, bool)> {
+    let (device, returned) = web::block(move || -> DomainResult<(Device, bool)> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| approve_return(conn, &id, &principal, &note, fault))
@@ -223,11 +224,11 @@ fn approve_return(
     by: &Principal,
     note: &str,
     fault: Option<i64>,
-) -> ApiResult<(Device, bool)> {
+) -> DomainResult<(Device, bool)> {
     let before = device(conn, id)?;
     if before.in_service {
-        return Err(ApiError::conflict(
-            "device_in_service",
+        return Err(Failure::refuse(
+            Refusal::DeviceInService,
             format!("device {id} is in service: no fault holds it"),
         ));
     }
@@ -241,9 +242,7 @@ fn approve_return(
     }
     let holds: Vec<i64> = open.load(conn)?;
     if holds.is_empty() {
-        return Err(ApiError::not_found(
-            "open hold of that fault on this device",
-        ));
+        return Err(Failure::not_found("open hold of that fault on this device"));
     }
     let now = now_micros();
     let mut approved = 0;
@@ -276,8 +275,8 @@ fn approve_return(
         } else {
             "a supervisor"
         };
-        return Err(ApiError::conflict(
-            "already_approved",
+        return Err(Failure::refuse(
+            Refusal::AlreadyApproved,
             format!(
                 "a {} has approved returning device {id}; it now needs {other}",
                 by.role.as_str()

@@ -21,9 +21,10 @@ use super::{hold_ball_game, reason, standing, void_ball, void_draw};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{load, Game, GameRow};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -142,21 +143,23 @@ pub async fn report_fault(
     let number = match (report.kind, report.number) {
         (FaultKind::BrokenBall, Some(n)) => Some(super::board_number(n)?),
         (FaultKind::BrokenBall, None) => {
-            return Err(ApiError::bad_request(
-                "number_required",
+            return Err(Failure::refuse(
+                Refusal::NumberRequired,
                 "give the number of the broken ball (rule 10.4(a))",
-            ))
+            )
+            .into())
         }
         (_, Some(_)) => {
-            return Err(ApiError::bad_request(
-                "invalid_request",
+            return Err(Failure::refuse(
+                Refusal::InvalidRequest,
                 "a number is given only for a broken ball",
-            ))
+            )
+            .into())
         }
         (_, None) => None,
     };
     let s = state.clone();
-    let recorded = web::block(move || -> ApiResult<FaultRecorded> {
+    let recorded = web::block(move || -> DomainResult<FaultRecorded> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| record(conn, game, &report, number, &why, &principal))
@@ -186,7 +189,7 @@ fn record(
     number: Option<i32>,
     why: &str,
     by: &Principal,
-) -> ApiResult<FaultRecorded> {
+) -> DomainResult<FaultRecorded> {
     let kind = report.kind;
     let row = hold_ball_game(conn, game, kind.states())?;
     same_attempt(&row, report.attempt)?;
@@ -196,8 +199,8 @@ fn record(
         _ => row.state == "drawn",
     };
     if supervisor_only && by.role != Role::Supervisor {
-        return Err(ApiError::conflict(
-            "supervisor_only",
+        return Err(Failure::refuse(
+            Refusal::SupervisorOnly,
             format!("a supervisor reports this fault of game {game}"),
         ));
     }
@@ -206,15 +209,15 @@ fn record(
         FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice
     ) && row.draw_mode == "manual"
     {
-        return Err(ApiError::conflict(
-            "already_manual",
+        return Err(Failure::refuse(
+            Refusal::AlreadyManual,
             format!("game {game}'s draw is already being finished by hand"),
         ));
     }
     if by.role == Role::Device {
         if report.device.is_some() {
-            return Err(ApiError::bad_request(
-                "invalid_request",
+            return Err(Failure::refuse(
+                Refusal::InvalidRequest,
                 "a device reports its own faults: `device` is for a supervisor's report",
             ));
         }
@@ -307,7 +310,7 @@ fn device_at_fault(
     number: Option<i32>,
     named: Option<String>,
     by: &Principal,
-) -> ApiResult<Option<String>> {
+) -> DomainResult<Option<String>> {
     if by.role == Role::Device {
         return Ok(Some(by.id.clone()));
     }
@@ -318,8 +321,8 @@ fn device_at_fault(
             .first(conn)
             .optional()?;
         if role.as_deref() != Some("device") {
-            return Err(ApiError::bad_request(
-                "not_a_device",
+            return Err(Failure::refuse(
+                Refusal::NotADevice,
                 format!("{named} is not a ball device"),
             ));
         }
@@ -347,8 +350,8 @@ fn device_at_fault(
         return Ok(None);
     }
     if device.is_none() && kind == FaultKind::Spill {
-        return Err(ApiError::bad_request(
-            "device_required",
+        return Err(Failure::refuse(
+            Refusal::DeviceRequired,
             "name the device that spilled (`device`): it is out of service until returned \
              (rule 10.4(c))",
         ));

@@ -13,13 +13,13 @@ pub mod devices;
 pub mod faults;
 pub mod record;
 
-use actix_web::http::StatusCode;
 use diesel::prelude::*;
 
 use crate::db::schema::{draw_corrections, drawn_numbers, games, voided_balls};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{DomainResult, Failure};
 use crate::games::{find, GameRow};
+use keno_api::Refusal;
 
 /// A standing ball of the current draw.
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -43,12 +43,16 @@ pub fn standing(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<StandingB
 /// invalidation, a ball or a fault of the same game is then wholly before or after this one.
 /// Refused unless the game is in one of `states`: `already_settled` once it is settled, else
 /// `game_not_drawing`.
-pub fn hold_ball_game(conn: &mut DbConnection, game: i64, states: &[&str]) -> ApiResult<GameRow> {
-    let row = find(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+pub fn hold_ball_game(
+    conn: &mut DbConnection,
+    game: i64,
+    states: &[&str],
+) -> DomainResult<GameRow> {
+    let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
     if row.source != "ball_device" {
         // Rule 10.1: with the RNG the computer's record is the official one; it has no balls.
-        return Err(ApiError::conflict(
-            "not_a_ball_game",
+        return Err(Failure::refuse(
+            Refusal::NotABallGame,
             format!("game {game} is drawn by the random number generator, not a ball device"),
         ));
     }
@@ -57,13 +61,13 @@ pub fn hold_ball_game(conn: &mut DbConnection, game: i64, states: &[&str]) -> Ap
         .set(games::state.eq(games::state))
         .execute(conn)?;
     if held != 1 {
-        let code = if row.state == "settled" {
-            "already_settled"
+        let refusal = if row.state == "settled" {
+            Refusal::AlreadySettled
         } else {
-            "game_not_drawing"
+            Refusal::GameNotDrawing
         };
-        return Err(ApiError::conflict(
-            code,
+        return Err(Failure::refuse(
+            refusal,
             format!(
                 "game {game} is {}: this is possible only while it is {}",
                 row.state,
@@ -128,11 +132,11 @@ pub fn void_ball(
     game: &GameRow,
     number: i32,
     fault_id: i64,
-) -> ApiResult<()> {
+) -> DomainResult<()> {
     let balls = standing(conn, game.number)?;
     let Some(at) = balls.iter().position(|b| b.number == number) else {
-        return Err(ApiError::conflict(
-            "not_drawn",
+        return Err(Failure::refuse(
+            Refusal::NotDrawn,
             format!(
                 "{number} is not among the numbers drawn in game {}",
                 game.number
@@ -200,11 +204,11 @@ pub fn has_pending_correction(conn: &mut DbConnection, game: i64) -> QueryResult
 }
 
 /// A free-text reason, required for every fault, correction and rejection.
-pub fn reason(text: &str) -> ApiResult<String> {
+pub fn reason(text: &str) -> DomainResult<String> {
     let text = text.trim();
     if text.is_empty() || text.chars().count() > 500 {
-        return Err(ApiError::bad_request(
-            "invalid_reason",
+        return Err(Failure::refuse(
+            Refusal::InvalidReason,
             "say why (1 to 500 characters): it is recorded for the inspectors",
         ));
     }
@@ -212,12 +216,11 @@ pub fn reason(text: &str) -> ApiResult<String> {
 }
 
 /// A number on the board, or a 422.
-pub fn board_number(n: i64) -> ApiResult<i32> {
+pub fn board_number(n: i64) -> DomainResult<i32> {
     match n {
         1..=80 => Ok(n as i32),
-        _ => Err(ApiError::refused(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_number",
+        _ => Err(Failure::refuse(
+            Refusal::InvalidNumber,
             format!("{n} is not on the board: balls are numbered 1 to 80 (rule 3.2)"),
         )),
     }

@@ -13,7 +13,7 @@ use super::standing;
 use crate::auth::{Require, Role};
 use crate::db::schema::{draw_faults, voided_balls};
 use crate::db::{rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{load, Game};
 use crate::state::AppState;
 
@@ -70,7 +70,7 @@ pub async fn draw_record(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<DrawRecord>> {
     let game = number.into_inner();
-    let record = web::block(move || -> ApiResult<DrawRecord> {
+    let record = web::block(move || -> DomainResult<DrawRecord> {
         let mut conn = state.db.conn()?;
         // One snapshot of the whole record: SQLite's read transaction is one; PostgreSQL's
         // default (read committed) takes a new snapshot per statement.
@@ -79,7 +79,7 @@ pub async fn draw_record(
                 diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     .execute(pg)?;
             }
-            let shown = load(conn, game)?.ok_or_else(|| ApiError::not_found("game"))?;
+            let shown = load(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
             let balls = standing(conn, game)?
                 .into_iter()
                 .map(|b| BallEntry {

@@ -8,9 +8,10 @@ use utoipa::ToSchema;
 use super::ClaimRow;
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{DomainResult, Failure};
 use crate::tickets::pay::payable;
 use crate::tickets::TicketRow;
+use keno_api::Refusal;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Candidate {
@@ -32,7 +33,7 @@ pub struct Candidate {
 /// How many games either side of the one the claimant remembers still match.
 const GAME_SLACK: i64 = 20;
 
-pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> ApiResult<Vec<Candidate>> {
+pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> DomainResult<Vec<Candidate>> {
     let found: Vec<TicketRow> = match &claim.serial {
         Some(serial) => tickets::table
             .find(serial)
@@ -40,7 +41,7 @@ pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> ApiResult<Vec<Cand
             .load(conn)?,
         None => {
             let date = chrono::NaiveDate::parse_from_str(&claim.purchase_date, "%Y-%m-%d")
-                .map_err(|_| ApiError::bad_request("invalid_claim", "bad purchase date"))?;
+                .map_err(|_| Failure::refuse(Refusal::InvalidClaim, "bad purchase date"))?;
             // A day either side: people misremember, and a Keno Day runs past midnight.
             let days: Vec<String> = [-1i64, 0, 1]
                 .iter()
@@ -74,7 +75,7 @@ pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> ApiResult<Vec<Cand
     for t in found {
         let (owed, not_payable) = match payable(conn, &t) {
             Ok(due) => (due.total_cents, None),
-            Err(ApiError::Refused { code, .. }) => (0, Some(code.to_string())),
+            Err(Failure::Refused { refusal, .. }) => (0, Some(refusal.code().to_string())),
             Err(e) => return Err(e),
         };
         out.push(Candidate {

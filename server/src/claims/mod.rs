@@ -23,9 +23,10 @@ use crate::audit::log::{append, Entry};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::tickets::pay::{mark_paid, payable};
+use keno_api::Refusal;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -168,27 +169,27 @@ impl Claim {
     }
 }
 
-fn text(field: &str, value: &str, max: usize) -> ApiResult<String> {
+fn text(field: &str, value: &str, max: usize) -> DomainResult<String> {
     let v = value.trim();
     if v.is_empty() || v.chars().count() > max {
-        return Err(ApiError::bad_request(
-            "invalid_claim",
+        return Err(Failure::refuse(
+            Refusal::InvalidClaim,
             format!("the claim form needs {field} (1 to {max} characters)"),
         ));
     }
     Ok(v.to_string())
 }
 
-fn find_claim(conn: &mut DbConnection, id: i64) -> ApiResult<ClaimRow> {
+fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
     claims::table
         .find(id)
         .select(ClaimRow::as_select())
         .first(conn)
         .optional()?
-        .ok_or_else(|| ApiError::not_found("claim"))
+        .ok_or_else(|| Failure::not_found("claim"))
 }
 
-fn load(conn: &mut DbConnection, id: i64) -> ApiResult<Claim> {
+fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     let row = find_claim(conn, id)?;
     let found = if row.state == "submitted" {
         candidates::matching(conn, &row)?
@@ -202,7 +203,7 @@ fn load(conn: &mut DbConnection, id: i64) -> ApiResult<Claim> {
 /// (a claim holds a player's name, address and phone), and of the tickets no more than the last
 /// four digits of each serial: a serial is what a terminal pays, so the matching unpaid
 /// tickets' serials go to those who decide and pay claims, not to the counter.
-fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> ApiResult<Claim> {
+fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainResult<Claim> {
     let claim = load(conn, id)?;
     if principal.role != Role::Writer {
         return Ok(claim);
@@ -215,7 +216,7 @@ fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> ApiResul
         .optional()?
         .flatten();
     if recorded_at.is_none() || recorded_at != principal.site {
-        return Err(ApiError::forbidden(
+        return Err(Failure::forbidden(
             "a writer sees only the claims recorded at its own site",
         ));
     }
@@ -275,24 +276,26 @@ pub async fn file(
     let place = text("where the ticket was bought", &f.purchase_place, 200)?;
     let date = chrono::NaiveDate::parse_from_str(f.purchase_date.trim(), "%Y-%m-%d")
         .map_err(|_| {
-            ApiError::bad_request(
-                "invalid_claim",
+            Failure::refuse(
+                Refusal::InvalidClaim,
                 "give the date the ticket was bought as YYYY-MM-DD",
             )
         })?
         .format("%Y-%m-%d")
         .to_string();
     if f.games.is_some_and(|g| !(1..=10_000).contains(&g)) || f.approx_game.is_some_and(|g| g < 1) {
-        return Err(ApiError::bad_request(
-            "invalid_claim",
+        return Err(Failure::refuse(
+            Refusal::InvalidClaim,
             "the game and the number of games are positive numbers",
-        ));
+        )
+        .into());
     }
     if f.other_details.chars().count() > 2000 {
-        return Err(ApiError::bad_request(
-            "invalid_claim",
+        return Err(Failure::refuse(
+            Refusal::InvalidClaim,
             "other details: at most 2,000 characters",
-        ));
+        )
+        .into());
     }
     let serial = f
         .serial
@@ -302,10 +305,10 @@ pub async fn file(
                 .collect::<String>()
         })
         .filter(|s| !s.is_empty());
-    let claim = web::block(move || -> ApiResult<Claim> {
+    let claim = web::block(move || -> DomainResult<Claim> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        let id = conn.transaction(|conn| -> ApiResult<i64> {
+        let id = conn.transaction(|conn| -> DomainResult<i64> {
             let conn: &mut DbConnection = conn;
             let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
                 .values((
@@ -377,7 +380,7 @@ pub async fn list(
     query: web::Query<ClaimQuery>,
 ) -> ApiResult<web::Json<Vec<Claim>>> {
     let wanted = query.into_inner().state;
-    let claims = web::block(move || -> ApiResult<Vec<Claim>> {
+    let claims = web::block(move || -> DomainResult<Vec<Claim>> {
         let mut conn = state.db.conn()?;
         let mut q = claims::table
             .order(claims::id.desc())
@@ -429,16 +432,16 @@ pub async fn approve(
     let body = body.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
     let serial = body.serial.trim().to_string();
-    let claim = web::block(move || -> ApiResult<Claim> {
+    let claim = web::block(move || -> DomainResult<Claim> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<()> {
+        conn.transaction(|conn| -> DomainResult<()> {
             // The claim first: no such claim is a 404 and a decided one `claim_decided`,
             // whatever the ticket named.
             let current = find_claim(conn, id)?;
             decided(conn, id, usize::from(current.state == "submitted"))?;
-            let ticket = crate::tickets::find(conn, &serial)?
-                .ok_or_else(|| ApiError::not_found("ticket"))?;
+            let ticket =
+                crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             payable(conn, &ticket)?;
             let taken: bool = diesel::select(diesel::dsl::exists(
                 claims::table
@@ -448,8 +451,8 @@ pub async fn approve(
             ))
             .get_result(conn)?;
             if taken {
-                return Err(ApiError::conflict(
-                    "ticket_claimed",
+                return Err(Failure::refuse(
+                    Refusal::TicketClaimed,
                     format!("ticket {serial} is already the subject of an approved claim"),
                 ));
             }
@@ -473,13 +476,13 @@ pub async fn approve(
     Ok(web::Json(claim))
 }
 
-fn decided(conn: &mut DbConnection, id: i64, changed: usize) -> ApiResult<()> {
+fn decided(conn: &mut DbConnection, id: i64, changed: usize) -> DomainResult<()> {
     if changed == 1 {
         return Ok(());
     }
     let row = find_claim(conn, id)?;
-    Err(ApiError::conflict(
-        "claim_decided",
+    Err(Failure::refuse(
+        Refusal::ClaimDecided,
         format!(
             "claim {id} is {}: only a submitted claim is decided",
             row.state
@@ -514,10 +517,10 @@ pub async fn reject(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
-    let claim = web::block(move || -> ApiResult<Claim> {
+    let claim = web::block(move || -> DomainResult<Claim> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<()> {
+        conn.transaction(|conn| -> DomainResult<()> {
             let changed = diesel::update(claims::table.find(id))
                 .filter(claims::state.eq("submitted"))
                 .set((
@@ -565,22 +568,22 @@ pub async fn pay(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
-    let claim = web::block(move || -> ApiResult<Claim> {
+    let claim = web::block(move || -> DomainResult<Claim> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> ApiResult<()> {
+        conn.transaction(|conn| -> DomainResult<()> {
             let row = find_claim(conn, id)?;
             let (Some(serial), "approved") = (row.ticket_serial.clone(), row.state.as_str()) else {
-                return Err(ApiError::conflict(
-                    "claim_not_approved",
+                return Err(Failure::refuse(
+                    Refusal::ClaimNotApproved,
                     format!(
                         "claim {id} is {}: only an approved claim is paid",
                         row.state
                     ),
                 ));
             };
-            let ticket = crate::tickets::find(conn, &serial)?
-                .ok_or_else(|| ApiError::not_found("ticket"))?;
+            let ticket =
+                crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             let due = payable(conn, &ticket)?;
             let now = now_micros();
             let changed = diesel::update(claims::table.find(id))
@@ -594,8 +597,8 @@ pub async fn pay(
                 ))
                 .execute(conn)?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "claim_not_approved",
+                return Err(Failure::refuse(
+                    Refusal::ClaimNotApproved,
                     format!("claim {id} was paid meanwhile"),
                 ));
             }

@@ -15,10 +15,11 @@ use crate::db::schema::{
     claims, games, jackpot_additions, tickets, unclaimed_movements, unclaimed_prizes_moved,
 };
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::tickets::pay::payable;
 use crate::tickets::TicketRow;
+use keno_api::Refusal;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -85,20 +86,21 @@ pub async fn move_unclaimed(
             match spots {
                 Some(s) => Some(s),
                 None => {
-                    return Err(ApiError::bad_request(
-                        "invalid_destination",
+                    return Err(Failure::refuse(
+                        Refusal::InvalidDestination,
                         format!(
                             "{d:?}: the destination is bonus_fund or jackpot_N for a jackpot \
                              pool of the rules in force"
                         ),
-                    ))
+                    )
+                    .into())
                 }
             }
         }
     };
     let destination = body.destination.clone();
     let s = state.clone();
-    let moved = web::block(move || -> ApiResult<Movement> {
+    let moved = web::block(move || -> DomainResult<Movement> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
         let won_before = chrono::Utc::now()
@@ -136,7 +138,7 @@ fn record(
     today: &str,
     why: &str,
     by: &str,
-) -> ApiResult<i64> {
+) -> DomainResult<i64> {
     // The last game whose win is 12 months old: tickets whose last game is no later.
     let old_game: Option<i64> = games::table
         .filter(games::state.eq("settled"))
@@ -175,7 +177,7 @@ fn record(
             // unclaimed yet, and never both paid there and moved.
             Ok(due) if due.at_a_terminal(today).is_ok() => {}
             Ok(due) => owed.push((t.serial.clone(), due.total_cents)),
-            Err(ApiError::Refused { .. }) => {}
+            Err(Failure::Refused { .. }) => {}
             Err(e) => return Err(e),
         }
     }
@@ -231,14 +233,14 @@ fn record(
     Ok(row.id)
 }
 
-fn nothing() -> ApiError {
-    ApiError::conflict(
-        "nothing_to_move",
+fn nothing() -> Failure {
+    Failure::refuse(
+        Refusal::NothingToMove,
         "no prize has been unclaimed for 12 months since its win (rule 13.2)",
     )
 }
 
-fn movement(conn: &mut DbConnection, id: i64) -> ApiResult<Movement> {
+fn movement(conn: &mut DbConnection, id: i64) -> DomainResult<Movement> {
     let row: MovementRow = unclaimed_movements::table
         .find(id)
         .select(MovementRow::as_select())
@@ -273,7 +275,7 @@ fn movement(conn: &mut DbConnection, id: i64) -> ApiResult<Movement> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn movements(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Movement>>> {
-    let all = web::block(move || -> ApiResult<Vec<Movement>> {
+    let all = web::block(move || -> DomainResult<Vec<Movement>> {
         let mut conn = state.db.conn()?;
         let ids: Vec<i64> = unclaimed_movements::table
             .order(unclaimed_movements::id)

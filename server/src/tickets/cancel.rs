@@ -19,8 +19,9 @@ use super::{find, TicketRow};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, tickets};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cancellation {
@@ -46,7 +47,7 @@ pub async fn cancel(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Cancellation>> {
     let serial = serial.into_inner();
-    let result = web::block(move || -> ApiResult<Cancellation> {
+    let result = web::block(move || -> DomainResult<Cancellation> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| cancel_in(&state, conn, &serial, &principal.id))
@@ -55,8 +56,8 @@ pub async fn cancel(
     Ok(web::Json(result))
 }
 
-fn not_allowed(message: impl Into<String>) -> ApiError {
-    ApiError::conflict("cancel_not_allowed", message)
+fn not_allowed(message: impl Into<String>) -> Failure {
+    Failure::refuse(Refusal::CancelNotAllowed, message)
 }
 
 fn cancel_in(
@@ -64,13 +65,13 @@ fn cancel_in(
     conn: &mut DbConnection,
     serial: &str,
     by: &str,
-) -> ApiResult<Cancellation> {
-    let t: TicketRow = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+) -> DomainResult<Cancellation> {
+    let t: TicketRow = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
     match t.status.as_str() {
-        "paid" => return Err(ApiError::conflict("already_paid", "the ticket is paid")),
+        "paid" => return Err(Failure::refuse(Refusal::AlreadyPaid, "the ticket is paid")),
         "cancelled" => {
-            return Err(ApiError::conflict(
-                "already_cancelled",
+            return Err(Failure::refuse(
+                Refusal::AlreadyCancelled,
                 "the ticket is already cancelled",
             ))
         }
@@ -128,8 +129,8 @@ fn cancel_in(
         ))
         .execute(conn)?;
     if changed != 1 {
-        return Err(ApiError::conflict(
-            "ticket_changed",
+        return Err(Failure::refuse(
+            Refusal::TicketChanged,
             "the ticket changed meanwhile: look it up again",
         ));
     }

@@ -16,8 +16,9 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Payment {
@@ -45,7 +46,7 @@ pub async fn pay(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Payment>> {
     let serial = serial.into_inner();
-    let payment = web::block(move || -> ApiResult<Payment> {
+    let payment = web::block(move || -> DomainResult<Payment> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         let today = crate::vouchers::today(&state);
@@ -64,8 +65,8 @@ fn pay_in(
     serial: &str,
     principal: &Principal,
     today: &str,
-) -> ApiResult<Payment> {
-    let t = find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+) -> DomainResult<Payment> {
+    let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
     let payable = payable(conn, &t)?;
     payable.at_a_terminal(today)?;
     let method = if payable.major { "cheque" } else { "cash" };
@@ -99,11 +100,11 @@ pub struct Payable {
 impl Payable {
     /// Rule 13.1: a terminal pays (or takes as tender, or turns into a voucher) a prize for 12
     /// months after its Keno Day; after that only an Unclaimed Prize Claim Form does.
-    pub fn at_a_terminal(&self, today: &str) -> ApiResult<()> {
+    pub fn at_a_terminal(&self, today: &str) -> DomainResult<()> {
         let today = chrono::NaiveDate::parse_from_str(today, "%Y-%m-%d").ok();
         match (self.payable_until, today) {
-            (Some(until), Some(today)) if today > until => Err(ApiError::conflict(
-                "claim_required",
+            (Some(until), Some(today)) if today > until => Err(Failure::refuse(
+                Refusal::ClaimRequired,
                 format!(
                     "this ticket's prize was payable at a terminal until {until} (12 months after \
                      its Keno Day, rule 13.1): the player files an Unclaimed Prize Claim Form"
@@ -116,17 +117,17 @@ impl Payable {
 
 /// What `t` pays, or why it cannot be paid now: paid already, cancelled, not every game
 /// settled, or nothing won.
-pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> ApiResult<Payable> {
+pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Payable> {
     match t.status.as_str() {
         "paid" => {
-            return Err(ApiError::conflict(
-                "already_paid",
+            return Err(Failure::refuse(
+                Refusal::AlreadyPaid,
                 format!("ticket {} has already been paid (rule 11.5)", t.serial),
             ))
         }
         "cancelled" => {
-            return Err(ApiError::conflict(
-                "cancelled",
+            return Err(Failure::refuse(
+                Refusal::Cancelled,
                 format!("ticket {} was cancelled", t.serial),
             ))
         }
@@ -139,8 +140,7 @@ pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> ApiResult<Payable> {
         .count()
         .get_result(conn)?;
     if settled < last - t.first_game + 1 {
-        return Err(ApiError::conflict(
-            "not_settled",
+        return Err(Failure::refuse(Refusal::NotSettled,
             format!(
                 "games {}-{} are not all played and settled (or invalidated) yet; the ticket is paid once, after its last game",
                 t.first_game, last
@@ -161,8 +161,8 @@ pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> ApiResult<Payable> {
         .sum();
     let total: i64 = prizes.iter().map(|(p, _)| p).sum::<i64>() + refunds;
     if total == 0 {
-        return Err(ApiError::conflict(
-            "no_prize",
+        return Err(Failure::refuse(
+            Refusal::NoPrize,
             format!("ticket {} won nothing", t.serial),
         ));
     }
@@ -191,7 +191,7 @@ pub fn mark_paid(
     method: &str,
     by: &str,
     details: serde_json::Value,
-) -> ApiResult<Entry> {
+) -> DomainResult<Entry> {
     let now = now_micros();
     let changed = diesel::update(tickets::table.find(&t.serial))
         .filter(tickets::status.eq("active"))
@@ -204,8 +204,8 @@ pub fn mark_paid(
         ))
         .execute(conn)?;
     if changed != 1 {
-        return Err(ApiError::conflict(
-            "already_paid",
+        return Err(Failure::refuse(
+            Refusal::AlreadyPaid,
             format!("ticket {} has already been paid (rule 11.5)", t.serial),
         ));
     }

@@ -33,10 +33,11 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::GameRow;
 use crate::set_bets::SetBetRow;
 use crate::state::AppState;
+use keno_api::Refusal;
 
 /// A sale (`shared/API.md`).
 #[derive(Debug, Deserialize, ToSchema)]
@@ -103,15 +104,14 @@ pub async fn sell(
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
     if request.request_id.is_empty() || request.request_id.len() > 100 {
-        return Err(ApiError::bad_request(
-            "invalid_request_id",
+        return Err(Failure::refuse(
+            Refusal::InvalidRequestId,
             "request_id must be 1 to 100 characters",
-        ));
+        )
+        .into());
     }
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
-        return Err(ApiError::forbidden(
-            "this writer is not bound to a site and terminal",
-        ));
+        return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     };
     let schedule = ScheduleId::from(request.schedule);
     let context = match context(&state, &principal, &request).await {
@@ -144,7 +144,7 @@ pub async fn sell(
             let sold = web::block(move || sold_before(&s, &p, &r)).await??;
             return match sold {
                 Some(t) => Ok(HttpResponse::Ok().json(t)),
-                None => Err(refusal),
+                None => Err(refusal.into()),
             };
         }
     };
@@ -183,10 +183,11 @@ pub async fn sell(
     let sold = web::block(move || sold_before(&s, &p, &r)).await??;
     match sold {
         Some(t) => Ok(HttpResponse::Ok().json(t)),
-        None => Err(ApiError::conflict(
-            "game_closed",
+        None => Err(Failure::refuse(
+            Refusal::GameClosed,
             "no game is open for sale: Keno is closed",
-        )),
+        )
+        .into()),
     }
 }
 
@@ -194,7 +195,7 @@ pub async fn sell(
 /// as recorded.
 async fn answer(state: &web::Data<AppState>, t: TicketRow) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = web::block(move || -> ApiResult<SoldTicket> {
+    let sold = web::block(move || -> DomainResult<SoldTicket> {
         let mut conn = s.db.conn()?;
         Ok(SoldTicket {
             payment: tender::load_payment(&mut conn, &t)?,
@@ -221,7 +222,7 @@ async fn context(
     state: &web::Data<AppState>,
     principal: &Principal,
     request: &SaleRequest,
-) -> ApiResult<Context> {
+) -> DomainResult<Context> {
     let set = request.bet.set_id();
     let special3 = state.rules.may_play_special3(request.schedule.into());
     if set.is_none() && !special3 {
@@ -232,7 +233,7 @@ async fn context(
         principal.id.clone(),
         request.request_id.clone(),
     );
-    web::block(move || -> ApiResult<Context> {
+    web::block(move || -> DomainResult<Context> {
         let mut conn = s.db.conn()?;
         let mut context = Context::default();
         if let Some(id) = set {
@@ -304,7 +305,7 @@ pub async fn quote(
     } else {
         let total = t.total_cents as u64;
         let s = state.clone();
-        web::block(move || -> ApiResult<SalePayment> {
+        web::block(move || -> DomainResult<SalePayment> {
             let mut conn = s.db.conn()?;
             let today = crate::vouchers::today(&s);
             let mut ledger = Ledger::load(&mut conn, std::iter::once(&tenders[..]), false, &today)?;
@@ -336,18 +337,16 @@ struct Prepared {
     special3_digest: Option<String>,
 }
 
-fn unknown_set(id: i64) -> ApiError {
-    ApiError::refused(
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "unknown_set",
+fn unknown_set(id: i64) -> Failure {
+    Failure::refuse(
+        Refusal::UnknownSet,
         format!("there is no set bet {id} in the catalogue (rule 6.3(h))"),
     )
 }
 
-fn set_retired(id: i64, name: &str) -> ApiError {
-    ApiError::refused(
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "set_retired",
+fn set_retired(id: i64, name: &str) -> Failure {
+    Failure::refuse(
+        Refusal::SetRetired,
         format!("set bet {id} ({name}) is retired and no longer sold (rule 6.3(h))"),
     )
 }
@@ -361,7 +360,7 @@ fn prepare(
     context: &Context,
     site: String,
     terminal: String,
-) -> ApiResult<Prepared> {
+) -> DomainResult<Prepared> {
     let rules = &state.rules;
     let schedule = ScheduleId::from(request.schedule);
     let set_bet = match (&request.bet, &context.set) {
@@ -442,7 +441,7 @@ pub fn commit_sales(
     conn: &mut DbConnection,
     sales: &mut [Sale],
     game: &GameRow,
-) -> ApiResult<Vec<Result<Outcome, ApiError>>> {
+) -> DomainResult<Vec<Result<Outcome, Failure>>> {
     let ids: Vec<&str> = sales.iter().map(|s| s.ticket.request_id.as_str()).collect();
     let mut writers: Vec<&str> = sales
         .iter()
@@ -486,7 +485,7 @@ pub fn commit_sales(
 
     // Which sales are new; a set retired or an approval withdrawn since pricing refuses one.
     let mut new = Vec::new();
-    let mut refused: HashMap<usize, ApiError> = HashMap::new();
+    let mut refused: HashMap<usize, Failure> = HashMap::new();
     let mut seen = HashSet::new();
     for (i, s) in sales.iter().enumerate() {
         let key = key(s);
@@ -661,8 +660,8 @@ pub fn commit_sales(
                 Some(earlier) => outcomes.push(Ok(Outcome::AlreadySold(Box::new(earlier.clone())))),
                 // The same request earlier in this batch was refused: asked again, it is
                 // planned again.
-                None => outcomes.push(Err(ApiError::conflict(
-                    "request_in_progress",
+                None => outcomes.push(Err(Failure::refuse(
+                    Refusal::RequestInProgress,
                     "the same sale is being made: send it again",
                 ))),
             }
@@ -767,7 +766,7 @@ fn sold_before(
     state: &AppState,
     principal: &str,
     request_id: &str,
-) -> ApiResult<Option<SoldTicket>> {
+) -> DomainResult<Option<SoldTicket>> {
     let mut conn = state.db.conn()?;
     let Some(t) = by_request(&mut conn, principal, request_id)? else {
         return Ok(None);

@@ -18,7 +18,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use actix_web::http::StatusCode;
 use diesel::prelude::*;
 use keno_core::tender::{allocate, Allocation, Applied, Offered, TenderError, TenderKind};
 use serde::{Deserialize, Serialize};
@@ -29,8 +28,9 @@ use super::TicketRow;
 use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, tickets, vouchers};
 use crate::db::{per_backend, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{DomainResult, Failure};
 use crate::vouchers::{claim_required, expired, new_code, NewVoucher, VoucherRow};
+use keno_api::Refusal;
 
 /// Most tenders on one sale.
 pub const MAX_TENDERS: usize = 10;
@@ -91,15 +91,15 @@ impl TenderRef {
 
 /// The request's tenders, checked before the sale goes anywhere: codes and serials with good
 /// check digits, each tendered once, amounts positive.
-pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
+pub fn parse(tender: Option<&Tenders>) -> DomainResult<Vec<TenderRef>> {
     let list: Vec<&Tender> = match tender {
         None => Vec::new(),
         Some(Tenders::One(t)) => vec![t],
         Some(Tenders::Many(ts)) => ts.iter().collect(),
     };
     if list.len() > MAX_TENDERS {
-        return Err(ApiError::bad_request(
-            "invalid_tender",
+        return Err(Failure::refuse(
+            Refusal::InvalidTender,
             format!("at most {MAX_TENDERS} tenders on one sale"),
         ));
     }
@@ -114,8 +114,7 @@ pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
                     None => None,
                     Some(a) if a > 0 => Some(a as u64),
                     Some(a) => {
-                        return Err(ApiError::bad_request(
-                            "invalid_amount",
+                        return Err(Failure::refuse(Refusal::InvalidAmount,
                             format!("tender {position}: amount_cents {a} is not a positive amount"),
                         ))
                     }
@@ -127,8 +126,7 @@ pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
             }
             (None, Some(serial), None) => {
                 if !keno_core::serial::is_well_formed(serial) {
-                    return Err(ApiError::bad_request(
-                        "invalid_serial",
+                    return Err(Failure::refuse(Refusal::InvalidSerial,
                         format!("tender {position}: {serial:?} is not a ticket serial number: check the digits"),
                     ));
                 }
@@ -137,8 +135,7 @@ pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
                 }
             }
             _ => {
-                return Err(ApiError::bad_request(
-                    "invalid_tender",
+                return Err(Failure::refuse(Refusal::InvalidTender,
                     format!(
                         "tender {position}: give {{\"voucher\": CODE}} (amount_cents optional) or {{\"ticket\": SERIAL}}"
                     ),
@@ -146,8 +143,8 @@ pub fn parse(tender: Option<&Tenders>) -> ApiResult<Vec<TenderRef>> {
             }
         };
         if !seen.insert(r.reference().to_string()) {
-            return Err(ApiError::bad_request(
-                "duplicate_tender",
+            return Err(Failure::refuse(
+                Refusal::DuplicateTender,
                 format!("tender {position}: {} is tendered twice", r.reference()),
             ));
         }
@@ -280,7 +277,7 @@ pub struct Planned {
 /// A tendered ticket as found: payable, or why not.
 enum TicketState {
     Payable(Box<TicketRow>, Payable),
-    Refused(StatusCode, &'static str, String),
+    Refused(Refusal, String),
 }
 
 /// The vouchers and tickets a batch of sales tenders, as found (and held) at the start, and
@@ -302,7 +299,7 @@ impl Ledger {
         sales: impl Iterator<Item = &'a [TenderRef]>,
         hold: bool,
         today: &str,
-    ) -> ApiResult<Ledger> {
+    ) -> DomainResult<Ledger> {
         let mut codes = Vec::new();
         let mut serials = Vec::new();
         for tenders in sales {
@@ -346,12 +343,9 @@ impl Ledger {
         for t in tendered {
             let state = match payable(conn, &t).and_then(|p| p.at_a_terminal(today).map(|()| p)) {
                 Ok(p) => TicketState::Payable(Box::new(t.clone()), p),
-                Err(ApiError::Refused {
-                    status,
-                    code,
-                    message,
-                    ..
-                }) => TicketState::Refused(status, code, message),
+                Err(Failure::Refused {
+                    refusal, message, ..
+                }) => TicketState::Refused(refusal, message),
                 Err(e) => return Err(e),
             };
             tickets.insert(t.serial.clone(), state);
@@ -370,21 +364,18 @@ impl Ledger {
 
     /// Plans a sale of `total_cents` paid with `tenders` against what earlier sales left;
     /// a refusal leaves the ledger as it was.
-    pub fn plan(&mut self, total_cents: u64, tenders: &[TenderRef]) -> Result<Planned, ApiError> {
+    pub fn plan(&mut self, total_cents: u64, tenders: &[TenderRef]) -> Result<Planned, Failure> {
         let mut offered = Vec::with_capacity(tenders.len());
         for t in tenders {
             offered.push(match t {
                 TenderRef::Voucher { code, amount_cents } => {
                     let v = self.vouchers.get(code).ok_or_else(|| {
-                        ApiError::refused(
-                            StatusCode::NOT_FOUND,
-                            "not_found",
+                        Failure::refuse(Refusal::NotFound,
                             format!("no such voucher {code}"),
                         )
                     })?;
                     if v.status == "cashed" {
-                        return Err(ApiError::conflict(
-                            "voucher_empty",
+                        return Err(Failure::refuse(Refusal::VoucherEmpty,
                             format!("voucher {code} was cashed out: nothing is left on it"),
                         ));
                     }
@@ -399,25 +390,21 @@ impl Ledger {
                 }
                 TenderRef::Ticket { serial } => {
                     if self.tendered_tickets.contains(serial) {
-                        return Err(ApiError::conflict(
-                            "already_paid",
+                        return Err(Failure::refuse(Refusal::AlreadyPaid,
                             format!("ticket {serial} has already been paid (rule 11.5)"),
                         ));
                     }
                     match self.tickets.get(serial) {
                         None => {
-                            return Err(ApiError::refused(
-                                StatusCode::NOT_FOUND,
-                                "not_found",
+                            return Err(Failure::refuse(Refusal::NotFound,
                                 format!("no such ticket {serial}"),
                             ))
                         }
-                        Some(TicketState::Refused(status, code, message)) => {
-                            return Err(ApiError::refused(*status, code, message.clone()))
+                        Some(TicketState::Refused(refusal, message)) => {
+                            return Err(Failure::refuse(*refusal, message.clone()))
                         }
                         Some(TicketState::Payable(_, p)) if p.major => {
-                            return Err(ApiError::conflict(
-                                "cheque_only",
+                            return Err(Failure::refuse(Refusal::ChequeOnly,
                                 format!(
                                     "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not tendered"
                                 ),
@@ -460,7 +447,7 @@ impl Ledger {
         sold: &TicketRow,
         planned: &Planned,
         now: i64,
-    ) -> ApiResult<(Vec<Entry>, SalePayment)> {
+    ) -> DomainResult<(Vec<Entry>, SalePayment)> {
         #[derive(Insertable)]
         #[diesel(table_name = sale_tenders)]
         struct Row<'a> {
@@ -551,7 +538,7 @@ impl Ledger {
     }
 
     /// Writes each voucher's balance after the batch's sales, guarded by the balance read.
-    pub fn write_balances(&self, conn: &mut DbConnection) -> ApiResult<()> {
+    pub fn write_balances(&self, conn: &mut DbConnection) -> DomainResult<()> {
         for (code, v) in &self.vouchers {
             let read = self.read_balances[code];
             if v.balance_cents == read {
@@ -584,17 +571,10 @@ impl Ledger {
     }
 }
 
-fn refusal(e: &TenderError, tenders: &[TenderRef]) -> ApiError {
-    let status = match e {
-        TenderError::Empty { .. } | TenderError::InsufficientBalance { .. } => StatusCode::CONFLICT,
-        TenderError::ZeroAmount { .. } => StatusCode::BAD_REQUEST,
-        TenderError::NotNeeded { .. } | TenderError::ExceedsSale { .. } => {
-            StatusCode::UNPROCESSABLE_ENTITY
-        }
-    };
+fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {
     let what = tenders
         .get(e.position() - 1)
         .map(|t| format!(" ({} {})", t.kind(), t.reference()))
         .unwrap_or_default();
-    ApiError::refused(status, e.code(), format!("{e}{what}"))
+    Failure::refuse(Refusal::from(e), format!("{e}{what}"))
 }

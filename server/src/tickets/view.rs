@@ -16,9 +16,10 @@ use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
 };
 use crate::db::DbConnection;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::drawn;
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WayResult {
@@ -88,7 +89,11 @@ pub struct TicketCheck {
 }
 
 /// The ticket with each game's result.
-pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResult<TicketDetail> {
+pub fn detail(
+    app: &AppState,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+) -> DomainResult<TicketDetail> {
     let last = t.last_played_game();
     let states: HashMap<i64, (String, String)> = games::table
         .filter(games::number.between(t.first_game, last))
@@ -235,9 +240,9 @@ pub fn detail(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> ApiResu
     })
 }
 
-fn load(state: &AppState, serial: &str) -> ApiResult<TicketDetail> {
+fn load(state: &AppState, serial: &str) -> DomainResult<TicketDetail> {
     let mut conn = state.db.conn()?;
-    let t = find(&mut conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+    let t = find(&mut conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
     detail(state, &mut conn, &t)
 }
 
@@ -281,10 +286,11 @@ pub async fn check(
     }
     let serial = serial.into_inner();
     if !keno_core::serial::is_well_formed(&serial) {
-        return Err(ApiError::bad_request(
-            "invalid_serial",
+        return Err(Failure::refuse(
+            Refusal::InvalidSerial,
             "that is not a ticket serial number: check the digits",
-        ));
+        )
+        .into());
     }
     let d = web::block(move || load(&state, &serial)).await??;
     let t = d.ticket;

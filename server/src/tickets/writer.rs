@@ -17,7 +17,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::sale::{commit_sales, lock_open_game, Outcome, Sale};
 use crate::db::{now_micros, Backend, Db};
-use crate::error::ApiError;
+use crate::error::{DomainResult, Failure};
+use keno_api::Refusal;
 
 /// Sales waiting longer than this many in the queue make new ones wait (back-pressure).
 const QUEUE: usize = 4096;
@@ -26,7 +27,7 @@ const BATCH: usize = 512;
 
 struct Job {
     sale: Sale,
-    reply: oneshot::Sender<Result<Outcome, ApiError>>,
+    reply: oneshot::Sender<Result<Outcome, Failure>>,
 }
 
 #[derive(Clone)]
@@ -56,20 +57,17 @@ impl SaleWriter {
     }
 
     /// Commits one sale; `None` when no game is open for sale.
-    pub async fn commit(&self, sale: Sale) -> Result<Option<Outcome>, ApiError> {
+    pub async fn commit(&self, sale: Sale) -> DomainResult<Option<Outcome>> {
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Job { sale, reply })
             .await
-            .map_err(|_| ApiError::Internal(anyhow::anyhow!("the sale writer stopped")))?;
+            .map_err(|_| Failure::Internal(anyhow::anyhow!("the sale writer stopped")))?;
         match answer.await {
             Ok(Ok(outcome)) => Ok(Some(outcome)),
-            Ok(Err(ApiError::Refused {
-                code: "game_closed",
-                ..
-            })) => Ok(None),
+            Ok(Err(e)) if e.refusal() == Some(Refusal::GameClosed) => Ok(None),
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(ApiError::Internal(anyhow::anyhow!(
+            Err(_) => Err(Failure::Internal(anyhow::anyhow!(
                 "the sale writer stopped"
             ))),
         }
@@ -102,8 +100,8 @@ fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, faults: crate::faults::Fau
     }
 }
 
-fn closed() -> ApiError {
-    ApiError::conflict("game_closed", "no game is open for sale")
+fn closed() -> Failure {
+    Failure::refuse(Refusal::GameClosed, "no game is open for sale")
 }
 
 /// One transaction for the batch. Any failure in it (on PostgreSQL an error aborts the whole
@@ -113,8 +111,8 @@ fn commit_batch(
     db: &Db,
     tickets: &mut [Sale],
     faults: &crate::faults::FaultDelays,
-) -> Vec<Result<Outcome, ApiError>> {
-    let attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, ApiError>>, ApiError> {
+) -> Vec<Result<Outcome, Failure>> {
+    let attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, Failure>>, Failure> {
         let mut conn = db.conn()?;
         let _turn = db.writer_turn();
         conn.transaction(|conn| {
@@ -123,15 +121,15 @@ fn commit_batch(
             // off).
             let game = lock_open_game(conn)?.filter(|g| g.closes_at > now_micros());
             let Some(game) = game else {
-                return Ok::<_, ApiError>(tickets.iter().map(|_| Err(closed())).collect());
+                return Ok::<_, Failure>(tickets.iter().map(|_| Err(closed())).collect());
             };
             let outcomes = commit_sales(conn, tickets, &game)?;
             faults.pause("sale");
             Ok(outcomes)
         })
     };
-    let is_duplicate = |e: &ApiError| {
-        matches!(e, ApiError::Internal(e) if matches!(
+    let is_duplicate = |e: &Failure| {
+        matches!(e, Failure::Internal(e) if matches!(
             e.downcast_ref::<DieselError>(),
             Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
         ))

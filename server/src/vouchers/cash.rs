@@ -14,8 +14,9 @@ use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CashOut {
@@ -48,17 +49,17 @@ pub async fn cash_out(
 ) -> ApiResult<web::Json<CashOut>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let paid = web::block(move || -> ApiResult<CashOut> {
+    let paid = web::block(move || -> DomainResult<CashOut> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         let today = today(&state);
-        let (paid, row) = conn.transaction(|conn| -> ApiResult<_> {
+        let (paid, row) = conn.transaction(|conn| -> DomainResult<_> {
             let mut v = lock(conn, &[code.as_str()])?
                 .pop()
-                .ok_or_else(|| ApiError::not_found("voucher"))?;
+                .ok_or_else(|| Failure::not_found("voucher"))?;
             if v.status == "cashed" {
-                return Err(ApiError::conflict(
-                    "already_cashed",
+                return Err(Failure::refuse(
+                    Refusal::AlreadyCashed,
                     format!(
                         "voucher {code} was cashed out already: {} paid at {}",
                         keno_core::Dollars(v.cashed_cents as u64),
@@ -67,8 +68,8 @@ pub async fn cash_out(
                 ));
             }
             if v.balance_cents == 0 {
-                return Err(ApiError::conflict(
-                    "voucher_empty",
+                return Err(Failure::refuse(
+                    Refusal::VoucherEmpty,
                     format!("voucher {code} has been spent: nothing is left on it"),
                 ));
             }
@@ -89,8 +90,8 @@ pub async fn cash_out(
                 ))
                 .execute(conn)?;
             if changed != 1 {
-                return Err(ApiError::conflict(
-                    "voucher_changed",
+                return Err(Failure::refuse(
+                    Refusal::VoucherChanged,
                     "the voucher changed meanwhile: look it up again",
                 ));
             }

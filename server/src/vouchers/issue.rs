@@ -16,9 +16,10 @@ use super::{new_code, today, view, NewVoucher, Voucher, VoucherRow, MAX_DEPOSIT_
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::tickets::pay::{mark_paid, payable};
+use keno_api::Refusal;
 
 /// A voucher to issue: `amount_cents` for a cash deposit, or `ticket` for a winning ticket paid
 /// as a voucher.
@@ -62,45 +63,47 @@ pub async fn issue(
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
     if request.request_id.is_empty() || request.request_id.len() > 100 {
-        return Err(ApiError::bad_request(
-            "invalid_request_id",
+        return Err(Failure::refuse(
+            Refusal::InvalidRequestId,
             "request_id must be 1 to 100 characters",
-        ));
+        )
+        .into());
     }
     if principal.site.is_none() || principal.terminal.is_none() {
-        return Err(ApiError::forbidden(
-            "this writer is not bound to a site and terminal",
-        ));
+        return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
     let what =
         match (request.amount_cents, request.ticket) {
             (Some(amount), None) => {
                 if !(1..=MAX_DEPOSIT_CENTS).contains(&amount) {
-                    return Err(ApiError::bad_request(
-                        "invalid_amount",
+                    return Err(Failure::refuse(
+                        Refusal::InvalidAmount,
                         format!(
                             "a deposit is 1 cent to {} (amount_cents {amount})",
                             keno_core::Dollars(MAX_DEPOSIT_CENTS as u64)
                         ),
-                    ));
+                    )
+                    .into());
                 }
                 What::Deposit(amount)
             }
             (None, Some(serial)) => {
                 if !keno_core::serial::is_well_formed(&serial) {
-                    return Err(ApiError::bad_request(
-                        "invalid_serial",
+                    return Err(Failure::refuse(
+                        Refusal::InvalidSerial,
                         "that is not a ticket serial number: check the digits",
-                    ));
+                    )
+                    .into());
                 }
                 What::Ticket(serial)
             }
-            _ => return Err(ApiError::bad_request(
-                "invalid_request",
+            _ => return Err(Failure::refuse(
+                Refusal::InvalidRequest,
                 "give either amount_cents (a cash deposit) or ticket (a winning ticket's serial)",
-            )),
+            )
+            .into()),
         };
-    let (created, voucher) = web::block(move || -> ApiResult<(bool, Voucher)> {
+    let (created, voucher) = web::block(move || -> DomainResult<(bool, Voucher)> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
         let today = today(&state);
@@ -111,7 +114,7 @@ pub async fn issue(
             let result = conn
                 .transaction(|conn| issue_in(conn, &principal, &request.request_id, &what, &today));
             match result {
-                Err(ApiError::Internal(e))
+                Err(Failure::Internal(e))
                     if attempt < 3
                         && matches!(
                             e.downcast_ref::<DieselError>(),
@@ -123,7 +126,7 @@ pub async fn issue(
                 // Refused, perhaps because a copy of this request paid the ticket and committed
                 // after this attempt looked for it: once more, which finds that copy's voucher
                 // (or is refused again, for good).
-                Err(ApiError::Refused { .. }) if attempt < 2 => {}
+                Err(Failure::Refused { .. }) if attempt < 2 => {}
                 other => break other?,
             }
         };
@@ -143,7 +146,7 @@ fn issue_in(
     request_id: &str,
     what: &What,
     today: &str,
-) -> ApiResult<(bool, VoucherRow)> {
+) -> DomainResult<(bool, VoucherRow)> {
     if let Some(v) = by_request(conn, principal, request_id)? {
         return Ok((false, v));
     }
@@ -153,12 +156,11 @@ fn issue_in(
         What::Deposit(amount) => ("deposit", None, *amount),
         What::Ticket(serial) => {
             let t =
-                crate::tickets::find(conn, serial)?.ok_or_else(|| ApiError::not_found("ticket"))?;
+                crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             let p = payable(conn, &t)?;
             p.at_a_terminal(today)?;
             if p.major {
-                return Err(ApiError::conflict(
-                    "cheque_only",
+                return Err(Failure::refuse(Refusal::ChequeOnly,
                     format!(
                         "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not as a voucher"
                     ),

@@ -4,7 +4,7 @@ use actix_web::{get, web};
 
 use super::{check_code, find, today, view, Voucher};
 use crate::auth::{Require, Role};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 
 /// A voucher with what is left on it, the sales it paid for and until when it is usable.
@@ -29,9 +29,9 @@ pub async fn get_voucher(
 ) -> ApiResult<web::Json<Voucher>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let voucher = web::block(move || -> ApiResult<Voucher> {
+    let voucher = web::block(move || -> DomainResult<Voucher> {
         let mut conn = state.db.conn()?;
-        let v = find(&mut conn, &code)?.ok_or_else(|| ApiError::not_found("voucher"))?;
+        let v = find(&mut conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
         Ok(view(&mut conn, &v, &today(&state))?)
     })
     .await??;

@@ -24,8 +24,9 @@ use utoipa::ToSchema;
 use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, vouchers};
 use crate::db::{rfc3339, DbConnection};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 /// The largest voucher a deposit makes: $100,000.00. (A guard against a mistyped amount; money
 /// sums stay far from overflowing.)
@@ -114,12 +115,11 @@ pub fn new_code() -> String {
 }
 
 /// Refuses what is not a voucher code before it reaches the database.
-pub fn check_code(code: &str) -> ApiResult<()> {
+pub fn check_code(code: &str) -> DomainResult<()> {
     if keno_core::serial::is_voucher_code(code) {
         Ok(())
     } else {
-        Err(ApiError::bad_request(
-            "invalid_voucher_code",
+        Err(Failure::refuse(Refusal::InvalidVoucherCode,
             format!("{code:?} is not a voucher code (22 digits, the last a check digit): check the digits"),
         ))
     }
@@ -142,9 +142,9 @@ pub fn expired(keno_day: &str, today: &str) -> bool {
 }
 
 /// The refusal of an expired voucher (rule 13.1).
-pub fn claim_required(v: &VoucherRow) -> ApiError {
-    ApiError::conflict(
-        "claim_required",
+pub fn claim_required(v: &VoucherRow) -> Failure {
+    Failure::refuse(
+        Refusal::ClaimRequired,
         format!(
             "voucher {} of Keno Day {} could be used at a writer terminal until Keno Day {} \
              (12 months, rule 13.1): the player may claim it with the Unclaimed Prize Claim Form",

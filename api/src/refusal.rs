@@ -1,0 +1,260 @@
+//! Every machine code the server answers a refused request with.
+//!
+//! One enum, as lemmy's `LemmyErrorType`: a code is written once, here, and compared as a value
+//! everywhere else, so a misspelt code is a compile error rather than a silent new code on the
+//! wire. The codes are the contract of `shared/API.md` and never change once published.
+
+use std::fmt;
+
+use keno_core::tender::TenderError;
+use keno_core::BetError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+macro_rules! refusals {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, )*) => {
+        /// A refusal's machine code (`{"error": code}`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Refusal {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Refusal {
+            /// Every code, in the order declared.
+            pub const ALL: &'static [Refusal] = &[$(Refusal::$variant,)*];
+
+            /// The code as it is on the wire.
+            pub fn code(self) -> &'static str {
+                match self {
+                    $(Refusal::$variant => $code,)*
+                }
+            }
+
+            /// The refusal a code names, for clients reading an answer.
+            pub fn from_code(code: &str) -> Option<Refusal> {
+                match code {
+                    $($code => Some(Refusal::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+refusals! {
+    // The request itself.
+    /// A path, query or body that could not be read.
+    InvalidRequest = "invalid_request",
+    InvalidRequestId = "invalid_request_id",
+    InvalidSerial = "invalid_serial",
+    InvalidVoucherCode = "invalid_voucher_code",
+    InvalidAmount = "invalid_amount",
+    InvalidKenoDay = "invalid_keno_day",
+    InvalidRange = "invalid_range",
+    InvalidReason = "invalid_reason",
+    InvalidName = "invalid_name",
+    InvalidDescription = "invalid_description",
+    InvalidOrder = "invalid_order",
+    InvalidPosition = "invalid_position",
+    InvalidNumber = "invalid_number",
+    InvalidState = "invalid_state",
+    InvalidTender = "invalid_tender",
+    DuplicateTender = "duplicate_tender",
+    InvalidClaim = "invalid_claim",
+    InvalidApproval = "invalid_approval",
+    InvalidBonus = "invalid_bonus",
+    InvalidDestination = "invalid_destination",
+    NumberRequired = "number_required",
+    DeviceRequired = "device_required",
+    NotADevice = "not_a_device",
+
+    // Who is asking.
+    Unauthorized = "unauthorized",
+    Forbidden = "forbidden",
+    TooManyRequests = "too_many_requests",
+    TooManyAuthFailures = "too_many_auth_failures",
+    NotFound = "not_found",
+
+    // The bet and its price (keno-core's `BetError`).
+    InvalidSelection = "invalid_selection",
+    ScheduleNotOffered = "schedule_not_offered",
+    ScheduleNotApproved = "schedule_not_approved",
+    NotAJackpotType = "not_a_jackpot_type",
+    BelowMinimumWager = "below_minimum_wager",
+    InvalidWagerIncrement = "invalid_wager_increment",
+    InvalidGames = "invalid_games",
+    TicketTotalOverLimit = "ticket_total_over_limit",
+    TooManyWays = "too_many_ways",
+    UnknownSet = "unknown_set",
+    SetRetired = "set_retired",
+    SetNameTaken = "set_name_taken",
+    AlreadyRetired = "already_retired",
+
+    // Sales and the game.
+    NoOpenGame = "no_open_game",
+    GameClosed = "game_closed",
+    RequestInProgress = "request_in_progress",
+
+    // Tender (keno-core's `TenderError`) and vouchers.
+    VoucherEmpty = "voucher_empty",
+    TenderNotNeeded = "tender_not_needed",
+    InsufficientBalance = "insufficient_balance",
+    TenderExceedsSale = "tender_exceeds_sale",
+    VoucherChanged = "voucher_changed",
+    AlreadyCashed = "already_cashed",
+
+    // A ticket's life after the sale.
+    AlreadyPaid = "already_paid",
+    AlreadyCancelled = "already_cancelled",
+    Cancelled = "cancelled",
+    CancelNotAllowed = "cancel_not_allowed",
+    TicketChanged = "ticket_changed",
+    NotSettled = "not_settled",
+    NoPrize = "no_prize",
+    ClaimRequired = "claim_required",
+    ChequeOnly = "cheque_only",
+
+    // Claims and unclaimed prizes (rules 13, 14).
+    TicketClaimed = "ticket_claimed",
+    ClaimDecided = "claim_decided",
+    ClaimNotApproved = "claim_not_approved",
+    NothingToMove = "nothing_to_move",
+
+    // The draw with a ball device (rule 10).
+    NotABallGame = "not_a_ball_game",
+    GameNotDrawing = "game_not_drawing",
+    AlreadySettled = "already_settled",
+    EarlierGameNotDrawn = "earlier_game_not_drawn",
+    AnotherDeviceDrawing = "another_device_drawing",
+    DeviceOutOfService = "device_out_of_service",
+    DeviceInService = "device_in_service",
+    DeviceDraw = "device_draw",
+    ManualDraw = "manual_draw",
+    AlreadyManual = "already_manual",
+    DuplicateBall = "duplicate_ball",
+    NotDrawn = "not_drawn",
+    DrawChanged = "draw_changed",
+    CorrectionPending = "correction_pending",
+    CorrectionClosed = "correction_closed",
+    NoChange = "no_change",
+    SupervisorOnly = "supervisor_only",
+    CannotInvalidate = "cannot_invalidate",
+
+    // Approvals: bonus prizes, Special 3.
+    AlreadyApproved = "already_approved",
+    AlreadyWithdrawn = "already_withdrawn",
+    BonusDecided = "bonus_decided",
+    Special3NotDefined = "special3_not_defined",
+
+    // Not refusals of the request: the server could not answer it.
+    /// The database is out of reach for a moment; try again.
+    Unavailable = "unavailable",
+    /// Something failed inside the server; nothing was changed.
+    Internal = "internal",
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for Refusal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for Refusal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        Refusal::from_code(&code)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown refusal code {code:?}")))
+    }
+}
+
+impl From<&BetError> for Refusal {
+    fn from(e: &BetError) -> Self {
+        use BetError::*;
+        match e {
+            Selection(_) => Refusal::InvalidSelection,
+            ScheduleNotOffered { .. } => Refusal::ScheduleNotOffered,
+            ScheduleNotApproved => Refusal::ScheduleNotApproved,
+            NotAJackpotType { .. } => Refusal::NotAJackpotType,
+            BelowMinimumWager { .. } | BelowJackpotMinimum { .. } | BelowWayMinimum { .. } => {
+                Refusal::BelowMinimumWager
+            }
+            NotWholeDollars { .. } | JackpotIncrement { .. } | WayIncrement { .. } => {
+                Refusal::InvalidWagerIncrement
+            }
+            NoGames | TooManyGames { .. } => Refusal::InvalidGames,
+            TicketTotalOverLimit { .. } => Refusal::TicketTotalOverLimit,
+            TooManyWays { .. } => Refusal::TooManyWays,
+        }
+    }
+}
+
+impl From<&TenderError> for Refusal {
+    fn from(e: &TenderError) -> Self {
+        match e {
+            TenderError::Empty { .. } => Refusal::VoucherEmpty,
+            TenderError::NotNeeded { .. } => Refusal::TenderNotNeeded,
+            TenderError::InsufficientBalance { .. } => Refusal::InsufficientBalance,
+            TenderError::ExceedsSale { .. } => Refusal::TenderExceedsSale,
+            TenderError::ZeroAmount { .. } => Refusal::InvalidAmount,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_unique_snake_case_and_reads_back() {
+        let mut seen = std::collections::BTreeSet::new();
+        for r in Refusal::ALL {
+            let code = r.code();
+            assert!(seen.insert(code), "{code} is declared twice");
+            assert!(
+                code.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{code} is not snake_case"
+            );
+            assert_eq!(Refusal::from_code(code), Some(*r));
+        }
+        assert_eq!(Refusal::from_code("no_such_code"), None);
+    }
+
+    #[test]
+    fn the_cores_refusals_keep_their_codes() {
+        use keno_core::money::Dollars;
+        let bets = [
+            BetError::NoGames,
+            BetError::ScheduleNotApproved,
+            BetError::TooManyWays { ways: 9, max: 1 },
+            BetError::BelowMinimumWager {
+                amount: Dollars(0),
+                min: Dollars(100),
+            },
+        ];
+        for e in &bets {
+            assert_eq!(Refusal::from(e).code(), e.code());
+        }
+        let tenders = [
+            TenderError::Empty { position: 1 },
+            TenderError::NotNeeded { position: 1 },
+            TenderError::ZeroAmount { position: 1 },
+        ];
+        for e in &tenders {
+            assert_eq!(Refusal::from(e).code(), e.code());
+        }
+    }
+
+    #[test]
+    fn serialises_as_its_code() {
+        let json = serde_json::to_string(&Refusal::AlreadyPaid).unwrap();
+        assert_eq!(json, "\"already_paid\"");
+        let back: Refusal = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, Refusal::AlreadyPaid);
+    }
+}

@@ -1,0 +1,110 @@
+//! What a domain operation answers when it does not do what was asked: refused, with the
+//! machine code of `shared/API.md` and a message for people, or failed inside.
+//!
+//! Domain code knows nothing of HTTP: `error.rs` alone turns a `Failure` into a status and a
+//! body, at the handler's edge.
+
+use keno_api::Refusal;
+use keno_core::tender::TenderError;
+use keno_core::BetError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error("{message}")]
+    Refused {
+        refusal: Refusal,
+        message: String,
+        /// Seconds to wait before trying again, for a refusal that passes.
+        retry_after: Option<u64>,
+    },
+    #[error("internal error: {0:#}")]
+    Internal(anyhow::Error),
+}
+
+pub type DomainResult<T> = Result<T, Failure>;
+
+impl Failure {
+    pub fn refuse(refusal: Refusal, message: impl Into<String>) -> Self {
+        Failure::Refused {
+            refusal,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// Too many from this place: try again after `wait_seconds`.
+    pub fn too_many(refusal: Refusal, message: impl Into<String>, wait_seconds: u64) -> Self {
+        Failure::Refused {
+            refusal,
+            message: message.into(),
+            retry_after: Some(wait_seconds),
+        }
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::refuse(Refusal::NotFound, format!("no such {what}"))
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::refuse(Refusal::Unauthorized, "a valid bearer token is required")
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::refuse(Refusal::Forbidden, message)
+    }
+
+    /// The refusal's code, if this is one.
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self {
+            Failure::Refused { refusal, .. } => Some(*refusal),
+            Failure::Internal(_) => None,
+        }
+    }
+
+    /// The same refusal under another code, where one caller's contract names it so.
+    pub fn recode(self, from: Refusal, to: Refusal) -> Self {
+        match self {
+            Failure::Refused {
+                refusal,
+                message,
+                retry_after,
+            } if refusal == from => Failure::Refused {
+                refusal: to,
+                message,
+                retry_after,
+            },
+            other => other,
+        }
+    }
+}
+
+impl From<BetError> for Failure {
+    fn from(e: BetError) -> Self {
+        // The rule is part of the message so the writer can tell the player why.
+        Failure::refuse(Refusal::from(&e), e.to_string())
+    }
+}
+
+impl From<&TenderError> for Failure {
+    fn from(e: &TenderError) -> Self {
+        Failure::refuse(Refusal::from(e), e.to_string())
+    }
+}
+
+impl From<diesel::result::Error> for Failure {
+    fn from(e: diesel::result::Error) -> Self {
+        Failure::Internal(e.into())
+    }
+}
+
+impl From<diesel::r2d2::PoolError> for Failure {
+    fn from(e: diesel::r2d2::PoolError) -> Self {
+        Failure::Internal(e.into())
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Internal(e)
+    }
+}
