@@ -1,13 +1,16 @@
 //! The life cycle of a game as a pure state machine (rules 8.1, 9, 10, 11.1, 17.3).
 //!
 //! ```text
-//!   open --Close--> closed --first number/ball--> drawing --20th--> drawn --Settle--> settled
-//!                     |  ^                          |  ^               |
-//!                     |  '----- a void draw --------+--+---------------'    (10.2, 10.4(c))
-//!                     v         (state `void`,         '-- a void ball --'   (10.4(a))
-//!                   void ---- a new draw's first ball --> drawing
-//!
-//!   closed | drawing | drawn | void --Invalidate--> invalidated               (17.3)
+//! open                          --Close------------------> closed       9.2 (clock or supervisor)
+//! closed                        --first number or ball---> drawing      8.1: no cancelling after
+//! drawing                       --20th ball, DrawComplete> drawn        9.1, 10.1
+//! drawn                         --Settle-----------------> settled      10.1 (ball check), 11.1
+//! drawing, drawn                --a void ball------------> drawing      10.4(a)
+//! closed, drawing, drawn, void  --a void draw------------> void         10.2, 10.4(c)
+//! void                          --the new draw's 1st ball> drawing      10.2
+//! closed, drawing, void         --drawn by hand----------> (the same)   10.4(b), (d): mode manual
+//! drawing, drawn                --a correction asked-----> (the same)   10.1: holds settlement
+//! closed, drawing, drawn, void  --Invalidate-------------> invalidated  17.3 (open: closed first)
 //! ```
 //!
 //! The server stores the state as text (`games.state`) and shows it in the API; both keep the
