@@ -12,11 +12,14 @@
 //! - [`theory`]: the theoretical return of each schedule;
 //! - [`random`]: unbiased random choices from a caller's generator;
 //! - [`serial`]: ticket serials and voucher codes; [`tender`]: a sale paid by vouchers and
-//!   winning tickets (rule 6.1).
+//!   winning tickets (rule 6.1);
+//! - [`game`]: a game's life cycle (open, closed, drawn, settled; void draws and invalidation,
+//!   rules 8.1, 9, 10, 17.3) and the game clock's and drawer's decisions, with time as an input.
 
 pub mod bet;
 pub mod board;
 pub mod error;
+pub mod game;
 pub mod jackpot;
 pub mod money;
 pub mod pricing;
@@ -32,6 +35,11 @@ pub mod theory;
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
 pub use error::{BetError, SelectionError};
+pub use game::{
+    clock_step, drawer_step, invalidation_steps, transition, ClockStep, DrawMode, DrawSource,
+    DrawerSettings, DrawerStep, FaultEffect, FaultKind, GameEvent, GameFacts, GameState,
+    LifecycleError, UnknownCode,
+};
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use money::Dollars;
 pub use pricing::Price;
