@@ -27,6 +27,7 @@ pub mod rules;
 pub mod schedule;
 pub mod serial;
 pub mod settle;
+pub mod status;
 pub mod tender;
 pub mod theory;
 
@@ -40,3 +41,4 @@ pub use pricing::Price;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};
+pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
