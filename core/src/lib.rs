@@ -16,6 +16,7 @@
 
 pub mod bet;
 pub mod board;
+pub mod deadline;
 pub mod error;
 pub mod jackpot;
 pub mod keno_day;
@@ -33,6 +34,7 @@ pub mod theory;
 
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
+pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
 pub use error::{BetError, SelectionError};
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use keno_day::{KenoDay, KenoDayError};
