@@ -12,10 +12,16 @@
 //! - [`theory`]: the theoretical return of each schedule;
 //! - [`random`]: unbiased random choices from a caller's generator;
 //! - [`serial`]: ticket serials and voucher codes; [`tender`]: a sale paid by vouchers and
-//!   winning tickets (rule 6.1).
+//!   winning tickets (rule 6.1);
+//! - the money of a ticket's life: [`keno_day`] (Keno Days without a clock), [`status`] (ticket
+//!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
+//!   [`payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
+//!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
+//!   17.3).
 
 pub mod bet;
 pub mod board;
+pub mod cancel;
 pub mod deadline;
 pub mod error;
 pub mod jackpot;
@@ -37,6 +43,7 @@ pub mod theory;
 
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
+pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};
 pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
 pub use error::{BetError, SelectionError};
 pub use jackpot::{JackpotOutcome, JackpotPools};
