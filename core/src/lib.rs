@@ -15,7 +15,7 @@
 //!   winning tickets (rule 6.1);
 //! - the money of a ticket's life: [`keno_day`] (Keno Days without a clock), [`status`] (ticket
 //!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
-//!   [`payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
+//!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
 //!   17.3).
 
