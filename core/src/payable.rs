@@ -62,8 +62,8 @@ pub struct Payable {
     pub major: bool,
     /// The last Keno Day a terminal may pay it (rule 13.1).
     pub deadline: KenoDay,
-    /// Rule 12.2: cheque with a major prize, cash otherwise; [`Payable::as_voucher`] and
-    /// [`Payable::as_tender`] change it.
+    /// Rule 12.2: cheque with a major prize, cash otherwise; [`Payable::as_voucher`],
+    /// [`Payable::as_tender`] and [`Payable::by_claim`] change it.
     pub method: PayMethod,
 }
 
@@ -97,7 +97,7 @@ fn not_paid_as(method: &PayMethod) -> &'static str {
         PayMethod::Tender => "tendered",
         PayMethod::Voucher => "as a voucher",
         PayMethod::Cash => "in cash",
-        PayMethod::Cheque => "by cheque",
+        PayMethod::Cheque | PayMethod::ClaimCheque => "by cheque",
     }
 }
 
@@ -181,6 +181,14 @@ impl Payable {
     /// Tendered for a sale (rule 6.1), paid whole; not with a major prize (rule 12.2).
     pub fn as_tender(self) -> Result<Payable, PayRefusal> {
         self.instead(PayMethod::Tender)
+    }
+
+    /// Paid on an approved Unclaimed Prize Claim Form: by cheque, whatever it won (rule 13.5).
+    pub fn by_claim(self) -> Payable {
+        Payable {
+            method: PayMethod::ClaimCheque,
+            ..self
+        }
     }
 
     fn instead(self, method: PayMethod) -> Result<Payable, PayRefusal> {

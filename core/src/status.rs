@@ -28,12 +28,14 @@ pub enum TicketStatus {
 pub enum PayMethod {
     /// At a terminal, with no major prize (rule 12.2).
     Cash,
-    /// At a terminal, with a major prize (rule 12.2); and every claim (rule 13.5).
+    /// At a terminal, with a major prize (rule 12.2).
     Cheque,
     /// As a voucher instead of cash (rule 1(n)(ii)).
     Voucher,
     /// Tendered for a sale (rule 6.1).
     Tender,
+    /// By cheque, on an approved Unclaimed Prize Claim Form (rules 13.5, 14).
+    ClaimCheque,
 }
 
 /// A ticket status the API does not know.
@@ -43,7 +45,7 @@ pub struct UnknownTicketStatus(pub String);
 
 /// A payment method the API does not know.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{0:?} is not a payment method: cash, cheque, voucher or tender")]
+#[error("{0:?} is not a payment method: cash, cheque, voucher, tender or claim_cheque")]
 pub struct UnknownPayMethod(pub String);
 
 impl TicketStatus {
@@ -64,11 +66,12 @@ impl TicketStatus {
 }
 
 impl PayMethod {
-    pub const ALL: [PayMethod; 4] = [
+    pub const ALL: [PayMethod; 5] = [
         PayMethod::Cash,
         PayMethod::Cheque,
         PayMethod::Voucher,
         PayMethod::Tender,
+        PayMethod::ClaimCheque,
     ];
 
     /// The word stored and shown.
@@ -78,6 +81,7 @@ impl PayMethod {
             PayMethod::Cheque => "cheque",
             PayMethod::Voucher => "voucher",
             PayMethod::Tender => "tender",
+            PayMethod::ClaimCheque => "claim_cheque",
         }
     }
 }

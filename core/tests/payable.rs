@@ -217,8 +217,20 @@ fn rule_13_1_a_terminal_pays_until_the_deadline_then_a_claim_does() {
         })
     );
     assert_eq!((e.code(), e.rule()), ("claim_required", "13.1"));
-    // What the ticket is owed does not lapse: a claim pays it (rule 13.4).
-    assert_eq!(owed(&f).unwrap().total_cents, 500);
+    // What the ticket is owed does not lapse: a claim pays it, by cheque (rules 13.4, 13.5).
+    let by_claim = owed(&f).unwrap().by_claim();
+    assert_eq!(
+        (by_claim.total_cents, by_claim.method),
+        (500, PayMethod::ClaimCheque)
+    );
+}
+
+#[test]
+fn rule_13_5_a_claim_pays_a_major_prize_by_cheque_too() {
+    let mut f = won();
+    f.prizes[0].major = true;
+    let p = owed(&f).unwrap().by_claim();
+    assert_eq!((p.major, p.method.as_str()), (true, "claim_cheque"));
 }
 
 #[test]

@@ -23,6 +23,7 @@ fn statuses_and_methods_are_the_stored_words() {
         (PayMethod::Cheque, "cheque"),
         (PayMethod::Voucher, "voucher"),
         (PayMethod::Tender, "tender"),
+        (PayMethod::ClaimCheque, "claim_cheque"),
     ] {
         assert_eq!(m.as_str(), text);
         assert_eq!(m.to_string(), text);
@@ -43,7 +44,7 @@ fn statuses_and_methods_are_the_stored_words() {
     );
     assert_eq!(
         "".parse::<PayMethod>().unwrap_err().to_string(),
-        "\"\" is not a payment method: cash, cheque, voucher or tender"
+        "\"\" is not a payment method: cash, cheque, voucher, tender or claim_cheque"
     );
     assert!(serde_json::from_str::<TicketStatus>("\"void\"").is_err());
 }
