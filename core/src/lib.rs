@@ -14,26 +14,40 @@
 //! - [`serial`]: ticket serials and voucher codes; [`tender`]: a sale paid by vouchers and
 //!   winning tickets (rule 6.1);
 //! - [`game`]: a game's life cycle (open, closed, drawn, settled; void draws and invalidation,
-//!   rules 8.1, 9, 10, 17.3) and the game clock's and drawer's decisions, with time as an input.
+//!   rules 8.1, 9, 10, 17.3) and the game clock's and drawer's decisions, with time as an input;
+//! - the money of a ticket's life: [`keno_day`] (Keno Days without a clock), [`status`] (ticket
+//!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
+//!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
+//!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
+//!   17.3).
 
 pub mod bet;
 pub mod board;
+pub mod cancel;
+pub mod deadline;
 pub mod error;
 pub mod game;
 pub mod jackpot;
+pub mod keno_day;
 pub mod money;
+pub mod payable;
 pub mod pricing;
+pub mod prize;
 pub mod prorate;
 pub mod random;
+pub mod refund;
 pub mod rules;
 pub mod schedule;
 pub mod serial;
 pub mod settle;
+pub mod status;
 pub mod tender;
 pub mod theory;
 
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
+pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};
+pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
 pub use error::{BetError, SelectionError};
 pub use game::{
     clock_step, drawer_step, invalidation_steps, transition, ClockStep, DrawMode, DrawSource,
@@ -41,8 +55,13 @@ pub use game::{
     LifecycleError, UnknownCode,
 };
 pub use jackpot::{JackpotOutcome, JackpotPools};
+pub use keno_day::{KenoDay, KenoDayError};
 pub use money::Dollars;
+pub use payable::{owed, payable, GamePrize, PayRefusal, Payable, PayableFacts, Played};
 pub use pricing::Price;
+pub use prize::{is_major_prize, wins_bonus, BonusTerms, WayPlayed};
+pub use refund::game_refund;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};
+pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};

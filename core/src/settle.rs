@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::board::{Draw, NumberSet, MAX_SPOTS};
 use crate::jackpot::{share_pool, JackpotOutcome, JackpotPools};
+use crate::prize::is_major_prize;
 use crate::prorate::prorate;
 use crate::rules::RuleSet;
 use crate::schedule::{PrizeTable, ScheduleId};
@@ -135,7 +136,7 @@ impl RuleSet {
                 let prize = scale(base, amount, table.raw_base(s), caps.per_way_cents);
                 outcome.prize_cents = prize;
                 // Rule 1(h): a major prize, measured after the 12.1 cap.
-                if prize >= caps.major_prize_cents {
+                if is_major_prize(prize, caps.major_prize_cents) {
                     majors.push(index);
                 }
             }

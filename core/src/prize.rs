@@ -1,0 +1,44 @@
+//! What a way's win is: a major prize (rule 1(h)), a bonus prize (rule 6.3(e)).
+
+use crate::bet::BetKind;
+
+/// Rule 1(h): a win of `major_prize_cents` ($200 in the ACT rules) or more on a single way is a
+/// major prize. Measured after the per-way cap of rule 12.1 (settlement passes the capped
+/// prize); a major prize is pro-rated (12.3-12.5) and may be paid by cheque (12.2).
+pub fn is_major_prize(prize_cents: u64, major_prize_cents: u64) -> bool {
+    prize_cents >= major_prize_cents
+}
+
+/// What a bonus prize asks of a way (rule 6.3(e): a set prize for a ticket type and/or value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BonusTerms {
+    /// Only ways of tickets of this type; any if `None`.
+    pub bet_kind: Option<BetKind>,
+    /// Only ways of this many spots; any if `None`.
+    pub spots: Option<u8>,
+    /// Only ways wagering at least this much.
+    pub min_amount_per_way_cents: u64,
+    /// The catch that wins it: exactly this many of the way's numbers drawn.
+    pub catch: u8,
+}
+
+/// One way as settled in a game offering a bonus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WayPlayed {
+    /// Its ticket's type.
+    pub bet_kind: BetKind,
+    pub spots: u8,
+    pub amount_per_way_cents: u64,
+    /// How many of its numbers were drawn.
+    pub catch: u8,
+}
+
+/// Rule 6.3(e): whether `way` wins the bonus of `terms`, in a game that offers it: its ticket's
+/// type, its spots, its wager and its catch all as the bonus asks. The bonus is won whether or
+/// not the schedule pays the way anything.
+pub fn wins_bonus(terms: &BonusTerms, way: &WayPlayed) -> bool {
+    terms.bet_kind.is_none_or(|k| k == way.bet_kind)
+        && terms.spots.is_none_or(|s| s == way.spots)
+        && way.amount_per_way_cents >= terms.min_amount_per_way_cents
+        && way.catch == terms.catch
+}
