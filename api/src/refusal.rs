@@ -7,7 +7,7 @@
 use std::fmt;
 
 use keno_core::tender::TenderError;
-use keno_core::BetError;
+use keno_core::{BetError, LifecycleError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! refusals {
@@ -138,6 +138,13 @@ refusals! {
     NoChange = "no_change",
     SupervisorOnly = "supervisor_only",
     CannotInvalidate = "cannot_invalidate",
+    /// The life cycle's own refusals, met inside the server's tasks rather than in requests.
+    GameNotDrawn = "game_not_drawn",
+    GameOpen = "game_open",
+    NotAnRngGame = "not_an_rng_game",
+    DrawOutOfOrder = "draw_out_of_order",
+    DrawIncomplete = "draw_incomplete",
+    BallCheck = "ball_check",
 
     // Approvals: bonus prizes, Special 3.
     AlreadyApproved = "already_approved",
@@ -205,6 +212,30 @@ impl From<&TenderError> for Refusal {
     }
 }
 
+impl From<&LifecycleError> for Refusal {
+    fn from(e: &LifecycleError) -> Self {
+        use LifecycleError::*;
+        match e {
+            NotOpen { .. } => Refusal::GameClosed,
+            NotDrawing { .. } => Refusal::GameNotDrawing,
+            AlreadySettled { .. } => Refusal::AlreadySettled,
+            NotDrawn { .. } => Refusal::GameNotDrawn,
+            CloseFirst => Refusal::GameOpen,
+            CannotInvalidate { .. } => Refusal::CannotInvalidate,
+            NotABallGame { .. } => Refusal::NotABallGame,
+            NotAnRngGame { .. } => Refusal::NotAnRngGame,
+            StandingOutOfRange { .. } | NothingToCorrect => Refusal::InvalidPosition,
+            OutOfOrder { .. } => Refusal::DrawOutOfOrder,
+            DrawIncomplete { .. } => Refusal::DrawIncomplete,
+            AlreadyManual { .. } => Refusal::AlreadyManual,
+            NoBallToVoid => Refusal::NotDrawn,
+            NoPendingCorrection => Refusal::CorrectionClosed,
+            BallCheck { .. } => Refusal::BallCheck,
+            HeldByCorrection => Refusal::CorrectionPending,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +277,30 @@ mod tests {
             TenderError::ZeroAmount { position: 1 },
         ];
         for e in &tenders {
+            assert_eq!(Refusal::from(e).code(), e.code());
+        }
+        use keno_core::{FaultKind, GameEvent, GameState};
+        let lifecycle = [
+            LifecycleError::NotOpen {
+                state: GameState::Closed,
+            },
+            LifecycleError::AlreadySettled {
+                event: GameEvent::Settle,
+            },
+            LifecycleError::CloseFirst,
+            LifecycleError::OutOfOrder {
+                expected: 2,
+                got: 3,
+            },
+            LifecycleError::AlreadyManual {
+                fault: FaultKind::Stoppage,
+            },
+            LifecycleError::NoBallToVoid,
+            LifecycleError::NoPendingCorrection,
+            LifecycleError::BallCheck { until: None },
+            LifecycleError::HeldByCorrection,
+        ];
+        for e in &lifecycle {
             assert_eq!(Refusal::from(e).code(), e.code());
         }
     }

@@ -80,6 +80,14 @@ macro_rules! stored_code {
             }
         }
 
+        /// What a database row holds: diesel reads the text and converts it with this.
+        impl TryFrom<String> for $t {
+            type Error = UnknownCode;
+            fn try_from(s: String) -> Result<Self, UnknownCode> {
+                parse_code(&s)
+            }
+        }
+
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.as_str())

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::auth::Role;
-use crate::state::DrawSource;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -59,7 +58,7 @@ pub struct ServeArgs {
     pub database_url: String,
     /// Where the numbers come from (rule 3.2).
     #[arg(long, env = "KENO_DRAW_SOURCE", value_enum, default_value = "rng")]
-    pub draw_source: DrawSource,
+    pub draw_source: DrawSourceArg,
     /// Seconds a game is open for sale.
     #[arg(long, env = "KENO_GAME_INTERVAL", default_value_t = 180.0)]
     pub game_interval: f64,
@@ -163,4 +162,20 @@ pub struct RulesFile {
     /// A rule-set file (TOML, or JSON by its .json ending); the built-in rules when absent.
     #[arg(long = "rules", env = "KENO_RULES", value_name = "FILE")]
     pub path: Option<PathBuf>,
+}
+
+/// `--draw-source`: where the numbers come from, as typed on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DrawSourceArg {
+    Rng,
+    BallDevice,
+}
+
+impl From<DrawSourceArg> for keno_core::DrawSource {
+    fn from(arg: DrawSourceArg) -> Self {
+        match arg {
+            DrawSourceArg::Rng => keno_core::DrawSource::Rng,
+            DrawSourceArg::BallDevice => keno_core::DrawSource::BallDevice,
+        }
+    }
 }

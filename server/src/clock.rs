@@ -16,12 +16,12 @@ use actix_web::web;
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::random::draw_next;
-use keno_core::NumberSet;
+use keno_core::{clock_step, drawer_step, ClockStep, DrawerStep, GameEvent, GameState, NumberSet};
 use rand_core::UnwrapErr;
 
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
-use crate::games::{drawn, ensure_open_game, GameRow};
+use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
@@ -34,19 +34,7 @@ pub async fn run_clock(state: web::Data<AppState>) {
         };
         let s = state.clone();
         let step = web::block(move || -> anyhow::Result<Duration> {
-            let mut conn = s.db.conn()?;
-            let Some(open) = ensure_open_game(&s, &mut conn, term)? else {
-                // Keno is closed: look again at the start of the next Keno Day (or in a minute).
-                let next = s.settings.hours.next_start(chrono::Local::now());
-                let wait = (next - chrono::Local::now()).to_std().unwrap_or_default();
-                return Ok(wait.min(Duration::from_secs(60)));
-            };
-            let left = open.closes_at - now_micros();
-            if left <= 0 {
-                crate::games::close_game(&s, &mut conn, open.number, Some(term))?;
-                return Ok(Duration::ZERO);
-            }
-            Ok(Duration::from_micros(left as u64))
+            clock_tick(&s, &mut *s.db.conn()?, term)
         })
         .await;
         let wait = match step {
@@ -70,6 +58,38 @@ pub async fn run_clock(state: web::Data<AppState>) {
     }
 }
 
+/// One decision of the game clock (`keno_core::clock_step`), carried out; how long until the
+/// next look.
+fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Result<Duration> {
+    let now = now_micros();
+    let open = crate::games::open_game(conn)?.map(|g| (g.number, g.closes_at));
+    let keno_open = s.settings.hours.keno_day(chrono::Local::now()).is_some();
+    match clock_step(open, keno_open, now) {
+        ClockStep::OpenNext => {
+            let opened = ensure_open_game(s, conn, term)?;
+            Ok(if opened.is_some() {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(1)
+            })
+        }
+        ClockStep::Close { game, .. } => {
+            // The close opens the next game in its transaction when Keno is open (9.2).
+            crate::games::close_game(s, conn, game, Some(term))?;
+            Ok(Duration::ZERO)
+        }
+        ClockStep::WaitUntil(at) => Ok(Duration::from_micros((at - now).max(0) as u64)),
+        ClockStep::Idle => {
+            // Keno is closed: look again at the start of the next Keno Day (or in a minute).
+            let next = s.settings.hours.next_start(chrono::Local::now());
+            let wait = (next - chrono::Local::now())
+                .to_std()
+                .unwrap_or(Duration::ZERO);
+            Ok(wait.min(Duration::from_secs(60)))
+        }
+    }
+}
+
 /// Runs the drawer forever.
 pub async fn run_drawer(state: web::Data<AppState>) {
     // The game this term has already announced again after taking over.
@@ -81,8 +101,9 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         let s = state.clone();
         let next = web::block(move || -> anyhow::Result<Option<GameRow>> {
             let mut conn = s.db.conn()?;
+            let awaiting = GameState::codes_where(GameState::awaiting_draw);
             Ok(games::table
-                .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
+                .filter(games::state.eq_any(awaiting))
                 .order(games::number)
                 .select(GameRow::as_select())
                 .first(&mut conn)
@@ -108,6 +129,16 @@ pub async fn run_drawer(state: web::Data<AppState>) {
     }
 }
 
+/// Waits for a wake-up of the drawer, or `at_most`.
+async fn idle(state: &AppState, at_most: Duration) {
+    tokio::select! {
+        _ = state.drawer_wake.notified() => {}
+        _ = tokio::time::sleep(at_most) => {}
+    }
+}
+
+/// Carries the lowest game awaiting a draw as far as it goes now, step by step as
+/// `keno_core::drawer_step` decides.
 async fn process(
     state: &web::Data<AppState>,
     game: GameRow,
@@ -115,17 +146,78 @@ async fn process(
     reannounced: &mut Option<(Term, i64)>,
 ) -> anyhow::Result<()> {
     let number = game.number;
-    // Closed (and perhaps partly drawn) before this process started, or taken over mid-draw
-    // from a leader that died: a crash may have come between a commit and its announcement,
-    // so the displays hear it all again (rules 9.3, 9.4, 10.3).
+    announce_again(state, &game, term, reannounced).await?;
+    loop {
+        let s = state.clone();
+        let facts = web::block(move || crate::games::facts(&mut *s.db.conn()?, number)).await??;
+        let Some(facts) = facts else {
+            return Ok(());
+        };
+        let now = now_micros();
+        match drawer_step(&facts, &state.settings.drawer(), now) {
+            DrawerStep::DrawNext { .. } => {
+                tokio::time::sleep(state.settings.reveal_interval).await;
+                if state.leadership.term() != Some(term) {
+                    return Ok(());
+                }
+                let s = state.clone();
+                let drawn =
+                    web::block(move || draw_one(&s, &mut *s.db.conn()?, number, term)).await??;
+                if let Some((position, n)) = drawn {
+                    state.events.publish(
+                        keno_api::EventKind::NumberDrawn,
+                        &serde_json::json!({ "game": number, "position": position, "number": n }),
+                    );
+                }
+            }
+            DrawerStep::FinishDraw => {
+                let s = state.clone();
+                let numbers =
+                    web::block(move || finish_draw(&s, &mut *s.db.conn()?, number, term)).await??;
+                if let Some(numbers) = numbers {
+                    state.events.publish(
+                        keno_api::EventKind::GameDrawn,
+                        &serde_json::json!({ "game": number, "drawn": numbers }),
+                    );
+                }
+            }
+            DrawerStep::Settle => return settle(state, number, term).await,
+            // Rule 10.1: time to check the balls against the numbers shown before settling.
+            DrawerStep::BallCheckUntil(until) => {
+                let wait = Duration::from_micros((until - now).max(0) as u64);
+                idle(state, wait.max(Duration::from_millis(1))).await;
+                return Ok(());
+            }
+            // The device posts the balls (balls.rs); the 20th wakes the drawer. A correction
+            // waiting for its approvals wakes it when decided; either is looked at each second.
+            DrawerStep::AwaitDevice | DrawerStep::HeldByCorrection | DrawerStep::Nothing => {
+                idle(state, Duration::from_secs(1)).await;
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Closed (and perhaps partly drawn) before this process started, or taken over mid-draw
+/// from a leader that died: a crash may have come between a commit and its announcement,
+/// so the displays hear it all again (rules 9.3, 9.4, 10.3).
+async fn announce_again(
+    state: &web::Data<AppState>,
+    game: &GameRow,
+    term: Term,
+    reannounced: &mut Option<(Term, i64)>,
+) -> anyhow::Result<()> {
+    let number = game.number;
     let unannounced = number > state.announced_close.load(Ordering::Relaxed);
     if unannounced {
         state.announced_close.fetch_max(number, Ordering::Relaxed);
-        state
-            .events
-            .publish("game_closed", &serde_json::json!({ "game": number }));
+        state.events.publish(
+            keno_api::EventKind::GameClosed,
+            &serde_json::json!({ "game": number }),
+        );
     }
-    if unannounced || (game.state == "drawing" && *reannounced != Some((term, number))) {
+    let taken_over = game.state == GameState::Drawing && *reannounced != Some((term, number));
+    if unannounced || taken_over {
         let s = state.clone();
         let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
             Ok(drawn(&mut *s.db.conn()?, number)?)
@@ -133,77 +225,30 @@ async fn process(
         .await??;
         for (i, n) in so_far.iter().enumerate() {
             state.events.publish(
-                "number_drawn",
+                keno_api::EventKind::NumberDrawn,
                 &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
             );
         }
     }
     *reannounced = Some((term, number));
-    if game.state != "drawn" {
-        if game.source == "ball_device" {
-            // The device posts the balls (balls.rs); the 20th wakes the drawer to settle.
-            tokio::select! {
-                _ = state.drawer_wake.notified() => {}
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            }
-            return Ok(());
-        }
-        loop {
-            tokio::time::sleep(state.settings.reveal_interval).await;
-            if state.leadership.term() != Some(term) {
-                return Ok(());
-            }
-            let s = state.clone();
-            let drawn =
-                web::block(move || draw_one(&s, &mut *s.db.conn()?, number, term)).await??;
-            match drawn {
-                Some((position, n)) => state.events.publish(
-                    "number_drawn",
-                    &serde_json::json!({ "game": number, "position": position, "number": n }),
-                ),
-                None => break,
-            }
-        }
-        let s = state.clone();
-        let numbers =
-            web::block(move || finish_draw(&s, &mut *s.db.conn()?, number, term)).await??;
-        if let Some(numbers) = numbers {
-            state.events.publish(
-                "game_drawn",
-                &serde_json::json!({ "game": number, "drawn": numbers }),
-            );
-        }
-    }
-    if game.source == "ball_device" {
-        // Rule 10.1: time to check the balls against the numbers shown before settling.
-        let drawn_at = game.drawn_at.unwrap_or_else(now_micros);
-        let check_until = drawn_at + state.settings.ball_check.as_micros() as i64;
-        let wait = check_until - now_micros();
-        if wait > 0 {
-            tokio::select! {
-                _ = state.drawer_wake.notified() => {}
-                _ = tokio::time::sleep(Duration::from_micros(wait as u64)) => {}
-            }
-            return Ok(());
-        }
-    }
+    Ok(())
+}
+
+/// Settles the game and announces it; a game held meanwhile (a fault, a correction) is
+/// looked at again when something happens, or in a second.
+async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow::Result<()> {
     let s = state.clone();
     let settled =
         web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number, term)).await??;
     match settled {
         Some(summary) => {
-            state.events.publish("game_settled", &summary);
+            state
+                .events
+                .publish(keno_api::EventKind::GameSettled, &summary);
             let s = state.clone();
             web::block(move || crate::jackpots::announce(&s)).await?;
         }
-        // Held by a correction waiting for its approvals, or changed meanwhile by a fault:
-        // looked at again when something happens, or in a second.
-        None => {
-            tokio::select! {
-                _ = state.drawer_wake.notified() => {}
-                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-            }
-        }
+        None => idle(state, Duration::from_secs(1)).await,
     }
     Ok(())
 }
@@ -219,22 +264,26 @@ fn draw_one(
     Ok(conn.transaction(|conn| {
         term.check(conn)?;
         // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
-        // number, timestamps included. The same update marks the game as drawing.
-        let held = diesel::update(games::table)
-            .filter(games::number.eq(number))
-            .filter(games::state.eq_any(["closed", "drawing"]))
-            .set(games::state.eq("drawing"))
-            .execute(conn)?;
-        if held != 1 {
+        // number, timestamps included.
+        if !hold(
+            conn,
+            number,
+            GameEvent::NumberDrawn { standing: 1 }.allowed_from(),
+        )? {
             return QueryResult::Ok(None);
         }
         let so_far = drawn(conn, number)?;
         if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
             return Ok(None);
         }
+        let position = so_far.len() + 1;
+        // Rule 8.1: with its first number the game is drawing, and no longer cancellable.
+        let standing = position as u8;
+        if !advance(conn, number, &GameEvent::NumberDrawn { standing })? {
+            return Ok(None);
+        }
         let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
         let n = draw_next(&mut UnwrapErr(SysRng), set);
-        let position = so_far.len() + 1;
         let now = now_micros();
         diesel::insert_into(drawn_numbers::table)
             .values((
@@ -275,12 +324,11 @@ fn finish_draw(
             return QueryResult::Ok(None);
         }
         let now = now_micros();
-        let changed = diesel::update(games::table)
-            .filter(games::number.eq(number))
-            .filter(games::state.eq("drawing"))
-            .set((games::state.eq("drawn"), games::drawn_at.eq(now)))
-            .execute(conn)?;
-        if changed == 1 {
+        let changed = advance(conn, number, &GameEvent::DrawComplete)?;
+        if changed {
+            diesel::update(games::table.find(number))
+                .set(games::drawn_at.eq(now))
+                .execute(conn)?;
             crate::audit::log::append(
                 conn,
                 vec![crate::audit::log::Entry::new(
@@ -290,6 +338,6 @@ fn finish_draw(
                 )],
             )?;
         }
-        Ok((changed == 1).then_some(numbers))
+        Ok(changed.then_some(numbers))
     })?)
 }

@@ -64,7 +64,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService | DeviceDraw | ManualDraw
         | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
         | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved
-        | AlreadyWithdrawn | BonusDecided | Special3NotDefined => StatusCode::CONFLICT,
+        | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
+        | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

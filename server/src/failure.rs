@@ -91,6 +91,12 @@ impl From<&TenderError> for Failure {
     }
 }
 
+impl From<&keno_core::LifecycleError> for Failure {
+    fn from(e: &keno_core::LifecycleError) -> Self {
+        Failure::refuse(Refusal::from(e), e.to_string())
+    }
+}
+
 impl From<diesel::result::Error> for Failure {
     fn from(e: diesel::result::Error) -> Self {
         Failure::Internal(e.into())

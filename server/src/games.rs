@@ -6,8 +6,11 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use anyhow::Context;
+use keno_core::{transition, DrawMode, DrawSource, GameEvent, GameFacts, GameState};
+
 use crate::auth::{Require, Role};
-use crate::db::schema::{drawn_numbers, games};
+use crate::db::schema::{draw_corrections, drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
@@ -18,8 +21,10 @@ use keno_api::Refusal;
 pub struct GameRow {
     pub number: i64,
     pub keno_day: String,
-    pub state: String,
-    pub source: String,
+    #[diesel(deserialize_as = String)]
+    pub state: GameState,
+    #[diesel(deserialize_as = String)]
+    pub source: DrawSource,
     pub rule_set: String,
     pub opened_at: i64,
     pub closes_at: i64,
@@ -27,7 +32,8 @@ pub struct GameRow {
     pub drawn_at: Option<i64>,
     pub settled_at: Option<i64>,
     pub draw_attempt: i32,
-    pub draw_mode: String,
+    #[diesel(deserialize_as = String)]
+    pub draw_mode: DrawMode,
 }
 
 /// A game as the API shows it.
@@ -60,16 +66,16 @@ impl Game {
         Game {
             number: row.number,
             keno_day: row.keno_day,
-            state: row.state,
+            state: row.state.as_str().into(),
             opened_at: rfc3339(row.opened_at),
             closes_at: rfc3339(row.closes_at),
             closed_at: row.closed_at.map(rfc3339),
             drawn_at: row.drawn_at.map(rfc3339),
             settled_at: row.settled_at.map(rfc3339),
-            source: row.source,
+            source: row.source.as_str().into(),
             drawn,
             draw_attempt: row.draw_attempt,
-            draw_mode: row.draw_mode,
+            draw_mode: row.draw_mode.as_str().into(),
         }
     }
 }
@@ -99,10 +105,82 @@ pub fn load(conn: &mut DbConnection, number: i64) -> QueryResult<Option<Game>> {
     Ok(Some(Game::from_row(row, drawn)))
 }
 
+/// What the game's life cycle depends on, as stored: the facts `keno_core::drawer_step` and
+/// `GameFacts::apply` decide on. `None` for no such game.
+pub fn facts(conn: &mut DbConnection, number: i64) -> anyhow::Result<Option<GameFacts>> {
+    let Some(row) = find(conn, number)? else {
+        return Ok(None);
+    };
+    let standing: i64 = drawn_numbers::table
+        .filter(drawn_numbers::game.eq(number))
+        .count()
+        .get_result(conn)?;
+    let pending: i64 = draw_corrections::table
+        .filter(draw_corrections::game.eq(number))
+        .filter(draw_corrections::state.eq("pending"))
+        .count()
+        .get_result(conn)?;
+    Ok(Some(GameFacts {
+        state: row.state,
+        source: row.source,
+        mode: row.draw_mode,
+        attempt: u32::try_from(row.draw_attempt).context("a stored draw attempt")?,
+        closes_at: row.closes_at,
+        drawn_at: row.drawn_at,
+        standing: u8::try_from(standing).context("the numbers standing")?,
+        pending_corrections: u32::try_from(pending).context("the pending corrections")?,
+    }))
+}
+
+/// The stored codes of `states`, for a filter on `games.state`.
+pub fn codes(states: &[GameState]) -> Vec<&'static str> {
+    states.iter().map(|s| s.as_str()).collect()
+}
+
+/// Holds game `number`'s row for the rest of the transaction if it is in one of `states` (a
+/// no-op update: PostgreSQL's row lock; on SQLite the writer's turn already serialises). A
+/// change of state by another transaction is then wholly before or after the caller's.
+pub fn hold(conn: &mut DbConnection, number: i64, states: &[GameState]) -> QueryResult<bool> {
+    let held = diesel::update(games::table.find(number))
+        .filter(games::state.eq_any(codes(states)))
+        .set(games::state.eq(games::state))
+        .execute(conn)?;
+    Ok(held == 1)
+}
+
+/// Moves game `number` by `event` as the core's life cycle decides, in the caller's
+/// transaction. The row changes only from a state the event is allowed in, so a game changed
+/// meanwhile is left alone (`false`) rather than moved wrongly. An event that keeps the state
+/// (a correction asked, a switch to drawing by hand) only holds the row.
+pub fn advance(conn: &mut DbConnection, number: i64, event: &GameEvent) -> QueryResult<bool> {
+    let from = event.allowed_from();
+    let to: Vec<GameState> = from
+        .iter()
+        .filter_map(|f| transition(*f, event).ok())
+        .collect();
+    if to.len() != from.len() {
+        return Ok(false);
+    }
+    if to.iter().zip(from).all(|(t, f)| t == f) {
+        return hold(conn, number, from);
+    }
+    // The core's table sends every state an event is allowed from to one state.
+    let Some(&target) = to.first().filter(|t| to.iter().all(|u| u == *t)) else {
+        return Err(diesel::result::Error::QueryBuilderError(
+            format!("{event} leads to several states").into(),
+        ));
+    };
+    let changed = diesel::update(games::table.find(number))
+        .filter(games::state.eq_any(codes(from)))
+        .set(games::state.eq(target.as_str()))
+        .execute(conn)?;
+    Ok(changed == 1)
+}
+
 /// The game open for sale, if Keno is open.
 pub fn open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
     games::table
-        .filter(games::state.eq("open"))
+        .filter(games::state.eq(GameState::Open.as_str()))
         .order(games::number.desc())
         .select(GameRow::as_select())
         .first(conn)
@@ -127,7 +205,9 @@ pub fn ensure_open_game(
         QueryResult::Ok((row, opened))
     })?;
     if let (Some(row), true) = (&row, opened) {
-        state.events.publish("game_opened", &game_opened_event(row));
+        state
+            .events
+            .publish(keno_api::EventKind::GameOpened, &game_opened_event(row));
     }
     Ok(row)
 }
@@ -150,8 +230,8 @@ fn insert_next_game(
     let row = GameRow {
         number: last.unwrap_or(0) + 1,
         keno_day: keno_day.format("%Y-%m-%d").to_string(),
-        state: "open".into(),
-        source: state.settings.draw_source.as_str().into(),
+        state: GameState::Open,
+        source: state.settings.draw_source,
         rule_set: state.rule_set_hash.clone(),
         opened_at: now,
         closes_at: now + state.settings.game_interval.as_micros() as i64,
@@ -159,22 +239,18 @@ fn insert_next_game(
         drawn_at: None,
         settled_at: None,
         draw_attempt: 1,
-        draw_mode: match state.settings.draw_source {
-            crate::state::DrawSource::Rng => "rng",
-            crate::state::DrawSource::BallDevice => "device",
-        }
-        .into(),
+        draw_mode: DrawMode::initial(state.settings.draw_source),
     };
     diesel::insert_into(games::table)
         .values((
             games::number.eq(row.number),
             games::keno_day.eq(&row.keno_day),
-            games::state.eq(&row.state),
-            games::source.eq(&row.source),
+            games::state.eq(row.state.as_str()),
+            games::source.eq(row.source.as_str()),
             games::rule_set.eq(&row.rule_set),
             games::opened_at.eq(row.opened_at),
             games::closes_at.eq(row.closes_at),
-            games::draw_mode.eq(&row.draw_mode),
+            games::draw_mode.eq(row.draw_mode.as_str()),
         ))
         .execute(conn)?;
     // Rule 6.3(e): the bonuses this game offers are fixed as it opens.
@@ -186,7 +262,7 @@ fn insert_next_game(
             row.number,
             serde_json::json!({
                 "keno_day": row.keno_day,
-                "source": row.source,
+                "source": row.source.as_str(),
                 "rule_set": row.rule_set,
                 "opened_at": row.opened_at,
                 "closes_at": row.closes_at,
@@ -228,13 +304,12 @@ pub fn close_game(
         if let Some(term) = term {
             term.check(conn)?;
         }
-        let closed = diesel::update(games::table)
-            .filter(games::number.eq(number))
-            .filter(games::state.eq("open"))
-            .set((games::state.eq("closed"), games::closed_at.eq(now)))
-            .execute(conn)?
-            == 1;
+        // Rule 9.2: the close as the core's life cycle has it, stamped in the same transaction.
+        let closed = advance(conn, number, &GameEvent::Close)?;
         if closed {
+            diesel::update(games::table.find(number))
+                .set(games::closed_at.eq(now))
+                .execute(conn)?;
             crate::audit::log::append(
                 conn,
                 vec![crate::audit::log::Entry::new(
@@ -260,13 +335,13 @@ pub fn close_game(
             .fetch_max(number, std::sync::atomic::Ordering::Relaxed);
         // Rule 9.4: the displays are told the game is closed before it is drawn.
         state.events.publish(
-            "game_closed",
+            keno_api::EventKind::GameClosed,
             &serde_json::json!({ "game": number, "closed_at": rfc3339(now) }),
         );
         if let Some(next) = &next {
             state
                 .events
-                .publish("game_opened", &game_opened_event(next));
+                .publish(keno_api::EventKind::GameOpened, &game_opened_event(next));
         }
         state.wake_drawer();
     }
@@ -338,16 +413,6 @@ pub struct GameQuery {
     pub order: Option<String>,
 }
 
-const STATES: [&str; 7] = [
-    "open",
-    "closed",
-    "drawing",
-    "drawn",
-    "settled",
-    "void",
-    "invalidated",
-];
-
 /// Draw history: the games numbered `from` to `to`, lowest first, filtered by state and Keno
 /// Day.
 #[utoipa::path(
@@ -389,20 +454,21 @@ pub async fn list(
             .into())
         }
     };
-    let states: Option<Vec<String>> = q
-        .state
-        .map(|list| list.split(',').map(|s| s.trim().to_string()).collect());
-    if let Some(bad) = states
-        .iter()
-        .flatten()
-        .find(|s| !STATES.contains(&s.as_str()))
-    {
-        return Err(Failure::refuse(
-            Refusal::InvalidState,
-            format!("{bad:?} is not a game state: one of {}", STATES.join(", ")),
-        )
-        .into());
-    }
+    let states: Option<Vec<GameState>> = match q.state {
+        None => None,
+        Some(list) => Some(
+            list.split(',')
+                .map(|s| GameState::parse(s.trim()))
+                .collect::<Result<_, _>>()
+                .map_err(|bad| {
+                    let all = codes(&GameState::ALL).join(", ");
+                    Failure::refuse(
+                        Refusal::InvalidState,
+                        format!("{:?} is not a game state: one of {all}", bad.value),
+                    )
+                })?,
+        ),
+    };
     if let Some(day) = &q.keno_day {
         if chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err() {
             return Err(Failure::refuse(
@@ -425,7 +491,7 @@ pub async fn list(
             rows.order(games::number)
         };
         if let Some(states) = states {
-            rows = rows.filter(games::state.eq_any(states));
+            rows = rows.filter(games::state.eq_any(codes(&states)));
         }
         if let Some(day) = q.keno_day {
             rows = rows.filter(games::keno_day.eq(day));

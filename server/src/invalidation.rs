@@ -12,12 +12,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{game_invalidations, games, ticket_refunds, tickets};
+use crate::db::schema::{game_invalidations, ticket_refunds, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::games::{close_game, find};
+use crate::games::{advance, close_game, find};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{invalidation_steps, GameEvent};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -62,16 +63,18 @@ pub async fn invalidate(
     let s = state.clone();
     let done = web::block(move || -> DomainResult<Invalidation> {
         let mut conn = s.db.conn()?;
-        // An open game first closes (and the next opens), so no sale lands in it meanwhile.
-        if find(&mut conn, game)?.is_some_and(|g| g.state == "open") {
-            close_game(&s, &mut conn, game, None)?;
+        // An open game first closes (and the next opens), so no sale lands in it meanwhile
+        // (rule 17.3, as the core's `invalidation_steps` has it).
+        if let Some(row) = find(&mut conn, game)? {
+            if invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close)) {
+                close_game(&s, &mut conn, game, None)?;
+            }
         }
         let _turn = s.db.writer_turn();
         conn.transaction(|conn| invalidate_in(conn, game, &reason, &principal.id))
     })
     .await??;
-    state.events.publish(
-        "game_invalidated",
+    state.events.publish(keno_api::EventKind::GameInvalidated,
         &serde_json::json!({ "game": done.game, "reason": done.reason, "refunded_cents": done.refunded_cents }),
     );
     state
@@ -87,11 +90,7 @@ fn invalidate_in(
     principal: &str,
 ) -> DomainResult<Invalidation> {
     let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
-    let changed = diesel::update(games::table.find(game))
-        .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
-        .set(games::state.eq("invalidated"))
-        .execute(conn)?;
-    if changed != 1 {
+    if !advance(conn, game, &GameEvent::Invalidate)? {
         return Err(Failure::refuse(
             Refusal::CannotInvalidate,
             format!(

@@ -95,7 +95,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
     // An invalidated game's wagers are refunded: they add nothing to any pool.
     let invalidated: Vec<i64> = crate::db::schema::games::table
         .filter(crate::db::schema::games::number.gt(last_settled))
-        .filter(crate::db::schema::games::state.eq("invalidated"))
+        .filter(crate::db::schema::games::state.eq(keno_core::GameState::Invalidated.as_str()))
         .select(crate::db::schema::games::number)
         .load(conn)?;
     let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
@@ -149,7 +149,9 @@ pub fn announce(state: &AppState) {
         .map_err(anyhow::Error::from)
         .and_then(|mut conn| Ok(current(&state.rules, &mut conn)?));
     match pools {
-        Ok(pools) => state.events.publish("jackpot_changed", &pools),
+        Ok(pools) => state
+            .events
+            .publish(keno_api::EventKind::JackpotChanged, &pools),
         Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),
     }
 }

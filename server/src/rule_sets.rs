@@ -3,7 +3,7 @@
 //! A game is settled under the rule set recorded on it when it opened (pro-rating and jackpot
 //! pools need one rule set for the whole game), so a restart with a new rule set changes only
 //! the games opened after it. `keno-server serve` refuses a new rule set that could not settle
-//! the tickets already sold for games still to come (see [`check_sold_tickets`]).
+//! the tickets already sold for games still to come (see `tickets::check_sold_tickets`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,9 +12,8 @@ use anyhow::Context;
 use diesel::prelude::*;
 use keno_core::RuleSet;
 
-use crate::db::schema::{games, rule_sets, tickets};
+use crate::db::schema::rule_sets;
 use crate::db::DbConnection;
-use crate::tickets::TicketRow;
 
 pub struct RuleSets {
     known: Mutex<HashMap<String, Arc<RuleSet>>>,
@@ -51,32 +50,4 @@ impl RuleSets {
             .insert(hash.to_string(), rules.clone());
         Ok(rules)
     }
-}
-
-/// Every ticket sold for games not yet opened will be settled under `rules`: refuses (with the
-/// serials) if one of them cannot be, say because its schedule is gone or no longer approved.
-pub fn check_sold_tickets(conn: &mut DbConnection, rules: &RuleSet) -> anyhow::Result<()> {
-    let newest: i64 = games::table
-        .select(diesel::dsl::max(games::number))
-        .first::<Option<i64>>(conn)?
-        .unwrap_or(0);
-    let sold: Vec<TicketRow> = tickets::table
-        .filter(tickets::status.eq("active"))
-        .filter(tickets::last_game.gt(newest))
-        .select(TicketRow::as_select())
-        .load(conn)?;
-    let refused: Vec<String> = sold
-        .iter()
-        .filter(|t| t.last_played_game() > newest)
-        .filter_map(|t| t.plan(rules).err().map(|e| format!("{}: {e:#}", t.serial)))
-        .collect();
-    if !refused.is_empty() {
-        anyhow::bail!(
-            "this rule set cannot settle {} ticket(s) already sold for games still to come; \
-             keep the rule set in force until they are played or cancelled:\n  {}",
-            refused.len(),
-            refused.join("\n  ")
-        );
-    }
-    Ok(())
 }

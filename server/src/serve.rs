@@ -24,7 +24,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             start: KenoHours::parse_time(&args.keno_day_start).map_err(anyhow::Error::msg)?,
             end: KenoHours::parse_time(&args.keno_day_end).map_err(anyhow::Error::msg)?,
         },
-        draw_source: args.draw_source,
+        draw_source: args.draw_source.into(),
         ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
             .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
     };
@@ -40,11 +40,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let leadership = Arc::new(crate::leader::Leadership::new(instance.clone(), lease));
     let db = Db::open_as(&args.database_url, args.pool_size, &instance)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
-    crate::rule_sets::check_sold_tickets(&mut *db.conn()?, &rules)?;
+    crate::tickets::check_sold_tickets(&mut *db.conn()?, &rules)?;
     let rules = Arc::new(rules);
     let faults = crate::faults::FaultDelays::from_env()?;
-    let sales =
-        crate::tickets::writer::SaleWriter::start(db.clone(), args.sale_writers, faults.clone());
+    // Commits sales in batches (group commit); handlers reach it as its own app data.
+    let sales = web::Data::new(crate::tickets::writer::SaleWriter::start(
+        db.clone(),
+        args.sale_writers,
+        faults.clone(),
+    ));
     // Several instances share a PostgreSQL database: events go through it to all of them.
     let (events, relay) = match db.backend() {
         crate::db::Backend::Postgres(url) => {
@@ -54,7 +58,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         crate::db::Backend::Sqlite(_) => (Events::default(), None),
     };
     let state = web::Data::new(AppState {
-        sales,
         db,
         rule_sets: crate::rule_sets::RuleSets::new(&rule_set_hash, rules.clone()),
         special3_digest: crate::special3::schedule_digest(&rules),
@@ -98,6 +101,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
+                .app_data(sales.clone())
                 .configure(api::routes)
         })
         .workers(args.workers)

@@ -388,9 +388,10 @@ pub async fn create(
         }
     })
     .await??;
-    state
-        .events
-        .publish("set_bets_changed", &serde_json::json!({ "id": row.id }));
+    state.events.publish(
+        keno_api::EventKind::SetBetsChanged,
+        &serde_json::json!({ "id": row.id }),
+    );
     Ok(HttpResponse::Created().json(SetBet::new(row, &state.rules)))
 }
 
@@ -441,8 +442,9 @@ pub async fn retire(
         })
     })
     .await??;
-    state
-        .events
-        .publish("set_bets_changed", &serde_json::json!({ "id": id }));
+    state.events.publish(
+        keno_api::EventKind::SetBetsChanged,
+        &serde_json::json!({ "id": id }),
+    );
     Ok(web::Json(SetBet::new(row, &state.rules)))
 }

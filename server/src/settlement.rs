@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use diesel::prelude::*;
-use keno_core::{BetPlan, Draw, GameSettlement, WayInPlay};
+use keno_core::{BetPlan, Draw, GameEvent, GameSettlement, WayInPlay};
 use serde::Serialize;
 
 use crate::db::schema::{
     bonus_results, game_settlements, games, jackpot_pools, ticket_results, tickets, way_results,
 };
 use crate::db::{now_micros, per_backend, DbConnection};
-use crate::games::{drawn, find};
+use crate::games::{advance, drawn, find, hold};
 use crate::jackpots::carried_into;
 use crate::state::AppState;
 use crate::tickets::plan_stored;
@@ -47,19 +47,19 @@ pub fn settle(
         term.check(conn)?;
         // The game row held first: a fault, correction or invalidation of the game is then
         // wholly before this settlement or finds the game settled.
-        let held = diesel::update(games::table.find(number))
-            .filter(games::state.eq("drawn"))
-            .set(games::state.eq(games::state))
-            .execute(conn)?;
-        let Some(game) = find(conn, number)?.filter(|_| held == 1) else {
+        if !hold(conn, number, GameEvent::Settle.allowed_from())? {
+            return Ok(None);
+        }
+        let (Some(game), Some(facts)) = (find(conn, number)?, crate::games::facts(conn, number)?)
+        else {
             return Ok(None);
         };
         // Rule 10.1: a correction waiting for its approvals may change the official record,
         // and a ball draw stays open to one for its check time after the 20th ball.
-        let check = state.settings.ball_check.as_micros() as i64;
-        let checking = game.source == "ball_device"
-            && game.drawn_at.is_none_or(|at| at + check > now_micros());
-        if checking || crate::ball_draw::has_pending_correction(conn, number)? {
+        if facts
+            .apply(&GameEvent::Settle, &state.settings.drawer(), now_micros())
+            .is_err()
+        {
             return Ok(None);
         }
         // The rule set the game opened under settles it, for every ticket in it.
@@ -106,8 +106,9 @@ pub fn settle(
                 game_settlements::settled_at.eq(now),
             ))
             .execute(conn)?;
+        advance(conn, number, &GameEvent::Settle)?;
         diesel::update(games::table.find(number))
-            .set((games::state.eq("settled"), games::settled_at.eq(now)))
+            .set(games::settled_at.eq(now))
             .execute(conn)?;
         crate::audit::log::append(
             conn,

@@ -378,7 +378,7 @@ pub async fn record(
     })
     .await??;
     state.events.publish(
-        "schedules_changed",
+        keno_api::EventKind::SchedulesChanged,
         &serde_json::json!({ "special3": true }),
     );
     let digest = state.special3_digest.as_deref();
@@ -450,7 +450,7 @@ pub async fn withdraw(
     })
     .await??;
     state.events.publish(
-        "schedules_changed",
+        keno_api::EventKind::SchedulesChanged,
         &serde_json::json!({ "special3": true }),
     );
     let digest = state.special3_digest.as_deref();

@@ -3,27 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use keno_core::RuleSet;
+use keno_core::{DrawSource, DrawerSettings, RuleSet};
 use tokio::sync::Notify;
 
 use crate::db::Db;
-use crate::events::Events;
+use crate::events::bus::Events;
 use crate::keno_day::KenoHours;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DrawSource {
-    Rng,
-    BallDevice,
-}
-
-impl DrawSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DrawSource::Rng => "rng",
-            DrawSource::BallDevice => "ball_device",
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -35,6 +20,15 @@ pub struct Settings {
     pub draw_source: DrawSource,
     /// How long a ball draw stays open to correction after its 20th ball (rule 10.1).
     pub ball_check: Duration,
+}
+
+impl Settings {
+    /// What the core's drawer decisions need of the settings.
+    pub fn drawer(&self) -> DrawerSettings {
+        DrawerSettings {
+            ball_check_micros: self.ball_check.as_micros() as i64,
+        }
+    }
 }
 
 pub struct AppState {
@@ -49,9 +43,7 @@ pub struct AppState {
     pub rule_sets: crate::rule_sets::RuleSets,
     pub settings: Settings,
     pub events: Events,
-    /// Commits sales in batches (group commit).
-    pub sales: crate::tickets::writer::SaleWriter,
-    pub principals: crate::auth::PrincipalCache,
+    pub principals: crate::auth::principal::PrincipalCache,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).
@@ -79,12 +71,12 @@ impl AppState {
     /// approved), wherever it runs.
     pub fn wake_drawer(&self) {
         self.drawer_wake.notify_one();
-        self.events.wake_others(crate::events::relay::Wake::Drawer);
+        self.events.wake_others(crate::events::bus::Wake::Drawer);
     }
 
     /// The game clock should look at the open game again, wherever it runs.
     pub fn wake_clock(&self) {
         self.clock_wake.notify_one();
-        self.events.wake_others(crate::events::relay::Wake::Clock);
+        self.events.wake_others(crate::events::bus::Wake::Clock);
     }
 }

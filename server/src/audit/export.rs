@@ -146,9 +146,9 @@ fn games(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::R
                 table.row(vec![
                     g.row.number.into(),
                     g.row.keno_day.into(),
-                    g.row.state.into(),
-                    g.row.source.into(),
-                    g.row.draw_mode.into(),
+                    g.row.state.as_str().to_string().into(),
+                    g.row.source.as_str().to_string().into(),
+                    g.row.draw_mode.as_str().to_string().into(),
                     g.row.draw_attempt.into(),
                     (g.row.draw_attempt - 1).into(),
                     g.row.rule_set.into(),

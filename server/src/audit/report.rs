@@ -2,6 +2,7 @@
 //! sales, prizes, pro-rated games, voids and faults, cancellations, payments and late pays,
 //! jackpot movements, invalidations and refunds.
 
+use keno_core::GameState;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -185,7 +186,7 @@ impl Daily {
             out.text("No games on this Keno Day.".into());
             return;
         };
-        let in_state = |s: &str| self.games.iter().filter(|g| g.row.state == s).count();
+        let in_state = |s: GameState| self.games.iter().filter(|g| g.row.state == s).count();
         let void_draws: i64 = self
             .games
             .iter()
@@ -194,9 +195,9 @@ impl Daily {
         out.text(format!(
             "Games: {}, numbers {lo} to {hi}.  Settled: {}.  Invalidated: {}.  Not finished: {}.",
             self.games.len(),
-            in_state("settled"),
-            in_state("invalidated"),
-            self.games.len() - in_state("settled") - in_state("invalidated"),
+            in_state(GameState::Settled),
+            in_state(GameState::Invalidated),
+            self.games.len() - in_state(GameState::Settled) - in_state(GameState::Invalidated),
         ));
         out.text(format!(
             "Void draws (drawn again): {void_draws}.  Faults recorded: {}.",

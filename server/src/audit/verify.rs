@@ -21,7 +21,7 @@ use anyhow::Context;
 use clap::Args;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use keno_core::RuleSet;
+use keno_core::{GameState, RuleSet};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -626,7 +626,7 @@ fn check_settlements(
     report: &mut Report,
 ) -> anyhow::Result<()> {
     let settled: Vec<(i64, String)> = games::table
-        .filter(games::state.eq("settled"))
+        .filter(games::state.eq(GameState::Settled.as_str()))
         .order(games::number)
         .select((games::number, games::rule_set))
         .load(conn)?;

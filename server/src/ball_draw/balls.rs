@@ -19,9 +19,11 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::games::advance;
 use crate::games::GameRow;
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{GameEvent, GameState};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -82,12 +84,12 @@ pub async fn post_ball(
     .await??;
     // Committed: now it may be shown (rule 10.1).
     state.events.publish(
-        "number_drawn",
+        keno_api::EventKind::NumberDrawn,
         &serde_json::json!({ "game": game, "position": taken.position, "number": taken.number }),
     );
-    if taken.state == "drawn" {
+    if taken.state == GameState::Drawn.as_str() {
         state.events.publish(
-            "game_drawn",
+            keno_api::EventKind::GameDrawn,
             &serde_json::json!({ "game": game, "drawn": taken.drawn }),
         );
         state.wake_drawer();
@@ -102,17 +104,15 @@ fn take_ball(
     attempt: Option<i64>,
     principal: &Principal,
 ) -> DomainResult<BallTaken> {
-    let row = hold_ball_game(conn, game, &["closed", "drawing", "void"]).map_err(|e| {
-        // A device hears one code for every game it cannot feed, settled or not.
-        e.recode(Refusal::AlreadySettled, Refusal::GameNotDrawing)
-    })?;
+    // A device hears one code for every game it cannot feed, settled or not (the core's).
+    let row = hold_ball_game(conn, game, &GameEvent::BallDrawn { standing: 1 })?;
     same_attempt(&row, attempt)?;
     // Games are drawn in order, each settled before the next is drawn: settlement carries each
     // game's jackpot pools into the next, and a fault found in a drawn game must not find the
     // device already drawing the next one.
     let earlier: Option<i64> = games::table
         .filter(games::number.lt(game))
-        .filter(games::state.eq_any(["closed", "drawing", "drawn", "void"]))
+        .filter(games::state.eq_any(GameState::codes_where(GameState::awaiting_draw)))
         .select(games::number)
         .order(games::number)
         .first(conn)
@@ -161,11 +161,16 @@ fn take_ball(
     let mut drawn: Vec<u8> = so_far.iter().map(|b| b.number as u8).collect();
     drawn.push(n as u8);
     let complete = position == keno_core::board::NUMBERS_DRAWN;
+    // Rule 10.1: the 20th ball completes the record; the core says what state that is.
+    advance(
+        conn,
+        game,
+        &GameEvent::BallDrawn {
+            standing: position as u8,
+        },
+    )?;
     diesel::update(games::table.find(game))
-        .set((
-            games::state.eq(if complete { "drawn" } else { "drawing" }),
-            games::drawn_at.eq(complete.then_some(now)),
-        ))
+        .set(games::drawn_at.eq(complete.then_some(now)))
         .execute(conn)?;
     let mut entries = vec![Entry::new(
         "number_drawn",
@@ -187,7 +192,13 @@ fn take_ball(
         game,
         position,
         number: n as u8,
-        state: if complete { "drawn" } else { "drawing" }.into(),
+        state: if complete {
+            GameState::Drawn
+        } else {
+            GameState::Drawing
+        }
+        .as_str()
+        .into(),
         drawn,
     })
 }

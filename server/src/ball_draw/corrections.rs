@@ -17,6 +17,7 @@ use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::GameEvent;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -153,7 +154,7 @@ fn ask(
     why: &str,
     by: &Principal,
 ) -> DomainResult<CorrectionRow> {
-    let row = hold_ball_game(conn, game, &["drawing", "drawn"])?;
+    let row = hold_ball_game(conn, game, &GameEvent::CorrectionAsked)?;
     let balls = standing(conn, game)?;
     let Some(ball) = balls.iter().find(|b| i64::from(b.position) == position) else {
         return Err(Failure::refuse(
@@ -301,7 +302,7 @@ pub async fn approve(
     })
     .await??;
     state.events.publish(
-        "number_corrected",
+        keno_api::EventKind::NumberCorrected,
         &serde_json::json!({
             "game": applied.game,
             "position": applied.position,
@@ -334,7 +335,7 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<Corre
     let game = pending(conn, id)?.game;
     // Held before the correction is read again: a settlement of the game is then wholly before
     // (and the correction refused) or after (and settles the corrected number).
-    let held = hold_ball_game(conn, game, &["drawing", "drawn"])?;
+    let held = hold_ball_game(conn, game, &GameEvent::Corrected)?;
     let c = pending(conn, id)?;
     let already = match by.role {
         Role::Supervisor => c.supervisor_id.is_some(),
@@ -445,7 +446,7 @@ pub async fn reject(
         conn.transaction(|conn| {
             let game = pending(conn, id)?.game;
             // Ordered against an approval and a settlement of the same game.
-            hold_ball_game(conn, game, &["closed", "drawing", "drawn", "void"])?;
+            hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
             let changed = diesel::update(draw_corrections::table.find(id))
                 .filter(draw_corrections::state.eq("pending"))
                 .set((

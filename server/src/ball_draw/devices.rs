@@ -211,7 +211,7 @@ pub async fn return_to_service(
     .await??;
     if returned {
         state.events.publish(
-            "device_returned",
+            keno_api::EventKind::DeviceReturned,
             &serde_json::json!({ "device": device.id, "name": device.name }),
         );
     }

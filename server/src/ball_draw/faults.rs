@@ -25,6 +25,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{load, Game, GameRow};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{DrawMode, GameEvent, GameState};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,28 +46,20 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub fn as_str(self) -> &'static str {
+    /// The core's fault: what it does to the draw and in which states it can happen.
+    pub fn core(self) -> keno_core::FaultKind {
         match self {
-            FaultKind::ShortOfBalls => "short_of_balls",
-            FaultKind::BrokenBall => "broken_ball",
-            FaultKind::FallBack => "fall_back",
-            FaultKind::Spill => "spill",
-            FaultKind::Stoppage => "stoppage",
-            FaultKind::NoDevice => "no_device",
+            FaultKind::ShortOfBalls => keno_core::FaultKind::ShortOfBalls,
+            FaultKind::BrokenBall => keno_core::FaultKind::BrokenBall,
+            FaultKind::FallBack => keno_core::FaultKind::FallBack,
+            FaultKind::Spill => keno_core::FaultKind::Spill,
+            FaultKind::Stoppage => keno_core::FaultKind::Stoppage,
+            FaultKind::NoDevice => keno_core::FaultKind::NoDevice,
         }
     }
 
-    /// The game states in which the fault can happen.
-    fn states(self) -> &'static [&'static str] {
-        match self {
-            // Too few balls may be found only when the balls are checked after the 20th; a
-            // broken ball likewise. A spill happens during a draw.
-            FaultKind::ShortOfBalls => &["closed", "drawing", "drawn", "void"],
-            FaultKind::BrokenBall => &["drawing", "drawn"],
-            FaultKind::Spill => &["closed", "drawing", "void"],
-            FaultKind::FallBack => &["drawing"],
-            FaultKind::Stoppage | FaultKind::NoDevice => &["closed", "drawing", "void"],
-        }
+    pub fn as_str(self) -> &'static str {
+        self.core().as_str()
     }
 }
 
@@ -166,7 +159,7 @@ pub async fn report_fault(
     })
     .await??;
     state.events.publish(
-        "draw_fault",
+        keno_api::EventKind::DrawFault,
         &serde_json::json!({
             "game": game,
             "fault": recorded.fault.id,
@@ -191,12 +184,12 @@ fn record(
     by: &Principal,
 ) -> DomainResult<FaultRecorded> {
     let kind = report.kind;
-    let row = hold_ball_game(conn, game, kind.states())?;
+    let row = hold_ball_game(conn, game, &GameEvent::Fault(kind.core()))?;
     same_attempt(&row, report.attempt)?;
     let supervisor_only = match kind {
         FaultKind::NoDevice => true,
         // Once the 20th ball is shown, only a supervisor's check of the balls finds a fault.
-        _ => row.state == "drawn",
+        _ => row.state == GameState::Drawn,
     };
     if supervisor_only && by.role != Role::Supervisor {
         return Err(Failure::refuse(
@@ -207,7 +200,7 @@ fn record(
     if matches!(
         kind,
         FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice
-    ) && row.draw_mode == "manual"
+    ) && row.draw_mode == DrawMode::Manual
     {
         return Err(Failure::refuse(
             Refusal::AlreadyManual,
@@ -242,7 +235,7 @@ fn record(
     // Which device is taken out of service, and from which game on.
     let hold_from = match kind {
         FaultKind::ShortOfBalls => {
-            void_draw(conn, &row, fault.id)?;
+            void_draw(conn, &row, (fault.id, kind.core()))?;
             None
         }
         FaultKind::BrokenBall => {
@@ -251,12 +244,12 @@ fn record(
             Some(game + 1)
         }
         FaultKind::Spill => {
-            void_draw(conn, &row, fault.id)?;
+            void_draw(conn, &row, (fault.id, kind.core()))?;
             Some(game)
         }
         FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice => {
             diesel::update(games::table.find(game))
-                .set(games::draw_mode.eq("manual"))
+                .set(games::draw_mode.eq(DrawMode::Manual.as_str()))
                 .execute(conn)?;
             // A stopped device draws again once it is rectified and returned (10.4(d)).
             (kind == FaultKind::Stoppage).then_some(game + 1)

@@ -18,8 +18,9 @@ use diesel::prelude::*;
 use crate::db::schema::{draw_corrections, drawn_numbers, games, voided_balls};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::games::{find, GameRow};
+use crate::games::{advance, codes, find, hold, GameRow};
 use keno_api::Refusal;
+use keno_core::{transition, DrawMode, DrawSource, FaultKind, GameEvent};
 
 /// A standing ball of the current draw.
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -41,37 +42,33 @@ pub fn standing(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<StandingB
 
 /// The game drawn by a ball device, held for the rest of the transaction: a settlement, an
 /// invalidation, a ball or a fault of the same game is then wholly before or after this one.
-/// Refused unless the game is in one of `states`: `already_settled` once it is settled, else
-/// `game_not_drawing`.
+/// Refused unless `event` may happen in the game's state, with the core's refusal
+/// (`already_settled` once it is settled, else `game_not_drawing`).
 pub fn hold_ball_game(
     conn: &mut DbConnection,
     game: i64,
-    states: &[&str],
+    event: &GameEvent,
 ) -> DomainResult<GameRow> {
     let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
-    if row.source != "ball_device" {
+    if row.source != DrawSource::BallDevice {
         // Rule 10.1: with the RNG the computer's record is the official one; it has no balls.
         return Err(Failure::refuse(
             Refusal::NotABallGame,
             format!("game {game} is drawn by the random number generator, not a ball device"),
         ));
     }
-    let held = diesel::update(games::table.find(game))
-        .filter(games::state.eq_any(states))
-        .set(games::state.eq(games::state))
-        .execute(conn)?;
-    if held != 1 {
-        let refusal = if row.state == "settled" {
-            Refusal::AlreadySettled
-        } else {
-            Refusal::GameNotDrawing
+    let allowed = event.allowed_from();
+    if !hold(conn, game, allowed)? {
+        let now = find(conn, game)?.map_or(row.state, |r| r.state);
+        let refusal = match transition(now, event) {
+            Err(e) => Refusal::from(&e),
+            Ok(_) => Refusal::GameNotDrawing,
         };
         return Err(Failure::refuse(
             refusal,
             format!(
-                "game {game} is {}: this is possible only while it is {}",
-                row.state,
-                states.join(" or ")
+                "game {game} is {now}: this is possible only while it is {}",
+                codes(allowed).join(" or ")
             ),
         ));
     }
@@ -104,7 +101,12 @@ fn void_balls(
 
 /// The whole draw is void (rules 10.2, 10.4(c)): its balls leave the record, the game waits
 /// for a new draw (state `void`) by a device unless a supervisor reports that it cannot run.
-pub fn void_draw(conn: &mut DbConnection, game: &GameRow, fault_id: i64) -> QueryResult<()> {
+pub fn void_draw(
+    conn: &mut DbConnection,
+    game: &GameRow,
+    fault: (i64, FaultKind),
+) -> QueryResult<()> {
+    let (fault_id, kind) = fault;
     let balls = standing(conn, game.number)?;
     void_balls(conn, game, &balls, fault_id)?;
     lapse_pending_corrections(
@@ -114,11 +116,11 @@ pub fn void_draw(conn: &mut DbConnection, game: &GameRow, fault_id: i64) -> Quer
     )?;
     diesel::delete(drawn_numbers::table.filter(drawn_numbers::game.eq(game.number)))
         .execute(conn)?;
+    advance(conn, game.number, &GameEvent::Fault(kind))?;
     diesel::update(games::table.find(game.number))
         .set((
-            games::state.eq("void"),
             games::draw_attempt.eq(game.draw_attempt + 1),
-            games::draw_mode.eq("device"),
+            games::draw_mode.eq(DrawMode::initial(game.source).as_str()),
             games::drawn_at.eq(None::<i64>),
         ))
         .execute(conn)?;
@@ -168,8 +170,9 @@ pub fn void_ball(
             ))
             .execute(conn)?;
     }
+    advance(conn, game.number, &GameEvent::Fault(FaultKind::BrokenBall))?;
     diesel::update(games::table.find(game.number))
-        .set((games::state.eq("drawing"), games::drawn_at.eq(None::<i64>)))
+        .set(games::drawn_at.eq(None::<i64>))
         .execute(conn)?;
     Ok(())
 }
@@ -190,17 +193,6 @@ pub fn lapse_pending_corrections(
             draw_corrections::close_reason.eq(why),
         ))
         .execute(conn)
-}
-
-/// Whether game `game` has a correction waiting for its approvals: it is not settled until
-/// the correction is applied or rejected (rule 10.1).
-pub fn has_pending_correction(conn: &mut DbConnection, game: i64) -> QueryResult<bool> {
-    diesel::select(diesel::dsl::exists(
-        draw_corrections::table
-            .filter(draw_corrections::game.eq(game))
-            .filter(draw_corrections::state.eq("pending")),
-    ))
-    .get_result(conn)
 }
 
 /// A free-text reason, required for every fault, correction and rejection.

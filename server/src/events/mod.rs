@@ -5,101 +5,18 @@
 //! PostgreSQL database, events go out through the database (`relay.rs`) and reach the clients
 //! of every instance.
 
+pub mod bus;
 pub mod relay;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+pub use bus::Events;
+
 use std::time::Duration;
 
 use actix_web::{get, web, HttpResponse};
 use futures_util::stream;
-use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::state::AppState;
-
-#[derive(Debug)]
-pub struct Event {
-    pub id: u64,
-    pub kind: String,
-    pub data: String,
-}
-
-impl Event {
-    fn to_sse(&self) -> String {
-        format!(
-            "id: {}\nevent: {}\ndata: {}\n\n",
-            self.id, self.kind, self.data
-        )
-    }
-}
-
-pub struct Events {
-    sender: broadcast::Sender<Arc<Event>>,
-    next_id: AtomicU64,
-    /// Several instances: what this one publishes goes to the database, which sends it back
-    /// to every instance, this one included.
-    relay: Option<std::sync::mpsc::Sender<relay::Outgoing>>,
-}
-
-impl Default for Events {
-    fn default() -> Self {
-        Events {
-            sender: broadcast::channel(4096).0,
-            next_id: AtomicU64::new(1),
-            relay: None,
-        }
-    }
-}
-
-impl Events {
-    /// Announces a committed change: `game_opened`, `game_closed`, `number_drawn`,
-    /// `game_drawn`, `game_settled` or `jackpot_changed`.
-    pub fn publish(&self, kind: &'static str, data: &impl Serialize) {
-        let data = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
-        match &self.relay {
-            Some(relay) => {
-                if let Err(unsent) = relay.send(relay::Outgoing::Event(kind.into(), data)) {
-                    if let relay::Outgoing::Event(kind, data) = unsent.0 {
-                        self.deliver(kind, data);
-                    }
-                }
-            }
-            None => self.deliver(kind.into(), data),
-        }
-    }
-
-    /// Events relayed through the database (`relay::start`).
-    pub fn relayed(relay: std::sync::mpsc::Sender<relay::Outgoing>) -> Events {
-        Events {
-            relay: Some(relay),
-            ..Events::default()
-        }
-    }
-
-    /// Tells the other instances to look again (`relay::Wake`); nothing with one instance.
-    pub fn wake_others(&self, what: relay::Wake) {
-        if let Some(relay) = &self.relay {
-            let _ = relay.send(relay::Outgoing::Wake(what));
-        }
-    }
-
-    /// Hands an event to this instance's clients.
-    pub fn deliver(&self, kind: String, data: String) {
-        tracing::debug!(%kind, %data, "event");
-        let event = Event {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            kind,
-            data,
-        };
-        // No subscriber is not an error: nobody is watching.
-        let _ = self.sender.send(Arc::new(event));
-    }
-
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
-        self.sender.subscribe()
-    }
-}
 
 /// Events as they happen: `game_opened`, `game_closed`, `number_drawn`, `game_drawn`,
 /// `game_settled`, `jackpot_changed`. A comment line every 15 seconds keeps proxies open.

@@ -14,6 +14,8 @@ use actix_web::web;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 
+use keno_api::EventKind;
+
 use crate::state::AppState;
 
 const EVENTS: &str = "keno_events";
@@ -21,26 +23,7 @@ const WAKE: &str = "keno_wake";
 /// PostgreSQL refuses a payload of 8000 bytes or more.
 const MAX_PAYLOAD: usize = 7900;
 
-/// What the clock and drawer of the leader are asked to look at again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wake {
-    Drawer,
-    Clock,
-}
-
-impl Wake {
-    fn as_str(self) -> &'static str {
-        match self {
-            Wake::Drawer => "drawer",
-            Wake::Clock => "clock",
-        }
-    }
-}
-
-pub enum Outgoing {
-    Event(String, String),
-    Wake(Wake),
-}
+pub use super::bus::Outgoing;
 
 /// Starts the sender and the listener of this instance.
 pub fn start(url: String, outgoing: mpsc::Receiver<Outgoing>, state: web::Data<AppState>) {
@@ -60,10 +43,10 @@ fn send(url: &str, name: &str, outgoing: mpsc::Receiver<Outgoing>, state: &AppSt
     let mut conn: Option<diesel::PgConnection> = None;
     for message in outgoing {
         let (channel, payload) = match &message {
-            Outgoing::Event(kind, data) if kind.len() + data.len() + 1 > MAX_PAYLOAD => {
+            Outgoing::Event(kind, data) if kind.as_str().len() + data.len() + 1 > MAX_PAYLOAD => {
                 // Too large for NOTIFY: this instance's clients get it, the others re-read.
                 tracing::warn!(%kind, bytes = data.len(), "event too large to relay");
-                state.events.deliver(kind.clone(), data.clone());
+                state.events.deliver(*kind, data.clone());
                 let resync = serde_json::json!({ "reason": "event too large", "kind": kind });
                 (EVENTS, format!("resync\n{resync}"))
             }
@@ -124,7 +107,7 @@ fn listen(url: &str, state: &web::Data<AppState>) {
         if !first {
             // Events may have gone by while this instance was not listening.
             state.events.deliver(
-                "resync".into(),
+                EventKind::Resync,
                 r#"{"reason":"event relay reconnected"}"#.into(),
             );
         }
@@ -142,10 +125,15 @@ fn listen(url: &str, state: &web::Data<AppState>) {
                         let Some((kind, data)) = n.payload.split_once('\n') else {
                             continue;
                         };
-                        if kind == "game_closed" {
+                        // An event this build does not know is not this instance's to relay.
+                        let Some(kind) = EventKind::parse(kind) else {
+                            tracing::warn!(%kind, "unknown event relayed");
+                            continue;
+                        };
+                        if kind == EventKind::GameClosed {
                             note_closed(state, data);
                         }
-                        state.events.deliver(kind.to_string(), data.to_string());
+                        state.events.deliver(kind, data.to_string());
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "event listener: reconnecting");

@@ -13,7 +13,7 @@ use keno_core::{Bet, BetKind, BetPlan, Marks, NumberSet, RuleSet, ScheduleId, Wa
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::db::schema::{set_bet_tickets, set_bets, tickets};
+use crate::db::schema::{games, set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
 use crate::set_bets::{SetBetMode, SetBetRow};
 
@@ -348,4 +348,32 @@ impl From<&TicketRow> for Ticket {
 
 pub fn bet_kind_name(kind: BetKind) -> String {
     name(&kind)
+}
+
+/// Every ticket sold for games not yet opened will be settled under `rules`: refuses (with the
+/// serials) if one of them cannot be, say because its schedule is gone or no longer approved.
+pub fn check_sold_tickets(conn: &mut DbConnection, rules: &RuleSet) -> anyhow::Result<()> {
+    let newest: i64 = games::table
+        .select(diesel::dsl::max(games::number))
+        .first::<Option<i64>>(conn)?
+        .unwrap_or(0);
+    let sold: Vec<TicketRow> = tickets::table
+        .filter(tickets::status.eq("active"))
+        .filter(tickets::last_game.gt(newest))
+        .select(TicketRow::as_select())
+        .load(conn)?;
+    let refused: Vec<String> = sold
+        .iter()
+        .filter(|t| t.last_played_game() > newest)
+        .filter_map(|t| t.plan(rules).err().map(|e| format!("{}: {e:#}", t.serial)))
+        .collect();
+    if !refused.is_empty() {
+        anyhow::bail!(
+            "this rule set cannot settle {} ticket(s) already sold for games still to come; \
+             keep the rule set in force until they are played or cancelled:\n  {}",
+            refused.len(),
+            refused.join("\n  ")
+        );
+    }
+    Ok(())
 }

@@ -99,6 +99,7 @@ fn one() -> u32 {
 #[post("/api/v1/tickets", wrap = "Require(&[Role::Writer])")]
 pub async fn sell(
     state: web::Data<AppState>,
+    sales: web::Data<super::writer::SaleWriter>,
     principal: Principal,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
@@ -151,7 +152,7 @@ pub async fn sell(
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
     for _ in 0..25 {
-        match state.sales.commit(sale.clone()).await? {
+        match sales.commit(sale.clone()).await? {
             Some(Outcome::Sold(t, payment)) => {
                 if schedule == ScheduleId::Jackpot {
                     // The pool on the displays grows as the game sells (rule 7.3 as
@@ -746,7 +747,7 @@ impl<'a> From<&'a TicketRow> for NewTicket<'a> {
 /// The open game, held against the close until this transaction ends.
 pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
     let open = games::table
-        .filter(games::state.eq("open"))
+        .filter(games::state.eq(keno_core::GameState::Open.as_str()))
         .order(games::number.desc());
     match conn {
         // A shared lock: sales run side by side; the close's UPDATE waits for them, and a sale

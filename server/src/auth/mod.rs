@@ -17,12 +17,11 @@
 //! body) is read, so a stranger learns nothing about an endpoint's input, and a failed token
 //! counts against the address (`crate::rate_limit::AuthFailures`).
 
-use std::collections::HashMap;
+pub mod principal;
+
 use std::future::{ready, Future, Ready};
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::{get, web, FromRequest, HttpMessage, HttpRequest};
@@ -30,77 +29,16 @@ use diesel::prelude::*;
 use futures_util::future::LocalBoxFuture;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
 use crate::db::schema::{principals, terminals};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, Failure};
 use crate::state::AppState;
 
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Writer,
-    Supervisor,
-    Inspector,
-    Auditor,
-    Device,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Writer => "writer",
-            Role::Supervisor => "supervisor",
-            Role::Inspector => "inspector",
-            Role::Auditor => "auditor",
-            Role::Device => "device",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Role> {
-        ANY_ROLE.iter().copied().find(|r| r.as_str() == s)
-    }
-}
-
-/// Every role: an endpoint any principal may call (`GET /principals/me`).
-pub const ANY_ROLE: &[Role] = &[
-    Role::Writer,
-    Role::Supervisor,
-    Role::Inspector,
-    Role::Auditor,
-    Role::Device,
-];
-
-/// Who is calling: the principal behind the bearer token.
-#[derive(Clone, Debug)]
-pub struct Principal {
-    pub id: String,
-    pub role: Role,
-    pub name: String,
-    pub site: Option<String>,
-    pub terminal: Option<String>,
-}
-
-impl Principal {
-    /// Refuses the call unless the principal has one of `roles`.
-    pub fn require(&self, roles: &[Role]) -> Result<(), Failure> {
-        if roles.contains(&self.role) {
-            Ok(())
-        } else {
-            let allowed: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-            Err(Failure::forbidden(format!(
-                "a {} may not do this; it needs the role {}",
-                self.role.as_str(),
-                allowed.join(" or ")
-            )))
-        }
-    }
-}
+use principal::same_secret;
+pub use principal::{Principal, Role, ANY_ROLE};
 
 pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
@@ -183,11 +121,6 @@ type PrincipalRow = (
     String,
 );
 
-/// Two digests (or any secrets of public length) equal, compared in constant time.
-fn same_secret(a: &str, b: &str) -> bool {
-    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
-}
-
 fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Principal>> {
     let row: Option<PrincipalRow> = principals::table
         .filter(principals::token_hash.eq(hash))
@@ -242,55 +175,6 @@ pub async fn me(principal: Principal) -> web::Json<Me> {
         site: principal.site,
         terminal: principal.terminal,
     })
-}
-
-/// Principals found by token in the last few seconds, so that a busy terminal's requests do
-/// not each look it up. A principal disabled in the database stops working within the TTL;
-/// unknown tokens are never cached, so a new principal works at once. An entry is kept for a
-/// day after it expires, to know the token as one that worked ([`PrincipalCache::known`]).
-pub struct PrincipalCache {
-    entries: Mutex<HashMap<String, (Principal, Instant)>>,
-}
-
-const CACHE_TTL: Duration = Duration::from_secs(10);
-
-/// How long a token that worked is remembered as known: while its address is refused for bad
-/// tokens, a known token is still looked up (a terminal keeps working beside a guesser).
-const KNOWN_TTL: Duration = Duration::from_secs(24 * 3600);
-
-impl Default for PrincipalCache {
-    fn default() -> Self {
-        PrincipalCache {
-            entries: Mutex::new(HashMap::new()),
-        }
-    }
-}
-
-impl PrincipalCache {
-    fn get(&self, hash: &str) -> Option<Principal> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        // The table is keyed by the digest; the digest found is confirmed in constant time.
-        entries
-            .get_key_value(hash)
-            .filter(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < CACHE_TTL)
-            .map(|(_, (p, _))| p.clone())
-    }
-
-    /// Whether the token of this digest matched a principal in the last [`KNOWN_TTL`].
-    fn known(&self, hash: &str) -> bool {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries
-            .get_key_value(hash)
-            .is_some_and(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < KNOWN_TTL)
-    }
-
-    fn put(&self, hash: String, principal: Principal) {
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if entries.len() > 10_000 {
-            entries.retain(|_, (_, at)| at.elapsed() < KNOWN_TTL);
-        }
-        entries.insert(hash, (principal, Instant::now()));
-    }
 }
 
 /// The bearer token of a request: `Authorization: Bearer <token>` (the scheme in any case).
