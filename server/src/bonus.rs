@@ -260,32 +260,28 @@ pub async fn create(
             invalid("say when it is offered: every_nth_game (1 or more) or a time window").into(),
         );
     }
-    let bonus = web::block(move || -> DomainResult<BonusRow> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<BonusRow> {
-            let conn: &mut DbConnection = conn;
-            let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
-                .values((
-                    bonus_prizes::name.eq(&name),
-                    bonus_prizes::bet_type.eq(&b.bet_type),
-                    bonus_prizes::spots.eq(b.spots.map(i32::from)),
-                    bonus_prizes::min_amount_per_way_cents.eq(b.min_amount_per_way_cents),
-                    bonus_prizes::catch.eq(i32::from(b.catch)),
-                    bonus_prizes::prize_cents.eq(b.prize_cents),
-                    bonus_prizes::every_nth_game.eq(b.every_nth_game),
-                    bonus_prizes::window_from.eq(from),
-                    bonus_prizes::window_to.eq(to),
-                    bonus_prizes::created_by.eq(&principal.id),
-                    bonus_prizes::created_at.eq(now_micros()),
-                ))
-                .returning(BonusRow::as_returning())
-                .get_result(c))?;
-            log(conn, "bonus_proposed", &row, &principal.id)?;
-            Ok(row)
-        })
+    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
+        let conn: &mut DbConnection = conn;
+        let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
+            .values((
+                bonus_prizes::name.eq(&name),
+                bonus_prizes::bet_type.eq(&b.bet_type),
+                bonus_prizes::spots.eq(b.spots.map(i32::from)),
+                bonus_prizes::min_amount_per_way_cents.eq(b.min_amount_per_way_cents),
+                bonus_prizes::catch.eq(i32::from(b.catch)),
+                bonus_prizes::prize_cents.eq(b.prize_cents),
+                bonus_prizes::every_nth_game.eq(b.every_nth_game),
+                bonus_prizes::window_from.eq(from),
+                bonus_prizes::window_to.eq(to),
+                bonus_prizes::created_by.eq(&principal.id),
+                bonus_prizes::created_at.eq(now_micros()),
+            ))
+            .returning(BonusRow::as_returning())
+            .get_result(c))?;
+        log(conn, "bonus_proposed", &row, &principal.id)?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     Ok((web::Json(bonus.into()), StatusCode::CREATED))
 }
 
@@ -321,31 +317,27 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
     let reference = crate::ball_draw::reason(&body.reference)?;
-    let bonus = web::block(move || -> DomainResult<BonusRow> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<BonusRow> {
-            let changed = diesel::update(bonus_prizes::table.find(id))
-                .filter(bonus_prizes::approved_at.is_null())
-                .filter(bonus_prizes::withdrawn_at.is_null())
-                .set((
-                    bonus_prizes::approval_reference.eq(&reference),
-                    bonus_prizes::approved_by.eq(&principal.id),
-                    bonus_prizes::approved_at.eq(now_micros()),
-                ))
-                .execute(conn)?;
-            let row = find(conn, id)?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::BonusDecided,
-                    format!("bonus prize {id} is approved or withdrawn already"),
-                ));
-            }
-            log(conn, "bonus_approved", &row, &principal.id)?;
-            Ok(row)
-        })
+    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
+        let changed = diesel::update(bonus_prizes::table.find(id))
+            .filter(bonus_prizes::approved_at.is_null())
+            .filter(bonus_prizes::withdrawn_at.is_null())
+            .set((
+                bonus_prizes::approval_reference.eq(&reference),
+                bonus_prizes::approved_by.eq(&principal.id),
+                bonus_prizes::approved_at.eq(now_micros()),
+            ))
+            .execute(conn)?;
+        let row = find(conn, id)?;
+        if changed != 1 {
+            return Err(Failure::refuse(
+                Refusal::BonusDecided,
+                format!("bonus prize {id} is approved or withdrawn already"),
+            ));
+        }
+        log(conn, "bonus_approved", &row, &principal.id)?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     Ok(web::Json(bonus.into()))
 }
 
@@ -371,29 +363,25 @@ pub async fn withdraw(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
-    let bonus = web::block(move || -> DomainResult<BonusRow> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<BonusRow> {
-            let changed = diesel::update(bonus_prizes::table.find(id))
-                .filter(bonus_prizes::withdrawn_at.is_null())
-                .set((
-                    bonus_prizes::withdrawn_by.eq(&principal.id),
-                    bonus_prizes::withdrawn_at.eq(now_micros()),
-                ))
-                .execute(conn)?;
-            let row = find(conn, id)?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::BonusDecided,
-                    format!("bonus prize {id} is withdrawn already"),
-                ));
-            }
-            log(conn, "bonus_withdrawn", &row, &principal.id)?;
-            Ok(row)
-        })
+    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
+        let changed = diesel::update(bonus_prizes::table.find(id))
+            .filter(bonus_prizes::withdrawn_at.is_null())
+            .set((
+                bonus_prizes::withdrawn_by.eq(&principal.id),
+                bonus_prizes::withdrawn_at.eq(now_micros()),
+            ))
+            .execute(conn)?;
+        let row = find(conn, id)?;
+        if changed != 1 {
+            return Err(Failure::refuse(
+                Refusal::BonusDecided,
+                format!("bonus prize {id} is withdrawn already"),
+            ));
+        }
+        log(conn, "bonus_withdrawn", &row, &principal.id)?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     Ok(web::Json(bonus.into()))
 }
 

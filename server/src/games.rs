@@ -387,10 +387,7 @@ pub async fn by_number(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<Game>> {
     let number = number.into_inner();
-    let game = web::block(move || -> DomainResult<Option<Game>> {
-        Ok(load(&mut *state.db.conn()?, number)?)
-    })
-    .await??;
+    let game = crate::store::read(&state, move |_, conn| Ok(load(conn, number)?)).await?;
     game.map(web::Json)
         .ok_or_else(|| Failure::not_found("game").into())
 }

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 
 use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
 use crate::db::DbConnection;
-use crate::error::{ApiResult, DomainResult};
+use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::tickets::WaysLine;
 
@@ -178,9 +178,6 @@ pub async fn run_announcer(state: web::Data<AppState>) {
 #[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
 #[get("/api/v1/jackpots")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
-    let pools = web::block(move || -> DomainResult<Vec<Jackpot>> {
-        Ok(current(&state.rules, &mut *state.db.conn()?)?)
-    })
-    .await??;
+    let pools = crate::store::read(&state, |state, conn| Ok(current(&state.rules, conn)?)).await?;
     Ok(web::Json(pools))
 }

@@ -31,6 +31,7 @@ mod set_bets;
 mod settlement;
 mod special3;
 mod state;
+mod store;
 mod tickets;
 mod vouchers;
 

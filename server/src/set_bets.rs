@@ -28,6 +28,7 @@ use crate::db::schema::set_bets;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 use crate::tickets::{ways_lines, WaysLine};
 use keno_api::Refusal;
 
@@ -217,10 +218,7 @@ pub fn hold_on_sale(conn: &mut DbConnection, ids: &[i64]) -> QueryResult<HashSet
         .filter(set_bets::id.eq_any(ids))
         .filter(set_bets::retired_at.is_null())
         .select(set_bets::id);
-    let held: Vec<i64> = match conn {
-        DbConnection::Pg(pg) => query.for_share().load(pg)?,
-        DbConnection::Sqlite(sqlite) => query.load(sqlite)?,
-    };
+    let held: Vec<i64> = held!(conn, Hold::Share, query, |c, q| q.load(c))?;
     Ok(held.into_iter().collect())
 }
 
@@ -414,34 +412,29 @@ pub async fn retire(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
-    let s = state.clone();
-    let row = web::block(move || -> DomainResult<SetBetRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| {
-            let changed = diesel::update(set_bets::table.find(id))
-                .filter(set_bets::retired_at.is_null())
-                .set((
-                    set_bets::retired_at.eq(now_micros()),
-                    set_bets::retired_by.eq(&principal.id),
-                ))
-                .execute(conn)?;
-            let row = find(conn, id)?.ok_or_else(|| Failure::not_found("set bet"))?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::AlreadyRetired,
-                    format!("set {id} ({}) is already retired", row.name),
-                ));
-            }
-            let payload = row.retired_payload().expect("retired above");
-            crate::audit::log::append(
-                conn,
-                vec![Entry::new("set_bet_retired", id, payload).by(&principal.id)],
-            )?;
-            Ok(row)
-        })
+    let row = crate::store::write(&state, None, move |_, conn| {
+        let changed = diesel::update(set_bets::table.find(id))
+            .filter(set_bets::retired_at.is_null())
+            .set((
+                set_bets::retired_at.eq(now_micros()),
+                set_bets::retired_by.eq(&principal.id),
+            ))
+            .execute(conn)?;
+        let row = find(conn, id)?.ok_or_else(|| Failure::not_found("set bet"))?;
+        if changed != 1 {
+            return Err(Failure::refuse(
+                Refusal::AlreadyRetired,
+                format!("set {id} ({}) is already retired", row.name),
+            ));
+        }
+        let payload = row.retired_payload().expect("retired above");
+        crate::audit::log::append(
+            conn,
+            vec![Entry::new("set_bet_retired", id, payload).by(&principal.id)],
+        )?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     state.events.publish(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": id }),

@@ -26,6 +26,7 @@ use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::{held, Hold};
 use keno_api::Refusal;
 
 /// SHA-256 of the Special 3 table of `rules` (its base wager, and what each catch of each spot
@@ -129,21 +130,12 @@ pub fn in_force(
                 .or(special3_approvals::expires_at.gt(now)),
         )
         .order(special3_approvals::id.desc());
-    match conn {
-        // A shared lock: sales run side by side; a withdrawal's UPDATE waits for them, and a sale
-        // that waited on a withdrawal finds the row no longer in force.
-        DbConnection::Pg(pg) if hold => query
-            .select(ApprovalRow::as_select())
-            .for_share()
-            .first(pg)
-            .optional(),
-        DbConnection::Pg(pg) => query.select(ApprovalRow::as_select()).first(pg).optional(),
-        // SQLite writers take turns (Db::writer_turn): nothing withdraws it meanwhile.
-        DbConnection::Sqlite(sqlite) => query
-            .select(ApprovalRow::as_select())
-            .first(sqlite)
-            .optional(),
-    }
+    // A shared lock: sales run side by side; a withdrawal's UPDATE waits for them, and a sale
+    // that waited on a withdrawal finds the row no longer in force.
+    let how = if hold { Hold::Share } else { Hold::Read };
+    held!(conn, how, query.select(ApprovalRow::as_select()), |c, q| q
+        .first(c)
+        .optional())
 }
 
 /// Whether Special 3 may be sold now under the rule set in force.
@@ -346,37 +338,33 @@ pub async fn record(
         .into());
     };
     let s = state.clone();
-    let row = web::block(move || -> DomainResult<ApprovalRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| {
-            let conn: &mut DbConnection = conn;
-            let row: ApprovalRow =
-                crate::db::per_backend!(conn, |c| diesel::insert_into(special3_approvals::table)
-                    .values((
-                        special3_approvals::reference.eq(&reference),
-                        special3_approvals::approved_by.eq(&approved_by),
-                        special3_approvals::approved_at.eq(approved_at),
-                        special3_approvals::expires_at.eq(expires_at),
-                        special3_approvals::note.eq(&note),
-                        special3_approvals::schedule_digest.eq(&digest),
-                        special3_approvals::rule_set.eq(&s.rule_set_hash),
-                        special3_approvals::recorded_by.eq(&principal.id),
-                        special3_approvals::recorded_at.eq(now),
-                    ))
-                    .returning(ApprovalRow::as_returning())
-                    .get_result(c))?;
-            crate::audit::log::append(
-                conn,
-                vec![
-                    Entry::new("special3_approval_recorded", row.id, row.recorded_payload())
-                        .by(&principal.id),
-                ],
-            )?;
-            Ok(row)
-        })
+    let row = crate::store::write(&s, None, move |s, conn| {
+        let conn: &mut DbConnection = conn;
+        let row: ApprovalRow =
+            crate::db::per_backend!(conn, |c| diesel::insert_into(special3_approvals::table)
+                .values((
+                    special3_approvals::reference.eq(&reference),
+                    special3_approvals::approved_by.eq(&approved_by),
+                    special3_approvals::approved_at.eq(approved_at),
+                    special3_approvals::expires_at.eq(expires_at),
+                    special3_approvals::note.eq(&note),
+                    special3_approvals::schedule_digest.eq(&digest),
+                    special3_approvals::rule_set.eq(&s.rule_set_hash),
+                    special3_approvals::recorded_by.eq(&principal.id),
+                    special3_approvals::recorded_at.eq(now),
+                ))
+                .returning(ApprovalRow::as_returning())
+                .get_result(c))?;
+        crate::audit::log::append(
+            conn,
+            vec![
+                Entry::new("special3_approval_recorded", row.id, row.recorded_payload())
+                    .by(&principal.id),
+            ],
+        )?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     state.events.publish(
         keno_api::EventKind::SchedulesChanged,
         &serde_json::json!({ "special3": true }),
@@ -411,44 +399,39 @@ pub async fn withdraw(
 ) -> ApiResult<web::Json<Approval>> {
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
-    let s = state.clone();
-    let row = web::block(move || -> DomainResult<ApprovalRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| {
-            let now = now_micros();
-            let changed = diesel::update(special3_approvals::table.find(id))
-                .filter(special3_approvals::withdrawn_at.is_null())
-                .set((
-                    special3_approvals::withdrawn_at.eq(now),
-                    special3_approvals::withdrawn_by.eq(&principal.id),
-                    special3_approvals::withdrawal_reason.eq(&reason),
-                ))
-                .execute(conn)?;
-            let row: ApprovalRow = special3_approvals::table
-                .find(id)
-                .select(ApprovalRow::as_select())
-                .first(conn)
-                .optional()?
-                .ok_or_else(|| Failure::not_found("approval"))?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::AlreadyWithdrawn,
-                    format!(
-                        "approval {id} was withdrawn at {}",
-                        row.withdrawn_at.map(rfc3339).unwrap_or_default()
-                    ),
-                ));
-            }
-            let payload = row.withdrawn_payload().expect("withdrawn above");
-            crate::audit::log::append(
-                conn,
-                vec![Entry::new("special3_approval_withdrawn", id, payload).by(&principal.id)],
-            )?;
-            Ok(row)
-        })
+    let row = crate::store::write(&state, None, move |_, conn| {
+        let now = now_micros();
+        let changed = diesel::update(special3_approvals::table.find(id))
+            .filter(special3_approvals::withdrawn_at.is_null())
+            .set((
+                special3_approvals::withdrawn_at.eq(now),
+                special3_approvals::withdrawn_by.eq(&principal.id),
+                special3_approvals::withdrawal_reason.eq(&reason),
+            ))
+            .execute(conn)?;
+        let row: ApprovalRow = special3_approvals::table
+            .find(id)
+            .select(ApprovalRow::as_select())
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| Failure::not_found("approval"))?;
+        if changed != 1 {
+            return Err(Failure::refuse(
+                Refusal::AlreadyWithdrawn,
+                format!(
+                    "approval {id} was withdrawn at {}",
+                    row.withdrawn_at.map(rfc3339).unwrap_or_default()
+                ),
+            ));
+        }
+        let payload = row.withdrawn_payload().expect("withdrawn above");
+        crate::audit::log::append(
+            conn,
+            vec![Entry::new("special3_approval_withdrawn", id, payload).by(&principal.id)],
+        )?;
+        Ok(row)
     })
-    .await??;
+    .await?;
     state.events.publish(
         keno_api::EventKind::SchedulesChanged,
         &serde_json::json!({ "special3": true }),

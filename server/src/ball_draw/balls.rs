@@ -75,13 +75,10 @@ pub async fn post_ball(
     let game = number.into_inner();
     let n = board_number(ball.number)?;
     let attempt = ball.attempt;
-    let s = state.clone();
-    let taken = web::block(move || -> DomainResult<BallTaken> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| take_ball(conn, game, n, attempt, &principal))
+    let taken = crate::store::write(&state, None, move |_, conn| {
+        take_ball(conn, game, n, attempt, &principal)
     })
-    .await??;
+    .await?;
     // Committed: now it may be shown (rule 10.1).
     state.events.publish(
         keno_api::EventKind::NumberDrawn,

@@ -137,12 +137,10 @@ pub async fn request_correction(
     let why = reason(&request.reason)?;
     let new_number = board_number(request.number)?;
     let position = request.position;
-    let correction = web::block(move || -> DomainResult<CorrectionRow> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| ask(conn, game, position, new_number, &why, &principal))
+    let correction = crate::store::write(&state, None, move |_, conn| {
+        ask(conn, game, position, new_number, &why, &principal)
     })
-    .await??;
+    .await?;
     Ok((web::Json(correction.into()), StatusCode::CREATED))
 }
 
@@ -294,13 +292,8 @@ pub async fn approve(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Correction>> {
     let id = id.into_inner();
-    let s = state.clone();
-    let applied = web::block(move || -> DomainResult<CorrectionRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| apply(conn, id, &principal))
-    })
-    .await??;
+    let applied =
+        crate::store::write(&state, None, move |_, conn| apply(conn, id, &principal)).await?;
     state.events.publish(
         keno_api::EventKind::NumberCorrected,
         &serde_json::json!({
@@ -439,38 +432,33 @@ pub async fn reject(
 ) -> ApiResult<web::Json<Correction>> {
     let id = id.into_inner();
     let why = reason(&request.reason)?;
-    let s = state.clone();
-    let rejected = web::block(move || -> DomainResult<CorrectionRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| {
-            let game = pending(conn, id)?.game;
-            // Ordered against an approval and a settlement of the same game.
-            hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
-            let changed = diesel::update(draw_corrections::table.find(id))
-                .filter(draw_corrections::state.eq("pending"))
-                .set((
-                    draw_corrections::state.eq("rejected"),
-                    draw_corrections::closed_by.eq(&principal.id),
-                    draw_corrections::closed_at.eq(now_micros()),
-                    draw_corrections::close_reason.eq(&why),
-                ))
-                .execute(conn)?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::CorrectionClosed,
-                    format!("correction {id} is closed"),
-                ));
-            }
-            let rejected: CorrectionRow = draw_corrections::table
-                .find(id)
-                .select(CorrectionRow::as_select())
-                .first(conn)?;
-            log_correction(conn, "correction_rejected", &rejected, &principal.id)?;
-            Ok(rejected)
-        })
+    let rejected = crate::store::write(&state, None, move |_, conn| {
+        let game = pending(conn, id)?.game;
+        // Ordered against an approval and a settlement of the same game.
+        hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
+        let changed = diesel::update(draw_corrections::table.find(id))
+            .filter(draw_corrections::state.eq("pending"))
+            .set((
+                draw_corrections::state.eq("rejected"),
+                draw_corrections::closed_by.eq(&principal.id),
+                draw_corrections::closed_at.eq(now_micros()),
+                draw_corrections::close_reason.eq(&why),
+            ))
+            .execute(conn)?;
+        if changed != 1 {
+            return Err(Failure::refuse(
+                Refusal::CorrectionClosed,
+                format!("correction {id} is closed"),
+            ));
+        }
+        let rejected: CorrectionRow = draw_corrections::table
+            .find(id)
+            .select(CorrectionRow::as_select())
+            .first(conn)?;
+        log_correction(conn, "correction_rejected", &rejected, &principal.id)?;
+        Ok(rejected)
     })
-    .await??;
+    .await?;
     state.wake_drawer();
     Ok(web::Json(rejected.into()))
 }

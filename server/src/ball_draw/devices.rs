@@ -160,8 +160,7 @@ pub async fn get_device(
     if principal.role == Role::Device && principal.id != id {
         return Err(Failure::forbidden("a device may read only its own state").into());
     }
-    let found = web::block(move || -> DomainResult<Device> { device(&mut *state.db.conn()?, &id) })
-        .await??;
+    let found = crate::store::read(&state, move |_, conn| device(conn, &id)).await?;
     Ok(web::Json(found))
 }
 
@@ -202,13 +201,10 @@ pub async fn return_to_service(
     let request = request.into_inner();
     let note = super::reason(&request.note)?;
     let fault = request.fault;
-    let s = state.clone();
-    let (device, returned) = web::block(move || -> DomainResult<(Device, bool)> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| approve_return(conn, &id, &principal, &note, fault))
+    let (device, returned) = crate::store::write(&state, None, move |_, conn| {
+        approve_return(conn, &id, &principal, &note, fault)
     })
-    .await??;
+    .await?;
     if returned {
         state.events.publish(
             keno_api::EventKind::DeviceReturned,

@@ -151,13 +151,10 @@ pub async fn report_fault(
         }
         (_, None) => None,
     };
-    let s = state.clone();
-    let recorded = web::block(move || -> DomainResult<FaultRecorded> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| record(conn, game, &report, number, &why, &principal))
+    let recorded = crate::store::write(&state, None, move |_, conn| {
+        record(conn, game, &report, number, &why, &principal)
     })
-    .await??;
+    .await?;
     state.events.publish(
         keno_api::EventKind::DrawFault,
         &serde_json::json!({

@@ -37,6 +37,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::GameRow;
 use crate::set_bets::SetBetRow;
 use crate::state::AppState;
+use crate::store::hold::held;
 use keno_api::Refusal;
 
 /// A sale (`shared/API.md`).
@@ -749,17 +750,14 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
     let open = games::table
         .filter(games::state.eq(keno_core::GameState::Open.as_str()))
         .order(games::number.desc());
-    match conn {
-        // A shared lock: sales run side by side; the close's UPDATE waits for them, and a sale
-        // that waited on a close finds the row no longer open.
-        DbConnection::Pg(pg) => open
-            .select(GameRow::as_select())
-            .for_share()
-            .first(pg)
-            .optional(),
-        // SQLite writers take turns (Db::writer_turn), so nothing can close the game meanwhile.
-        DbConnection::Sqlite(sqlite) => open.select(GameRow::as_select()).first(sqlite).optional(),
-    }
+    // A shared lock: sales run side by side; the close's UPDATE waits for them, and a sale
+    // that waited on a close finds the row no longer open.
+    held!(
+        conn,
+        Hold::Share,
+        open.select(GameRow::as_select()),
+        |c, q| q.first(c).optional()
+    )
 }
 
 /// A sale already made under `request_id`, with how it was paid.

@@ -29,6 +29,7 @@ use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, tickets, vouchers};
 use crate::db::{per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
+use crate::store::hold::{held, Hold};
 use crate::vouchers::{claim_required, expired, new_code, NewVoucher, VoucherRow};
 use keno_api::Refusal;
 
@@ -330,14 +331,9 @@ impl Ledger {
             let q = tickets::table
                 .filter(tickets::serial.eq_any(&serials))
                 .order(tickets::serial);
-            // (The select is typed by its backend, so it is made in each arm.)
-            match conn {
-                DbConnection::Pg(pg) if hold => {
-                    q.select(TicketRow::as_select()).for_update().load(pg)?
-                }
-                DbConnection::Pg(pg) => q.select(TicketRow::as_select()).load(pg)?,
-                DbConnection::Sqlite(sqlite) => q.select(TicketRow::as_select()).load(sqlite)?,
-            }
+            let how = if hold { Hold::Update } else { Hold::Read };
+            held!(conn, how, q.select(TicketRow::as_select()), |c, q| q
+                .load(c))?
         };
         let mut tickets = HashMap::new();
         for t in tendered {

@@ -26,6 +26,7 @@ use crate::db::schema::{sale_tenders, vouchers};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 use keno_api::Refusal;
 
 /// The largest voucher a deposit makes: $100,000.00. (A guard against a mistyped amount; money
@@ -179,11 +180,12 @@ pub fn lock(conn: &mut DbConnection, codes: &[&str]) -> QueryResult<Vec<VoucherR
     let q = vouchers::table
         .filter(vouchers::code.eq_any(codes))
         .order(vouchers::code);
-    // (The select is typed by its backend, so it is made in each arm.)
-    match conn {
-        DbConnection::Pg(pg) => q.select(VoucherRow::as_select()).for_update().load(pg),
-        DbConnection::Sqlite(sqlite) => q.select(VoucherRow::as_select()).load(sqlite),
-    }
+    held!(
+        conn,
+        Hold::Update,
+        q.select(VoucherRow::as_select()),
+        |c, q| q.load(c)
+    )
 }
 
 /// One sale a voucher paid for.
