@@ -25,83 +25,20 @@
 //! tasks then only load facts, act on the decision, and store what [`GameFacts::apply`] returns.
 
 use std::fmt;
+#[cfg(test)]
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::board::NUMBERS_DRAWN;
+use crate::code::stored_code;
+#[cfg(test)]
+use crate::code::Code;
+pub use crate::code::UnknownCode;
 
 /// A draw is complete with this many standing numbers (rule 9.1).
 const DRAW_SIZE: u8 = NUMBERS_DRAWN as u8;
-
-/// A stored code (a game state, a draw source, a draw mode, a fault kind) that names none of
-/// its enum's values: the database or a request holds something this build does not know.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{value:?} is not a {what}")]
-pub struct UnknownCode {
-    pub what: &'static str,
-    pub value: String,
-}
-
-/// The enums stored as text: one place for `FromStr` and `Display`.
-trait Code: Copy + 'static {
-    const WHAT: &'static str;
-    const VALUES: &'static [Self];
-    fn code(self) -> &'static str;
-}
-
-fn parse_code<T: Code>(s: &str) -> Result<T, UnknownCode> {
-    T::VALUES
-        .iter()
-        .copied()
-        .find(|v| v.code() == s)
-        .ok_or_else(|| UnknownCode {
-            what: T::WHAT,
-            value: s.to_string(),
-        })
-}
-
-/// `FromStr`, `Display` and `parse` for an enum with `as_str` and `ALL`.
-macro_rules! stored_code {
-    ($t:ty, $what:literal) => {
-        impl Code for $t {
-            const WHAT: &'static str = $what;
-            const VALUES: &'static [Self] = &<$t>::ALL;
-            fn code(self) -> &'static str {
-                self.as_str()
-            }
-        }
-
-        impl FromStr for $t {
-            type Err = UnknownCode;
-            fn from_str(s: &str) -> Result<Self, UnknownCode> {
-                parse_code(s)
-            }
-        }
-
-        /// What a database row holds: diesel reads the text and converts it with this.
-        impl TryFrom<String> for $t {
-            type Error = UnknownCode;
-            fn try_from(s: String) -> Result<Self, UnknownCode> {
-                parse_code(&s)
-            }
-        }
-
-        impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl $t {
-            /// The value a stored code names, or [`UnknownCode`].
-            pub fn parse(s: &str) -> Result<Self, UnknownCode> {
-                parse_code(s)
-            }
-        }
-    };
-}
 
 /// Where a game is in its life cycle, as stored in `games.state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -21,9 +21,11 @@
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
 //!   17.3).
 
+pub mod approval;
 pub mod bet;
 pub mod board;
 pub mod cancel;
+mod code;
 pub mod deadline;
 pub mod error;
 pub mod game;
@@ -44,6 +46,7 @@ pub mod status;
 pub mod tender;
 pub mod theory;
 
+pub use approval::{AlreadyApproved, ClaimState, CorrectionState, Key, Keys};
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
 pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};

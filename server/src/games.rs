@@ -117,7 +117,7 @@ pub fn facts(conn: &mut DbConnection, number: i64) -> anyhow::Result<Option<Game
         .get_result(conn)?;
     let pending: i64 = draw_corrections::table
         .filter(draw_corrections::game.eq(number))
-        .filter(draw_corrections::state.eq("pending"))
+        .filter(draw_corrections::state.eq(keno_core::CorrectionState::Pending.as_str()))
         .count()
         .get_result(conn)?;
     Ok(Some(GameFacts {
@@ -422,104 +422,130 @@ pub async fn list(
     state: web::Data<AppState>,
     query: web::Query<GameQuery>,
 ) -> ApiResult<web::Json<Vec<Game>>> {
-    let q = query.into_inner();
-    let from = q.from.unwrap_or(i64::MIN);
-    let to = q.to.unwrap_or(i64::MAX);
-    if from > to
-        || (q.from.is_some()
-            && q.to.is_some()
-            && to.checked_sub(from).is_none_or(|span| span >= 1000))
-    {
-        return Err(Failure::refuse(
-            Refusal::InvalidRange,
-            "give from <= to, at most 1,000 games apart",
-        )
-        .into());
-    }
-    let limit = q.limit.unwrap_or(1000);
-    if !(1..=1000).contains(&limit) {
-        return Err(Failure::refuse(Refusal::InvalidRange, "limit is 1 to 1,000 games").into());
-    }
-    let latest_first = match q.order.as_deref() {
-        None | Some("asc") => false,
-        Some("desc") => true,
-        Some(other) => {
+    let filter = GameFilter::parse(query.into_inner())?;
+    let games = crate::store::read(&state, move |_, conn| filter.load(conn)).await?;
+    Ok(web::Json(games))
+}
+
+/// A draw-history query, checked.
+struct GameFilter {
+    from: i64,
+    to: i64,
+    limit: i64,
+    latest_first: bool,
+    states: Option<Vec<GameState>>,
+    keno_day: Option<String>,
+}
+
+impl GameFilter {
+    fn parse(q: GameQuery) -> DomainResult<GameFilter> {
+        let from = q.from.unwrap_or(i64::MIN);
+        let to = q.to.unwrap_or(i64::MAX);
+        let bounded = q.from.is_some() && q.to.is_some();
+        if from > to || (bounded && to.checked_sub(from).is_none_or(|span| span >= 1000)) {
             return Err(Failure::refuse(
-                Refusal::InvalidOrder,
-                format!("{other:?}: order is asc or desc"),
-            )
-            .into())
+                Refusal::InvalidRange,
+                "give from <= to, at most 1,000 games apart",
+            ));
         }
-    };
-    let states: Option<Vec<GameState>> = match q.state {
-        None => None,
-        Some(list) => Some(
-            list.split(',')
-                .map(|s| GameState::parse(s.trim()))
-                .collect::<Result<_, _>>()
-                .map_err(|bad| {
-                    let all = codes(&GameState::ALL).join(", ");
-                    Failure::refuse(
-                        Refusal::InvalidState,
-                        format!("{:?} is not a game state: one of {all}", bad.value),
-                    )
-                })?,
-        ),
-    };
-    if let Some(day) = &q.keno_day {
-        if chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err() {
+        let limit = q.limit.unwrap_or(1000);
+        if !(1..=1000).contains(&limit) {
             return Err(Failure::refuse(
-                Refusal::InvalidKenoDay,
-                format!("{day:?} is not a Keno Day: give YYYY-MM-DD"),
-            )
-            .into());
+                Refusal::InvalidRange,
+                "limit is 1 to 1,000 games",
+            ));
         }
+        let latest_first = match q.order.as_deref() {
+            None | Some("asc") => false,
+            Some("desc") => true,
+            Some(other) => {
+                return Err(Failure::refuse(
+                    Refusal::InvalidOrder,
+                    format!("{other:?}: order is asc or desc"),
+                ))
+            }
+        };
+        let states = q.state.as_deref().map(parse_states).transpose()?;
+        if let Some(day) = &q.keno_day {
+            if day.parse::<keno_core::KenoDay>().is_err() {
+                return Err(Failure::refuse(
+                    Refusal::InvalidKenoDay,
+                    format!("{day:?} is not a Keno Day: give YYYY-MM-DD"),
+                ));
+            }
+        }
+        Ok(GameFilter {
+            from,
+            to,
+            limit,
+            latest_first,
+            states,
+            keno_day: q.keno_day,
+        })
     }
-    let games = web::block(move || -> DomainResult<Vec<Game>> {
-        let mut conn = state.db.conn()?;
+
+    fn load(self, conn: &mut DbConnection) -> DomainResult<Vec<Game>> {
         let mut rows = games::table
-            .filter(games::number.between(from, to))
-            .limit(limit)
+            .filter(games::number.between(self.from, self.to))
+            .limit(self.limit)
             .select(GameRow::as_select())
             .into_boxed();
-        rows = if latest_first {
+        rows = if self.latest_first {
             rows.order(games::number.desc())
         } else {
             rows.order(games::number)
         };
-        if let Some(states) = states {
-            rows = rows.filter(games::state.eq_any(codes(&states)));
+        if let Some(states) = &self.states {
+            rows = rows.filter(games::state.eq_any(codes(states)));
         }
-        if let Some(day) = q.keno_day {
+        if let Some(day) = self.keno_day {
             rows = rows.filter(games::keno_day.eq(day));
         }
-        let rows: Vec<GameRow> = rows.load(&mut conn)?;
-        // Only the games returned: a sparse filter must not read the numbers of all between.
-        let numbers_of: Vec<i64> = rows.iter().map(|r| r.number).collect();
-        let mut numbers: Vec<(i64, i32, i32)> = drawn_numbers::table
-            .filter(drawn_numbers::game.eq_any(&numbers_of))
-            .select((
-                drawn_numbers::game,
-                drawn_numbers::position,
-                drawn_numbers::number,
-            ))
-            .load(&mut conn)?;
-        numbers.sort_unstable();
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let at = numbers.partition_point(|(g, _, _)| *g < row.number);
-                let drawn = numbers[at..]
-                    .iter()
-                    .take_while(|(g, _, _)| *g == row.number)
-                    .map(|(_, _, n)| *n as u8)
-                    .collect();
-                Game::from_row(row, drawn)
-            })
-            .collect())
-    })
-    .await??;
-    Ok(web::Json(games))
+        let rows: Vec<GameRow> = rows.load(conn)?;
+        with_numbers(conn, rows)
+    }
+}
+
+/// `closed,drawing,void`: the states named, or `invalid_state`.
+fn parse_states(names: &str) -> DomainResult<Vec<GameState>> {
+    names
+        .split(',')
+        .map(|s| GameState::parse(s.trim()))
+        .collect::<Result<_, _>>()
+        .map_err(|bad| {
+            let all = codes(&GameState::ALL).join(", ");
+            Failure::refuse(
+                Refusal::InvalidState,
+                format!("{:?} is not a game state: one of {all}", bad.value),
+            )
+        })
+}
+
+/// The games of `rows` with their numbers: only of the games returned, so that a sparse
+/// filter does not read the numbers of all the games between.
+fn with_numbers(conn: &mut DbConnection, rows: Vec<GameRow>) -> DomainResult<Vec<Game>> {
+    let numbers_of: Vec<i64> = rows.iter().map(|r| r.number).collect();
+    let mut numbers: Vec<(i64, i32, i32)> = drawn_numbers::table
+        .filter(drawn_numbers::game.eq_any(&numbers_of))
+        .select((
+            drawn_numbers::game,
+            drawn_numbers::position,
+            drawn_numbers::number,
+        ))
+        .load(conn)?;
+    numbers.sort_unstable();
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let at = numbers.partition_point(|(g, _, _)| *g < row.number);
+            let drawn = numbers[at..]
+                .iter()
+                .take_while(|(g, _, _)| *g == row.number)
+                .map(|(_, _, n)| *n as u8)
+                .collect();
+            Game::from_row(row, drawn)
+        })
+        .collect())
 }
 
 /// Closes the open game for sale now (the next game opens); with the RNG the server then

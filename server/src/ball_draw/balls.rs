@@ -104,46 +104,7 @@ fn take_ball(
     // A device hears one code for every game it cannot feed, settled or not (the core's).
     let row = hold_ball_game(conn, game, &GameEvent::BallDrawn { standing: 1 })?;
     same_attempt(&row, attempt)?;
-    // Games are drawn in order, each settled before the next is drawn: settlement carries each
-    // game's jackpot pools into the next, and a fault found in a drawn game must not find the
-    // device already drawing the next one.
-    let earlier: Option<i64> = games::table
-        .filter(games::number.lt(game))
-        .filter(games::state.eq_any(GameState::codes_where(GameState::awaiting_draw)))
-        .select(games::number)
-        .order(games::number)
-        .first(conn)
-        .optional()?;
-    if let Some(earlier) = earlier {
-        return Err(Failure::refuse(
-            Refusal::EarlierGameNotDrawn,
-            format!("game {earlier} is not settled yet: games are drawn in order"),
-        ));
-    }
-    let so_far = standing(conn, game)?;
-    may_draw(conn, &row, principal, &so_far)?;
-    if so_far.iter().any(|b| b.number == n) {
-        return Err(Failure::refuse(
-            Refusal::DuplicateBall,
-            format!("{n} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
-        ));
-    }
-    let broken: bool = diesel::select(diesel::dsl::exists(
-        voided_balls::table
-            .filter(voided_balls::game.eq(game))
-            .filter(voided_balls::attempt.eq(row.draw_attempt))
-            .filter(voided_balls::number.eq(n)),
-    ))
-    .get_result(conn)?;
-    if broken {
-        return Err(Failure::refuse(
-            Refusal::DuplicateBall,
-            format!(
-                "{n} was voided as a broken ball in this draw of game {game}; it cannot be \
-                 drawn again in it (rule 10.4(a))"
-            ),
-        ));
-    }
+    let so_far = may_take(conn, &row, n, principal)?;
     let position = so_far.len() + 1;
     let now = now_micros();
     diesel::insert_into(drawn_numbers::table)
@@ -198,6 +159,58 @@ fn take_ball(
         .into(),
         drawn,
     })
+}
+
+/// Whether ball `n` may be taken into `row`'s draw now (games in order, the device's turn, a
+/// ball once per draw); the balls standing before it.
+fn may_take(
+    conn: &mut DbConnection,
+    row: &GameRow,
+    n: i32,
+    principal: &Principal,
+) -> DomainResult<Vec<StandingBall>> {
+    let game = row.number;
+    // Games are drawn in order, each settled before the next is drawn: settlement carries each
+    // game's jackpot pools into the next, and a fault found in a drawn game must not find the
+    // device already drawing the next one.
+    let earlier: Option<i64> = games::table
+        .filter(games::number.lt(game))
+        .filter(games::state.eq_any(GameState::codes_where(GameState::awaiting_draw)))
+        .select(games::number)
+        .order(games::number)
+        .first(conn)
+        .optional()?;
+    if let Some(earlier) = earlier {
+        return Err(Failure::refuse(
+            Refusal::EarlierGameNotDrawn,
+            format!("game {earlier} is not settled yet: games are drawn in order"),
+        ));
+    }
+    let so_far = standing(conn, game)?;
+    may_draw(conn, row, principal, &so_far)?;
+    if so_far.iter().any(|b| b.number == n) {
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
+            format!("{n} is already drawn in game {game}: a ball is drawn once (rule 9.1)"),
+        ));
+    }
+    let broken: bool = diesel::select(diesel::dsl::exists(
+        voided_balls::table
+            .filter(voided_balls::game.eq(game))
+            .filter(voided_balls::attempt.eq(row.draw_attempt))
+            .filter(voided_balls::number.eq(n)),
+    ))
+    .get_result(conn)?;
+    if broken {
+        return Err(Failure::refuse(
+            Refusal::DuplicateBall,
+            format!(
+                "{n} was voided as a broken ball in this draw of game {game}; it cannot be \
+                 drawn again in it (rule 10.4(a))"
+            ),
+        ));
+    }
+    Ok(so_far)
 }
 
 /// Refuses a ball or fault given for another draw than the game's current one.

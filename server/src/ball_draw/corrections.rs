@@ -10,14 +10,14 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{board_number, hold_ball_game, reason, standing};
+use super::{board_number, hold_ball_game, key_of, reason, standing};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
-use keno_core::GameEvent;
+use keno_core::{CorrectionState, GameEvent, Keys};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -169,7 +169,7 @@ fn ask(
         draw_corrections::table
             .filter(draw_corrections::game.eq(game))
             .filter(draw_corrections::position.eq(ball.position))
-            .filter(draw_corrections::state.eq("pending")),
+            .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str())),
     ))
     .get_result(conn)?;
     if pending {
@@ -192,7 +192,7 @@ fn ask(
                 draw_corrections::old_number.eq(ball.number),
                 draw_corrections::new_number.eq(new_number),
                 draw_corrections::reason.eq(why),
-                draw_corrections::state.eq("pending"),
+                draw_corrections::state.eq(CorrectionState::Pending.as_str()),
                 draw_corrections::requested_by.eq(&by.id),
                 draw_corrections::requested_at.eq(now),
                 draw_corrections::supervisor_id.eq(supervisor),
@@ -315,7 +315,7 @@ fn pending(conn: &mut DbConnection, id: i64) -> DomainResult<CorrectionRow> {
         .first(conn)
         .optional()?
         .ok_or_else(|| Failure::not_found("correction"))?;
-    if row.state != "pending" {
+    if row.state != CorrectionState::Pending.as_str() {
         return Err(Failure::refuse(
             Refusal::CorrectionClosed,
             format!("correction {id} is {}", row.state),
@@ -330,24 +330,17 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<Corre
     // (and the correction refused) or after (and settles the corrected number).
     let held = hold_ball_game(conn, game, &GameEvent::Corrected)?;
     let c = pending(conn, id)?;
-    let already = match by.role {
-        Role::Supervisor => c.supervisor_id.is_some(),
-        _ => c.inspector_id.is_some(),
+    // Rule 10.1: two keys, each turned once.
+    let keys = Keys {
+        supervisor: c.supervisor_id.is_some(),
+        inspector: c.inspector_id.is_some(),
     };
-    if already {
-        let other = if by.role == Role::Supervisor {
-            "an inspector"
-        } else {
-            "a supervisor"
-        };
-        return Err(Failure::refuse(
+    keys.turn(key_of(by)).map_err(|e| {
+        Failure::refuse(
             Refusal::AlreadyApproved,
-            format!(
-                "a {} has approved correction {id}; it needs {other} (rule 10.1)",
-                by.role.as_str()
-            ),
-        ));
-    }
+            format!("correction {id}: {e} (rule 10.1)"),
+        )
+    })?;
     let still = standing(conn, game)?
         .iter()
         .any(|b| b.position == c.position && b.number == c.old_number);
@@ -363,10 +356,10 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<Corre
     let now = now_micros();
     let target = draw_corrections::table
         .find(id)
-        .filter(draw_corrections::state.eq("pending"));
+        .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()));
     let closed = diesel::update(target)
         .set((
-            draw_corrections::state.eq("applied"),
+            draw_corrections::state.eq(CorrectionState::Applied.as_str()),
             draw_corrections::closed_by.eq(&by.id),
             draw_corrections::closed_at.eq(now),
         ))
@@ -437,9 +430,9 @@ pub async fn reject(
         // Ordered against an approval and a settlement of the same game.
         hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
         let changed = diesel::update(draw_corrections::table.find(id))
-            .filter(draw_corrections::state.eq("pending"))
+            .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()))
             .set((
-                draw_corrections::state.eq("rejected"),
+                draw_corrections::state.eq(CorrectionState::Rejected.as_str()),
                 draw_corrections::closed_by.eq(&principal.id),
                 draw_corrections::closed_at.eq(now_micros()),
                 draw_corrections::close_reason.eq(&why),

@@ -8,12 +8,14 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::key_of;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{AlreadyApproved, Key};
 
 #[derive(Queryable, Selectable, Debug)]
 #[diesel(table_name = device_holds)]
@@ -214,6 +216,39 @@ pub async fn return_to_service(
     Ok(web::Json(device))
 }
 
+/// Turns `by`'s key on each of `holds` not yet turned by that key; how many it turned.
+fn turn_key(
+    conn: &mut DbConnection,
+    holds: &[i64],
+    by: &Principal,
+    note: &str,
+    now: i64,
+) -> QueryResult<usize> {
+    let mut turned = 0;
+    for hold in holds {
+        let target = device_holds::table
+            .find(hold)
+            .filter(device_holds::returned_at.is_null());
+        turned += match key_of(by) {
+            Key::Supervisor => diesel::update(target.filter(device_holds::supervisor_id.is_null()))
+                .set((
+                    device_holds::supervisor_id.eq(&by.id),
+                    device_holds::supervisor_at.eq(now),
+                    device_holds::supervisor_note.eq(note),
+                ))
+                .execute(conn)?,
+            Key::Inspector => diesel::update(target.filter(device_holds::inspector_id.is_null()))
+                .set((
+                    device_holds::inspector_id.eq(&by.id),
+                    device_holds::inspector_at.eq(now),
+                    device_holds::inspector_note.eq(note),
+                ))
+                .execute(conn)?,
+        };
+    }
+    Ok(turned)
+}
+
 fn approve_return(
     conn: &mut DbConnection,
     id: &str,
@@ -241,42 +276,13 @@ fn approve_return(
         return Err(Failure::not_found("open hold of that fault on this device"));
     }
     let now = now_micros();
-    let mut approved = 0;
-    for hold in &holds {
-        let target = device_holds::table
-            .find(hold)
-            .filter(device_holds::returned_at.is_null());
-        approved += match by.role {
-            Role::Supervisor => {
-                diesel::update(target.filter(device_holds::supervisor_id.is_null()))
-                    .set((
-                        device_holds::supervisor_id.eq(&by.id),
-                        device_holds::supervisor_at.eq(now),
-                        device_holds::supervisor_note.eq(note),
-                    ))
-                    .execute(conn)?
-            }
-            _ => diesel::update(target.filter(device_holds::inspector_id.is_null()))
-                .set((
-                    device_holds::inspector_id.eq(&by.id),
-                    device_holds::inspector_at.eq(now),
-                    device_holds::inspector_note.eq(note),
-                ))
-                .execute(conn)?,
-        };
-    }
+    let approved = turn_key(conn, &holds, by, note, now)?;
     if approved == 0 {
-        let other = if by.role == Role::Supervisor {
-            "an inspector"
-        } else {
-            "a supervisor"
-        };
+        // Every open hold has this key already (rule 10.4): the other key is needed.
+        let e = AlreadyApproved { key: key_of(by) };
         return Err(Failure::refuse(
             Refusal::AlreadyApproved,
-            format!(
-                "a {} has approved returning device {id}; it now needs {other}",
-                by.role.as_str()
-            ),
+            format!("returning device {id}: {e}"),
         ));
     }
     let returned = diesel::update(

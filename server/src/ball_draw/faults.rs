@@ -183,37 +183,7 @@ fn record(
     let kind = report.kind;
     let row = hold_ball_game(conn, game, &GameEvent::Fault(kind.core()))?;
     same_attempt(&row, report.attempt)?;
-    let supervisor_only = match kind {
-        FaultKind::NoDevice => true,
-        // Once the 20th ball is shown, only a supervisor's check of the balls finds a fault.
-        _ => row.state == GameState::Drawn,
-    };
-    if supervisor_only && by.role != Role::Supervisor {
-        return Err(Failure::refuse(
-            Refusal::SupervisorOnly,
-            format!("a supervisor reports this fault of game {game}"),
-        ));
-    }
-    if matches!(
-        kind,
-        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice
-    ) && row.draw_mode == DrawMode::Manual
-    {
-        return Err(Failure::refuse(
-            Refusal::AlreadyManual,
-            format!("game {game}'s draw is already being finished by hand"),
-        ));
-    }
-    if by.role == Role::Device {
-        if report.device.is_some() {
-            return Err(Failure::refuse(
-                Refusal::InvalidRequest,
-                "a device reports its own faults: `device` is for a supervisor's report",
-            ));
-        }
-        let balls = standing(conn, game)?;
-        may_draw(conn, &row, by, &balls)?;
-    }
+    may_report(conn, &row, report, by)?;
     let device = device_at_fault(conn, &row, kind, number, report.device.clone(), by)?;
     let now = now_micros();
     let fault = per_backend!(conn, |c| diesel::insert_into(draw_faults::table)
@@ -229,29 +199,7 @@ fn record(
         ))
         .returning(FaultRow::as_returning())
         .get_result(c))?;
-    // Which device is taken out of service, and from which game on.
-    let hold_from = match kind {
-        FaultKind::ShortOfBalls => {
-            void_draw(conn, &row, (fault.id, kind.core()))?;
-            None
-        }
-        FaultKind::BrokenBall => {
-            void_ball(conn, &row, number.expect("checked"), fault.id)?;
-            // The draw in progress is completed; no further draw before the ball is replaced.
-            Some(game + 1)
-        }
-        FaultKind::Spill => {
-            void_draw(conn, &row, (fault.id, kind.core()))?;
-            Some(game)
-        }
-        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice => {
-            diesel::update(games::table.find(game))
-                .set(games::draw_mode.eq(DrawMode::Manual.as_str()))
-                .execute(conn)?;
-            // A stopped device draws again once it is rectified and returned (10.4(d)).
-            (kind == FaultKind::Stoppage).then_some(game + 1)
-        }
-    };
+    let hold_from = consequences(conn, &row, kind, number, fault.id)?;
     let out_of_service = match (hold_from, &device) {
         (Some(from), Some(device)) => {
             diesel::insert_into(device_holds::table)
@@ -288,6 +236,83 @@ fn record(
         device_out_of_service: out_of_service,
         game: after,
     })
+}
+
+/// What the fault does to the draw (rule 10.2, 10.4), as the core's fault kind has it; and
+/// which game on its device is out of service from, if it is taken out.
+fn consequences(
+    conn: &mut DbConnection,
+    row: &GameRow,
+    kind: FaultKind,
+    number: Option<i32>,
+    fault_id: i64,
+) -> DomainResult<Option<i64>> {
+    let game = row.number;
+    Ok(match kind {
+        FaultKind::ShortOfBalls => {
+            void_draw(conn, row, (fault_id, kind.core()))?;
+            None
+        }
+        FaultKind::BrokenBall => {
+            void_ball(conn, row, number.expect("checked"), fault_id)?;
+            // The draw in progress is completed; no further draw before the ball is replaced.
+            Some(game + 1)
+        }
+        FaultKind::Spill => {
+            void_draw(conn, row, (fault_id, kind.core()))?;
+            Some(game)
+        }
+        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice => {
+            diesel::update(games::table.find(game))
+                .set(games::draw_mode.eq(DrawMode::Manual.as_str()))
+                .execute(conn)?;
+            // A stopped device draws again once it is rectified and returned (10.4(d)).
+            (kind == FaultKind::Stoppage).then_some(game + 1)
+        }
+    })
+}
+
+/// Whether `by` may report this fault of `row`'s draw now: who may report what, and a draw
+/// already finished by hand.
+fn may_report(
+    conn: &mut DbConnection,
+    row: &GameRow,
+    report: &FaultReport,
+    by: &Principal,
+) -> DomainResult<()> {
+    let (game, kind) = (row.number, report.kind);
+    let supervisor_only = match kind {
+        FaultKind::NoDevice => true,
+        // Once the 20th ball is shown, only a supervisor's check of the balls finds a fault.
+        _ => row.state == GameState::Drawn,
+    };
+    if supervisor_only && by.role != Role::Supervisor {
+        return Err(Failure::refuse(
+            Refusal::SupervisorOnly,
+            format!("a supervisor reports this fault of game {game}"),
+        ));
+    }
+    if matches!(
+        kind,
+        FaultKind::FallBack | FaultKind::Stoppage | FaultKind::NoDevice
+    ) && row.draw_mode == DrawMode::Manual
+    {
+        return Err(Failure::refuse(
+            Refusal::AlreadyManual,
+            format!("game {game}'s draw is already being finished by hand"),
+        ));
+    }
+    if by.role == Role::Device {
+        if report.device.is_some() {
+            return Err(Failure::refuse(
+                Refusal::InvalidRequest,
+                "a device reports its own faults: `device` is for a supervisor's report",
+            ));
+        }
+        let balls = standing(conn, game)?;
+        may_draw(conn, &row, by, &balls)?;
+    }
+    Ok(())
 }
 
 /// The device a fault is charged to: the reporting device; or the one a supervisor names; or

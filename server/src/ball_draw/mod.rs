@@ -20,7 +20,7 @@ use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::games::{advance, codes, find, hold, GameRow};
 use keno_api::Refusal;
-use keno_core::{transition, DrawMode, DrawSource, FaultKind, GameEvent};
+use keno_core::{transition, CorrectionState, DrawMode, DrawSource, FaultKind, GameEvent, Key};
 
 /// A standing ball of the current draw.
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -186,13 +186,22 @@ pub fn lapse_pending_corrections(
 ) -> QueryResult<usize> {
     diesel::update(draw_corrections::table)
         .filter(draw_corrections::game.eq(game))
-        .filter(draw_corrections::state.eq("pending"))
+        .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()))
         .set((
-            draw_corrections::state.eq("lapsed"),
+            draw_corrections::state.eq(CorrectionState::Lapsed.as_str()),
             draw_corrections::closed_at.eq(now_micros()),
             draw_corrections::close_reason.eq(why),
         ))
         .execute(conn)
+}
+
+/// The key of a two-key act (rules 10.1, 10.4) that `by` turns: the routes admit only
+/// supervisors and inspectors to them.
+pub fn key_of(by: &crate::auth::Principal) -> Key {
+    match by.role {
+        crate::auth::Role::Supervisor => Key::Supervisor,
+        _ => Key::Inspector,
+    }
 }
 
 /// A free-text reason, required for every fault, correction and rejection.
