@@ -310,7 +310,7 @@ fn may_report(
             ));
         }
         let balls = standing(conn, game)?;
-        may_draw(conn, &row, by, &balls)?;
+        may_draw(conn, row, by, &balls)?;
     }
     Ok(())
 }
