@@ -300,97 +300,117 @@ pub async fn create(
     principal: Principal,
     request: web::Json<NewSetBet>,
 ) -> ApiResult<HttpResponse> {
-    let r = request.into_inner();
-    let name = r.name.trim().to_string();
-    if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-        return Err(Failure::refuse(
-            Refusal::InvalidName,
-            format!("a set's name is 1 to {MAX_NAME} printable characters"),
-        )
-        .into());
-    }
-    let description = match r.description.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(d) if d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control) => {
-            return Err(Failure::refuse(
-                Refusal::InvalidDescription,
-                format!("a set's description is up to {MAX_DESCRIPTION} printable characters"),
-            )
-            .into())
-        }
-        Some(d) => Some(d.to_string()),
-    };
-    // Checked as the way ticket it plays, at the suggested amount for one game.
-    let rules = &state.rules;
-    let bet = Bet::SetBet {
-        groups: r.groups,
-        combine: r.combine,
-        mode: SetMode::Fixed,
-    };
-    let marks = bet.mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))?;
-    let plan = rules.plan(marks, ScheduleId::Standard)?;
-    rules.price(&plan, r.amount_per_way_cents, 1)?;
-    let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
-    let groups_json = serde_json::to_string(&groups).expect("numbers serialize");
-    let combine_json = serde_json::to_string(&plan.combine).expect("numbers serialize");
-    let amount = r.amount_per_way_cents as i64;
-
-    let s = state.clone();
-    let row = web::block(move || -> DomainResult<SetBetRow> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
-        let taken = || {
-            Failure::refuse(Refusal::SetNameTaken,
-                format!("a set on sale is already named {name:?}: choose another name, or retire that set first"),
-            )
-        };
-        let result = conn.transaction(|conn| {
-            let conn: &mut DbConnection = conn;
-            let same_name: i64 = set_bets::table
-                .filter(lower(set_bets::name).eq(name.to_lowercase()))
-                .filter(set_bets::retired_at.is_null())
-                .count()
-                .get_result(conn)?;
-            if same_name > 0 {
-                return Err(taken());
-            }
-            let row: SetBetRow = per_backend!(conn, |c| diesel::insert_into(set_bets::table)
-                .values((
-                    set_bets::name.eq(&name),
-                    set_bets::description.eq(&description),
-                    set_bets::groups_json.eq(&groups_json),
-                    set_bets::combine_json.eq(&combine_json),
-                    set_bets::amount_per_way_cents.eq(amount),
-                    set_bets::created_by.eq(&principal.id),
-                    set_bets::created_at.eq(now_micros()),
-                ))
-                .returning(SetBetRow::as_returning())
-                .get_result(c))?;
-            crate::audit::log::append(
-                conn,
-                vec![Entry::new("set_bet_created", row.id, row.created_payload()).by(&principal.id)],
-            )?;
-            Ok(row)
-        });
-        match result {
+    let set = NewSet::check(&state.rules, request.into_inner())?;
+    let row = crate::store::write(&state, None, move |_, conn| {
+        let name = set.name.clone();
+        set.insert(conn, &principal.id).map_err(|e| match e {
             // Another supervisor added the name meanwhile (the unique index on the sets on sale).
-            Err(Failure::Internal(e))
+            Failure::Internal(e)
                 if matches!(
                     e.downcast_ref::<DieselError>(),
-                    Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+                    Some(DieselError::DatabaseError(
+                        DatabaseErrorKind::UniqueViolation,
+                        _
+                    ))
                 ) =>
             {
-                Err(taken())
+                name_taken(&name)
             }
             other => other,
-        }
+        })
     })
-    .await??;
+    .await?;
     state.events.publish(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": row.id }),
     );
     Ok(HttpResponse::Created().json(SetBet::new(row, &state.rules)))
+}
+
+fn name_taken(name: &str) -> Failure {
+    Failure::refuse(
+        Refusal::SetNameTaken,
+        format!(
+            "a set on sale is already named {name:?}: choose another name, or retire that set first"
+        ),
+    )
+}
+
+/// A set to add to the catalogue, checked as the way ticket it plays.
+struct NewSet {
+    name: String,
+    description: Option<String>,
+    groups_json: String,
+    combine_json: String,
+    amount: i64,
+}
+
+impl NewSet {
+    fn check(rules: &RuleSet, r: NewSetBet) -> DomainResult<NewSet> {
+        let name = r.name.trim().to_string();
+        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control)
+        {
+            return Err(Failure::refuse(
+                Refusal::InvalidName,
+                format!("a set's name is 1 to {MAX_NAME} printable characters"),
+            ));
+        }
+        let description = match r.description.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(d) if d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control) => {
+                return Err(Failure::refuse(
+                    Refusal::InvalidDescription,
+                    format!("a set's description is up to {MAX_DESCRIPTION} printable characters"),
+                ))
+            }
+            Some(d) => Some(d.to_string()),
+        };
+        // Checked as the way ticket it plays, at the suggested amount for one game.
+        let bet = Bet::SetBet {
+            groups: r.groups,
+            combine: r.combine,
+            mode: SetMode::Fixed,
+        };
+        let marks = bet.mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))?;
+        let plan = rules.plan(marks, ScheduleId::Standard)?;
+        rules.price(&plan, r.amount_per_way_cents, 1)?;
+        let groups: Vec<Vec<u8>> = plan.groups.iter().map(|g| g.to_vec()).collect();
+        Ok(NewSet {
+            name,
+            description,
+            groups_json: serde_json::to_string(&groups).expect("numbers serialize"),
+            combine_json: serde_json::to_string(&plan.combine).expect("numbers serialize"),
+            amount: r.amount_per_way_cents as i64,
+        })
+    }
+
+    fn insert(self, conn: &mut DbConnection, by: &str) -> DomainResult<SetBetRow> {
+        let same_name: i64 = set_bets::table
+            .filter(lower(set_bets::name).eq(self.name.to_lowercase()))
+            .filter(set_bets::retired_at.is_null())
+            .count()
+            .get_result(conn)?;
+        if same_name > 0 {
+            return Err(name_taken(&self.name));
+        }
+        let row: SetBetRow = per_backend!(conn, |c| diesel::insert_into(set_bets::table)
+            .values((
+                set_bets::name.eq(&self.name),
+                set_bets::description.eq(&self.description),
+                set_bets::groups_json.eq(&self.groups_json),
+                set_bets::combine_json.eq(&self.combine_json),
+                set_bets::amount_per_way_cents.eq(self.amount),
+                set_bets::created_by.eq(by),
+                set_bets::created_at.eq(now_micros()),
+            ))
+            .returning(SetBetRow::as_returning())
+            .get_result(c))?;
+        crate::audit::log::append(
+            conn,
+            vec![Entry::new("set_bet_created", row.id, row.created_payload()).by(by)],
+        )?;
+        Ok(row)
+    }
 }
 
 /// Retires a set (a supervisor): it is no longer sold; tickets already sold from it stand and

@@ -69,64 +69,7 @@ pub fn settle(
         crate::jackpots::apply_additions(conn, number)?;
         let c = compute(rules, conn, number, &numbers)?;
         let computed = started.elapsed();
-        write_results(conn, &c.results, &c.special_ways)?;
-        for chunk in c.bonuses.chunks(500) {
-            per_backend!(conn, |pc| diesel::insert_into(bonus_results::table)
-                .values(chunk)
-                .execute(pc))?;
-        }
-        for j in &c.settled.jackpots {
-            diesel::insert_into(jackpot_pools::table)
-                .values((
-                    jackpot_pools::game.eq(number),
-                    jackpot_pools::spots.eq(i32::from(j.spots)),
-                    jackpot_pools::carried_in_cents.eq(j.carried_in_cents as i64),
-                    jackpot_pools::contributions_cents.eq(j.contributions_cents as i64),
-                    jackpot_pools::pool_cents.eq(j.pool_cents as i64),
-                    jackpot_pools::winners.eq(j.winners as i64),
-                    jackpot_pools::paid_cents.eq(j.paid_cents as i64),
-                    jackpot_pools::breakage_cents.eq(j.breakage_cents as i64),
-                    jackpot_pools::next_pool_cents.eq(j.next_pool_cents as i64),
-                ))
-                .execute(conn)?;
-        }
-        let now = now_micros();
-        let totals = c.totals();
-        diesel::insert_into(game_settlements::table)
-            .values((
-                game_settlements::game.eq(number),
-                game_settlements::ways.eq(totals.ways),
-                game_settlements::total_prizes_cents.eq(totals.total_prizes_cents),
-                game_settlements::major_prizes.eq(totals.major_prizes),
-                game_settlements::prorated.eq(totals.prorated),
-                game_settlements::prorate_before_cents.eq(totals.prorate_before_cents),
-                game_settlements::prorate_after_cents.eq(totals.prorate_after_cents),
-                game_settlements::floor_binds_for_all.eq(totals.floor_binds_for_all),
-                game_settlements::bonus_cents.eq(totals.bonus_cents),
-                game_settlements::settled_at.eq(now),
-            ))
-            .execute(conn)?;
-        advance(conn, number, &GameEvent::Settle)?;
-        diesel::update(games::table.find(number))
-            .set(games::settled_at.eq(now))
-            .execute(conn)?;
-        crate::audit::log::append(
-            conn,
-            vec![crate::audit::log::Entry::new(
-                "game_settled",
-                number,
-                serde_json::json!({
-                    "drawn": numbers,
-                    "totals": totals,
-                    "results_digest": results_digest(&c.results, &c.special_ways, &c.bonuses),
-                    "jackpots": c.settled.jackpots.iter().map(|j| serde_json::json!({
-                        "spots": j.spots, "pool_cents": j.pool_cents, "winners": j.winners,
-                        "paid_cents": j.paid_cents, "next_pool_cents": j.next_pool_cents,
-                    })).collect::<Vec<_>>(),
-                    "settled_at": now,
-                }),
-            )],
-        )?;
+        let totals = record(conn, number, &numbers, &c)?;
         state.faults.pause("settlement");
         tracing::info!(
             game = number,
@@ -148,6 +91,75 @@ pub fn settle(
             jackpot_winners: c.settled.jackpots.iter().map(|j| j.winners).sum(),
         }))
     })
+}
+
+/// Writes what settling game `number` came to, and moves the game to settled (rule 11.1),
+/// with the trail's entry: every prize stored, the pools carried on, the totals.
+fn record(
+    conn: &mut DbConnection,
+    number: i64,
+    numbers: &[u8],
+    c: &Computed,
+) -> QueryResult<Totals> {
+    write_results(conn, &c.results, &c.special_ways)?;
+    for chunk in c.bonuses.chunks(500) {
+        per_backend!(conn, |pc| diesel::insert_into(bonus_results::table)
+            .values(chunk)
+            .execute(pc))?;
+    }
+    for j in &c.settled.jackpots {
+        diesel::insert_into(jackpot_pools::table)
+            .values((
+                jackpot_pools::game.eq(number),
+                jackpot_pools::spots.eq(i32::from(j.spots)),
+                jackpot_pools::carried_in_cents.eq(j.carried_in_cents as i64),
+                jackpot_pools::contributions_cents.eq(j.contributions_cents as i64),
+                jackpot_pools::pool_cents.eq(j.pool_cents as i64),
+                jackpot_pools::winners.eq(j.winners as i64),
+                jackpot_pools::paid_cents.eq(j.paid_cents as i64),
+                jackpot_pools::breakage_cents.eq(j.breakage_cents as i64),
+                jackpot_pools::next_pool_cents.eq(j.next_pool_cents as i64),
+            ))
+            .execute(conn)?;
+    }
+    let now = now_micros();
+    let totals = c.totals();
+    diesel::insert_into(game_settlements::table)
+        .values((
+            game_settlements::game.eq(number),
+            game_settlements::ways.eq(totals.ways),
+            game_settlements::total_prizes_cents.eq(totals.total_prizes_cents),
+            game_settlements::major_prizes.eq(totals.major_prizes),
+            game_settlements::prorated.eq(totals.prorated),
+            game_settlements::prorate_before_cents.eq(totals.prorate_before_cents),
+            game_settlements::prorate_after_cents.eq(totals.prorate_after_cents),
+            game_settlements::floor_binds_for_all.eq(totals.floor_binds_for_all),
+            game_settlements::bonus_cents.eq(totals.bonus_cents),
+            game_settlements::settled_at.eq(now),
+        ))
+        .execute(conn)?;
+    advance(conn, number, &GameEvent::Settle)?;
+    diesel::update(games::table.find(number))
+        .set(games::settled_at.eq(now))
+        .execute(conn)?;
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "game_settled",
+            number,
+            serde_json::json!({
+                "drawn": numbers,
+                "totals": totals,
+                "results_digest": results_digest(&c.results, &c.special_ways, &c.bonuses),
+                "jackpots": c.settled.jackpots.iter().map(|j| serde_json::json!({
+                    "spots": j.spots, "pool_cents": j.pool_cents, "winners": j.winners,
+                    "paid_cents": j.paid_cents, "next_pool_cents": j.next_pool_cents,
+                })).collect::<Vec<_>>(),
+                "settled_at": now,
+            }),
+        )],
+    )?;
+    Ok(totals)
 }
 
 /// What settling a game comes to, before it is written: every winning ticket, every way
