@@ -16,18 +16,7 @@ use crate::{api, clock, rules_cmd};
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let rules = rules_cmd::load(&args.rules)?;
-    let settings = Settings {
-        game_interval: positive_seconds("--game-interval", args.game_interval)?,
-        reveal_interval: std::time::Duration::try_from_secs_f64(args.reveal_interval)
-            .map_err(|_| anyhow::anyhow!("--reveal-interval must be 0 or more seconds"))?,
-        hours: KenoHours {
-            start: KenoHours::parse_time(&args.keno_day_start).map_err(anyhow::Error::msg)?,
-            end: KenoHours::parse_time(&args.keno_day_end).map_err(anyhow::Error::msg)?,
-        },
-        draw_source: args.draw_source.into(),
-        ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
-            .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
-    };
+    let settings = settings(&args)?;
     let lease = positive_seconds("--leader-lease", args.leader_lease)?;
     let instance = args
         .instance
@@ -72,17 +61,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
         announced_close: Default::default(),
-        check_limit: crate::rate_limit::PerAddress::new(
-            std::num::NonZeroU32::new(args.check_rate)
-                .ok_or_else(|| anyhow::anyhow!("--check-rate must be 1 or more"))?,
-            std::num::NonZeroU32::new(10).expect("ten"),
-        ),
-        auth_failures: crate::rate_limit::AuthFailures::new(
-            std::num::NonZeroU32::new(args.auth_failure_rate)
-                .ok_or_else(|| anyhow::anyhow!("--auth-failure-rate must be 1 or more"))?,
-            std::num::NonZeroU32::new(args.auth_failure_burst)
-                .ok_or_else(|| anyhow::anyhow!("--auth-failure-burst must be 1 or more"))?,
-        ),
+        check_limit: check_limit(&args)?,
+        auth_failures: auth_failures(&args)?,
         trust_forwarded_for: args.trust_forwarded_for,
     });
 
@@ -96,6 +76,50 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .spawn(move || crate::leader::run(db, leadership))?;
     }
 
+    serve(args, state, sales)
+}
+
+/// The game's settings from the command line.
+fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
+    Ok(Settings {
+        game_interval: positive_seconds("--game-interval", args.game_interval)?,
+        reveal_interval: std::time::Duration::try_from_secs_f64(args.reveal_interval)
+            .map_err(|_| anyhow::anyhow!("--reveal-interval must be 0 or more seconds"))?,
+        hours: KenoHours {
+            start: KenoHours::parse_time(&args.keno_day_start).map_err(anyhow::Error::msg)?,
+            end: KenoHours::parse_time(&args.keno_day_end).map_err(anyhow::Error::msg)?,
+        },
+        draw_source: args.draw_source.into(),
+        ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
+            .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
+    })
+}
+
+/// Public ticket checks per address (`--check-rate`).
+fn check_limit(args: &ServeArgs) -> anyhow::Result<crate::rate_limit::PerAddress> {
+    Ok(crate::rate_limit::PerAddress::new(
+        std::num::NonZeroU32::new(args.check_rate)
+            .ok_or_else(|| anyhow::anyhow!("--check-rate must be 1 or more"))?,
+        std::num::NonZeroU32::new(10).expect("ten"),
+    ))
+}
+
+/// Bad bearer tokens per address (`--auth-failure-rate`, `--auth-failure-burst`).
+fn auth_failures(args: &ServeArgs) -> anyhow::Result<crate::rate_limit::AuthFailures> {
+    Ok(crate::rate_limit::AuthFailures::new(
+        std::num::NonZeroU32::new(args.auth_failure_rate)
+            .ok_or_else(|| anyhow::anyhow!("--auth-failure-rate must be 1 or more"))?,
+        std::num::NonZeroU32::new(args.auth_failure_burst)
+            .ok_or_else(|| anyhow::anyhow!("--auth-failure-burst must be 1 or more"))?,
+    ))
+}
+
+/// Serves HTTP and runs the background tasks until the server stops.
+fn serve(
+    args: ServeArgs,
+    state: web::Data<AppState>,
+    sales: web::Data<crate::tickets::writer::SaleWriter>,
+) -> anyhow::Result<()> {
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
         let server = HttpServer::new(move || {
