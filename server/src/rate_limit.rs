@@ -187,9 +187,14 @@ mod tests {
         assert!(l.check_at(a, t).is_ok());
         assert!(l.fail_at(a, t), "the third failure uses the last");
         let e = l.check_at(a, t).unwrap_err();
-        assert!(
-            matches!(e, Failure::Refused { refusal: Refusal::TooManyAuthFailures, retry_after: Some(_), .. })
-        );
+        assert!(matches!(
+            e,
+            Failure::Refused {
+                refusal: Refusal::TooManyAuthFailures,
+                retry_after: Some(_),
+                ..
+            }
+        ));
         assert!(l.check_at(b, t).is_ok(), "another address is not touched");
         assert!(l.check_at(a, t + Duration::from_secs(9)).is_err());
         assert!(l.check_at(a, t + Duration::from_secs(10)).is_ok());

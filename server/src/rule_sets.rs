@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use diesel::prelude::*;
-use keno_core::RuleSet;
+use keno_core::{RuleSet, TicketStatus};
 
 use crate::db::schema::{games, rule_sets, tickets};
 use crate::db::DbConnection;
@@ -61,7 +61,7 @@ pub fn check_sold_tickets(conn: &mut DbConnection, rules: &RuleSet) -> anyhow::R
         .first::<Option<i64>>(conn)?
         .unwrap_or(0);
     let sold: Vec<TicketRow> = tickets::table
-        .filter(tickets::status.eq("active"))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
         .filter(tickets::last_game.gt(newest))
         .select(TicketRow::as_select())
         .load(conn)?;
