@@ -7,7 +7,7 @@
 use std::fmt;
 
 use keno_core::tender::TenderError;
-use keno_core::{BetError, LifecycleError};
+use keno_core::{BetError, CancelRefusal, ClaimRequired, LifecycleError, PayRefusal};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! refusals {
@@ -236,6 +236,38 @@ impl From<&LifecycleError> for Refusal {
     }
 }
 
+impl From<&ClaimRequired> for Refusal {
+    fn from(_: &ClaimRequired) -> Self {
+        Refusal::ClaimRequired
+    }
+}
+
+impl From<&PayRefusal> for Refusal {
+    fn from(e: &PayRefusal) -> Self {
+        match e {
+            PayRefusal::AlreadyPaid => Refusal::AlreadyPaid,
+            PayRefusal::Cancelled => Refusal::Cancelled,
+            PayRefusal::NotSettled { .. } => Refusal::NotSettled,
+            PayRefusal::NoPrize => Refusal::NoPrize,
+            PayRefusal::ClaimRequired(c) => Refusal::from(c),
+            PayRefusal::ChequeOnly { .. } => Refusal::ChequeOnly,
+        }
+    }
+}
+
+impl From<&CancelRefusal> for Refusal {
+    fn from(e: &CancelRefusal) -> Self {
+        match e {
+            CancelRefusal::AlreadyPaid => Refusal::AlreadyPaid,
+            CancelRefusal::AlreadyCancelled => Refusal::AlreadyCancelled,
+            CancelRefusal::LaterKenoDay { .. }
+            | CancelRefusal::EveryGameDrawing
+            | CancelRefusal::KenoToGoWholeOnly
+            | CancelRefusal::GameDrawing => Refusal::CancelNotAllowed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +334,41 @@ mod tests {
         ];
         for e in &lifecycle {
             assert_eq!(Refusal::from(e).code(), e.code());
+        }
+    }
+
+    #[test]
+    fn the_money_refusals_keep_the_cores_codes() {
+        use keno_core::{KenoDay, PayMethod};
+        let deadline = KenoDay::new(2027, 11, 23).unwrap();
+        let claim = ClaimRequired { deadline };
+        assert_eq!(Refusal::from(&claim).code(), claim.code());
+        let pays = [
+            PayRefusal::AlreadyPaid,
+            PayRefusal::Cancelled,
+            PayRefusal::NotSettled {
+                first_game: 1,
+                last_game: 3,
+            },
+            PayRefusal::NoPrize,
+            PayRefusal::ClaimRequired(claim),
+            PayRefusal::ChequeOnly {
+                instead: PayMethod::Voucher,
+            },
+        ];
+        for e in &pays {
+            assert_eq!(Refusal::from(e).code(), e.code(), "{e:?}");
+        }
+        let cancels = [
+            CancelRefusal::AlreadyPaid,
+            CancelRefusal::AlreadyCancelled,
+            CancelRefusal::LaterKenoDay { sold_on: deadline },
+            CancelRefusal::EveryGameDrawing,
+            CancelRefusal::KenoToGoWholeOnly,
+            CancelRefusal::GameDrawing,
+        ];
+        for e in &cancels {
+            assert_eq!(Refusal::from(e).code(), e.code(), "{e:?}");
         }
     }
 

@@ -108,6 +108,24 @@ impl FromStr for PayMethod {
     }
 }
 
+/// As diesel reads a column through `#[diesel(deserialize_as = String)]`.
+impl TryFrom<String> for TicketStatus {
+    type Error = UnknownTicketStatus;
+
+    fn try_from(s: String) -> Result<TicketStatus, UnknownTicketStatus> {
+        s.parse()
+    }
+}
+
+/// As diesel reads a column through `#[diesel(deserialize_as = String)]`.
+impl TryFrom<String> for PayMethod {
+    type Error = UnknownPayMethod;
+
+    fn try_from(s: String) -> Result<PayMethod, UnknownPayMethod> {
+        s.parse()
+    }
+}
+
 impl fmt::Display for TicketStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -6,7 +6,7 @@
 
 use keno_api::Refusal;
 use keno_core::tender::TenderError;
-use keno_core::BetError;
+use keno_core::{BetError, CancelRefusal, ClaimRequired, PayRefusal};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
@@ -61,6 +61,23 @@ impl Failure {
         }
     }
 
+    /// The refusal with what it is about before its message (`ticket {serial}: ...`), for the
+    /// core's refusals, which do not know the serial or code they refuse.
+    pub fn about(self, subject: impl std::fmt::Display) -> Self {
+        match self {
+            Failure::Refused {
+                refusal,
+                message,
+                retry_after,
+            } => Failure::Refused {
+                refusal,
+                message: format!("{subject}: {message}"),
+                retry_after,
+            },
+            other => other,
+        }
+    }
+
     /// The same refusal under another code, where one caller's contract names it so.
     pub fn recode(self, from: Refusal, to: Refusal) -> Self {
         match self {
@@ -94,6 +111,24 @@ impl From<&TenderError> for Failure {
 impl From<&keno_core::LifecycleError> for Failure {
     fn from(e: &keno_core::LifecycleError) -> Self {
         Failure::refuse(Refusal::from(e), e.to_string())
+    }
+}
+
+impl From<PayRefusal> for Failure {
+    fn from(e: PayRefusal) -> Self {
+        Failure::refuse(Refusal::from(&e), e.to_string())
+    }
+}
+
+impl From<CancelRefusal> for Failure {
+    fn from(e: CancelRefusal) -> Self {
+        Failure::refuse(Refusal::from(&e), e.to_string())
+    }
+}
+
+impl From<ClaimRequired> for Failure {
+    fn from(e: ClaimRequired) -> Self {
+        Failure::refuse(Refusal::from(&e), e.to_string())
     }
 }
 

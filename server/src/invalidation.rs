@@ -18,7 +18,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{advance, close_game, find};
 use crate::state::AppState;
 use keno_api::Refusal;
-use keno_core::{invalidation_steps, GameEvent};
+use keno_core::{invalidation_steps, GameEvent, TicketStatus};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -111,7 +111,7 @@ fn invalidate_in(
     let covering: Vec<(String, i64, i32)> = tickets::table
         .filter(tickets::first_game.le(game))
         .filter(tickets::last_game.ge(game))
-        .filter(tickets::status.ne("cancelled"))
+        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
         .filter(
             tickets::cancelled_from_game
                 .is_null()

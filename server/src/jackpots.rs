@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use actix_web::{get, web};
 use diesel::prelude::*;
-use keno_core::{JackpotPools, RuleSet};
+use keno_core::{JackpotPools, RuleSet, TicketStatus};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -77,7 +77,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
     let carried = carried_into(rules, conn, last_settled + 1)?;
     let sold: Vec<(String, i64, i64, i64, Option<i64>)> = tickets::table
         .filter(tickets::schedule.eq("jackpot"))
-        .filter(tickets::status.ne("cancelled"))
+        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
         .filter(tickets::last_game.gt(last_settled))
         .select((
             tickets::way_counts_json,

@@ -1,6 +1,32 @@
 //! Keno Day hours (rules 1(d), 16.1): when games run, and which Keno Day a moment belongs to.
 
-use chrono::{DateTime, Duration, Local, NaiveDate, NaiveTime, TimeZone};
+use chrono::{DateTime, Datelike, Duration, Local, NaiveDate, NaiveTime, TimeZone};
+use keno_core::KenoDay;
+
+use crate::failure::{DomainResult, Failure};
+
+/// A Keno Day as stored (`YYYY-MM-DD`); one that does not parse is an internal error naming
+/// `whose` it is, never a default.
+pub fn stored(text: &str, whose: impl std::fmt::Display) -> DomainResult<KenoDay> {
+    text.parse().map_err(|e| {
+        Failure::Internal(anyhow::anyhow!(
+            "{whose}: the stored Keno Day is unreadable: {e}"
+        ))
+    })
+}
+
+/// The calendar day `date` as a Keno Day (the core's dates have no chrono).
+pub fn from_date(date: NaiveDate) -> DomainResult<KenoDay> {
+    let year = u16::try_from(date.year()).ok();
+    year.and_then(|y| KenoDay::new(y, date.month() as u8, date.day() as u8).ok())
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("{date} is outside the Keno Days")))
+}
+
+/// The Keno Day as a calendar day, for the clock's arithmetic.
+pub fn to_date(day: KenoDay) -> NaiveDate {
+    NaiveDate::from_ymd_opt(day.year().into(), day.month().into(), day.day().into())
+        .expect("a Keno Day is a day of the calendar")
+}
 
 /// The hours of Keno gaming in local time, e.g. 10:00 to 02:00 the next morning. Start equal to
 /// end means Keno runs all day.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use diesel::prelude::*;
-use keno_core::{BetPlan, Draw, GameEvent, GameSettlement, WayInPlay};
+use keno_core::{BetPlan, Draw, GameEvent, GameSettlement, TicketStatus, WayInPlay};
 use serde::Serialize;
 
 use crate::db::schema::{
@@ -223,7 +223,7 @@ pub fn compute(
     let covering: Vec<Covering> = tickets::table
         .filter(tickets::first_game.le(number))
         .filter(tickets::last_game.ge(number))
-        .filter(tickets::status.ne("cancelled"))
+        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
         .filter(
             tickets::cancelled_from_game
                 .is_null()

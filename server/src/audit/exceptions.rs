@@ -18,6 +18,7 @@ use crate::db::schema::{
 use crate::db::{rfc3339, DbConnection};
 use crate::set_bets::SetBetRow;
 use crate::special3::ApprovalRow;
+use keno_core::TicketStatus;
 
 #[derive(Debug, Args)]
 pub struct ExceptionsArgs {
@@ -268,7 +269,7 @@ fn cancellations(
 ) -> anyhow::Result<()> {
     for c in queries::cancellations(conn, window)? {
         let from = c.cancelled_from_game.unwrap_or(c.first_game);
-        let what = if c.status == "cancelled" {
+        let what = if c.status == TicketStatus::Cancelled {
             format!("the whole ticket (games {from}-{})", c.last_game)
         } else {
             format!("games {from}-{}", c.last_game)

@@ -26,6 +26,7 @@ use super::table::{columns, Cell, Format, Table};
 use crate::db::schema::{jackpot_pools, ticket_results, tickets};
 use crate::db::{rfc3339, DbConnection};
 use crate::tickets::TicketRow;
+use keno_core::PayMethod;
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("range").required(true).args(["from_day", "from_game"])))]
@@ -284,7 +285,7 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
                     t.game_cost_cents.into(),
                     t.total_cents.into(),
                     t.rule_set.into(),
-                    t.status.into(),
+                    t.status.as_str().into(),
                     t.cancelled_from_game.into(),
                     time(t.cancelled_at),
                     cancelled_by.into(),
@@ -294,7 +295,7 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
                     t.paid_cents.into(),
                     time(t.paid_at),
                     t.paid_by.into(),
-                    t.pay_method.into(),
+                    t.pay_method.map(PayMethod::as_str).into(),
                     set_id.into(),
                     set_name.into(),
                     set_mode.into(),

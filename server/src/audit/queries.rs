@@ -17,6 +17,7 @@ use crate::db::schema::{
 use crate::db::DbConnection;
 use crate::games::GameRow;
 use crate::tickets::WaysLine;
+use keno_core::TicketStatus;
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = game_settlements)]
@@ -262,7 +263,8 @@ pub struct Cancellation {
     pub terminal: String,
     pub first_game: i64,
     pub last_game: i64,
-    pub status: String,
+    #[diesel(deserialize_as = String)]
+    pub status: TicketStatus,
     pub cancelled_from_game: Option<i64>,
     pub refund_cents: i64,
     pub total_cents: i64,

@@ -11,6 +11,7 @@ use chrono::NaiveDate;
 use clap::Args;
 use diesel::prelude::*;
 use keno_core::money::Dollars;
+use keno_core::TicketStatus;
 
 use super::pdf::{self, Line, WIDTH_CHARS};
 use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow};
@@ -358,7 +359,7 @@ impl Daily {
                 c.cancelled_at.map(source::when).unwrap_or_default(),
                 c.serial,
                 format!("{}/{}", c.site, c.terminal),
-                if c.status == "cancelled" {
+                if c.status == TicketStatus::Cancelled {
                     "whole"
                 } else {
                     "part"

@@ -21,7 +21,7 @@ use anyhow::Context;
 use clap::Args;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use keno_core::{GameState, RuleSet};
+use keno_core::{GameState, PayMethod, RuleSet, TicketStatus};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -306,8 +306,8 @@ fn check_tickets(
                 )
             });
             if trail_paid != t.paid_cents
-                || trail_method != t.pay_method.as_deref()
-                || (t.status == "paid") != paid.is_some()
+                || trail_method != t.pay_method.map(PayMethod::as_str)
+                || (t.status == TicketStatus::Paid) != paid.is_some()
             {
                 report.differ(format!(
                     "ticket {s}: {} with {} paid, the trail says {trail_paid} paid",
@@ -425,7 +425,7 @@ fn check_vouchers(
     for (serial, sale, worth) in &tendered {
         let paid = trail.paid.get(serial);
         let ok = paid.is_some_and(|p| {
-            p["pay_method"] == "tender"
+            p["pay_method"] == PayMethod::Tender.as_str()
                 && p["for_ticket"].as_str() == Some(sale.as_str())
                 && p["paid_cents"].as_i64() == Some(*worth)
         });

@@ -9,9 +9,10 @@ use super::ClaimRow;
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
 use crate::error::{DomainResult, Failure};
-use crate::tickets::pay::payable;
+use crate::tickets::pay::facts;
 use crate::tickets::TicketRow;
 use keno_api::Refusal;
+use keno_core::TicketStatus;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Candidate {
@@ -51,7 +52,7 @@ pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> DomainResult<Vec<C
             let place = claim.purchase_place.trim().to_string();
             let mut q = tickets::table
                 .filter(tickets::keno_day.eq_any(days))
-                .filter(tickets::status.eq("active"))
+                .filter(tickets::status.eq(TicketStatus::Active.as_str()))
                 .filter(
                     tickets::site
                         .eq(&place)
@@ -73,10 +74,10 @@ pub fn matching(conn: &mut DbConnection, claim: &ClaimRow) -> DomainResult<Vec<C
     };
     let mut out = Vec::new();
     for t in found {
-        let (owed, not_payable) = match payable(conn, &t) {
-            Ok(due) => (due.total_cents, None),
-            Err(Failure::Refused { refusal, .. }) => (0, Some(refusal.code().to_string())),
-            Err(e) => return Err(e),
+        // What it is owed wherever paid (a claim is not held to rule 13.1's twelve months).
+        let (owed, not_payable) = match keno_core::owed(&facts(conn, &t)?) {
+            Ok(due) => (due.total_cents as i64, None),
+            Err(e) => (0, Some(Refusal::from(&e).code().to_string())),
         };
         out.push(Candidate {
             serial: t.serial,

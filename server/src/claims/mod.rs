@@ -25,7 +25,7 @@ use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::tickets::pay::{mark_paid, payable};
+use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
@@ -442,7 +442,9 @@ pub async fn approve(
             decided(conn, id, usize::from(current.state == "submitted"))?;
             let ticket =
                 crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            payable(conn, &ticket)?;
+            // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held
+            // to the twelve months of a terminal (rule 13.1).
+            keno_core::owed(&facts(conn, &ticket)?).map_err(|e| refused(&serial, e))?;
             let taken: bool = diesel::select(diesel::dsl::exists(
                 claims::table
                     .filter(claims::ticket_serial.eq(&serial))
@@ -584,13 +586,16 @@ pub async fn pay(
             };
             let ticket =
                 crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            let due = payable(conn, &ticket)?;
+            // Rule 13.5: what it is owed, by cheque whatever it won.
+            let due = keno_core::owed(&facts(conn, &ticket)?)
+                .map_err(|e| refused(&serial, e))?
+                .by_claim();
             let now = now_micros();
             let changed = diesel::update(claims::table.find(id))
                 .filter(claims::state.eq("approved"))
                 .set((
                     claims::state.eq("paid"),
-                    claims::paid_cents.eq(due.total_cents),
+                    claims::paid_cents.eq(due.total_cents as i64),
                     claims::paid_by.eq(&principal.id),
                     claims::paid_at.eq(now),
                     claims::cheque_reference.eq(&cheque),
@@ -602,12 +607,12 @@ pub async fn pay(
                     format!("claim {id} was paid meanwhile"),
                 ));
             }
-            // Rule 13.5: by cheque. The same guarded update as a terminal's payment.
+            // The same guarded update as a terminal's payment.
             let paid = mark_paid(
                 conn,
                 &ticket,
                 due.total_cents,
-                "claim_cheque",
+                due.method,
                 &principal.id,
                 serde_json::json!({ "claim": id }),
             )?;

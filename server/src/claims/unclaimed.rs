@@ -5,6 +5,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web};
+use chrono::TimeZone;
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -17,9 +18,10 @@ use crate::db::schema::{
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::tickets::pay::payable;
+use crate::tickets::pay::facts;
 use crate::tickets::TicketRow;
 use keno_api::Refusal;
+use keno_core::{KenoDay, TicketStatus};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -103,18 +105,20 @@ pub async fn move_unclaimed(
     let moved = web::block(move || -> DomainResult<Movement> {
         let mut conn = s.db.conn()?;
         let _turn = s.db.writer_turn();
-        let won_before = chrono::Utc::now()
-            .checked_sub_months(chrono::Months::new(12))
-            .expect("a year ago")
-            .timestamp_micros();
-        let today = crate::vouchers::today(&s);
+        let today = crate::vouchers::today(&s)?;
+        // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
+        // one are unclaimed for twelve months today, and no longer payable at a terminal.
+        let Some(old_day) = keno_core::unclaimed_before(today) else {
+            return Err(nothing());
+        };
+        let won_before = day_started(&s, old_day)?;
         let id = conn.transaction(|conn| {
             record(
                 conn,
                 &destination,
                 spots,
-                won_before,
-                &today,
+                (old_day, won_before),
+                today,
                 &why,
                 &principal.id,
             )
@@ -130,26 +134,41 @@ pub async fn move_unclaimed(
     Ok((web::Json(moved), StatusCode::CREATED))
 }
 
+/// The moment the Keno Day after `old_day` started (its hours' start, local time): the prizes
+/// of Keno Days up to `old_day` were won before it (`won_before`, kept as the API shows it).
+fn day_started(state: &AppState, old_day: KenoDay) -> DomainResult<i64> {
+    let next = crate::keno_day::to_date(old_day)
+        .succ_opt()
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("no day after {old_day}")))?;
+    let start = next.and_time(state.settings.hours.start);
+    let local = chrono::Local
+        .from_local_datetime(&start)
+        .earliest()
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("{start} is no local time")))?;
+    Ok(local.timestamp_micros())
+}
+
 fn record(
     conn: &mut DbConnection,
     destination: &str,
     spots: Option<u8>,
-    won_before: i64,
-    today: &str,
+    (old_day, won_before): (KenoDay, i64),
+    today: KenoDay,
     why: &str,
     by: &str,
 ) -> DomainResult<i64> {
-    // The last game whose win is 12 months old: tickets whose last game is no later.
+    // The last game of a Keno Day twelve months old: tickets whose last game is no later.
+    // (`YYYY-MM-DD` orders as the days do.)
     let old_game: Option<i64> = games::table
         .filter(games::state.eq("settled"))
-        .filter(games::settled_at.lt(won_before))
+        .filter(games::keno_day.le(old_day.to_string()))
         .select(diesel::dsl::max(games::number))
         .first(conn)?;
     let Some(old_game) = old_game else {
         return Err(nothing());
     };
     let unpaid: Vec<TicketRow> = tickets::table
-        .filter(tickets::status.eq("active"))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
         .filter(
             tickets::last_game
                 .le(old_game)
@@ -172,13 +191,13 @@ fn record(
         if t.last_played_game() > old_game {
             continue;
         }
-        match payable(conn, t) {
-            // Still payable at a terminal (rule 13.1 counts to the end of a Keno Day): not
-            // unclaimed yet, and never both paid there and moved.
-            Ok(due) if due.at_a_terminal(today).is_ok() => {}
-            Ok(due) => owed.push((t.serial.clone(), due.total_cents)),
-            Err(Failure::Refused { .. }) => {}
-            Err(e) => return Err(e),
+        // Rules 13.1, 13.2: moved exactly when a terminal no longer pays it today (the same
+        // Keno Day rule), so a prize is never both payable there and moved.
+        let Ok(due) = keno_core::owed(&facts(conn, t)?) else {
+            continue;
+        };
+        if keno_core::at_a_terminal(due.deadline, today).is_err() {
+            owed.push((t.serial.clone(), due.total_cents as i64));
         }
     }
     if owed.is_empty() {

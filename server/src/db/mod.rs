@@ -277,6 +277,36 @@ pub fn rfc3339(micros: i64) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// A nullable text column of words (a payment method) read as `Option<T>`: diesel's
+/// `#[diesel(deserialize_as = ...)]` converts with `try_into`, which `Option<String>` cannot do
+/// into `Option<T>`; this reads the column and parses it, so a word that does not parse is a
+/// deserialization error (an internal error), never a default.
+pub struct NullableWord<T>(Option<T>);
+
+impl<T, DB> diesel::deserialize::Queryable<diesel::sql_types::Nullable<diesel::sql_types::Text>, DB>
+    for NullableWord<T>
+where
+    DB: diesel::backend::Backend,
+    Option<String>: diesel::deserialize::FromStaticSqlRow<
+        diesel::sql_types::Nullable<diesel::sql_types::Text>,
+        DB,
+    >,
+    T: TryFrom<String>,
+    T::Error: std::error::Error + Send + Sync + 'static,
+{
+    type Row = Option<String>;
+
+    fn build(row: Option<String>) -> diesel::deserialize::Result<Self> {
+        Ok(NullableWord(row.map(T::try_from).transpose()?))
+    }
+}
+
+impl<T> From<NullableWord<T>> for Option<T> {
+    fn from(word: NullableWord<T>) -> Option<T> {
+        word.0
+    }
+}
+
 /// Runs the same diesel code on the concrete connection of either backend, for what
 /// `MultiConnection` cannot express portably (batch inserts, row locks, backend-typed selects),
 /// as vaultwarden's `db_run!` does.

@@ -9,7 +9,9 @@ pub mod view;
 pub mod writer;
 
 use diesel::prelude::*;
-use keno_core::{Bet, BetKind, BetPlan, Marks, NumberSet, RuleSet, ScheduleId, WayCount};
+use keno_core::{
+    Bet, BetKind, BetPlan, Marks, NumberSet, PayMethod, RuleSet, ScheduleId, TicketStatus, WayCount,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -43,14 +45,17 @@ pub struct TicketRow {
     pub game_cost_cents: i64,
     pub total_cents: i64,
     pub rule_set: String,
-    pub status: String,
+    /// A stored word that is not a status is a deserialization error: an internal error.
+    #[diesel(deserialize_as = String)]
+    pub status: TicketStatus,
     pub cancelled_from_game: Option<i64>,
     pub refund_cents: i64,
     pub cancelled_at: Option<i64>,
     pub paid_cents: i64,
     pub paid_at: Option<i64>,
     pub paid_by: Option<String>,
-    pub pay_method: Option<String>,
+    #[diesel(deserialize_as = crate::db::NullableWord<PayMethod>)]
+    pub pay_method: Option<PayMethod>,
 }
 
 impl TicketRow {
@@ -299,7 +304,8 @@ pub struct Ticket {
     pub paid_at: Option<String>,
     /// The principal who paid it.
     pub paid_by: Option<String>,
-    /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale)
+    /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale) |
+    /// claim_cheque (by cheque, on an approved Unclaimed Prize Claim Form)
     pub pay_method: Option<String>,
     pub request_id: String,
     /// The catalogue set a set bet was sold from (its `groups` are the numbers played); null
@@ -329,7 +335,7 @@ impl From<&TicketRow> for Ticket {
             charged_games: t.charged_games,
             game_cost_cents: t.game_cost_cents,
             total_cents: t.total_cents,
-            status: t.status.clone(),
+            status: t.status.to_string(),
             cancelled_games: match t.cancelled_from_game {
                 Some(c) => (c..=t.last_game).collect(),
                 None => Vec::new(),
@@ -339,7 +345,7 @@ impl From<&TicketRow> for Ticket {
             paid_cents: t.paid_cents,
             paid_at: t.paid_at.map(rfc3339),
             paid_by: t.paid_by.clone(),
-            pay_method: t.pay_method.clone(),
+            pay_method: t.pay_method.map(|m| m.to_string()),
             request_id: t.request_id.clone(),
             set_bet: None,
         }
@@ -358,7 +364,7 @@ pub fn check_sold_tickets(conn: &mut DbConnection, rules: &RuleSet) -> anyhow::R
         .first::<Option<i64>>(conn)?
         .unwrap_or(0);
     let sold: Vec<TicketRow> = tickets::table
-        .filter(tickets::status.eq("active"))
+        .filter(tickets::status.eq(keno_core::TicketStatus::Active.as_str()))
         .filter(tickets::last_game.gt(newest))
         .select(TicketRow::as_select())
         .load(conn)?;

@@ -4,7 +4,7 @@
 //! payment. Two pays at once pay once: the update that marks the ticket paid only matches an
 //! unpaid ticket, and the loser of the race is told it is already paid. A winning ticket may
 //! also be paid as a voucher (`vouchers::issue`) or tendered for a sale (`tickets::tender`):
-//! the same `payable` and `mark_paid`.
+//! the same `facts`, `keno_core::payable` and `mark_paid`.
 
 use actix_web::{post, web};
 use diesel::prelude::*;
@@ -18,13 +18,14 @@ use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use keno_api::Refusal;
+use keno_core::{GamePrize, KenoDay, PayMethod, PayRefusal, PayableFacts, Played, TicketStatus};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Payment {
     pub paid_cents: i64,
     /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2). (A ticket's
-    /// `pay_method` may also be `voucher`, paid as a voucher, or `tender`, tendered for a sale.)
+    /// `pay_method` may also be `voucher`, paid as a voucher, `tender`, tendered for a sale, or
+    /// `claim_cheque`, paid on a claim.)
     pub method: String,
 }
 
@@ -49,9 +50,9 @@ pub async fn pay(
     let payment = web::block(move || -> DomainResult<Payment> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        let today = crate::vouchers::today(&state);
+        let today = crate::vouchers::today(&state)?;
         conn.transaction(|conn| {
-            let payment = pay_in(conn, &serial, &principal, &today)?;
+            let payment = pay_in(conn, &serial, &principal, today)?;
             state.faults.pause("payment");
             Ok(payment)
         })
@@ -64,153 +65,122 @@ fn pay_in(
     conn: &mut DbConnection,
     serial: &str,
     principal: &Principal,
-    today: &str,
+    today: KenoDay,
 ) -> DomainResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    let payable = payable(conn, &t)?;
-    payable.at_a_terminal(today)?;
-    let method = if payable.major { "cheque" } else { "cash" };
+    // Rules 11.5, 12.2, 13.1: the core decides what is paid, and how.
+    let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
     let entry = mark_paid(
         conn,
         &t,
-        payable.total_cents,
-        method,
+        due.total_cents,
+        due.method,
         &principal.id,
         serde_json::json!({}),
     )?;
     crate::audit::log::append(conn, vec![entry])?;
     Ok(Payment {
-        paid_cents: payable.total_cents,
-        method: method.into(),
+        paid_cents: due.total_cents as i64,
+        method: due.method.to_string(),
     })
 }
 
-/// What a ticket pays now.
-#[derive(Clone, Copy, Debug)]
-pub struct Payable {
-    /// Prizes and invalidation refunds together.
-    pub total_cents: i64,
-    /// Some of it is a major prize (rule 1(h)): paid by cheque only (rule 12.2).
-    pub major: bool,
-    /// The last Keno Day a writer terminal may pay it (rule 13.1): 12 months after the Keno
-    /// Day of its last game.
-    pub payable_until: Option<chrono::NaiveDate>,
+/// A refusal of the core about ticket `serial`, named in its message.
+pub fn refused(serial: &str, e: impl Into<Failure>) -> Failure {
+    e.into().about(format_args!("ticket {serial}"))
 }
 
-impl Payable {
-    /// Rule 13.1: a terminal pays (or takes as tender, or turns into a voucher) a prize for 12
-    /// months after its Keno Day; after that only an Unclaimed Prize Claim Form does.
-    pub fn at_a_terminal(&self, today: &str) -> DomainResult<()> {
-        let today = chrono::NaiveDate::parse_from_str(today, "%Y-%m-%d").ok();
-        match (self.payable_until, today) {
-            (Some(until), Some(today)) if today > until => Err(Failure::refuse(
-                Refusal::ClaimRequired,
-                format!(
-                    "this ticket's prize was payable at a terminal until {until} (12 months after \
-                     its Keno Day, rule 13.1): the player files an Unclaimed Prize Claim Form"
-                ),
-            )),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// What `t` pays, or why it cannot be paid now: paid already, cancelled, not every game
-/// settled, or nothing won.
-pub fn payable(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Payable> {
-    match t.status.as_str() {
-        "paid" => {
-            return Err(Failure::refuse(
-                Refusal::AlreadyPaid,
-                format!("ticket {} has already been paid (rule 11.5)", t.serial),
-            ))
-        }
-        "cancelled" => {
-            return Err(Failure::refuse(
-                Refusal::Cancelled,
-                format!("ticket {} was cancelled", t.serial),
-            ))
-        }
-        _ => {}
-    }
+/// What the core needs to know of `t` to pay it (`keno_core::owed`, `keno_core::payable`):
+/// its status, whether every game it plays is over, its prizes and refunds, and the Keno Day
+/// of its last game. Read here only, so the pay, the voucher, the tender, the claims and the
+/// ticket's view all decide on the same facts.
+pub fn facts(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<PayableFacts> {
+    let whose = format!("ticket {}", t.serial);
     let last = t.last_played_game();
-    let settled: i64 = games::table
+    let over: i64 = games::table
         .filter(games::number.between(t.first_game, last))
         .filter(games::state.eq_any(["settled", "invalidated"]))
         .count()
         .get_result(conn)?;
-    if settled < last - t.first_game + 1 {
-        return Err(Failure::refuse(Refusal::NotSettled,
-            format!(
-                "games {}-{} are not all played and settled (or invalidated) yet; the ticket is paid once, after its last game",
-                t.first_game, last
-            ),
-        ));
-    }
-    let prizes: Vec<(i64, bool)> = ticket_results::table
+    // A ticket cancelled whole plays no game (`last` before its first): none is over.
+    let played = if last < t.first_game || over < last - t.first_game + 1 {
+        Played::NotYet
+    } else {
+        let day: String = games::table
+            .find(last)
+            .select(games::keno_day)
+            .first(conn)?;
+        Played::All {
+            last_keno_day: crate::keno_day::stored(&day, format_args!("game {last}"))?,
+        }
+    };
+    let prizes = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
         .filter(ticket_results::game.le(last))
         .select((ticket_results::prize_cents, ticket_results::major))
-        .load(conn)?;
-    // An invalidated game's wager comes back with the prizes (general rule 18.2).
-    let refunds: i64 = ticket_refunds::table
+        .load::<(i64, bool)>(conn)?
+        .into_iter()
+        .map(|(prize, major)| {
+            Ok(GamePrize {
+                prize_cents: unsigned(prize, "a prize", &whose)?,
+                major,
+            })
+        })
+        .collect::<DomainResult<_>>()?;
+    // General rule 18.2: an invalidated game's wager comes back with the prizes.
+    let refunds_cents = ticket_refunds::table
         .filter(ticket_refunds::serial.eq(&t.serial))
         .select(ticket_refunds::refund_cents)
         .load::<i64>(conn)?
-        .iter()
-        .sum();
-    let total: i64 = prizes.iter().map(|(p, _)| p).sum::<i64>() + refunds;
-    if total == 0 {
-        return Err(Failure::refuse(
-            Refusal::NoPrize,
-            format!("ticket {} won nothing", t.serial),
-        ));
-    }
-    let last_day: Option<String> = games::table
-        .find(last)
-        .select(games::keno_day)
-        .first(conn)
-        .optional()?;
-    let payable_until = last_day
-        .and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok())
-        .and_then(|d| d.checked_add_months(chrono::Months::new(12)));
-    Ok(Payable {
-        total_cents: total,
-        major: prizes.iter().any(|(_, major)| *major),
-        payable_until,
+        .into_iter()
+        .map(|r| unsigned(r, "a refund", &whose))
+        .collect::<DomainResult<_>>()?;
+    Ok(PayableFacts {
+        status: t.status,
+        first_game: unsigned(t.first_game, "its first game", &whose)?,
+        last_played_game: unsigned(last, "its last game", &whose)?,
+        played,
+        prizes,
+        refunds_cents,
     })
 }
 
-/// Marks `t` paid `total` by `method` (cash, cheque, voucher, tender), once: the update only
-/// matches an unpaid ticket. Returns the trail's entry, to append last in the transaction;
-/// `details` (a JSON object) adds to it what the payment became (the voucher, the ticket bought).
+/// Stored cents and game numbers are never negative: one that is is an internal error.
+fn unsigned(value: i64, what: &str, whose: &str) -> DomainResult<u64> {
+    u64::try_from(value)
+        .map_err(|_| Failure::Internal(anyhow::anyhow!("{whose}: {what} is stored as {value}")))
+}
+
+/// Marks `t` paid `total` by `method`, once: the update only matches an unpaid ticket. Returns
+/// the trail's entry, to append last in the transaction; `details` (a JSON object) adds to it
+/// what the payment became (the voucher, the ticket bought, the claim).
 pub fn mark_paid(
     conn: &mut DbConnection,
     t: &TicketRow,
-    total: i64,
-    method: &str,
+    total: u64,
+    method: PayMethod,
     by: &str,
     details: serde_json::Value,
 ) -> DomainResult<Entry> {
     let now = now_micros();
+    let total = total as i64;
     let changed = diesel::update(tickets::table.find(&t.serial))
-        .filter(tickets::status.eq("active"))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
         .set((
-            tickets::status.eq("paid"),
+            tickets::status.eq(TicketStatus::Paid.as_str()),
             tickets::paid_cents.eq(total),
             tickets::paid_at.eq(now),
             tickets::paid_by.eq(by),
-            tickets::pay_method.eq(method),
+            tickets::pay_method.eq(method.as_str()),
         ))
         .execute(conn)?;
     if changed != 1 {
-        return Err(Failure::refuse(
-            Refusal::AlreadyPaid,
-            format!("ticket {} has already been paid (rule 11.5)", t.serial),
-        ));
+        // Rule 11.5: paid meanwhile, by another terminal, voucher, tender or claim.
+        return Err(refused(&t.serial, PayRefusal::AlreadyPaid));
     }
-    let mut payload =
-        serde_json::json!({ "paid_cents": total, "pay_method": method, "paid_at": now });
+    let mut payload = serde_json::json!({
+        "paid_cents": total, "pay_method": method.as_str(), "paid_at": now
+    });
     if let (Some(p), serde_json::Value::Object(extra)) = (payload.as_object_mut(), details) {
         p.extend(extra);
     }

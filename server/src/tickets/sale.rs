@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::serial::new_serial;
-use keno_core::{ScheduleId, Special3Approval};
+use keno_core::{ScheduleId, Special3Approval, TicketStatus};
 use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -309,8 +309,8 @@ pub async fn quote(
         let s = state.clone();
         web::block(move || -> DomainResult<SalePayment> {
             let mut conn = s.db.conn()?;
-            let today = crate::vouchers::today(&s);
-            let mut ledger = Ledger::load(&mut conn, std::iter::once(&tenders[..]), false, &today)?;
+            let today = crate::vouchers::today(&s)?;
+            let mut ledger = Ledger::load(&mut conn, std::iter::once(&tenders[..]), false, today)?;
             Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
         })
         .await??
@@ -415,7 +415,7 @@ fn prepare(
         game_cost_cents: price.game_cost_cents as i64,
         total_cents: price.total_cents as i64,
         rule_set: state.rule_set_hash.clone(),
-        status: "active".into(),
+        status: TicketStatus::Active,
         cancelled_from_game: None,
         refund_cents: 0,
         cancelled_at: None,
@@ -523,7 +523,7 @@ pub fn commit_sales(
             conn,
             tendering.iter().map(|&i| sales[i].tenders.as_slice()),
             true,
-            &game.keno_day,
+            crate::keno_day::stored(&game.keno_day, format_args!("game {}", game.number))?,
         )?;
         for &i in &tendering {
             match ledger.plan(sales[i].ticket.total_cents as u64, &sales[i].tenders) {
@@ -740,7 +740,7 @@ impl<'a> From<&'a TicketRow> for NewTicket<'a> {
             game_cost_cents: t.game_cost_cents,
             total_cents: t.total_cents,
             rule_set: &t.rule_set,
-            status: &t.status,
+            status: t.status.as_str(),
         }
     }
 }

@@ -23,15 +23,16 @@ use keno_core::tender::{allocate, Allocation, Applied, Offered, TenderError, Ten
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::pay::{mark_paid, payable, Payable};
+use super::pay::{facts, mark_paid, refused};
 use super::TicketRow;
 use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, tickets, vouchers};
 use crate::db::{per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::store::hold::{held, Hold};
-use crate::vouchers::{claim_required, expired, new_code, NewVoucher, VoucherRow};
+use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow};
 use keno_api::Refusal;
+use keno_core::{KenoDay, PayRefusal, Payable};
 
 /// Most tenders on one sale.
 pub const MAX_TENDERS: usize = 10;
@@ -275,17 +276,17 @@ pub struct Planned {
     allocation: Allocation,
 }
 
-/// A tendered ticket as found: payable, or why not.
+/// A tendered ticket as found: payable as a tender (`Payable::as_tender`), or why not.
 enum TicketState {
     Payable(Box<TicketRow>, Payable),
-    Refused(Refusal, String),
+    Refused(PayRefusal),
 }
 
 /// The vouchers and tickets a batch of sales tenders, as found (and held) at the start, and
 /// what the sales planned so far have done to them.
 pub struct Ledger {
     /// Keno Day of the sales: a voucher is usable up to 12 months after its own (13.1).
-    today: String,
+    today: KenoDay,
     vouchers: HashMap<String, VoucherRow>,
     /// Balances as read, to guard the write.
     read_balances: HashMap<String, i64>,
@@ -299,7 +300,7 @@ impl Ledger {
         conn: &mut DbConnection,
         sales: impl Iterator<Item = &'a [TenderRef]>,
         hold: bool,
-        today: &str,
+        today: KenoDay,
     ) -> DomainResult<Ledger> {
         let mut codes = Vec::new();
         let mut serials = Vec::new();
@@ -337,17 +338,17 @@ impl Ledger {
         };
         let mut tickets = HashMap::new();
         for t in tendered {
-            let state = match payable(conn, &t).and_then(|p| p.at_a_terminal(today).map(|()| p)) {
-                Ok(p) => TicketState::Payable(Box::new(t.clone()), p),
-                Err(Failure::Refused {
-                    refusal, message, ..
-                }) => TicketState::Refused(refusal, message),
-                Err(e) => return Err(e),
-            };
+            // Rules 13.1, 12.2, 6.1: payable at a terminal today, and tendered only without a
+            // major prize; a refusal is kept for the sale that tenders it.
+            let state =
+                match keno_core::payable(&facts(conn, &t)?, today).and_then(Payable::as_tender) {
+                    Ok(p) => TicketState::Payable(Box::new(t.clone()), p),
+                    Err(e) => TicketState::Refused(e),
+                };
             tickets.insert(t.serial.clone(), state);
         }
         Ok(Ledger {
-            today: today.to_string(),
+            today,
             read_balances: found
                 .iter()
                 .map(|v| (v.code.clone(), v.balance_cents))
@@ -366,18 +367,16 @@ impl Ledger {
             offered.push(match t {
                 TenderRef::Voucher { code, amount_cents } => {
                     let v = self.vouchers.get(code).ok_or_else(|| {
-                        Failure::refuse(Refusal::NotFound,
-                            format!("no such voucher {code}"),
-                        )
+                        Failure::refuse(Refusal::NotFound, format!("no such voucher {code}"))
                     })?;
                     if v.status == "cashed" {
-                        return Err(Failure::refuse(Refusal::VoucherEmpty,
+                        return Err(Failure::refuse(
+                            Refusal::VoucherEmpty,
                             format!("voucher {code} was cashed out: nothing is left on it"),
                         ));
                     }
-                    if expired(&v.keno_day, &self.today) {
-                        return Err(claim_required(v));
-                    }
+                    // Rule 13.1: at a terminal for twelve months only.
+                    at_a_terminal(v, self.today)?;
                     Offered {
                         kind: TenderKind::Voucher,
                         available_cents: v.balance_cents as u64,
@@ -386,29 +385,20 @@ impl Ledger {
                 }
                 TenderRef::Ticket { serial } => {
                     if self.tendered_tickets.contains(serial) {
-                        return Err(Failure::refuse(Refusal::AlreadyPaid,
-                            format!("ticket {serial} has already been paid (rule 11.5)"),
-                        ));
+                        // Rule 11.5: tendered already by an earlier sale of the batch.
+                        return Err(refused(serial, PayRefusal::AlreadyPaid));
                     }
                     match self.tickets.get(serial) {
                         None => {
-                            return Err(Failure::refuse(Refusal::NotFound,
+                            return Err(Failure::refuse(
+                                Refusal::NotFound,
                                 format!("no such ticket {serial}"),
                             ))
                         }
-                        Some(TicketState::Refused(refusal, message)) => {
-                            return Err(Failure::refuse(*refusal, message.clone()))
-                        }
-                        Some(TicketState::Payable(_, p)) if p.major => {
-                            return Err(Failure::refuse(Refusal::ChequeOnly,
-                                format!(
-                                    "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not tendered"
-                                ),
-                            ))
-                        }
+                        Some(TicketState::Refused(e)) => return Err(refused(serial, *e)),
                         Some(TicketState::Payable(_, p)) => Offered {
                             kind: TenderKind::Ticket,
-                            available_cents: p.total_cents as u64,
+                            available_cents: p.total_cents,
                             amount_cents: None,
                         },
                     }
@@ -499,7 +489,7 @@ impl Ledger {
                         conn,
                         t,
                         p.total_cents,
-                        "tender",
+                        p.method,
                         &sold.principal_id,
                         serde_json::json!({ "for_ticket": sold.serial }),
                     )?);

@@ -6,7 +6,7 @@ use actix_web::{get, web};
 use diesel::prelude::*;
 use std::sync::Arc;
 
-use keno_core::{BetPlan, Draw, RuleSet, WayInPlay};
+use keno_core::{BetPlan, Draw, PayMethod, RuleSet, WayInPlay};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -59,6 +59,10 @@ pub struct TicketDetail {
     pub payable_cents: u64,
     /// Some of the prizes are major prizes (rule 1(h)): paid by cheque (rule 12.2).
     pub cheque: bool,
+    /// Why a pay would refuse the ticket now: the refusal's code (`not_settled`, `no_prize`,
+    /// `already_paid`, `cancelled`, `claim_required`); null when it would pay `payable_cents`.
+    #[schema(value_type = Option<String>)]
+    pub not_payable: Option<Refusal>,
     /// How the sale was paid: cash, vouchers, winning tickets (rule 6.1).
     pub payment: super::tender::SalePayment,
     /// Paid as a voucher (`pay_method = "voucher"`): its code.
@@ -83,6 +87,11 @@ pub struct TicketCheck {
     pub results: Vec<GameResult>,
     pub won_cents: u64,
     pub payable_cents: u64,
+    /// Why a writer would not pay it now: the refusal's code (`not_settled`, `no_prize`,
+    /// `already_paid`, `cancelled`, `claim_required`: file an Unclaimed Prize Claim Form);
+    /// null when it would pay `payable_cents`.
+    #[schema(value_type = Option<String>)]
+    pub not_payable: Option<Refusal>,
     pub paid_cents: i64,
     /// The catalogue set a set bet was sold from; null for other bets.
     pub set_bet: Option<super::SetBetRef>,
@@ -136,13 +145,9 @@ pub fn detail(
     {
         *bonuses.entry((g, w)).or_default() += cents as u64;
     }
-    let prizes: Vec<(i64, i64, bool)> = ticket_results::table
+    let prizes: Vec<i64> = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
-        .select((
-            ticket_results::game,
-            ticket_results::prize_cents,
-            ticket_results::major,
-        ))
+        .select(ticket_results::prize_cents)
         .load(conn)?;
 
     let mut results = Vec::new();
@@ -196,18 +201,18 @@ pub fn detail(
             refund_cents: refunds.get(&game).copied().unwrap_or(0) as u64,
         });
     }
-    let won_cents: u64 = prizes.iter().map(|(_, p, _)| *p as u64).sum();
+    let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
     let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
-    let all_done = results
-        .iter()
-        .all(|r| r.state == "settled" || r.state == "invalidated");
-    let payable_cents = if t.status == "active" && all_done {
-        won_cents + invalidated_refund_cents
-    } else {
-        0
+    // Rules 11.5, 12.2, 13.1: what a pay would pay today, from the same facts and the same
+    // decision as the pay, so the view never shows a prize the pay refuses.
+    let today = crate::vouchers::today(app)?;
+    let due = keno_core::payable(&super::pay::facts(conn, t)?, today);
+    let (payable_cents, cheque, not_payable) = match &due {
+        Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
+        Err(e) => (0, false, Some(Refusal::from(e))),
     };
     let payment = super::tender::load_payment(conn, t)?;
-    let paid_as_voucher = if t.pay_method.as_deref() == Some("voucher") {
+    let paid_as_voucher = if t.pay_method == Some(PayMethod::Voucher) {
         vouchers::table
             .filter(vouchers::ticket.eq(&t.serial))
             .filter(vouchers::source.eq("ticket"))
@@ -217,7 +222,7 @@ pub fn detail(
     } else {
         None
     };
-    let tendered_for = if t.pay_method.as_deref() == Some("tender") {
+    let tendered_for = if t.pay_method == Some(PayMethod::Tender) {
         sale_tenders::table
             .filter(sale_tenders::reference.eq(&t.serial))
             .filter(sale_tenders::kind.eq("ticket"))
@@ -236,7 +241,8 @@ pub fn detail(
         won_cents,
         invalidated_refund_cents,
         payable_cents,
-        cheque: prizes.iter().any(|(_, _, major)| *major),
+        cheque,
+        not_payable,
     })
 }
 
@@ -308,6 +314,7 @@ pub async fn check(
         results: d.results,
         won_cents: d.won_cents,
         payable_cents: d.payable_cents,
+        not_payable: d.not_payable,
         paid_cents: t.paid_cents,
         set_bet: t.set_bet,
     }))

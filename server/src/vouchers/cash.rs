@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{check_code, claim_required, expired, lock, today, view, Voucher};
+use super::{at_a_terminal, check_code, lock, today, view, Voucher};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
@@ -17,6 +17,7 @@ use crate::db::{now_micros, rfc3339};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::PayMethod;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct CashOut {
@@ -52,7 +53,7 @@ pub async fn cash_out(
     let paid = web::block(move || -> DomainResult<CashOut> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        let today = today(&state);
+        let today = today(&state)?;
         let (paid, row) = conn.transaction(|conn| -> DomainResult<_> {
             let mut v = lock(conn, &[code.as_str()])?
                 .pop()
@@ -73,9 +74,8 @@ pub async fn cash_out(
                     format!("voucher {code} has been spent: nothing is left on it"),
                 ));
             }
-            if expired(&v.keno_day, &today) {
-                return Err(claim_required(&v));
-            }
+            // Rule 13.1: at a terminal for twelve months only.
+            at_a_terminal(&v, today)?;
             let now = now_micros();
             let paid = v.balance_cents;
             let changed = diesel::update(vouchers::table.find(&v.code))
@@ -113,8 +113,8 @@ pub async fn cash_out(
         })?;
         Ok(CashOut {
             paid_cents: paid,
-            method: "cash".into(),
-            voucher: view(&mut conn, &row, &today)?,
+            method: PayMethod::Cash.to_string(),
+            voucher: view(&mut conn, &row, today)?,
         })
     })
     .await??;

@@ -18,8 +18,9 @@ use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::tickets::pay::{mark_paid, payable};
+use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
+use keno_core::KenoDay;
 
 /// A voucher to issue: `amount_cents` for a cash deposit, or `ticket` for a winning ticket paid
 /// as a voucher.
@@ -106,13 +107,13 @@ pub async fn issue(
     let (created, voucher) = web::block(move || -> DomainResult<(bool, Voucher)> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
-        let today = today(&state);
+        let today = today(&state)?;
         // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
         let mut attempt = 0;
         let (created, row) = loop {
             attempt += 1;
             let result = conn
-                .transaction(|conn| issue_in(conn, &principal, &request.request_id, &what, &today));
+                .transaction(|conn| issue_in(conn, &principal, &request.request_id, &what, today));
             match result {
                 Err(Failure::Internal(e))
                     if attempt < 3
@@ -130,7 +131,7 @@ pub async fn issue(
                 other => break other?,
             }
         };
-        Ok((created, view(&mut conn, &row, &today)?))
+        Ok((created, view(&mut conn, &row, today)?))
     })
     .await??;
     Ok(if created {
@@ -145,7 +146,7 @@ fn issue_in(
     principal: &Principal,
     request_id: &str,
     what: &What,
-    today: &str,
+    today: KenoDay,
 ) -> DomainResult<(bool, VoucherRow)> {
     if let Some(v) = by_request(conn, principal, request_id)? {
         return Ok((false, v));
@@ -157,20 +158,15 @@ fn issue_in(
         What::Ticket(serial) => {
             let t =
                 crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            let p = payable(conn, &t)?;
-            p.at_a_terminal(today)?;
-            if p.major {
-                return Err(Failure::refuse(Refusal::ChequeOnly,
-                    format!(
-                        "ticket {serial} has a major prize: it is paid by cheque (rule 12.2), not as a voucher"
-                    ),
-                ));
-            }
+            // Rules 13.1, 12.2: payable at a terminal today, and not with a major prize.
+            let due = keno_core::payable(&facts(conn, &t)?, today)
+                .and_then(|p| p.as_voucher())
+                .map_err(|e| refused(serial, e))?;
             match mark_paid(
                 conn,
                 &t,
-                p.total_cents,
-                "voucher",
+                due.total_cents,
+                due.method,
                 &principal.id,
                 serde_json::json!({ "voucher": code }),
             ) {
@@ -184,7 +180,7 @@ fn issue_in(
                     }
                 }
             }
-            ("ticket", Some(serial.as_str()), p.total_cents)
+            ("ticket", Some(serial.as_str()), due.total_cents as i64)
         }
     };
     let row = VoucherRow {

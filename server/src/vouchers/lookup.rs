@@ -32,7 +32,7 @@ pub async fn get_voucher(
     let voucher = web::block(move || -> DomainResult<Voucher> {
         let mut conn = state.db.conn()?;
         let v = find(&mut conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
-        Ok(view(&mut conn, &v, &today(&state))?)
+        view(&mut conn, &v, today(&state)?)
     })
     .await??;
     Ok(web::Json(voucher))

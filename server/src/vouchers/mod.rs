@@ -14,7 +14,7 @@ pub mod cash;
 pub mod issue;
 pub mod lookup;
 
-use chrono::{Local, Months, NaiveDate};
+use chrono::Local;
 use diesel::prelude::*;
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
@@ -28,6 +28,7 @@ use crate::error::{DomainResult, Failure};
 use crate::state::AppState;
 use crate::store::hold::held;
 use keno_api::Refusal;
+use keno_core::{terminal_deadline, KenoDay};
 
 /// The largest voucher a deposit makes: $100,000.00. (A guard against a mistyped amount; money
 /// sums stay far from overflowing.)
@@ -126,44 +127,23 @@ pub fn check_code(code: &str) -> DomainResult<()> {
     }
 }
 
-/// The last Keno Day a voucher of Keno Day `keno_day` is usable at a writer terminal: twelve
-/// months on (rule 13.1; the 29th of February gives the 28th).
-pub fn valid_until(keno_day: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(keno_day, "%Y-%m-%d")
-        .ok()?
-        .checked_add_months(Months::new(12))
+/// Rule 13.1: the last Keno Day voucher `v` is usable at a writer terminal, twelve months after
+/// its own (`keno_core::terminal_deadline`: the one rule of prizes and vouchers alike).
+pub fn valid_until(v: &VoucherRow) -> DomainResult<KenoDay> {
+    let issued = crate::keno_day::stored(&v.keno_day, format_args!("voucher {}", v.code))?;
+    Ok(terminal_deadline(issued))
 }
 
-/// Whether a voucher of `keno_day` is past its twelve months on Keno Day `today`.
-pub fn expired(keno_day: &str, today: &str) -> bool {
-    match valid_until(keno_day) {
-        Some(last) => last.format("%Y-%m-%d").to_string().as_str() < today,
-        None => true,
-    }
-}
-
-/// The refusal of an expired voucher (rule 13.1).
-pub fn claim_required(v: &VoucherRow) -> Failure {
-    Failure::refuse(
-        Refusal::ClaimRequired,
-        format!(
-            "voucher {} of Keno Day {} could be used at a writer terminal until Keno Day {} \
-             (12 months, rule 13.1): the player may claim it with the Unclaimed Prize Claim Form",
-            v.code,
-            v.keno_day,
-            valid_until(&v.keno_day).map_or_else(String::new, |d| d.to_string())
-        ),
-    )
+/// Rule 13.1: whether a writer terminal may still take voucher `v` on Keno Day `today`; after
+/// its twelve months it is refused `claim_required` (the Unclaimed Prize Claim Form pays it).
+pub fn at_a_terminal(v: &VoucherRow, today: KenoDay) -> DomainResult<()> {
+    keno_core::at_a_terminal(valid_until(v)?, today)
+        .map_err(|e| Failure::from(e).about(format_args!("voucher {}", v.code)))
 }
 
 /// The Keno Day now: the one started most recently.
-pub fn today(state: &AppState) -> String {
-    state
-        .settings
-        .hours
-        .latest_started_day(Local::now())
-        .format("%Y-%m-%d")
-        .to_string()
+pub fn today(state: &AppState) -> DomainResult<KenoDay> {
+    crate::keno_day::from_date(state.settings.hours.latest_started_day(Local::now()))
 }
 
 pub fn find(conn: &mut DbConnection, code: &str) -> QueryResult<Option<VoucherRow>> {
@@ -233,7 +213,7 @@ pub struct Voucher {
 }
 
 /// The voucher with its spends, as of Keno Day `today`.
-pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: &str) -> QueryResult<Voucher> {
+pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: KenoDay) -> DomainResult<Voucher> {
     let spends: Vec<(String, i64, i64, i64)> = sale_tenders::table
         .filter(sale_tenders::reference.eq(&v.code))
         .filter(sale_tenders::kind.eq("voucher"))
@@ -253,8 +233,8 @@ pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: &str) -> QueryResult
         source: v.source.clone(),
         ticket: v.ticket.clone(),
         keno_day: v.keno_day.clone(),
-        valid_until: valid_until(&v.keno_day).map_or_else(String::new, |d| d.to_string()),
-        expired: expired(&v.keno_day, today),
+        valid_until: valid_until(v)?.to_string(),
+        expired: at_a_terminal(v, today).is_err(),
         issued_at: rfc3339(v.issued_at),
         site: v.site.clone(),
         terminal: v.terminal.clone(),
@@ -277,19 +257,48 @@ pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: &str) -> QueryResult
 mod tests {
     use super::*;
 
+    fn voucher(keno_day: &str) -> VoucherRow {
+        VoucherRow {
+            code: "1".repeat(22),
+            principal_id: String::new(),
+            request_id: None,
+            site: String::new(),
+            terminal: String::new(),
+            writer: String::new(),
+            issued_at: 0,
+            keno_day: keno_day.into(),
+            source: "deposit".into(),
+            ticket: None,
+            amount_cents: 100,
+            balance_cents: 100,
+            status: "active".into(),
+            cashed_cents: 0,
+            cashed_at: None,
+            cashed_by: None,
+        }
+    }
+
+    fn day(text: &str) -> KenoDay {
+        text.parse().unwrap()
+    }
+
     #[test]
     fn a_voucher_is_usable_for_twelve_months_after_its_keno_day() {
         assert_eq!(
-            valid_until("2026-11-23"),
-            NaiveDate::from_ymd_opt(2027, 11, 23)
+            valid_until(&voucher("2026-11-23")).unwrap(),
+            day("2027-11-23")
         );
         assert_eq!(
-            valid_until("2028-02-29"),
-            NaiveDate::from_ymd_opt(2029, 2, 28)
+            valid_until(&voucher("2028-02-29")).unwrap(),
+            day("2029-02-28")
         );
-        assert!(!expired("2026-11-23", "2026-11-23"));
-        assert!(!expired("2026-11-23", "2027-11-23"));
-        assert!(expired("2026-11-23", "2027-11-24"));
-        assert!(expired("not a day", "2027-11-24"));
+        let v = voucher("2026-11-23");
+        assert!(at_a_terminal(&v, day("2026-11-23")).is_ok());
+        assert!(at_a_terminal(&v, day("2027-11-23")).is_ok());
+        let refused = at_a_terminal(&v, day("2027-11-24")).unwrap_err();
+        assert_eq!(refused.refusal(), Some(Refusal::ClaimRequired));
+        // A stored Keno Day that does not read is an internal error, never "expired".
+        let unreadable = at_a_terminal(&voucher("not a day"), day("2027-11-24"));
+        assert!(matches!(unreadable, Err(Failure::Internal(_))));
     }
 }
