@@ -7,6 +7,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web};
+use anyhow::Context;
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -18,6 +19,7 @@ use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{BetKind, BonusTerms};
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = bonus_prizes)]
@@ -42,12 +44,27 @@ pub struct BonusRow {
 }
 
 impl BonusRow {
-    /// Whether a way wins this bonus: its ticket's type, its spots, its amount and its catch.
-    pub fn wins(&self, bet_type: &str, spots: u8, amount_per_way_cents: i64, catch: u8) -> bool {
-        self.bet_type.as_deref().is_none_or(|t| t == bet_type)
-            && self.spots.is_none_or(|s| s == i32::from(spots))
-            && amount_per_way_cents >= self.min_amount_per_way_cents
-            && i32::from(catch) == self.catch
+    /// What the bonus asks of a way (rule 6.3(e)), for `keno_core::wins_bonus`. A stored ticket
+    /// type or number that does not read is an internal error, never a bonus nobody wins.
+    pub fn terms(&self) -> anyhow::Result<BonusTerms> {
+        let unreadable = || format!("bonus {} is stored unreadable", self.id);
+        let bet_kind = self
+            .bet_type
+            .as_deref()
+            .map(crate::tickets::parse::<BetKind>)
+            .transpose()
+            .with_context(unreadable)?;
+        Ok(BonusTerms {
+            bet_kind,
+            spots: self
+                .spots
+                .map(u8::try_from)
+                .transpose()
+                .with_context(unreadable)?,
+            min_amount_per_way_cents: u64::try_from(self.min_amount_per_way_cents)
+                .with_context(unreadable)?,
+            catch: u8::try_from(self.catch).with_context(unreadable)?,
+        })
     }
 
     fn offered_in(&self, game: i64, opened_at: i64) -> bool {

@@ -2,9 +2,11 @@
 //! commotion, fire, robbery, an act of God or fraud (rule 17.3, general rule 18.1).
 //!
 //! Every wager on the game is refunded (general rule 18.2): a single-game ticket its cost, a
-//! multi-game ticket that game's share of what it was charged (the charge spread evenly over its
-//! games, rounded down, so a Keno To Go discount is shared too). The game pays nothing: it is
-//! never drawn further or settled. Who did it, when and why is recorded.
+//! multi-game ticket that game's share of what it was charged (`keno_core::game_refund`: the
+//! charge spread evenly over its games, the last game also taking the cents left over, so a
+//! ticket whose every game is invalidated gets back exactly what it paid, and a Keno To Go
+//! discount is shared too). The game pays nothing: it is never drawn further or settled. Who
+//! did it, when and why is recorded.
 
 use actix_web::{post, web};
 use diesel::prelude::*;
@@ -18,7 +20,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{advance, close_game, find};
 use crate::state::AppState;
 use keno_api::Refusal;
-use keno_core::{invalidation_steps, GameEvent, TicketStatus};
+use keno_core::{game_refund, invalidation_steps, GameEvent, TicketStatus};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -108,40 +110,12 @@ fn invalidate_in(
             game_invalidations::invalidated_at.eq(now_micros()),
         ))
         .execute(conn)?;
-    let covering: Vec<(String, i64, i32)> = tickets::table
-        .filter(tickets::first_game.le(game))
-        .filter(tickets::last_game.ge(game))
-        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
-        .filter(
-            tickets::cancelled_from_game
-                .is_null()
-                .or(tickets::cancelled_from_game.gt(game)),
-        )
-        .select((tickets::serial, tickets::total_cents, tickets::games))
-        .load(conn)?;
-    let refunds: Vec<_> = covering
-        .iter()
-        .map(|(serial, total, games)| {
-            (
-                ticket_refunds::serial.eq(serial.as_str()),
-                ticket_refunds::game.eq(game),
-                ticket_refunds::refund_cents.eq(total / i64::from(*games).max(1)),
-            )
-        })
-        .collect();
-    for chunk in refunds.chunks(1000) {
-        per_backend!(conn, |c| diesel::insert_into(ticket_refunds::table)
-            .values(chunk)
-            .execute(c))?;
-    }
+    let (tickets_refunded, refunded_cents) = refund_wagers(conn, game)?;
     let done = Invalidation {
         game,
         reason: reason.to_string(),
-        tickets_refunded: covering.len(),
-        refunded_cents: covering
-            .iter()
-            .map(|(_, t, g)| t / i64::from(*g).max(1))
-            .sum(),
+        tickets_refunded,
+        refunded_cents,
     };
     crate::audit::log::append(
         conn,
@@ -157,4 +131,53 @@ fn invalidate_in(
         .by(principal)],
     )?;
     Ok(done)
+}
+
+/// Refunds every wager on invalidated game `game` (rule 17.3, general rule 18.2): how many
+/// tickets, and how much together.
+fn refund_wagers(conn: &mut DbConnection, game: i64) -> DomainResult<(usize, i64)> {
+    let covering: Vec<(String, i64, i32, i64)> = tickets::table
+        .filter(tickets::first_game.le(game))
+        .filter(tickets::last_game.ge(game))
+        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
+        .filter(
+            tickets::cancelled_from_game
+                .is_null()
+                .or(tickets::cancelled_from_game.gt(game)),
+        )
+        .select((
+            tickets::serial,
+            tickets::total_cents,
+            tickets::games,
+            tickets::first_game,
+        ))
+        .load(conn)?;
+    // Rule 17.3, general rule 18.2: each ticket's share for this game, its index among the
+    // ticket's games from its first.
+    let refunded: Vec<(&str, i64)> = covering
+        .iter()
+        .map(|(serial, total, games, first)| {
+            let share = game_refund(*total as u64, *games as u32, (game - first) as u32);
+            (serial.as_str(), share as i64)
+        })
+        .collect();
+    let refunds: Vec<_> = refunded
+        .iter()
+        .map(|&(serial, cents)| {
+            (
+                ticket_refunds::serial.eq(serial),
+                ticket_refunds::game.eq(game),
+                ticket_refunds::refund_cents.eq(cents),
+            )
+        })
+        .collect();
+    for chunk in refunds.chunks(1000) {
+        per_backend!(conn, |c| diesel::insert_into(ticket_refunds::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+    Ok((
+        covering.len(),
+        refunded.iter().map(|(_, cents)| cents).sum(),
+    ))
 }

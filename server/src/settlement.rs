@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use diesel::prelude::*;
-use keno_core::{BetPlan, Draw, GameEvent, GameSettlement, TicketStatus, WayInPlay};
+use keno_core::{
+    is_major_prize, wins_bonus, BetPlan, Draw, GameEvent, GameSettlement, TicketStatus, WayInPlay,
+    WayPlayed,
+};
 use serde::Serialize;
 
 use crate::db::schema::{
@@ -218,36 +221,16 @@ pub fn compute(
     let started = Instant::now();
     let draw = Draw::new(drawn)?;
     let carried = carried_into(rules, conn, number)?;
-    // Every ticket covering the game, multi-game tickets sold hours earlier included, less
-    // the games cancelled (rule 8): only the columns that make its ways.
-    let covering: Vec<Covering> = tickets::table
-        .filter(tickets::first_game.le(number))
-        .filter(tickets::last_game.ge(number))
-        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
-        .filter(
-            tickets::cancelled_from_game
-                .is_null()
-                .or(tickets::cancelled_from_game.gt(number)),
-        )
-        .select(Covering::as_select())
-        .load(conn)?;
+    let covering = covering(conn, number)?;
     let loaded = started.elapsed();
     let plans = plan_all(rules, &covering)?;
-    let mut ways = Vec::with_capacity(plans.iter().map(|p| p.ways.len()).sum());
-    let mut owner: Vec<(usize, u32)> = Vec::with_capacity(ways.capacity());
-    for (t, (ticket, plan)) in covering.iter().zip(&plans).enumerate() {
-        for (w, way) in plan.ways.iter().enumerate() {
-            ways.push(WayInPlay {
-                numbers: way.numbers,
-                plays_under: way.plays_under,
-                amount_per_way_cents: ticket.amount_per_way_cents as u64,
-            });
-            owner.push((t, w as u32));
-        }
-    }
+    let (ways, owner) = ways_in_play(&covering, &plans);
     let planned = started.elapsed();
     let settled = rules.settle_game(&draw, &ways, &carried)?;
-    let offered = crate::bonus::offered(conn, number)?;
+    let offered = crate::bonus::offered(conn, number)?
+        .into_iter()
+        .map(|b| Ok((b.terms()?, b)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
 
     let major = rules.caps().major_prize_cents;
     let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
@@ -255,30 +238,31 @@ pub fn compute(
     let mut bonuses = Vec::new();
     for ((outcome, &(t, w)), way) in settled.ways.iter().zip(&owner).zip(&ways) {
         // Rule 6.3(e): a bonus is paid on top of the schedule, won or not by the schedule.
-        for b in &offered {
-            let spots = way.numbers.len();
-            let ticket = &covering[t];
-            if b.wins(
-                &ticket.bet_type,
-                spots,
-                ticket.amount_per_way_cents,
-                outcome.catch,
-            ) {
-                let entry = per_ticket.entry(t).or_default();
-                entry.0 += b.prize_cents as u64;
-                bonuses.push(BonusResultRow {
-                    serial: ticket.serial.clone(),
-                    game: number,
-                    way_index: w as i32,
-                    bonus_id: b.id,
-                    prize_cents: b.prize_cents,
-                });
-            }
+        let played = WayPlayed {
+            bet_kind: plans[t].kind,
+            spots: way.numbers.len(),
+            amount_per_way_cents: way.amount_per_way_cents,
+            catch: outcome.catch,
+        };
+        for (_, b) in offered
+            .iter()
+            .filter(|(terms, _)| wins_bonus(terms, &played))
+        {
+            per_ticket.entry(t).or_default().0 += b.prize_cents as u64;
+            bonuses.push(BonusResultRow {
+                serial: covering[t].serial.clone(),
+                game: number,
+                way_index: w as i32,
+                bonus_id: b.id,
+                prize_cents: b.prize_cents,
+            });
         }
         if outcome.prize_cents == 0 {
             continue;
         }
-        let is_major = outcome.jackpot || outcome.prize_cents >= major || outcome.prorated;
+        // Rule 1(h); a jackpot win or a pro-rated prize (12.3-12.6) is one too.
+        let is_major =
+            outcome.jackpot || is_major_prize(outcome.prize_cents, major) || outcome.prorated;
         let entry = per_ticket.entry(t).or_default();
         entry.0 += outcome.prize_cents;
         entry.1 |= is_major;
@@ -294,15 +278,7 @@ pub fn compute(
             });
         }
     }
-    let results = per_ticket
-        .iter()
-        .map(|(&t, &(prize, major))| TicketResultRow {
-            serial: covering[t].serial.clone(),
-            game: number,
-            prize_cents: prize as i64,
-            major,
-        })
-        .collect();
+    let results = ticket_results(number, &covering, &per_ticket);
     Ok(Computed {
         tickets: covering.len(),
         ways: ways.len(),
@@ -313,6 +289,57 @@ pub fn compute(
         loaded,
         planned,
     })
+}
+
+/// The tickets covering game `number`.
+fn covering(conn: &mut DbConnection, number: i64) -> QueryResult<Vec<Covering>> {
+    // Every ticket covering the game, multi-game tickets sold hours earlier included, less
+    // the games cancelled (rule 8): only the columns that make its ways.
+    tickets::table
+        .filter(tickets::first_game.le(number))
+        .filter(tickets::last_game.ge(number))
+        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
+        .filter(
+            tickets::cancelled_from_game
+                .is_null()
+                .or(tickets::cancelled_from_game.gt(number)),
+        )
+        .select(Covering::as_select())
+        .load(conn)
+}
+
+/// Every way in play, and whose it is: (the ticket's index in `covering`, the way's index).
+fn ways_in_play(covering: &[Covering], plans: &[BetPlan]) -> (Vec<WayInPlay>, Vec<(usize, u32)>) {
+    let mut ways = Vec::with_capacity(plans.iter().map(|p| p.ways.len()).sum());
+    let mut owner: Vec<(usize, u32)> = Vec::with_capacity(ways.capacity());
+    for (t, (ticket, plan)) in covering.iter().zip(plans).enumerate() {
+        for (w, way) in plan.ways.iter().enumerate() {
+            ways.push(WayInPlay {
+                numbers: way.numbers,
+                plays_under: way.plays_under,
+                amount_per_way_cents: ticket.amount_per_way_cents as u64,
+            });
+            owner.push((t, w as u32));
+        }
+    }
+    (ways, owner)
+}
+
+/// Each winning ticket's result from its prizes and whether any is major, by its index.
+fn ticket_results(
+    number: i64,
+    covering: &[Covering],
+    per_ticket: &BTreeMap<usize, (u64, bool)>,
+) -> Vec<TicketResultRow> {
+    per_ticket
+        .iter()
+        .map(|(&t, &(prize, major))| TicketResultRow {
+            serial: covering[t].serial.clone(),
+            game: number,
+            prize_cents: prize as i64,
+            major,
+        })
+        .collect()
 }
 
 /// One hash over a game's results, in serial order: what the audit trail records of them.

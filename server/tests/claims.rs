@@ -15,6 +15,7 @@ on_both_backends!(
     a_claim_is_rejected_with_a_reason_and_bad_forms_change_nothing,
     a_claim_payment_racing_a_terminal_payment_pays_once,
     rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable,
+    rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them,
 );
 
 struct Played {
@@ -106,6 +107,34 @@ fn year_and_a_month_before(day: &str) -> String {
     (d - chrono::Months::new(13)).format("%Y-%m-%d").to_string()
 }
 
+/// The ticket's view and its public check show no prize payable at a terminal, and why.
+fn assert_not_payable_at_a_terminal(s: &common::Server, writer: &str, serial: &str) {
+    let (_, d) = s.get_as(writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(
+        (d["payable_cents"].as_u64(), d["not_payable"].as_str()),
+        (Some(0), Some("claim_required")),
+        "{d}"
+    );
+    assert_eq!(d["cheque"], false);
+    let (_, c) = s.get(&format!("/api/v1/tickets/{serial}/check"));
+    assert_eq!(
+        (c["payable_cents"].as_u64(), c["not_payable"].as_str()),
+        (Some(0), Some("claim_required")),
+        "{c}"
+    );
+}
+
+/// The Keno Day the server counts in today, as it stamps a voucher issued now.
+fn server_today(p: &Played) -> keno_core::KenoDay {
+    let (status, v) = p.w.server.post(
+        &p.w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "what-day-is-it", "amount_cents": 100}),
+    );
+    assert!(status == 200 || status == 201, "{v}");
+    v["keno_day"].as_str().unwrap().parse().unwrap()
+}
+
 fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
     let p = played(&db);
     let s = &p.w.server;
@@ -122,6 +151,8 @@ fn rule_13_1_an_old_prize_is_paid_only_through_an_approved_claim(db: TestDb) {
         (409, Some("claim_required")),
         "{e}"
     );
+    // The ticket's view and the public check agree with the pay: nothing payable, and why.
+    assert_not_payable_at_a_terminal(s, &p.w.writer, &winner);
     // Nor may it be tendered for new tickets or turned into a voucher.
     let mut tendered = sale(
         "tender-old",
@@ -563,6 +594,60 @@ fn rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable(db: TestDb) {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
+}
+
+fn rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    let (winner, owed) = p.winners[0].clone();
+    let today = server_today(&p);
+    // The latest Keno Day whose prizes are unclaimed for twelve months today (rule 13.2): its
+    // terminal deadline (rule 13.1) was yesterday. The game is moved back by its Keno Day
+    // alone; when it settled stays as it was (minutes ago).
+    let old = keno_core::unclaimed_before(today).unwrap();
+    let just_in_time = old.next_day().unwrap();
+    assert_eq!(keno_core::terminal_deadline(just_in_time), today);
+    let set_day = |day: keno_core::KenoDay| {
+        db.execute(&format!(
+            "UPDATE games SET keno_day = '{day}' WHERE number = {}",
+            p.game
+        ))
+    };
+    let body = json!({"destination": "bonus_fund", "reason": "CSA approval 2027/15"});
+
+    // Its last day at a terminal: payable there, so not unclaimed.
+    set_day(just_in_time);
+    let (_, d) = s.get_as(&p.w.writer, &format!("/api/v1/tickets/{winner}"));
+    assert_eq!(
+        (d["payable_cents"].as_i64(), d["not_payable"].as_str()),
+        (Some(owed), None),
+        "{d}"
+    );
+    let (status, e) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body.clone());
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("nothing_to_move")),
+        "{e}"
+    );
+
+    // A Keno Day earlier: the terminal refuses it, the view says so, and it moves.
+    set_day(old);
+    let (status, e) = s.post(
+        &p.w.writer,
+        &format!("/api/v1/tickets/{winner}/pay"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_required")),
+        "{e}"
+    );
+    assert_not_payable_at_a_terminal(s, &p.w.writer, &winner);
+    let (status, moved) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body);
+    assert_eq!(status, 201, "{moved}");
+    assert_eq!(moved["tickets"].as_u64(), Some(p.winners.len() as u64));
+    let owed_total: i64 = p.winners.iter().map(|(_, o)| o).sum();
+    assert_eq!(moved["total_cents"], owed_total);
 }
 
 fn pool(s: &common::Server, spots: u64) -> i64 {

@@ -10,6 +10,7 @@ on_both_backends!(
     an_invalidated_game_refunds_every_wager_and_pays_nothing,
     an_open_game_can_be_invalidated_and_sales_go_on,
     invalidation_is_for_supervisors_with_a_reason_before_settlement,
+    rule_17_3_a_ticket_whose_every_game_is_invalidated_gets_back_exactly_its_total,
 );
 
 fn invalidate(w: &common::World, game: i64, reason: &str) -> (u16, Value) {
@@ -251,4 +252,64 @@ fn invalidation_is_for_supervisors_with_a_reason_before_settlement(db: TestDb) {
         db.query_i64("SELECT COUNT(*) AS n FROM game_invalidations"),
         0
     );
+}
+
+/// A rule set where 3 games are charged as 2 (rule 6.2(a),(b) with another threshold), so a
+/// 3-game ticket's total does not split evenly over its games.
+fn three_for_two(dir: &tempfile::TempDir) -> String {
+    let text = keno_core::rules::ACT_1992_TOML.replace(
+        "{ from_games = 50, free_games = 1 }",
+        "{ from_games = 3, free_games = 1 }",
+    );
+    let path = dir.path().join("rules.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn rule_17_3_a_ticket_whose_every_game_is_invalidated_gets_back_exactly_its_total(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = three_for_two(&dir);
+    let mut args = MANUAL_CLOCK.to_vec();
+    args.extend(["--rules", rules.as_str()]);
+    let w = world(&db, &args);
+    let t = w.server.sell(
+        &w.writer,
+        sale(
+            "three",
+            json!({"type": "standard", "spots": [7]}),
+            "standard",
+            100,
+            3,
+        ),
+    );
+    assert_eq!(
+        (t["charged_games"].as_i64(), t["total_cents"].as_i64()),
+        (Some(2), Some(200))
+    );
+    let first = t["first_game"].as_i64().unwrap();
+    // Each game's share is 200 / 3 rounded down; the last game also takes the cent left over
+    // (shared/rules/INTERPRETATION.md, rule 17.3): 66 + 66 + 68 = 200, not 198.
+    for (game, share) in [(first, 66), (first + 1, 66), (first + 2, 68)] {
+        let (status, inv) = invalidate(&w, game, "power failure");
+        assert_eq!(status, 200, "{inv}");
+        assert_eq!(inv["refunded_cents"], share, "game {game}: {inv}");
+    }
+    let serial = t["serial"].as_str().unwrap();
+    let (_, d) = w
+        .server
+        .get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(
+        (
+            d["invalidated_refund_cents"].as_u64(),
+            d["payable_cents"].as_u64()
+        ),
+        (Some(200), Some(200)),
+        "{d}"
+    );
+    let (status, p) = w.server.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{serial}/pay"),
+        Value::Null,
+    );
+    assert_eq!((status, p["paid_cents"].as_i64()), (200, Some(200)), "{p}");
 }

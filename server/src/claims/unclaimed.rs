@@ -157,49 +157,7 @@ fn record(
     why: &str,
     by: &str,
 ) -> DomainResult<i64> {
-    // The last game of a Keno Day twelve months old: tickets whose last game is no later.
-    // (`YYYY-MM-DD` orders as the days do.)
-    let old_game: Option<i64> = games::table
-        .filter(games::state.eq("settled"))
-        .filter(games::keno_day.le(old_day.to_string()))
-        .select(diesel::dsl::max(games::number))
-        .first(conn)?;
-    let Some(old_game) = old_game else {
-        return Err(nothing());
-    };
-    let unpaid: Vec<TicketRow> = tickets::table
-        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
-        .filter(
-            tickets::last_game
-                .le(old_game)
-                .or(tickets::cancelled_from_game.le(old_game + 1)),
-        )
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            unclaimed_prizes_moved::table
-                .filter(unclaimed_prizes_moved::serial.eq(tickets::serial)),
-        )))
-        // A claim approved and waiting for its cheque is being paid: it is not unclaimed.
-        .filter(diesel::dsl::not(diesel::dsl::exists(
-            claims::table
-                .filter(claims::ticket_serial.eq(tickets::serial.nullable()))
-                .filter(claims::state.eq("approved")),
-        )))
-        .select(TicketRow::as_select())
-        .load(conn)?;
-    let mut owed = Vec::new();
-    for t in &unpaid {
-        if t.last_played_game() > old_game {
-            continue;
-        }
-        // Rules 13.1, 13.2: moved exactly when a terminal no longer pays it today (the same
-        // Keno Day rule), so a prize is never both payable there and moved.
-        let Ok(due) = keno_core::owed(&facts(conn, t)?) else {
-            continue;
-        };
-        if keno_core::at_a_terminal(due.deadline, today).is_err() {
-            owed.push((t.serial.clone(), due.total_cents as i64));
-        }
-    }
+    let owed = unclaimed(conn, old_day, today)?;
     if owed.is_empty() {
         return Err(nothing());
     }
@@ -250,6 +208,59 @@ fn record(
         .by(by)],
     )?;
     Ok(row.id)
+}
+
+/// Rule 13.2: each prize of a Keno Day up to `old_day` still owed and not yet moved, with what
+/// it is owed: its serial and cents.
+fn unclaimed(
+    conn: &mut DbConnection,
+    old_day: KenoDay,
+    today: KenoDay,
+) -> DomainResult<Vec<(String, i64)>> {
+    // The last game of a Keno Day twelve months old: tickets whose last game is no later.
+    // (`YYYY-MM-DD` orders as the days do.)
+    let old_game: Option<i64> = games::table
+        .filter(games::state.eq("settled"))
+        .filter(games::keno_day.le(old_day.to_string()))
+        .select(diesel::dsl::max(games::number))
+        .first(conn)?;
+    let Some(old_game) = old_game else {
+        return Ok(Vec::new());
+    };
+    let unpaid: Vec<TicketRow> = tickets::table
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
+        .filter(
+            tickets::last_game
+                .le(old_game)
+                .or(tickets::cancelled_from_game.le(old_game + 1)),
+        )
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            unclaimed_prizes_moved::table
+                .filter(unclaimed_prizes_moved::serial.eq(tickets::serial)),
+        )))
+        // A claim approved and waiting for its cheque is being paid: it is not unclaimed.
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            claims::table
+                .filter(claims::ticket_serial.eq(tickets::serial.nullable()))
+                .filter(claims::state.eq("approved")),
+        )))
+        .select(TicketRow::as_select())
+        .load(conn)?;
+    let mut owed = Vec::new();
+    for t in &unpaid {
+        if t.last_played_game() > old_game {
+            continue;
+        }
+        // Rules 13.1, 13.2: moved exactly when a terminal no longer pays it today (the same
+        // Keno Day rule), so a prize is never both payable there and moved.
+        let Ok(due) = keno_core::owed(&facts(conn, t)?) else {
+            continue;
+        };
+        if keno_core::at_a_terminal(due.deadline, today).is_err() {
+            owed.push((t.serial.clone(), due.total_cents as i64));
+        }
+    }
+    Ok(owed)
 }
 
 fn nothing() -> Failure {

@@ -10,7 +10,6 @@
 //! cancelled is recorded (`cancelled_by`) for the auditors' daily exceptions.
 
 use actix_web::{post, web};
-use chrono::Local;
 use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -22,6 +21,7 @@ use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+use keno_core::{CancelFacts, KenoDay, TicketStatus};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cancellation {
@@ -56,10 +56,6 @@ pub async fn cancel(
     Ok(web::Json(result))
 }
 
-fn not_allowed(message: impl Into<String>) -> Failure {
-    Failure::refuse(Refusal::CancelNotAllowed, message)
-}
-
 fn cancel_in(
     state: &AppState,
     conn: &mut DbConnection,
@@ -67,61 +63,26 @@ fn cancel_in(
     by: &str,
 ) -> DomainResult<Cancellation> {
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    match t.status.as_str() {
-        "paid" => return Err(Failure::refuse(Refusal::AlreadyPaid, "the ticket is paid")),
-        "cancelled" => {
-            return Err(Failure::refuse(
-                Refusal::AlreadyCancelled,
-                "the ticket is already cancelled",
-            ))
-        }
-        _ => {}
-    }
     // The Keno Day started most recently: outside the hours it is still the one just ended, so
     // a game left open past the end of gaming can still be cancelled until its draw.
-    let today = state.settings.hours.latest_started_day(Local::now());
-    if today.format("%Y-%m-%d").to_string() > t.keno_day {
-        return Err(not_allowed(format!(
-            "the ticket was sold on Keno Day {}; its games cannot be cancelled on a later Keno Day (rule 8.3)",
-            t.keno_day
-        )));
-    }
-    let last = t.last_played_game();
-    let Some(from) = first_unplayed(conn, t.first_game, last)? else {
-        return Err(not_allowed(
-            "every game of the ticket has started drawing: a game can be cancelled only until its first number is drawn (rule 8.1)",
-        ));
-    };
-    let sold_under = state.rule_sets.get(conn, &t.rule_set)?;
-    let keno_to_go = sold_under.games().is_keno_to_go(t.games as u32);
-    if from != t.first_game {
-        if keno_to_go {
-            return Err(not_allowed(
-                "a Keno To Go ticket can be cancelled only whole, before the first number of its first game (rule 8.2)",
-            ));
-        }
-        if t.games == 1 {
-            return Err(not_allowed(
-                "the game has started drawing: a game can be cancelled only until its first number is drawn (rule 8.1)",
-            ));
-        }
-    }
-    let whole = from == t.first_game;
-    // A whole ticket returns what was paid (a Keno To Go discount included); otherwise the
-    // games not played, at the game cost (only tickets under 50 games get here: no discount).
-    let refund = if whole {
-        t.total_cents
+    let today = crate::vouchers::today(state)?;
+    // Rule 8: the core decides what is cancelled and refunded.
+    let c = keno_core::cancellation(&facts(state, conn, &t, today)?, today)?;
+    let (from, last) = (c.from_game as i64, c.to_game as i64);
+    let refund = c.refund_cents as i64;
+    let status = if c.whole {
+        TicketStatus::Cancelled
     } else {
-        t.game_cost_cents * (last - from + 1)
+        TicketStatus::Active
     };
     let now = now_micros();
     // The refund as read: a second cancel of the same ticket at once (PostgreSQL) finds it
     // changed and refunds nothing twice.
     let changed = diesel::update(tickets::table.find(&t.serial))
-        .filter(tickets::status.eq("active"))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
         .filter(tickets::refund_cents.eq(t.refund_cents))
         .set((
-            tickets::status.eq(if whole { "cancelled" } else { "active" }),
+            tickets::status.eq(status.as_str()),
             tickets::cancelled_from_game.eq(from),
             tickets::refund_cents.eq(tickets::refund_cents + refund),
             tickets::cancelled_at.eq(now),
@@ -142,7 +103,7 @@ fn cancel_in(
             serde_json::json!({
                 "cancelled_from_game": from,
                 "refund_cents": refund,
-                "whole": whole,
+                "whole": c.whole,
                 "cancelled_at": now,
             }),
         )
@@ -156,6 +117,41 @@ fn cancel_in(
     Ok(Cancellation {
         refund_cents: refund,
         games_cancelled: (from..=last).collect(),
+    })
+}
+
+/// What the core needs to know of `t` to cancel it on Keno Day `today`. The first game not yet
+/// drawing is found (and held against its draw starting) only for a ticket the core could
+/// cancel: a paid or cancelled ticket, or one of an earlier Keno Day (rule 8.3), is refused
+/// before the games count, and holds none.
+fn facts(
+    state: &AppState,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+    today: KenoDay,
+) -> DomainResult<CancelFacts> {
+    let keno_day = crate::keno_day::stored(&t.keno_day, format_args!("ticket {}", t.serial))?;
+    let last = t.last_played_game();
+    let first_not_drawing = if t.status == TicketStatus::Active && today <= keno_day {
+        first_unplayed(conn, t.first_game, last)?
+    } else {
+        None
+    };
+    let sold_under = state.rule_sets.get(conn, &t.rule_set)?;
+    let games = u32::try_from(t.games).map_err(|_| {
+        Failure::Internal(anyhow::anyhow!("ticket {}: {} games", t.serial, t.games))
+    })?;
+    Ok(CancelFacts {
+        status: t.status,
+        keno_day,
+        first_game: t.first_game as u64,
+        last_played_game: last as u64,
+        games,
+        // Rule 1(f), under the rule set it was sold under.
+        keno_to_go: sold_under.games().is_keno_to_go(games),
+        total_cents: t.total_cents as u64,
+        game_cost_cents: t.game_cost_cents as u64,
+        first_not_drawing: first_not_drawing.map(|g| g as u64),
     })
 }
 

@@ -103,16 +103,89 @@ pub fn detail(
     conn: &mut DbConnection,
     t: &TicketRow,
 ) -> DomainResult<TicketDetail> {
-    let last = t.last_played_game();
-    let states: HashMap<i64, (String, String)> = games::table
-        .filter(games::number.between(t.first_game, last))
-        .select((games::number, games::state, games::rule_set))
-        .load::<(i64, String, String)>(conn)?
+    let refunds: HashMap<i64, i64> = ticket_refunds::table
+        .filter(ticket_refunds::serial.eq(&t.serial))
+        .select((ticket_refunds::game, ticket_refunds::refund_cents))
+        .load::<(i64, i64)>(conn)?
         .into_iter()
-        .map(|(n, s, r)| (n, (s, r)))
         .collect();
-    // Each game's result under the rule set it was played under.
-    let mut plans: HashMap<String, (Arc<RuleSet>, BetPlan)> = HashMap::new();
+    let results = results(app, conn, t, &refunds)?;
+    let prizes: Vec<i64> = ticket_results::table
+        .filter(ticket_results::serial.eq(&t.serial))
+        .select(ticket_results::prize_cents)
+        .load(conn)?;
+
+    let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
+    let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
+    let (payable_cents, cheque, not_payable) = payable_now(app, conn, t)?;
+    let (paid_as_voucher, tendered_for) = paid_as(conn, t)?;
+    Ok(TicketDetail {
+        payment: super::tender::load_payment(conn, t)?,
+        paid_as_voucher,
+        tendered_for,
+        ticket: super::view(conn, t)?,
+        results,
+        won_cents,
+        invalidated_refund_cents,
+        payable_cents,
+        cheque,
+        not_payable,
+    })
+}
+
+/// Rules 11.5, 12.2, 13.1: what a pay would pay today (and whether by cheque), or why it would
+/// refuse, from the same facts and the same decision as the pay: the view never shows a prize
+/// the pay refuses.
+fn payable_now(
+    app: &AppState,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+) -> DomainResult<(u64, bool, Option<Refusal>)> {
+    let today = crate::vouchers::today(app)?;
+    Ok(
+        match keno_core::payable(&super::pay::facts(conn, t)?, today) {
+            Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
+            Err(e) => (0, false, Some(Refusal::from(&e))),
+        },
+    )
+}
+
+/// What a paid ticket became: the voucher it was paid as, the ticket it was tendered for.
+fn paid_as(
+    conn: &mut DbConnection,
+    t: &TicketRow,
+) -> QueryResult<(Option<String>, Option<String>)> {
+    let paid_as_voucher = if t.pay_method == Some(PayMethod::Voucher) {
+        vouchers::table
+            .filter(vouchers::ticket.eq(&t.serial))
+            .filter(vouchers::source.eq("ticket"))
+            .select(vouchers::code)
+            .first(conn)
+            .optional()?
+    } else {
+        None
+    };
+    let tendered_for = if t.pay_method == Some(PayMethod::Tender) {
+        sale_tenders::table
+            .filter(sale_tenders::reference.eq(&t.serial))
+            .filter(sale_tenders::kind.eq("ticket"))
+            .select(sale_tenders::serial)
+            .first(conn)
+            .optional()?
+    } else {
+        None
+    };
+    Ok((paid_as_voucher, tendered_for))
+}
+
+/// A settled game's stored way results (catch, prize, pro-rated, jackpot) and bonus prizes,
+/// by game and way.
+type StoredWays = (
+    HashMap<(i64, i32), (i32, i64, bool, bool)>,
+    HashMap<(i64, i32), u64>,
+);
+
+fn stored_ways(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<StoredWays> {
     let stored: HashMap<(i64, i32), (i32, i64, bool, bool)> = way_results::table
         .filter(way_results::serial.eq(&t.serial))
         .select((
@@ -127,12 +200,6 @@ pub fn detail(
         .into_iter()
         .map(|(g, w, c, p, pr, j)| ((g, w), (c, p, pr, j)))
         .collect();
-    let refunds: HashMap<i64, i64> = ticket_refunds::table
-        .filter(ticket_refunds::serial.eq(&t.serial))
-        .select((ticket_refunds::game, ticket_refunds::refund_cents))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .collect();
     let mut bonuses: HashMap<(i64, i32), u64> = HashMap::new();
     for (g, w, cents) in bonus_results::table
         .filter(bonus_results::serial.eq(&t.serial))
@@ -145,11 +212,26 @@ pub fn detail(
     {
         *bonuses.entry((g, w)).or_default() += cents as u64;
     }
-    let prizes: Vec<i64> = ticket_results::table
-        .filter(ticket_results::serial.eq(&t.serial))
-        .select(ticket_results::prize_cents)
-        .load(conn)?;
+    Ok((stored, bonuses))
+}
 
+/// Each game's result per way, under the rule set it was played under.
+fn results(
+    app: &AppState,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+    refunds: &HashMap<i64, i64>,
+) -> DomainResult<Vec<GameResult>> {
+    let last = t.last_played_game();
+    let states: HashMap<i64, (String, String)> = games::table
+        .filter(games::number.between(t.first_game, last))
+        .select((games::number, games::state, games::rule_set))
+        .load::<(i64, String, String)>(conn)?
+        .into_iter()
+        .map(|(n, s, r)| (n, (s, r)))
+        .collect();
+    let mut plans: HashMap<String, (Arc<RuleSet>, BetPlan)> = HashMap::new();
+    let (stored, bonuses) = stored_ways(conn, t)?;
     let mut results = Vec::new();
     for game in t.first_game..=last {
         let (state, rule_set) = states
@@ -201,49 +283,7 @@ pub fn detail(
             refund_cents: refunds.get(&game).copied().unwrap_or(0) as u64,
         });
     }
-    let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
-    let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
-    // Rules 11.5, 12.2, 13.1: what a pay would pay today, from the same facts and the same
-    // decision as the pay, so the view never shows a prize the pay refuses.
-    let today = crate::vouchers::today(app)?;
-    let due = keno_core::payable(&super::pay::facts(conn, t)?, today);
-    let (payable_cents, cheque, not_payable) = match &due {
-        Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
-        Err(e) => (0, false, Some(Refusal::from(e))),
-    };
-    let payment = super::tender::load_payment(conn, t)?;
-    let paid_as_voucher = if t.pay_method == Some(PayMethod::Voucher) {
-        vouchers::table
-            .filter(vouchers::ticket.eq(&t.serial))
-            .filter(vouchers::source.eq("ticket"))
-            .select(vouchers::code)
-            .first(conn)
-            .optional()?
-    } else {
-        None
-    };
-    let tendered_for = if t.pay_method == Some(PayMethod::Tender) {
-        sale_tenders::table
-            .filter(sale_tenders::reference.eq(&t.serial))
-            .filter(sale_tenders::kind.eq("ticket"))
-            .select(sale_tenders::serial)
-            .first(conn)
-            .optional()?
-    } else {
-        None
-    };
-    Ok(TicketDetail {
-        payment,
-        paid_as_voucher,
-        tendered_for,
-        ticket: super::view(conn, t)?,
-        results,
-        won_cents,
-        invalidated_refund_cents,
-        payable_cents,
-        cheque,
-        not_payable,
-    })
+    Ok(results)
 }
 
 fn load(state: &AppState, serial: &str) -> DomainResult<TicketDetail> {
