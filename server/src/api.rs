@@ -183,74 +183,16 @@ pub fn openapi_json() -> String {
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.app_data(web::JsonConfig::default().error_handler(|e, _| {
-        Failure::refuse(
-            Refusal::InvalidRequest,
-            format!("the request body is not valid: {e}"),
-        )
-        .into()
-    }))
-    .app_data(web::PathConfig::default().error_handler(|e, _| {
-        Failure::refuse(
-            Refusal::InvalidRequest,
-            format!("the path is not valid: {e}"),
-        )
-        .into()
-    }))
-    .app_data(web::QueryConfig::default().error_handler(|e, _| {
-        Failure::refuse(
-            Refusal::InvalidRequest,
-            format!("the query is not valid: {e}"),
-        )
-        .into()
-    }))
-    // `current` before `{number}`: routes match in the order they are registered.
-    .service(games::current)
-    .service(games::close_current)
-    .service(games::by_number)
-    .service(crate::ball_draw::balls::post_ball)
-    .service(crate::ball_draw::faults::report_fault)
-    .service(crate::ball_draw::corrections::request_correction)
-    .service(crate::ball_draw::corrections::approve)
-    .service(crate::ball_draw::corrections::reject)
-    .service(crate::ball_draw::record::draw_record)
-    .service(crate::ball_draw::devices::list)
-    .service(crate::ball_draw::devices::get_device)
-    .service(crate::ball_draw::devices::return_to_service)
-    .service(crate::invalidation::invalidate)
-    .service(games::list)
-    .service(tickets::sale::quote)
-    .service(tickets::sale::sell)
-    .service(crate::auth::me)
-    .service(tickets::view::check)
-    .service(tickets::view::get_ticket)
-    .service(tickets::cancel::cancel)
-    .service(tickets::pay::pay)
-    .service(crate::vouchers::issue::issue)
-    .service(crate::vouchers::cash::cash_out)
-    .service(crate::vouchers::lookup::get_voucher)
-    .service(jackpots::list)
-    .service(crate::bonus::create)
-    .service(crate::bonus::approve)
-    .service(crate::bonus::withdraw)
-    .service(crate::bonus::list)
-    .service(crate::claims::file)
-    .service(crate::claims::list)
-    .service(crate::claims::form_pdf)
-    .service(crate::claims::get_claim)
-    .service(crate::claims::approve)
-    .service(crate::claims::reject)
-    .service(crate::claims::pay)
-    .service(crate::claims::unclaimed::move_unclaimed)
-    .service(crate::claims::unclaimed::movements)
-    .service(crate::schedules::list)
-    .service(crate::set_bets::list)
-    .service(crate::set_bets::create)
-    .service(crate::set_bets::get_set)
-    .service(crate::set_bets::retire)
-    .service(crate::special3::list)
-    .service(crate::special3::record)
-    .service(crate::special3::withdraw)
+    cfg.app_data(
+        web::JsonConfig::default().error_handler(|e, _| unreadable("the request body", e)),
+    )
+    .app_data(web::PathConfig::default().error_handler(|e, _| unreadable("the path", e)))
+    .app_data(web::QueryConfig::default().error_handler(|e, _| unreadable("the query", e)))
+    // Routes match in the order they are registered: these keep it.
+    .configure(game_and_draw_routes)
+    .configure(ticket_and_voucher_routes)
+    .configure(prize_and_claim_routes)
+    .configure(catalogue_routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .route(
@@ -262,6 +204,71 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         }),
     )
     .default_service(web::to(not_found));
+}
+
+/// The answer of every extractor that cannot read `what` (a path, a query or a body).
+fn unreadable(what: &str, e: impl std::fmt::Display) -> actix_web::Error {
+    Failure::refuse(Refusal::InvalidRequest, format!("{what} is not valid: {e}")).into()
+}
+
+fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
+    // `current` before `{number}`.
+    cfg.service(games::current)
+        .service(games::close_current)
+        .service(games::by_number)
+        .service(crate::ball_draw::balls::post_ball)
+        .service(crate::ball_draw::faults::report_fault)
+        .service(crate::ball_draw::corrections::request_correction)
+        .service(crate::ball_draw::corrections::approve)
+        .service(crate::ball_draw::corrections::reject)
+        .service(crate::ball_draw::record::draw_record)
+        .service(crate::ball_draw::devices::list)
+        .service(crate::ball_draw::devices::get_device)
+        .service(crate::ball_draw::devices::return_to_service)
+        .service(crate::invalidation::invalidate)
+        .service(games::list);
+}
+
+fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(tickets::sale::quote)
+        .service(tickets::sale::sell)
+        .service(crate::auth::me)
+        .service(tickets::view::check)
+        .service(tickets::view::get_ticket)
+        .service(tickets::cancel::cancel)
+        .service(tickets::pay::pay)
+        .service(crate::vouchers::issue::issue)
+        .service(crate::vouchers::cash::cash_out)
+        .service(crate::vouchers::lookup::get_voucher);
+}
+
+fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(jackpots::list)
+        .service(crate::bonus::create)
+        .service(crate::bonus::approve)
+        .service(crate::bonus::withdraw)
+        .service(crate::bonus::list)
+        .service(crate::claims::file)
+        .service(crate::claims::list)
+        .service(crate::claims::form_pdf)
+        .service(crate::claims::get_claim)
+        .service(crate::claims::approve)
+        .service(crate::claims::reject)
+        .service(crate::claims::pay)
+        .service(crate::claims::unclaimed::move_unclaimed)
+        .service(crate::claims::unclaimed::movements);
+}
+
+/// The prize schedules, the set-bet catalogue and the approvals of Special 3.
+fn catalogue_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(crate::schedules::list)
+        .service(crate::set_bets::list)
+        .service(crate::set_bets::create)
+        .service(crate::set_bets::get_set)
+        .service(crate::set_bets::retire)
+        .service(crate::special3::list)
+        .service(crate::special3::record)
+        .service(crate::special3::withdraw);
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {

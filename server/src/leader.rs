@@ -162,111 +162,151 @@ struct Micros {
 impl Elector {
     /// One round of the election; returns how long to wait before the next.
     fn step(&mut self) -> anyhow::Result<Duration> {
-        let lease = self.leadership.lease;
-        let renew_every = lease / 4;
         match (self.db.backend().clone(), self.leadership.term()) {
-            (Backend::Postgres(url), term) => {
-                if self.lock_conn.is_none() {
-                    let conn = crate::db::connect_pg(&url, &self.leadership.instance)?;
-                    self.lock_conn = Some(DbConnection::Pg(conn));
-                }
-                let conn = self.lock_conn.as_mut().expect("connected above");
-                if let Some(term) = term {
-                    if !renew_pg(conn, term, lease)? {
-                        tracing::warn!("another instance took over: stepping down");
-                        self.leadership.set(0);
-                        self.lock_conn = None; // drops the lock with the session
-                    }
-                    return Ok(renew_every);
-                }
-                let got = diesel::sql_query("SELECT pg_try_advisory_lock($1) AS ok")
-                    .bind::<BigInt, _>(LOCK_KEY)
-                    .get_result::<Flag>(conn)?
-                    .ok;
-                if got {
-                    let epoch = conn.transaction(|conn| {
-                        let now = pg_now(conn)?;
-                        take_over(conn, &self.leadership.instance, now, micros(lease))
-                    })?;
-                    self.led_before = true;
-                    self.leadership.set(epoch);
-                    tracing::info!(epoch, instance = %self.leadership.instance, "leading");
-                    return Ok(renew_every);
-                }
-                // Someone holds the lock: alive, or stuck with its lease run out.
-                let stale: Option<String> = diesel::sql_query(format!(
-                    "SELECT holder AS s FROM leadership WHERE id = 1 AND lease_until < {PG_NOW}"
-                ))
-                .get_result::<Holder>(conn)
-                .optional()?
-                .map(|h| h.s);
-                match stale {
-                    Some(holder) if holder == self.leadership.instance => {
-                        // Its sessions are named as ours: ending them would end ours too.
-                        tracing::error!(
-                            %holder,
-                            "a stuck leader has this instance's name: give each its own --instance"
-                        );
-                    }
-                    Some(holder) if !holder.is_empty() => {
-                        let ended = diesel::sql_query(
-                            "SELECT count(pg_terminate_backend(pid)) AS n \
-                             FROM pg_stat_activity WHERE application_name = $1",
-                        )
-                        .bind::<Text, _>(&holder)
-                        .get_result::<Micros>(conn)?
-                        .n;
-                        tracing::warn!(
-                            %holder,
-                            sessions = ended,
-                            "the leader's lease ran out: its database sessions were ended"
-                        );
-                    }
-                    _ => {}
-                }
-                Ok(Duration::from_millis(250))
-            }
-            (Backend::Sqlite(_), Some(term)) => {
-                let mut conn = self.db.conn()?;
-                let _turn = self.db.writer_turn();
-                let renewed = diesel::update(leadership::table.find(1))
-                    .filter(leadership::epoch.eq(term.0))
-                    .set(leadership::lease_until.eq(crate::db::now_micros() + micros(lease)))
-                    .execute(&mut *conn)?;
-                if renewed != 1 {
-                    tracing::warn!("another instance took over: stepping down");
-                    self.leadership.set(0);
-                }
-                Ok(renew_every)
-            }
-            (Backend::Sqlite(_), None) => {
-                let mut conn = self.db.conn()?;
-                let _turn = self.db.writer_turn();
-                let instance = self.leadership.instance.clone();
-                let epoch = conn.transaction(|conn| {
-                    let lease_until: i64 = leadership::table
-                        .find(1)
-                        .select(leadership::lease_until)
-                        .first(conn)?;
-                    let now = crate::db::now_micros();
-                    // One process serves a SQLite file: at start it takes the lead; another
-                    // process on the same file waits for the lease to run out.
-                    if !self.led_before || lease_until < now {
-                        take_over(conn, &instance, now, micros(lease)).map(Some)
-                    } else {
-                        QueryResult::Ok(None)
-                    }
-                })?;
-                self.led_before = true;
-                if let Some(epoch) = epoch {
-                    self.leadership.set(epoch);
-                    tracing::info!(epoch, instance = %self.leadership.instance, "leading");
-                    return Ok(renew_every);
-                }
-                Ok(Duration::from_millis(500))
-            }
+            (Backend::Postgres(url), Some(term)) => self.renew_on_pg(&url, term),
+            (Backend::Postgres(url), None) => self.seek_on_pg(&url),
+            (Backend::Sqlite(_), Some(term)) => self.renew_on_sqlite(term),
+            (Backend::Sqlite(_), None) => self.seek_on_sqlite(),
         }
     }
+
+    /// A leader renews its lease this often, so that a renewal or two can fail before it runs
+    /// out.
+    fn renew_every(&self) -> Duration {
+        self.leadership.lease / 4
+    }
+
+    /// The session that holds (or tries for) the advisory lock, connected if need be.
+    fn lock_conn(&mut self, url: &str) -> anyhow::Result<&mut DbConnection> {
+        if self.lock_conn.is_none() {
+            let conn = crate::db::connect_pg(url, &self.leadership.instance)?;
+            self.lock_conn = Some(DbConnection::Pg(conn));
+        }
+        Ok(self.lock_conn.as_mut().expect("connected above"))
+    }
+
+    fn lead(&self, epoch: i64) {
+        self.leadership.set(epoch);
+        tracing::info!(epoch, instance = %self.leadership.instance, "leading");
+    }
+
+    fn step_down(&self) {
+        tracing::warn!("another instance took over: stepping down");
+        self.leadership.set(0);
+    }
+
+    fn renew_on_pg(&mut self, url: &str, term: Term) -> anyhow::Result<Duration> {
+        let lease = self.leadership.lease;
+        if !renew_pg(self.lock_conn(url)?, term, lease)? {
+            self.step_down();
+            self.lock_conn = None; // drops the lock with the session
+        }
+        Ok(self.renew_every())
+    }
+
+    /// Takes the lead if the advisory lock is free; otherwise ends the sessions of a leader
+    /// whose lease has run out, so that the lock is free at a later round.
+    fn seek_on_pg(&mut self, url: &str) -> anyhow::Result<Duration> {
+        let instance = self.leadership.instance.clone();
+        let lease = micros(self.leadership.lease);
+        let conn = self.lock_conn(url)?;
+        let got = diesel::sql_query("SELECT pg_try_advisory_lock($1) AS ok")
+            .bind::<BigInt, _>(LOCK_KEY)
+            .get_result::<Flag>(conn)?
+            .ok;
+        if got {
+            let epoch = conn.transaction(|conn| {
+                let now = pg_now(conn)?;
+                take_over(conn, &instance, now, lease)
+            })?;
+            self.led_before = true;
+            self.lead(epoch);
+            return Ok(self.renew_every());
+        }
+        end_stuck_leader(conn, &instance)?;
+        Ok(Duration::from_millis(250))
+    }
+
+    fn renew_on_sqlite(&mut self, term: Term) -> anyhow::Result<Duration> {
+        let mut conn = self.db.conn()?;
+        let _turn = self.db.writer_turn();
+        let renewed = diesel::update(leadership::table.find(1))
+            .filter(leadership::epoch.eq(term.0))
+            .set(
+                leadership::lease_until.eq(crate::db::now_micros() + micros(self.leadership.lease)),
+            )
+            .execute(&mut *conn)?;
+        if renewed != 1 {
+            self.step_down();
+        }
+        Ok(self.renew_every())
+    }
+
+    fn seek_on_sqlite(&mut self) -> anyhow::Result<Duration> {
+        let mut conn = self.db.conn()?;
+        let _turn = self.db.writer_turn();
+        let instance = self.leadership.instance.clone();
+        let lease = micros(self.leadership.lease);
+        let led_before = self.led_before;
+        let epoch = conn.transaction(|conn| {
+            let lease_until: i64 = leadership::table
+                .find(1)
+                .select(leadership::lease_until)
+                .first(conn)?;
+            let now = crate::db::now_micros();
+            // One process serves a SQLite file: at start it takes the lead; another
+            // process on the same file waits for the lease to run out.
+            if !led_before || lease_until < now {
+                take_over(conn, &instance, now, lease).map(Some)
+            } else {
+                QueryResult::Ok(None)
+            }
+        })?;
+        self.led_before = true;
+        match epoch {
+            Some(epoch) => {
+                self.lead(epoch);
+                Ok(self.renew_every())
+            }
+            None => Ok(Duration::from_millis(500)),
+        }
+    }
+}
+
+/// Someone holds the advisory lock: alive, or stuck with its lease run out. A stuck one's
+/// database sessions are ended, which drops its lock.
+fn end_stuck_leader(conn: &mut DbConnection, instance: &str) -> anyhow::Result<()> {
+    let stale: Option<String> = diesel::sql_query(format!(
+        "SELECT holder AS s FROM leadership WHERE id = 1 AND lease_until < {PG_NOW}"
+    ))
+    .get_result::<Holder>(conn)
+    .optional()?
+    .map(|h| h.s);
+    match stale {
+        Some(holder) if holder == instance => {
+            // Its sessions are named as ours: ending them would end ours too.
+            tracing::error!(
+                %holder,
+                "a stuck leader has this instance's name: give each its own --instance"
+            );
+        }
+        Some(holder) if !holder.is_empty() => {
+            let ended = diesel::sql_query(
+                "SELECT count(pg_terminate_backend(pid)) AS n \
+                 FROM pg_stat_activity WHERE application_name = $1",
+            )
+            .bind::<Text, _>(&holder)
+            .get_result::<Micros>(conn)?
+            .n;
+            tracing::warn!(
+                %holder,
+                sessions = ended,
+                "the leader's lease ran out: its database sessions were ended"
+            );
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 #[derive(QueryableByName)]

@@ -10,7 +10,22 @@ fn dollars(cents: i64) -> String {
 }
 
 pub fn render_form(claim: &Claim) -> Vec<u8> {
-    let mut lines = vec![
+    let mut lines = preamble(claim);
+    lines.extend(customer_details(claim));
+    lines.extend(ticket_details(claim));
+    lines.extend(record(claim));
+    lines.extend(matching_tickets(claim));
+    lines.extend(signatures());
+    render(
+        "Unclaimed Prize Claim Form",
+        &format!("Claim {}", claim.id),
+        &lines,
+    )
+}
+
+/// The form's title and its words to the player, then which claim this is.
+fn preamble(claim: &Claim) -> Vec<Line> {
+    vec![
         Line::Title("KENO - UNCLAIMED PRIZE CLAIM FORM".into()),
         Line::Text(
             "This form is filled out by the player when claiming an old ticket (more than twelve"
@@ -27,6 +42,11 @@ pub fn render_form(claim: &Claim) -> Vec<u8> {
         Line::Text("and is made by cheque to the address below (rule 13.5).".into()),
         Line::Blank,
         Line::Heading(format!("CLAIM {}  ({})", claim.id, claim.reason.to_uppercase())),
+    ]
+}
+
+fn customer_details(claim: &Claim) -> Vec<Line> {
+    let mut lines = vec![
         Line::Heading("CUSTOMER DETAILS".into()),
         Line::Text(format!("Name:            {}", claim.claimant_name)),
     ];
@@ -38,8 +58,12 @@ pub fn render_form(claim: &Claim) -> Vec<u8> {
         };
         lines.push(Line::Text(format!("{label}{part}")));
     }
-    lines.extend([
-        Line::Text(format!("Phone:           {}", claim.phone)),
+    lines.push(Line::Text(format!("Phone:           {}", claim.phone)));
+    lines
+}
+
+fn ticket_details(claim: &Claim) -> Vec<Line> {
+    vec![
         Line::Heading("TICKET DETAILS".into()),
         Line::Text(format!("Where purchased:  {}", claim.purchase_place)),
         Line::Text(format!("Date purchased:   {}", claim.purchase_date)),
@@ -56,13 +80,19 @@ pub fn render_form(claim: &Claim) -> Vec<u8> {
             claim.serial.as_deref().unwrap_or("not known")
         )),
         Line::Text(format!("Other details:    {}", claim.other_details)),
+    ]
+}
+
+/// What became of the claim: recorded, the ticket chosen, decided, paid.
+fn record(claim: &Claim) -> Vec<Line> {
+    let mut lines = vec![
         Line::Heading("RECORD".into()),
         Line::Text(format!(
             "Recorded {} by {}",
             claim.recorded_at, claim.recorded_by
         )),
         Line::Text(format!("State: {}", claim.state.to_uppercase())),
-    ]);
+    ];
     if let Some(serial) = &claim.ticket_serial {
         lines.push(Line::Text(format!(
             "Ticket chosen by the Inspector: {serial}"
@@ -82,25 +112,35 @@ pub fn render_form(claim: &Claim) -> Vec<u8> {
             claim.paid_at.as_deref().unwrap_or("-")
         )));
     }
-    if !claim.candidates.is_empty() {
-        lines.push(Line::Heading("TICKETS THAT MATCH".into()));
-        lines.push(Line::Columns(
-            "serial                site     term  Keno Day    games        owed".into(),
-        ));
-        for c in &claim.candidates {
-            lines.push(Line::Text(format!(
-                "{:<21} {:<8} {:<5} {:<11} {:>5}-{:<5} {:>10}",
-                c.serial,
-                c.site,
-                c.terminal,
-                c.keno_day,
-                c.first_game,
-                c.last_game,
-                dollars(c.owed_cents)
-            )));
-        }
+    lines
+}
+
+/// The candidate tickets the record holds for the claim, if any.
+fn matching_tickets(claim: &Claim) -> Vec<Line> {
+    if claim.candidates.is_empty() {
+        return Vec::new();
     }
-    lines.extend([
+    let mut lines = vec![
+        Line::Heading("TICKETS THAT MATCH".into()),
+        Line::Columns("serial                site     term  Keno Day    games        owed".into()),
+    ];
+    for c in &claim.candidates {
+        lines.push(Line::Text(format!(
+            "{:<21} {:<8} {:<5} {:<11} {:>5}-{:<5} {:>10}",
+            c.serial,
+            c.site,
+            c.terminal,
+            c.keno_day,
+            c.first_game,
+            c.last_game,
+            dollars(c.owed_cents)
+        )));
+    }
+    lines
+}
+
+fn signatures() -> [Line; 7] {
+    [
         Line::Blank,
         Line::Text("Claimant's signature: ______________________   Date: ____________".into()),
         Line::Blank,
@@ -108,10 +148,5 @@ pub fn render_form(claim: &Claim) -> Vec<u8> {
         Line::Blank,
         Line::Text("Please forward the completed form to CASINO SURVEILLANCE AUTHORITY,".into()),
         Line::Text("20 ALLARA ST, CIVIC, A.C.T.".into()),
-    ]);
-    render(
-        "Unclaimed Prize Claim Form",
-        &format!("Claim {}", claim.id),
-        &lines,
-    )
+    ]
 }

@@ -45,6 +45,11 @@ impl Api {
         self.call(Some(body), path)
     }
 
+    /// Game `number` as the server records it.
+    pub fn game(&self, number: i64) -> Result<Value, CallError> {
+        self.get(&format!("/api/v1/games/{number}"))
+    }
+
     fn call(&self, post: Option<&Value>, path: &str) -> Result<Value, CallError> {
         let url = format!("{}{path}", self.base);
         let auth = format!("Bearer {}", self.token);
@@ -80,4 +85,20 @@ impl Api {
 pub fn game_awaiting_draw(api: &Api) -> Result<Option<Value>, CallError> {
     let games = api.get("/api/v1/games?state=closed,drawing,void&limit=1")?;
     Ok(games.as_array().and_then(|g| g.first()).cloned())
+}
+
+/// The numbers of a game's draw, in the order drawn.
+pub fn drawn(game: &Value) -> Vec<u8> {
+    game["drawn"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_u64())
+        .map(|n| n as u8)
+        .collect()
+}
+
+/// The number a game's draw holds at `position` (from 1), if it is that far.
+pub fn ball_at(game: &Value, position: usize) -> Option<i64> {
+    drawn(game).get(position - 1).copied().map(i64::from)
 }

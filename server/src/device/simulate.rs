@@ -15,7 +15,7 @@ use keno_core::random::uniform_below;
 use rand_core::UnwrapErr;
 use serde_json::{json, Value};
 
-use super::client::{game_awaiting_draw, Api, CallError};
+use super::client::{ball_at, drawn, game_awaiting_draw, Api, CallError};
 use super::Connection;
 
 #[derive(Debug, Args)]
@@ -117,6 +117,62 @@ enum Outcome {
     Left,
 }
 
+/// A game's draw as the machine holds it.
+struct Drawing {
+    number: i64,
+    attempt: i64,
+    /// The balls out, as the server recorded them.
+    drawn: Vec<u8>,
+    /// The balls still in the machine.
+    machine: Vec<u8>,
+    /// The next ball is to be sent as another number.
+    mis_transfer: bool,
+}
+
+impl Drawing {
+    /// The draw as the server left it: a restart goes on from its last committed ball.
+    fn resumed(game: &Value) -> anyhow::Result<Drawing> {
+        let drawn = drawn(game);
+        Ok(Drawing {
+            number: game["number"].as_i64().context("a game has a number")?,
+            attempt: game["draw_attempt"].as_i64().unwrap_or(1),
+            machine: (1..=80).filter(|n| !drawn.contains(n)).collect(),
+            drawn,
+            mis_transfer: false,
+        })
+    }
+
+    /// A void draw: every ball back in the machine, drawn again as the next attempt.
+    fn refill(&mut self) {
+        self.attempt += 1;
+        self.drawn.clear();
+        self.machine = (1..=80).collect();
+    }
+
+    fn take_ball(&mut self) -> u8 {
+        let i = uniform_below(&mut UnwrapErr(SysRng), self.machine.len() as u32);
+        self.machine.swap_remove(i as usize)
+    }
+
+    /// The next ball out of the machine, and the number sent for it.
+    fn next_ball(&mut self) -> (u8, u8) {
+        let ball = self.take_ball();
+        if !std::mem::take(&mut self.mis_transfer) {
+            return (ball, ball);
+        }
+        // Another number; the simulated machine then holds neither ball, so the draw can go on
+        // until the record is corrected to the ball's number (rule 10.1).
+        let wrong = self.take_ball();
+        let position = self.drawn.len() + 1;
+        println!(
+            "game {}: ball {position} shows {ball} but the feed sent {wrong} \
+             (a mis-transfer: correct position {position} to {ball})",
+            self.number
+        );
+        (ball, wrong)
+    }
+}
+
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let api = Api::new(&args.connection.server, &args.connection.token);
     let me = wait_for(|| api.get("/api/v1/principals/me"))?;
@@ -155,18 +211,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             }
         };
         idle_since = Instant::now();
-        let number = game["number"].as_i64().context("a game has a number")?;
-        let note = if game["draw_mode"] == "manual" {
-            Some(format!("game {number} is being finished by hand: waiting"))
-        } else {
-            machine.out_of_service(number)?.map(|hold| {
-                format!(
-                    "out of service since fault {hold}: waiting for a supervisor and an \
-                     inspector to return this device (rule 10.4)"
-                )
-            })
-        };
-        if let Some(note) = note {
+        if let Some(note) = machine.why_wait(&game)? {
             if note != last_wait_note {
                 println!("{note}");
                 last_wait_note = note;
@@ -184,6 +229,22 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
 }
 
 impl Machine {
+    /// Why this device is not to draw game `game` now, if it is not.
+    fn why_wait(&self, game: &Value) -> anyhow::Result<Option<String>> {
+        let number = game["number"].as_i64().context("a game has a number")?;
+        if game["draw_mode"] == "manual" {
+            return Ok(Some(format!(
+                "game {number} is being finished by hand: waiting"
+            )));
+        }
+        Ok(self.out_of_service(number)?.map(|hold| {
+            format!(
+                "out of service since fault {hold}: waiting for a supervisor and an inspector \
+                 to return this device (rule 10.4)"
+            )
+        }))
+    }
+
     /// The fault holding this device out of service for game `number`, if any.
     fn out_of_service(&self, number: i64) -> anyhow::Result<Option<i64>> {
         let device = wait_for(|| self.api.get(&format!("/api/v1/devices/{}", self.me)))?;
@@ -198,93 +259,27 @@ impl Machine {
     /// Draws game `game` from its last committed ball (rule 10.3) to the 20th, injecting the
     /// faults planned for the `nth` game of this run.
     fn draw(&mut self, game: &Value, nth: u32) -> anyhow::Result<Outcome> {
-        let number = game["number"].as_i64().context("a game has a number")?;
-        let mut attempt = game["draw_attempt"].as_i64().unwrap_or(1);
-        let mut drawn: Vec<u8> = numbers(&game["drawn"]);
-        // The balls still in the machine: all but those out (a restart goes on from there).
-        let mut machine: Vec<u8> = (1..=80).filter(|n| !drawn.contains(n)).collect();
+        let mut d = Drawing::resumed(game)?;
         println!(
-            "game {number}: drawing (draw {attempt}) from ball {}",
-            drawn.len() + 1
+            "game {}: drawing (draw {}) from ball {}",
+            d.number,
+            d.attempt,
+            d.drawn.len() + 1
         );
-        let mut mis_transfer = false;
-        while drawn.len() < 20 {
-            let due: Vec<FaultPlan> = self
-                .plans
-                .iter()
-                .filter(|p| p.game == nth && p.after_balls == drawn.len())
-                .cloned()
-                .collect();
-            self.plans
-                .retain(|p| !(p.game == nth && p.after_balls == drawn.len()));
-            for plan in due {
-                let fault = |kind: &str, ball: Option<u8>, why: &str| {
-                    self.fault(number, attempt, kind, ball, why)
-                };
-                match plan.kind {
-                    Injected::MisTransfer => mis_transfer = true,
-                    Injected::ShortOfBalls => {
-                        fault("short_of_balls", None, "79 balls in the machine")?;
-                        println!("game {number}: draw void (rule 10.2); refilled, drawing again");
-                        attempt += 1;
-                        drawn.clear();
-                        machine = (1..=80).collect();
-                    }
-                    Injected::BrokenBall => {
-                        let broken = *drawn.last().context("a ball was drawn")?;
-                        fault(
-                            "broken_ball",
-                            Some(broken),
-                            "a piece of a broken ball was drawn",
-                        )?;
-                        drawn.pop();
-                        println!(
-                            "game {number}: ball {broken} broken and void (rule 10.4(a)); one \
-                             more ball"
-                        );
-                    }
-                    Injected::FallBack => {
-                        fault("fall_back", None, "drawn balls fell back")?;
-                        println!("game {number}: fall-back; to be finished by hand (10.4(b))");
-                        return Ok(Outcome::Left);
-                    }
-                    Injected::Stoppage => {
-                        fault("stoppage", None, "the blower stopped")?;
-                        println!("game {number}: stopped; to be finished by hand (10.4(d))");
-                        return Ok(Outcome::Left);
-                    }
-                    Injected::Spill => {
-                        fault("spill", None, "balls spilled from the machine")?;
-                        println!("game {number}: spill; draw void, out of service (10.4(c))");
-                        return Ok(Outcome::Left);
-                    }
+        while d.drawn.len() < 20 {
+            for plan in self.due(nth, d.drawn.len()) {
+                if let Some(outcome) = self.inject(plan.kind, &mut d)? {
+                    return Ok(outcome);
                 }
             }
             std::thread::sleep(self.pace);
-            let ball = machine
-                .swap_remove(uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize);
-            let sent = if std::mem::take(&mut mis_transfer) {
-                // Another number; the simulated machine then holds neither ball, so the draw
-                // can go on until the record is corrected to the ball's number (rule 10.1).
-                let wrong = machine
-                    .swap_remove(
-                        uniform_below(&mut UnwrapErr(SysRng), machine.len() as u32) as usize
-                    );
-                println!(
-                    "game {number}: ball {} shows {ball} but the feed sent {wrong} \
-                     (a mis-transfer: correct position {} to {ball})",
-                    drawn.len() + 1,
-                    drawn.len() + 1
-                );
-                wrong
-            } else {
-                ball
-            };
-            match self.post_ball(number, attempt, drawn.len() + 1, sent)? {
+            let (ball, sent) = d.next_ball();
+            let number = d.number;
+            match self.post_ball(number, d.attempt, d.drawn.len() + 1, sent)? {
                 Posted::Taken(taken) => {
                     // The server's record is the one to go on from.
-                    drawn = numbers(&taken["drawn"]);
-                    println!("game {number}: ball {} = {ball}", drawn.len());
+                    d.drawn = drawn(&taken);
+                    println!("game {number}: ball {} = {ball}", d.drawn.len());
                     if taken["state"] == "drawn" {
                         println!("game {number}: drawn");
                         return Ok(Outcome::Drawn);
@@ -297,6 +292,59 @@ impl Machine {
             }
         }
         Ok(Outcome::Drawn)
+    }
+
+    /// The faults planned for after `balls` balls of the `nth` game, taken from the plan: each
+    /// is injected once.
+    fn due(&mut self, nth: u32, balls: usize) -> Vec<FaultPlan> {
+        let is_due = |p: &FaultPlan| p.game == nth && p.after_balls == balls;
+        let due = self.plans.iter().filter(|p| is_due(p)).cloned().collect();
+        self.plans.retain(|p| !is_due(p));
+        due
+    }
+
+    /// Injects a fault into the draw; `Some` when the device is to leave the game to others.
+    fn inject(&self, kind: Injected, d: &mut Drawing) -> anyhow::Result<Option<Outcome>> {
+        let number = d.number;
+        let fault = |kind: &str, ball: Option<u8>, why: &str| {
+            self.fault(number, d.attempt, kind, ball, why)
+        };
+        match kind {
+            Injected::MisTransfer => d.mis_transfer = true,
+            Injected::ShortOfBalls => {
+                fault("short_of_balls", None, "79 balls in the machine")?;
+                println!("game {number}: draw void (rule 10.2); refilled, drawing again");
+                d.refill();
+            }
+            Injected::BrokenBall => {
+                let broken = *d.drawn.last().context("a ball was drawn")?;
+                fault(
+                    "broken_ball",
+                    Some(broken),
+                    "a piece of a broken ball was drawn",
+                )?;
+                d.drawn.pop();
+                println!(
+                    "game {number}: ball {broken} broken and void (rule 10.4(a)); one more ball"
+                );
+            }
+            Injected::FallBack => {
+                fault("fall_back", None, "drawn balls fell back")?;
+                println!("game {number}: fall-back; to be finished by hand (10.4(b))");
+                return Ok(Some(Outcome::Left));
+            }
+            Injected::Stoppage => {
+                fault("stoppage", None, "the blower stopped")?;
+                println!("game {number}: stopped; to be finished by hand (10.4(d))");
+                return Ok(Some(Outcome::Left));
+            }
+            Injected::Spill => {
+                fault("spill", None, "balls spilled from the machine")?;
+                println!("game {number}: spill; draw void, out of service (10.4(c))");
+                return Ok(Some(Outcome::Left));
+            }
+        }
+        Ok(None)
     }
 
     /// Reports a fault of draw `attempt`. After a lost answer it reads the game to see whether
@@ -321,12 +369,12 @@ impl Machine {
                 Err(CallError::Network(e)) => {
                     println!("game {game}: no answer to the {kind} report ({e}); checking");
                     std::thread::sleep(Duration::from_millis(500));
-                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
+                    let shown = wait_for(|| self.api.game(game))?;
                     let landed = match kind {
                         "short_of_balls" | "spill" => {
                             shown["draw_attempt"].as_i64() > Some(attempt)
                         }
-                        "broken_ball" => !numbers(&shown["drawn"]).contains(&number.unwrap_or(0)),
+                        "broken_ball" => !drawn(&shown).contains(&number.unwrap_or(0)),
                         _ => shown["draw_mode"] == "manual",
                     };
                     if landed {
@@ -358,12 +406,11 @@ impl Machine {
                 Err(CallError::Network(e)) => {
                     println!("game {game}: no answer for ball {position} ({e}); asking again");
                     std::thread::sleep(Duration::from_millis(500));
-                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
-                    let drawn = numbers(&shown["drawn"]);
-                    if drawn.get(position - 1) == Some(&number) {
+                    let shown = wait_for(|| self.api.game(game))?;
+                    if ball_at(&shown, position) == Some(number.into()) {
                         return Ok(Posted::Taken(shown));
                     }
-                    if drawn.len() >= position {
+                    if drawn(&shown).len() >= position {
                         return Ok(Posted::Refused(format!(
                             "the draw moved on meanwhile (position {position} holds another \
                              number)"
@@ -373,8 +420,8 @@ impl Machine {
                 }
                 Err(CallError::Refused { code, .. }) if resent && code == "duplicate_ball" => {
                     // The lost request landed after all, between the look and the resend.
-                    let shown = wait_for(|| self.api.get(&format!("/api/v1/games/{game}")))?;
-                    if numbers(&shown["drawn"]).get(position - 1) == Some(&number) {
+                    let shown = wait_for(|| self.api.game(game))?;
+                    if ball_at(&shown, position) == Some(number.into()) {
                         return Ok(Posted::Taken(shown));
                     }
                     return Ok(Posted::Refused(format!("{number} is already drawn")));
@@ -389,15 +436,6 @@ enum Posted {
     /// The game as the server recorded it after the ball.
     Taken(Value),
     Refused(String),
-}
-
-fn numbers(v: &Value) -> Vec<u8> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_u64())
-        .map(|n| n as u8)
-        .collect()
 }
 
 /// Calls until the server answers: a device outlives the server's restarts (rule 10.3).
