@@ -3,11 +3,9 @@
 //! by cheque, once; a rejected claim; a claim racing a terminal payment; prizes unclaimed for
 //! 12 months moved to a jackpot pool and still recoverable by claim.
 
-mod common;
-
 use std::process::Command;
 
-use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -565,7 +563,7 @@ fn rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable(db: TestDb) {
     assert!(out.status.success(), "{text}");
 }
 
-fn pool(s: &common::Server, spots: u64) -> i64 {
+fn pool(s: &keno_testkit::Server, spots: u64) -> i64 {
     s.get("/api/v1/jackpots")
         .1
         .as_array()
