@@ -14,17 +14,15 @@
 //! lands in the middle of a commit rather than only between two. PostgreSQL only: several
 //! instances need it (skipped without `KENO_TEST_POSTGRES_URL`, except under `CI=true`).
 
-#[path = "../server/tests/common/mod.rs"]
-mod common;
-mod invariants;
-
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-
 use std::time::{Duration, Instant};
 
-use common::{free_port, Backend, Server, TestDb};
+use keno_testkit::{
+    agent, free_port, invariants, subscribe, try_post, Backend, Server, Session, TestDb,
+};
 use serde_json::{json, Value};
 
 const NAMES: [&str; 2] = ["a", "b"];
@@ -62,7 +60,7 @@ struct Cluster {
     servers: [Option<Server>; 2],
     // One session for the harness's own reads (dropped before the database): a new one per
     // poll would churn through PostgreSQL's sessions.
-    conn: Mutex<diesel::PgConnection>,
+    conn: Session,
     db: TestDb,
     ports: [u16; 2],
     args: Vec<String>,
@@ -98,9 +96,7 @@ impl Cluster {
         ]
         .map(String::from)
         .to_vec();
-        let conn = Mutex::new(
-            <diesel::PgConnection as diesel::Connection>::establish(&db.url).expect("the database"),
-        );
+        let conn = db.session();
         let mut cluster = Cluster {
             servers: [None, None],
             conn,
@@ -110,11 +106,7 @@ impl Cluster {
             faults: faults.map(String::from),
             writer,
             supervisor,
-            agent: ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .timeout_global(Some(Duration::from_secs(10)))
-                .build()
-                .into(),
+            agent: agent(Some(Duration::from_secs(10))),
             _permit: permit,
         };
         cluster.run(0);
@@ -137,28 +129,12 @@ impl Cluster {
 
     /// `SELECT ... AS n` (a bigint) on the harness's session.
     fn q(&self, sql: &str) -> i64 {
-        #[derive(diesel::QueryableByName)]
-        struct N {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            n: i64,
-        }
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        diesel::RunQueryDsl::get_result::<N>(diesel::sql_query(sql), &mut *conn)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .n
+        self.conn.i64(sql)
     }
 
     /// `SELECT ... AS s` (text) on the harness's session.
     fn qt(&self, sql: &str) -> String {
-        #[derive(diesel::QueryableByName)]
-        struct S {
-            #[diesel(sql_type = diesel::sql_types::Text)]
-            s: String,
-        }
-        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        diesel::RunQueryDsl::get_result::<S>(diesel::sql_query(sql), &mut *conn)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .s
+        self.conn.text(sql)
     }
 
     fn server(&self, i: usize) -> &Server {
@@ -225,15 +201,7 @@ impl Cluster {
 
     /// A call that may find its instance dead: `None` when nothing answered.
     fn try_post(&self, i: usize, token: &str, path: &str, body: &Value) -> Option<(u16, Value)> {
-        let resp = self
-            .agent
-            .post(format!("{}{path}", self.base(i)))
-            .header("Authorization", format!("Bearer {token}"))
-            .send_json(body);
-        let mut resp = resp.ok()?;
-        let status = resp.status().as_u16();
-        let text = resp.body_mut().read_to_string().ok()?;
-        Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+        try_post(&self.agent, &format!("{}{path}", self.base(i)), token, body)
     }
 
     /// Sells at instance `i`; a sale that finds its instance dead is retried at the other with
@@ -308,13 +276,9 @@ impl Cluster {
 
     /// Every invariant of the harness, each asserted.
     fn check_invariants(&self, sold: &[String], seen: &BTreeMap<i64, Vec<i64>>) {
-        let q = |sql: &str| self.q(sql);
-        let qt = |sql: &str| self.qt(sql);
         let checks = invariants::check_all(
-            &q,
-            &qt,
-            env!("CARGO_BIN_EXE_keno-server"),
-            &self.db.url,
+            &self.conn,
+            Path::new(env!("CARGO_BIN_EXE_keno-server")),
             sold,
             seen,
         );
@@ -566,7 +530,7 @@ fn events_reach_every_instance() {
     let Some(c) = Cluster::start("3600", "0.02", ["", ""]) else {
         return;
     };
-    let rx = common::subscribe(c.server(1));
+    let rx = subscribe(c.server(1));
     let closed_at = Instant::now();
     let game = c.close(1);
     let mut numbers = BTreeMap::new();

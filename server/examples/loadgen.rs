@@ -17,26 +17,24 @@
 //! Several instances (issue 9): `--instances 2` starts two servers on the same PostgreSQL
 //! database and spreads the terminals over them. The soak run sells at a steady rate with a
 //! game drawn every 30 s and prints, at the end, sales/s, latency, settlement times and the
-//! invariants of the fault harness (`tests/invariants.rs`), read from the database:
+//! invariants of the fault harness (`keno_testkit::invariants`), read from the database:
 //!
 //! ```sh
 //! target/release/examples/loadgen --database-url postgres://postgres@127.0.0.1:5432/keno_soak \
 //!     --instances 2 --terminals 8 --rate 100 --seconds 600 --game-interval 30 --soak
 //! ```
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use diesel::prelude::*;
+use keno_testkit::{
+    add_principal, free_port, invariants, random_hex, server_bin, subscribe_timed, try_post,
+    Server, Session,
+};
 use serde_json::{json, Value};
-
-#[path = "../../tests/invariants.rs"]
-mod invariants;
 
 #[derive(Parser)]
 struct Args {
@@ -78,62 +76,53 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let bin = args.server_bin.clone().unwrap_or_else(|| {
-        let me = std::env::current_exe().expect("own path");
-        me.parent()
-            .and_then(|p| p.parent())
-            .expect("target dir")
-            .join("keno-server")
-    });
+    let bin = args
+        .server_bin
+        .clone()
+        .unwrap_or_else(|| server_bin().to_path_buf());
     let tmp = tempfile::tempdir()?;
     let db = args
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite://{}", tmp.path().join("load.sqlite").display()));
-    let add = |role: &str, name: &str, terminal: Option<String>| -> anyhow::Result<String> {
-        let mut cmd = Command::new(&bin);
-        cmd.args([
-            "principal",
-            "add",
-            "--role",
-            role,
-            "--name",
-            name,
-            "--database-url",
-            &db,
-        ]);
-        if let Some(t) = terminal {
-            cmd.args(["--site", "LOAD", "--terminal", &t]);
-        }
-        let out = cmd.output()?;
-        anyhow::ensure!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Ok(String::from_utf8(out.stdout)?
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .to_string())
-    };
-    let run = common_hex();
+    let run = random_hex(4);
     let writers: Vec<String> = (0..args.terminals)
-        .map(|i| add("writer", &format!("LOAD{i}"), Some(format!("{run}-{i}"))))
+        .map(|i| {
+            let terminal = format!("{run}-{i}");
+            let site_terminal = Some(("LOAD", terminal.as_str()));
+            add_principal(&bin, &db, "writer", &format!("LOAD{i}"), site_terminal)
+        })
         .collect::<anyhow::Result<_>>()?;
-    let supervisor = add("supervisor", "LOADSUP", None)?;
+    let supervisor = add_principal(&bin, &db, "supervisor", "LOADSUP", None)?;
 
     anyhow::ensure!(
         args.instances == 1 || db.starts_with("postgres"),
         "several instances need a PostgreSQL database"
     );
+    let log = std::env::var("KENO_LOG").unwrap_or_else(|_| "warn".into());
+    let (interval, workers) = (args.game_interval.to_string(), args.workers.to_string());
     let launch = |i: usize, listen: &str| {
-        Server::start(&bin, &db, listen, args.workers, args.game_interval, i)
+        let instance = format!("load-{i}");
+        let settings = [
+            ["--game-interval", interval.as_str()],
+            ["--reveal-interval", "0"],
+            ["--instance", instance.as_str()],
+            ["--keno-day-start", "00:00"],
+            ["--keno-day-end", "00:00"],
+            ["--workers", workers.as_str()],
+        ];
+        Server::launch(
+            &bin,
+            &db,
+            listen,
+            settings.as_flattened(),
+            &[("KENO_LOG", &log)],
+        )
     };
     // Fixed addresses, so that an instance killed on purpose comes back where terminals look.
     let listens: Vec<String> = (0..args.instances.max(1))
-        .map(|_| free_listen())
-        .collect::<anyhow::Result<_>>()?;
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
     let servers = std::sync::Mutex::new(
         listens
             .iter()
@@ -185,12 +174,6 @@ fn main() -> anyhow::Result<()> {
     result
 }
 
-fn free_listen() -> anyhow::Result<String> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .to_string())
-}
-
 /// Kills the leading instance every `every` until `length` has passed, starts it again, and
 /// prints how long the lead took to move.
 fn chaos(
@@ -201,17 +184,11 @@ fn chaos(
     every: Duration,
     length: Duration,
 ) {
-    #[derive(QueryableByName)]
-    struct S {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        s: String,
-    }
     let started = Instant::now();
-    let mut conn = diesel::PgConnection::establish(db).expect("the database");
-    let mut holder = || -> String {
-        diesel::sql_query("SELECT holder AS s FROM leadership")
-            .get_result::<S>(&mut conn)
-            .map(|r| r.s)
+    let session = Session::open(db).expect("the database");
+    let holder = || -> String {
+        session
+            .try_text("SELECT holder AS s FROM leadership")
             .unwrap_or_default()
     };
     while started.elapsed() + every < length {
@@ -256,29 +233,9 @@ fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> 
         db.starts_with("postgres"),
         "--soak reads a PostgreSQL database"
     );
-    #[derive(QueryableByName)]
-    struct N {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    #[derive(QueryableByName)]
-    struct S {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        s: String,
-    }
-    let conn = std::cell::RefCell::new(diesel::PgConnection::establish(db)?);
-    let query = |sql: &str| -> i64 {
-        diesel::sql_query(sql)
-            .get_result::<N>(&mut *conn.borrow_mut())
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .n
-    };
-    let text = |sql: &str| -> String {
-        diesel::sql_query(sql)
-            .get_result::<S>(&mut *conn.borrow_mut())
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .s
-    };
+    let session = Session::open(db)?;
+    let query = |sql: &str| session.i64(sql);
+    let text = |sql: &str| session.text(sql);
     // Wait for the last game closed in the run to be settled.
     let deadline = Instant::now() + Duration::from_secs(120);
     while query("SELECT COUNT(*) AS n FROM games WHERE state IN ('closed', 'drawing', 'drawn')") > 0
@@ -307,8 +264,7 @@ fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> 
     );
     let epochs = query("SELECT epoch AS n FROM leadership");
     println!("leadership: epoch {epochs} (changes of leader since the database was made)");
-    let bin = bin.to_string_lossy().to_string();
-    let checks = invariants::check_all(&query, &text, &bin, db, sold, &Default::default());
+    let checks = invariants::check_all(&session, bin, sold, &Default::default());
     for c in &checks {
         println!("{c}");
     }
@@ -319,93 +275,13 @@ fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> 
     Ok(())
 }
 
-fn common_hex() -> String {
-    let mut b = [0u8; 4];
-    getrandom::fill(&mut b).expect("OS randomness");
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    fn start(
-        bin: &PathBuf,
-        db: &str,
-        listen: &str,
-        workers: usize,
-        game_interval: f64,
-        index: usize,
-    ) -> anyhow::Result<Server> {
-        let mut child = Command::new(bin)
-            .args(["serve", "--listen", listen, "--database-url", db])
-            .args(["--game-interval", &game_interval.to_string()])
-            .args([
-                "--reveal-interval",
-                "0",
-                "--instance",
-                &format!("load-{index}"),
-            ])
-            .args(["--keno-day-start", "00:00", "--keno-day-end", "00:00"])
-            .args(["--workers", &workers.to_string()])
-            .env(
-                "KENO_LOG",
-                std::env::var("KENO_LOG").unwrap_or_else(|_| "warn".into()),
-            )
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("keno-server listening on ") {
-                    let _ = tx.send(url.to_string());
-                }
-            }
-        });
-        let base = rx.recv_timeout(Duration::from_secs(60))?;
-        let agent = new_agent();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while agent
-            .get(format!("{base}/api/v1/games/current"))
-            .call()?
-            .status()
-            != 200
-        {
-            anyhow::ensure!(Instant::now() < deadline, "no game opened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(Server { child, base })
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn new_agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into()
+    keno_testkit::agent(Some(Duration::from_secs(60)))
 }
 
+/// A sale or a close; status 0 when no answer came (an instance killed).
 fn post(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {
-    match agent
-        .post(url)
-        .header("Authorization", format!("Bearer {token}"))
-        .send_json(body)
-    {
-        Ok(mut r) => {
-            let status = r.status().as_u16();
-            (status, r.body_mut().read_json().unwrap_or(Value::Null))
-        }
-        Err(_) => (0, Value::Null),
-    }
+    try_post(agent, url, token, body).unwrap_or((0, Value::Null))
 }
 
 /// The mix a counter sells: mostly quick picks and standard tickets, some ways and jackpots.
@@ -599,24 +475,7 @@ fn settlement(
         start.elapsed().as_secs_f64()
     );
 
-    let events = agent.get(format!("{base}/api/v1/events")).call()?;
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut kind = String::new();
-        for line in BufReader::new(events.into_body().into_reader())
-            .lines()
-            .map_while(Result::ok)
-        {
-            if let Some(k) = line.strip_prefix("event: ") {
-                kind = k.to_string();
-            } else if let Some(d) = line.strip_prefix("data: ") {
-                let data: Value = serde_json::from_str(d).unwrap_or(Value::Null);
-                if tx.send((kind.clone(), data, Instant::now())).is_err() {
-                    return;
-                }
-            }
-        }
-    });
+    let rx = subscribe_timed(base);
     let (status, game) = post(
         &agent,
         &format!("{base}/api/v1/games/current/close"),

@@ -16,9 +16,9 @@ use crate::auth::Role;
 pub struct Cli {
     /// Without a command: `serve`.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     #[command(flatten)]
-    pub serve: ServeArgs,
+    pub(crate) serve: ServeArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,39 +1,5 @@
-//! `keno-server`: the central Keno computer (rule 3.1).
-
-mod api;
-mod audit;
-mod auth;
-mod ball_draw;
-mod bonus;
-mod claims;
-mod cli;
-mod clock;
-mod db;
-mod device;
-mod display;
-mod error;
-mod events;
-mod failure;
-mod faults;
-mod games;
-mod invalidation;
-mod jackpots;
-mod keno_day;
-mod leader;
-mod rate_limit;
-mod rng_check;
-mod rng_cmd;
-mod rule_sets;
-mod rules_cmd;
-mod schedules;
-mod serve;
-mod set_bets;
-mod settlement;
-mod special3;
-mod state;
-mod store;
-mod tickets;
-mod vouchers;
+//! `keno-server`: the central Keno computer (rule 3.1). The program is the library
+//! (`lib.rs`); this sets up logging and hands it the parsed command line.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -49,44 +15,5 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let cli = cli::Cli::parse();
-    let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
-        cli::Command::Rules(rules) => rules_cmd::run(rules),
-        cli::Command::Device(cmd) => device::run(cmd),
-        cli::Command::Audit(cmd) => audit::run(cmd),
-        cli::Command::Rng(cmd) => rng_cmd::run(cmd),
-        cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
-        cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
-        cli::Command::Openapi => {
-            print!("{}", api::openapi_json());
-            Ok(ExitCode::SUCCESS)
-        }
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("keno-server: {e:#}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
-    let cli::PrincipalCommand::Add {
-        role,
-        name,
-        site,
-        terminal,
-        database_url,
-    } = cmd;
-    let db = db::Db::open(&database_url, 1)?;
-    let mut conn = db.conn()?;
-    let (id, token) =
-        auth::add_principal(&mut conn, role, &name, site.as_deref(), terminal.as_deref())?;
-    println!(
-        "added {} {name:?} (id {id}); its token, shown once:",
-        role.as_str()
-    );
-    println!("{token}");
-    Ok(())
+    keno_server::run(keno_server::Cli::parse())
 }

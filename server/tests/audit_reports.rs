@@ -3,14 +3,12 @@
 //! invalidates a game; then `keno-server audit export`, `report` and `exceptions` read the same
 //! database and must agree with what the API says.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{sale, world, TestDb, World, BALL_DEVICE, MANUAL_CLOCK};
 use keno_core::money::Dollars;
+use keno_testkit::{on_both_backends, sale, world, TestDb, World, BALL_DEVICE, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(

@@ -3,11 +3,11 @@
 //! `keno-server audit verify` must find it (vouchers and their spends included), and the trail
 //! itself refuses to be edited.
 
-mod common;
-
 use std::process::Command;
 
-use common::{rfc3339_in, sale, special3_rules, world, TestDb, MANUAL_CLOCK};
+use keno_testkit::{
+    on_both_backends, rfc3339_in, sale, special3_rules, world, TestDb, MANUAL_CLOCK,
+};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -221,10 +221,10 @@ fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
         .try_execute("DELETE FROM audit_log WHERE seq = 3")
         .is_err());
     match db.backend {
-        common::Backend::Sqlite => {
+        keno_testkit::Backend::Sqlite => {
             db.execute("DROP TRIGGER audit_log_no_update");
         }
-        common::Backend::Postgres => {
+        keno_testkit::Backend::Postgres => {
             db.execute("DROP TRIGGER audit_log_no_change ON audit_log");
         }
     }

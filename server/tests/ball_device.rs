@@ -2,9 +2,7 @@
 //! ball committed before it is shown, bad balls refused with nothing stored, the 20th ball
 //! drawing and settling the game, and a restart mid-draw that goes on from the last ball.
 
-mod common;
-
-use common::{sale, world, Server, TestDb, BALL_DEVICE};
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb, BALL_DEVICE};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -22,7 +20,7 @@ fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
     )
 }
 
-fn close(w: &common::World) -> i64 {
+fn close(w: &keno_testkit::World) -> i64 {
     let (status, game) = w
         .server
         .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);

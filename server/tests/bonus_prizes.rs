@@ -2,11 +2,9 @@
 //! offered only once an inspector has recorded the regulator's approval, fixed for a game when
 //! it opens, paid on top of the schedule at settlement, and no longer offered once withdrawn.
 
-mod common;
-
 use std::process::Command;
 
-use common::{sale, world, TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(a_bonus_is_offered_once_approved_and_paid_on_top_of_the_schedule);

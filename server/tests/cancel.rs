@@ -1,8 +1,6 @@
 //! Cancelling tickets under rule 8, over real HTTP on SQLite and PostgreSQL (issue 4).
 
-mod common;
-
-use common::{sale, world, TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -12,7 +10,7 @@ on_both_backends!(
     rule_8_3_not_on_a_later_keno_day,
 );
 
-fn cancel(w: &common::World, serial: &str) -> (u16, Value) {
+fn cancel(w: &keno_testkit::World, serial: &str) -> (u16, Value) {
     w.server.post(
         &w.writer,
         &format!("/api/v1/tickets/{serial}/cancel"),

@@ -3,11 +3,9 @@
 //! by cheque, once; a rejected claim; a claim racing a terminal payment; prizes unclaimed for
 //! 12 months moved to a jackpot pool and still recoverable by claim.
 
-mod common;
-
 use std::process::Command;
 
-use common::{sale, world, TestDb, World, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -108,7 +106,7 @@ fn year_and_a_month_before(day: &str) -> String {
 }
 
 /// The ticket's view and its public check show no prize payable at a terminal, and why.
-fn assert_not_payable_at_a_terminal(s: &common::Server, writer: &str, serial: &str) {
+fn assert_not_payable_at_a_terminal(s: &keno_testkit::Server, writer: &str, serial: &str) {
     let (_, d) = s.get_as(writer, &format!("/api/v1/tickets/{serial}"));
     assert_eq!(
         (d["payable_cents"].as_u64(), d["not_payable"].as_str()),
@@ -650,7 +648,7 @@ fn rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them(d
     assert_eq!(moved["total_cents"], owed_total);
 }
 
-fn pool(s: &common::Server, spots: u64) -> i64 {
+fn pool(s: &keno_testkit::Server, spots: u64) -> i64 {
     s.get("/api/v1/jackpots")
         .1
         .as_array()

@@ -5,12 +5,10 @@
 //! shows a ticket's catches and prize and plain words for wrong serials and for guessing.
 //! The pages do not depend on the database, so these run on SQLite only.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::browser::{keep_screenshot, Browser};
-use common::{free_port, sale, Backend, Server, TestDb};
+use keno_testkit::browser::{keep_screenshot, Browser};
+use keno_testkit::{free_port, sale, Backend, Server, TestDb};
 use serde_json::{json, Value};
 
 /// Games closed by hand; numbers revealed 0.5 s apart, so the page can be watched filling in
@@ -210,7 +208,7 @@ fn a_player_checks_a_ticket_and_guessing_is_slowed() {
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
     let supervisor = db.principal("supervisor", "SUPER", None);
-    let args: Vec<&str> = common::MANUAL_CLOCK
+    let args: Vec<&str> = keno_testkit::MANUAL_CLOCK
         .iter()
         .copied()
         .chain(["--check-rate", "1"])

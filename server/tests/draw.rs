@@ -2,11 +2,9 @@
 //! killed mid-draw continues from the last committed number (rule 10.3), and the event stream
 //! shows the close and each number as committed (rules 9.3, 9.4, 10.1).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{sale, world, Server, TestDb};
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -96,8 +94,8 @@ fn rule_10_3_a_restarted_server_continues_the_draw_from_the_last_committed_numbe
 }
 
 fn events_announce_the_close_then_each_number_then_the_result(db: TestDb) {
-    let w = world(&db, common::MANUAL_CLOCK);
-    let events = common::subscribe(&w.server);
+    let w = world(&db, keno_testkit::MANUAL_CLOCK);
+    let events = keno_testkit::subscribe(&w.server);
     w.server.sell(
         &w.writer,
         sale(

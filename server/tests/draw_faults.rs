@@ -3,11 +3,11 @@
 //! injects each fault; supervisors and inspectors act through the console (`keno-server device
 //! console`); the draw record shows who did what, when and why.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::{free_port, sale, world, Program, Server, TestDb, World, BALL_DEVICE};
+use keno_testkit::{
+    free_port, on_both_backends, sale, world, Program, Server, TestDb, World, BALL_DEVICE,
+};
 use serde_json::{json, Value};
 
 on_both_backends!(

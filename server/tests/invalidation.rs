@@ -1,9 +1,7 @@
 //! Invalidating a game (rule 17.3, general rule 18) over real HTTP, on SQLite and PostgreSQL
 //! (issue 6): every wager refunded, the game pays nothing, who and why recorded.
 
-mod common;
-
-use common::{sale, world, TestDb, BALL_DEVICE, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, BALL_DEVICE, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -13,7 +11,7 @@ on_both_backends!(
     rule_17_3_a_ticket_whose_every_game_is_invalidated_gets_back_exactly_its_total,
 );
 
-fn invalidate(w: &common::World, game: i64, reason: &str) -> (u16, Value) {
+fn invalidate(w: &keno_testkit::World, game: i64, reason: &str) -> (u16, Value) {
     w.server.post(
         &w.supervisor,
         &format!("/api/v1/games/{game}/invalidate"),

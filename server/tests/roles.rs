@@ -8,12 +8,10 @@
 //! anything but 401 and 403 (a 400 for the empty body, a 404 for the placeholder id are fine).
 //! Public endpoints ignore tokens, good or bad.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::{TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(every_endpoint_admits_its_roles_and_refuses_the_rest);
@@ -231,11 +229,11 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
     });
     callers.push(Caller {
         name: "bad token",
-        token: Some(common::random_hex(32)),
+        token: Some(keno_testkit::random_hex(32)),
     });
     // Every protected row is also called with a bad token: more than the default burst of
     // failures from one address.
-    let server = common::Server::start(
+    let server = keno_testkit::Server::start(
         &db,
         &[MANUAL_CLOCK, &["--auth-failure-burst", "1000"]].concat(),
     );

@@ -1,12 +1,10 @@
 //! What a restart changes and what it must not, on SQLite and PostgreSQL (issue 4).
 
-mod common;
-
 use std::process::Command;
 
 use chrono::{Duration, Local};
-use common::{sale, world, Server, TestDb, MANUAL_CLOCK};
 use keno_core::rules::ACT_1992_TOML;
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(

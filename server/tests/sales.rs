@@ -1,11 +1,9 @@
 //! Selling tickets over real HTTP, on SQLite and PostgreSQL (issue 4).
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{sale, world, TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(

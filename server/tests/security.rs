@@ -2,9 +2,7 @@
 //! and an address that presents bad ones is refused after a burst (429
 //! `too_many_auth_failures`) without slowing the good tokens already at work.
 
-mod common;
-
-use common::{Server, TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, Server, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -21,7 +19,7 @@ fn tokens_never_reach_the_logs(db: TestDb) {
     // Good tokens: a sale, a refused role, a read, a bad body.
     let ticket = s.sell(
         &writer,
-        common::sale(
+        keno_testkit::sale(
             "log-1",
             json!({"type": "standard", "spots": [1, 2]}),
             "standard",
@@ -47,7 +45,7 @@ fn tokens_never_reach_the_logs(db: TestDb) {
         400
     );
     // Bad tokens: unknown, one character off a good one, in a malformed header.
-    let unknown = common::random_hex(32);
+    let unknown = keno_testkit::random_hex(32);
     let mut near_miss = writer.clone();
     let last = near_miss.pop().unwrap();
     near_miss.push(if last == '0' { '1' } else { '0' });
@@ -115,23 +113,23 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
     // The writer is at work (its token has worked today); the auditor has not signed on yet.
     assert_eq!(s.get_as(&writer, "/api/v1/principals/me").0, 200);
     for _ in 0..3 {
-        let (status, e) = s.get_as(&common::random_hex(32), "/api/v1/principals/me");
+        let (status, e) = s.get_as(&keno_testkit::random_hex(32), "/api/v1/principals/me");
         assert_eq!((status, e["error"].as_str()), (401, Some("unauthorized")));
     }
     // The burst is spent: a guess is not even looked up.
-    let (status, e) = s.get_as(&common::random_hex(32), "/api/v1/principals/me");
+    let (status, e) = s.get_as(&keno_testkit::random_hex(32), "/api/v1/principals/me");
     assert_eq!(
         (status, e["error"].as_str()),
         (429, Some("too_many_auth_failures")),
         "{e}"
     );
-    let (status, e) = s.post(&common::random_hex(32), "/api/v1/tickets", json!({}));
+    let (status, e) = s.post(&keno_testkit::random_hex(32), "/api/v1/tickets", json!({}));
     assert_eq!(
         (status, e["error"].as_str()),
         (429, Some("too_many_auth_failures"))
     );
     // How long to wait is in the header too, for clients that back off by themselves.
-    let guess = format!("Bearer {}", common::random_hex(32));
+    let guess = format!("Bearer {}", keno_testkit::random_hex(32));
     let refused = s.get_with("/api/v1/principals/me", &[("Authorization", &guess)]);
     assert_eq!(refused.status().as_u16(), 429);
     let wait: u64 = refused
@@ -150,7 +148,7 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
     std::thread::sleep(std::time::Duration::from_secs(11));
     s.sell(
         &writer,
-        common::sale(
+        keno_testkit::sale(
             "burst-1",
             json!({"type": "standard", "spots": [3]}),
             "standard",
@@ -163,7 +161,7 @@ fn bad_tokens_are_refused_after_a_burst(db: TestDb) {
     let (status, e) = s.get("/api/v1/claims");
     assert_eq!((status, e["error"].as_str()), (401, Some("unauthorized")));
     // X-Forwarded-For is not trusted by default: naming another address changes nothing.
-    let guess = format!("Bearer {}", common::random_hex(32));
+    let guess = format!("Bearer {}", keno_testkit::random_hex(32));
     let status = s
         .get_with(
             "/api/v1/principals/me",
@@ -192,7 +190,7 @@ fn behind_a_proxy_the_forwarded_address_is_limited(db: TestDb) {
         .concat(),
     );
     let from = |forwarded: &str| {
-        let guess = format!("Bearer {}", common::random_hex(32));
+        let guess = format!("Bearer {}", keno_testkit::random_hex(32));
         // What the client wrote, then what the proxy saw: only the last counts.
         s.get_with(
             "/api/v1/principals/me",

@@ -1,12 +1,12 @@
 //! Set bets (rule 6.3(h)) and the regulator's approval of Special 3 (rule 18.4), over real HTTP
 //! on SQLite and PostgreSQL (issue 8).
 
-mod common;
-
 use std::collections::HashSet;
 use std::process::Command;
 
-use common::{rfc3339_in, sale, special3_rules, world, Server, TestDb, World, MANUAL_CLOCK};
+use keno_testkit::{
+    on_both_backends, rfc3339_in, sale, special3_rules, world, Server, TestDb, World, MANUAL_CLOCK,
+};
 use serde_json::{json, Value};
 
 on_both_backends!(

@@ -6,10 +6,8 @@
 //! needs bigger prizes it runs the server with an operator's rule set (`--rules`), as a casino
 //! would for a promotion.
 
-mod common;
-
-use common::{sale, world, Server, TestDb, World, MANUAL_CLOCK};
 use keno_core::rules::ACT_1992_TOML;
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(

@@ -5,12 +5,10 @@
 //! sale with the change returned as a voucher. After each scenario `keno-server audit verify`
 //! finds every voucher, spend and cash-out on the audit trail.
 
-mod common;
-
 use std::process::Command;
 
-use common::{sale, world, Server, TestDb, World, MANUAL_CLOCK};
 use keno_core::rules::ACT_1992_TOML;
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(

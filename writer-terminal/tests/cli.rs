@@ -2,162 +2,21 @@
 //! bet type from the command line, a network failure during a sale that does not sell twice,
 //! pay and cancel.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use keno_testkit::{sale, world, Backend, Server, TestDb, MANUAL_CLOCK};
 use serde_json::Value;
-
-/// The server binary, built beside this one by `cargo test --workspace`.
-fn server_bin() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_writer-terminal"))
-        .with_file_name(format!("keno-server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build -p keno-server` (cargo test --workspace builds it)",
-        bin.display()
-    );
-    bin
-}
-
-struct Server {
-    child: Child,
-    base: String,
-    db: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let db = format!("sqlite://{}", dir.path().join("keno.sqlite").display());
-        let mut child = Command::new(server_bin())
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &db])
-            .args([
-                "--game-interval",
-                "3600",
-                "--reveal-interval",
-                "0",
-                "--keno-day-start",
-                "00:00",
-                "--keno-day-end",
-                "00:00",
-            ])
-            .env("KENO_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("keno-server listening on ") {
-                    let _ = tx.send(url.to_string());
-                }
-            }
-        });
-        let base = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        let server = Server {
-            child,
-            base,
-            db,
-            _dir: dir,
-        };
-        let start = Instant::now();
-        while http(&server.base, "GET", "/api/v1/games/current", None).0 != 200 {
-            assert!(start.elapsed() < Duration::from_secs(30));
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        server
-    }
-
-    /// The writer JULIE at terminal 03 of site 735624, as on Diagram C.
-    fn writer(&self) -> String {
-        self.principal(&[
-            "--role",
-            "writer",
-            "--name",
-            "JULIE",
-            "--site",
-            "735624",
-            "--terminal",
-            "03",
-        ])
-    }
-
-    fn principal(&self, args: &[&str]) -> String {
-        let out = Command::new(server_bin())
-            .args(["principal", "add", "--database-url", &self.db])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap()
-            .trim()
-            .to_string()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http(base: &str, method: &str, path: &str, token: Option<&str>) -> (u16, Value) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let url = format!("{base}{path}");
-    let auth = format!("Bearer {}", token.unwrap_or(""));
-    let mut r = match method {
-        "POST" => agent
-            .post(&url)
-            .header("Authorization", &auth)
-            .send_empty()
-            .unwrap(),
-        _ => agent
-            .get(&url)
-            .header("Authorization", &auth)
-            .call()
-            .unwrap(),
-    };
-    let status = r.status().as_u16();
-    (status, r.body_mut().read_json().unwrap_or(Value::Null))
-}
-
-/// A POST with a JSON body, as a supervisor's console would send it.
-fn post_json(base: &str, path: &str, token: &str, body: Value) -> (u16, Value) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut r = agent
-        .post(format!("{base}{path}"))
-        .header("Authorization", format!("Bearer {token}"))
-        .send_json(body)
-        .unwrap();
-    let status = r.status().as_u16();
-    (status, r.body_mut().read_json().unwrap_or(Value::Null))
-}
 
 /// A supervisor adds "Lucky Corners" to the catalogue of set bets: three groups of three, played
 /// two at a time and all together (4 ways), $1 a way suggested. Returns its id.
-fn lucky_corners(s: &Server) -> i64 {
-    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUPER"]);
-    let (status, set) = post_json(
-        &s.base,
+fn lucky_corners(s: &Server, supervisor: &str) -> i64 {
+    let (status, set) = s.post(
+        supervisor,
         "/api/v1/set-bets",
-        &supervisor,
         serde_json::json!({"name": "Lucky Corners", "groups": [[1, 2, 3], [10, 20, 30], [71, 72, 73]],
                            "combine": [2, 3], "amount_per_way_cents": 100}),
     );
@@ -192,8 +51,9 @@ fn json_out(out: &Output) -> Value {
 
 #[test]
 fn every_bet_type_sells_from_the_command_line_and_prints_its_receipt() {
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     let sell = |args: &[&str]| {
         let mut all = vec!["--json", "sell"];
@@ -344,8 +204,9 @@ fn flaky_proxy(server: &str) -> String {
 
 #[test]
 fn a_network_failure_during_a_sale_does_not_sell_twice() {
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     let proxy = flaky_proxy(&s.base);
     let out = terminal(
@@ -364,9 +225,7 @@ fn a_network_failure_during_a_sale_does_not_sell_twice() {
         text.contains("SOLD (found on retry: one ticket, not two)"),
         "{text}"
     );
-    let current = http(&s.base, "GET", "/api/v1/games/current", None).1["number"]
-        .as_i64()
-        .unwrap();
+    let current = s.get("/api/v1/games/current").1["number"].as_i64().unwrap();
     // Exactly one ticket was sold: the terminal's next ticket number is 2.
     let next = json_out(&terminal(
         &s.base,
@@ -398,9 +257,9 @@ fn a_network_failure_during_a_sale_does_not_sell_twice() {
 
 #[test]
 fn pay_and_cancel_from_the_command_line() {
-    let s = Server::start();
-    let token = s.writer();
-    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
     let state = tempfile::tempdir().unwrap();
     // One 1-spot ticket on each number: 20 of them win $3 in any game.
     let serials: Vec<String> = (1..=80)
@@ -432,23 +291,8 @@ fn pay_and_cancel_from_the_command_line() {
         "{slip}"
     );
 
-    let (status, game) = http(
-        &s.base,
-        "POST",
-        "/api/v1/games/current/close",
-        Some(&supervisor),
-    );
-    assert_eq!(status, 200);
+    let game = s.close_and_settle(&supervisor);
     let number = game["number"].as_i64().unwrap();
-    let start = Instant::now();
-    let game = loop {
-        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
-        if g["state"] == "settled" {
-            break g;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(20));
-    };
     let winner = &serials[game["drawn"][0].as_u64().unwrap() as usize - 1];
     let out = terminal(&s.base, &token, state.path(), &["check", winner]);
     let check = String::from_utf8_lossy(&out.stdout);
@@ -682,8 +526,9 @@ fn way_sale(base: &str, token: &str, state: &std::path::Path, print: &str) -> Va
 
 #[test]
 fn escpos_receipt_to_a_file_has_every_field_of_diagram_c() {
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     let path = state.path().join("printer.bin");
     let ticket = way_sale(
@@ -697,8 +542,9 @@ fn escpos_receipt_to_a_file_has_every_field_of_diagram_c() {
 
 #[test]
 fn escpos_receipt_to_a_network_printer_on_tcp() {
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     // A listener on 127.0.0.1 stands in for a printer on port 9100.
     let printer = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -769,8 +615,9 @@ fn pdf_receipt_renders_to_an_image() {
         eprintln!("skipped: pdftoppm (poppler-utils) is not installed");
         return;
     };
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     let pdf = state.path().join("receipt.pdf");
     way_sale(
@@ -875,8 +722,9 @@ impl Drop for Tmux {
 
 #[test]
 fn set_bets_are_listed_and_sold_from_the_command_line() {
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
     let state = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| terminal(&s.base, &token, state.path(), args);
     let out = run(&["sets"]);
@@ -885,7 +733,7 @@ fn set_bets_are_listed_and_sold_from_the_command_line() {
         String::from_utf8(out.stdout).unwrap(),
         "NO SET BETS ON SALE\n"
     );
-    let id = lucky_corners(&s);
+    let id = lucky_corners(&s, &supervisor);
     let set = id.to_string();
 
     // The catalogue, for people and for scripts.
@@ -1001,8 +849,9 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
-    let s = Server::start();
-    let token = s.writer();
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
     let state = tempfile::tempdir().unwrap();
     let session = format!("keno-counter-{}", std::process::id());
     let cmd = format!(
@@ -1047,13 +896,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     .unwrap();
     let serial = sold["serial"].as_str().unwrap().to_string();
     assert_eq!(
-        http(
-            &s.base,
-            "GET",
-            &format!("/api/v1/tickets/{serial}"),
-            Some(&token)
-        )
-        .0,
+        s.get_as(&token, &format!("/api/v1/tickets/{serial}")).0,
         200
     );
 
@@ -1074,12 +917,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.wait_for(&format!("CANCEL ticket {serial}? ENTER to confirm"));
     t.key("Enter");
     t.wait_for("CANCELLED 1 game(s): REFUND $3.00");
-    let (_, ticket) = http(
-        &s.base,
-        "GET",
-        &format!("/api/v1/tickets/{serial}"),
-        Some(&token),
-    );
+    let (_, ticket) = s.get_as(&token, &format!("/api/v1/tickets/{serial}"));
     assert_eq!(ticket["status"], "cancelled");
     // Replay sells the same selections again.
     t.keys("r");
@@ -1105,7 +943,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.wait_for(&format!("VOUCHER {code} PAYS $2.00 ($3.00 LEFT ON IT)"));
 
     // Set bets: the catalogue, then a set with random numbers at the set's amount.
-    let id = lucky_corners(&s);
+    let id = lucky_corners(&s, &supervisor);
     t.keys("sets");
     t.wait_for(&format!("SET {id}    Lucky Corners"));
     t.keys(&format!("set {id} r"));
@@ -1158,32 +996,17 @@ fn a_sale_whose_answer_never_comes_is_reported_as_not_confirmed() {
 }
 
 /// Sells a ticket over HTTP (quicker than the terminal when a test needs many); its serial.
-fn sell_http(base: &str, token: &str, request_id: &str, number: u8) -> String {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut r = agent
-        .post(format!("{base}/api/v1/tickets"))
-        .header("Authorization", format!("Bearer {token}"))
-        .send_json(serde_json::json!({
-            "request_id": request_id,
-            "bet": {"type": "standard", "spots": [number]},
-            "schedule": "standard",
-            "amount_per_way_cents": 100,
-            "games": 1,
-        }))
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 201);
-    let t: Value = r.body_mut().read_json().unwrap();
+fn sell_http(s: &Server, token: &str, request_id: &str, number: u8) -> String {
+    let bet = serde_json::json!({"type": "standard", "spots": [number]});
+    let t = s.sell(token, sale(request_id, bet, "standard", 100, 1));
     t["serial"].as_str().unwrap().to_string()
 }
 
 #[test]
 fn vouchers_from_the_command_line() {
-    let s = Server::start();
-    let token = s.writer();
-    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
     let state = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| terminal(&s.base, &token, state.path(), args);
 
@@ -1319,25 +1142,9 @@ fn vouchers_from_the_command_line() {
 
     // A winning ticket paid as a voucher, and one tendered for a sale.
     let serials: Vec<String> = (1..=80)
-        .map(|n| sell_http(&s.base, &token, &format!("cover-{n}"), n))
+        .map(|n| sell_http(&s, &token, &format!("cover-{n}"), n))
         .collect();
-    let (status, game) = http(
-        &s.base,
-        "POST",
-        "/api/v1/games/current/close",
-        Some(&supervisor),
-    );
-    assert_eq!(status, 200);
-    let number = game["number"].as_i64().unwrap();
-    let start = Instant::now();
-    let game = loop {
-        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
-        if g["state"] == "settled" {
-            break g;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let game = s.close_and_settle(&supervisor);
     let winner = |i: usize| serials[game["drawn"][i].as_u64().unwrap() as usize - 1].clone();
     let v = json_out(&run(&["--json", "pay", &winner(0), "--voucher"]));
     assert_eq!(
@@ -1414,9 +1221,9 @@ fn vouchers_from_the_command_line() {
 
 #[test]
 fn a_lost_ticket_claim_is_filed_shown_and_printed_from_the_command_line() {
-    let s = Server::start();
-    let token = s.writer();
-    let supervisor = s.principal(&["--role", "supervisor", "--name", "SUP"]);
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
     let state = tempfile::tempdir().unwrap();
     // 1-spot tickets on 1..=40: a draw misses them all about once in 25 million.
     let serials: Vec<String> = (1..=40)
@@ -1432,34 +1239,12 @@ fn a_lost_ticket_claim_is_filed_shown_and_printed_from_the_command_line() {
                 .to_string()
         })
         .collect();
-    let (_, game) = http(
-        &s.base,
-        "POST",
-        "/api/v1/games/current/close",
-        Some(&supervisor),
-    );
+    let game = s.close_and_settle(&supervisor);
     let number = game["number"].as_i64().unwrap();
-    let start = Instant::now();
-    let game = loop {
-        let (_, g) = http(&s.base, "GET", &format!("/api/v1/games/{number}"), None);
-        if g["state"] == "settled" {
-            break g;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(20));
-    };
     let winner = serials
         .iter()
         .find(|s2| {
-            http(
-                &s.base,
-                "GET",
-                &format!("/api/v1/tickets/{s2}"),
-                Some(&token),
-            )
-            .1["payable_cents"]
-                .as_i64()
-                > Some(0)
+            s.get_as(&token, &format!("/api/v1/tickets/{s2}")).1["payable_cents"].as_i64() > Some(0)
         })
         .unwrap()
         .clone();

@@ -35,7 +35,7 @@ impl Browser {
             eprintln!("skipped: no {CHROMEDRIVER} (apt-get install chromium chromium-driver)");
             return None;
         }
-        let port = super::free_port();
+        let port = crate::free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())

@@ -1,12 +1,13 @@
 //! The invariants of a run, read from its PostgreSQL database after the fact: shared by the
-//! fault harness (`faults.rs`), which asserts them, and the soak run (`loadgen --soak`), which
-//! prints them.
-
-#![allow(dead_code)] // each user reads part of a check
+//! fault harness (`tests/faults.rs`), which asserts them, and the soak run (`loadgen --soak`),
+//! which prints them.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 use std::process::Command;
+
+use crate::Session;
 
 /// One invariant and, when it does not hold, why.
 #[derive(Debug)]
@@ -31,17 +32,17 @@ fn check(name: &'static str, holds: bool, why: impl FnOnce() -> String) -> Check
     }
 }
 
-/// Checks every invariant. `query` and `text` run SQL returning one `n` (bigint) or `s`
-/// (text); `sold` are the serials answered 201 to the clients; `seen` the numbers of a game
-/// read before a fault.
+/// Checks every invariant of the database `db` is on; `server_bin` runs `audit verify` on it.
+/// `sold` are the serials answered 201 to the clients; `seen` the numbers of a game read before
+/// a fault.
 pub fn check_all(
-    query: &dyn Fn(&str) -> i64,
-    text: &dyn Fn(&str) -> String,
-    server_bin: &str,
-    database_url: &str,
+    db: &Session,
+    server_bin: &Path,
     sold: &[String],
     seen: &BTreeMap<i64, Vec<i64>>,
 ) -> Vec<Check> {
+    let query = |sql: &str| db.i64(sql);
+    let text = |sql: &str| db.text(sql);
     let mut checks = Vec::new();
     // No committed ticket lost, none sold twice for one request.
     let missing = if sold.is_empty() {
@@ -187,7 +188,7 @@ pub fn check_all(
     );
     // Every settled ticket settled again from the record; the audit trail unbroken.
     let out = Command::new(server_bin)
-        .args(["audit", "verify", "--database-url", database_url])
+        .args(["audit", "verify", "--database-url", db.url()])
         .output()
         .expect("keno-server audit verify runs");
     checks.push(check(

@@ -1,0 +1,90 @@
+//! `keno-server`: the central Keno computer (rule 3.1), as a library: every module, and
+//! [`run`], which carries out a parsed command line. The `keno-server` binary (`main.rs`) only
+//! sets up logging, parses its arguments into a [`Cli`] and calls [`run`].
+//!
+//! Nothing else is public: the tests and tools drive the server as a process (the command line
+//! and HTTP), and the modules stay crate-private so that the compiler still reports code
+//! nothing uses.
+
+mod api;
+mod audit;
+mod auth;
+mod ball_draw;
+mod bonus;
+mod claims;
+mod cli;
+mod clock;
+mod db;
+mod device;
+mod display;
+mod error;
+mod events;
+mod failure;
+mod faults;
+mod games;
+mod invalidation;
+mod jackpots;
+mod keno_day;
+mod leader;
+mod rate_limit;
+mod rng_check;
+mod rng_cmd;
+mod rule_sets;
+mod rules_cmd;
+mod schedules;
+mod serve;
+mod set_bets;
+mod settlement;
+mod special3;
+mod state;
+mod store;
+mod tickets;
+mod vouchers;
+
+use std::process::ExitCode;
+
+pub use cli::Cli;
+
+/// Carries out a command (`serve` when none is given); the exit code is the process's: 0, or
+/// a command's own (`rules check`, `audit verify`, `rng test`), or 2 after printing an error.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
+        cli::Command::Rules(rules) => rules_cmd::run(rules),
+        cli::Command::Device(cmd) => device::run(cmd),
+        cli::Command::Audit(cmd) => audit::run(cmd),
+        cli::Command::Rng(cmd) => rng_cmd::run(cmd),
+        cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
+        cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
+        cli::Command::Openapi => {
+            print!("{}", api::openapi_json());
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("keno-server: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
+    let cli::PrincipalCommand::Add {
+        role,
+        name,
+        site,
+        terminal,
+        database_url,
+    } = cmd;
+    let db = db::Db::open(&database_url, 1)?;
+    let mut conn = db.conn()?;
+    let (id, token) =
+        auth::add_principal(&mut conn, role, &name, site.as_deref(), terminal.as_deref())?;
+    println!(
+        "added {} {name:?} (id {id}); its token, shown once:",
+        role.as_str()
+    );
+    println!("{token}");
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! A database of a test's own, on either backend, and direct SQL on it.
+
+use std::sync::Mutex;
+
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::query_builder::SqlQuery;
+use diesel::sqlite::Sqlite;
+
+use crate::server::{add_principal, server_bin};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A database of its own for one test.
+pub struct TestDb {
+    pub backend: Backend,
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    pg: Option<(String, String)>,
+}
+
+impl TestDb {
+    /// `None` when PostgreSQL is not configured and this is not CI.
+    pub fn new(backend: Backend) -> Option<TestDb> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().unwrap();
+                let url = format!("sqlite://{}", dir.path().join("keno.sqlite").display());
+                Some(TestDb {
+                    backend,
+                    url,
+                    _dir: Some(dir),
+                    pg: None,
+                })
+            }
+            Backend::Postgres => {
+                let admin = match std::env::var("KENO_TEST_POSTGRES_URL") {
+                    Ok(url) => url,
+                    Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                        panic!("CI=true: KENO_TEST_POSTGRES_URL must name the PostgreSQL server")
+                    }
+                    Err(_) => {
+                        eprintln!(
+                            "skipped: set KENO_TEST_POSTGRES_URL to run the PostgreSQL tests"
+                        );
+                        return None;
+                    }
+                };
+                let name = format!("keno_test_{}", crate::random_hex(8));
+                let mut conn = PgConnection::establish(&admin).expect("PostgreSQL reachable");
+                diesel::sql_query(format!("CREATE DATABASE {name}"))
+                    .execute(&mut conn)
+                    .unwrap();
+                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+                Some(TestDb {
+                    backend,
+                    url: format!("{base}/{name}"),
+                    _dir: None,
+                    pg: Some((admin.clone(), name)),
+                })
+            }
+        }
+    }
+
+    /// Adds a principal through the real command line; returns its token.
+    pub fn principal(&self, role: &str, name: &str, site_terminal: Option<(&str, &str)>) -> String {
+        add_principal(server_bin(), &self.url, role, name, site_terminal)
+            .unwrap_or_else(|e| panic!("{e:#}"))
+    }
+
+    /// A session of its own on the database, for many queries.
+    pub fn session(&self) -> Session {
+        Session::open(&self.url).unwrap_or_else(|e| panic!("{}: {e}", self.url))
+    }
+
+    /// A number from SQL (`SELECT ... AS n`), read directly from the database.
+    pub fn query_i64(&self, sql: &str) -> i64 {
+        self.session().i64(sql)
+    }
+
+    /// Runs SQL directly on the database, as an auditor's or a test's hand would.
+    pub fn execute(&self, sql: &str) -> usize {
+        self.try_execute(sql).unwrap()
+    }
+
+    /// As [`TestDb::execute`], for statements the database may refuse.
+    pub fn try_execute(&self, sql: &str) -> diesel::QueryResult<usize> {
+        self.session().execute(sql)
+    }
+
+    /// One text value from SQL (`SELECT ... AS s`).
+    pub fn query_text(&self, sql: &str) -> String {
+        self.session().text(sql)
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = &self.pg {
+            if let Ok(mut conn) = PgConnection::establish(admin) {
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn);
+            }
+        }
+    }
+}
+
+/// One connection to a database (`sqlite://FILE` or `postgres://...`), kept for many queries:
+/// a harness polling PostgreSQL with a new session each time would churn through its sessions.
+/// Shared between threads; one query at a time.
+pub struct Session {
+    url: String,
+    conn: Mutex<Conn>,
+}
+
+enum Conn {
+    Sqlite(SqliteConnection),
+    Postgres(PgConnection),
+}
+
+#[derive(QueryableByName)]
+struct N {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct S {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    s: String,
+}
+
+impl Session {
+    pub fn open(url: &str) -> ConnectionResult<Session> {
+        let conn = match url.strip_prefix("sqlite://") {
+            Some(path) => Conn::Sqlite(SqliteConnection::establish(path)?),
+            None => Conn::Postgres(PgConnection::establish(url)?),
+        };
+        Ok(Session {
+            url: url.to_string(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    /// The database's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A number from SQL (`SELECT ... AS n`, a bigint); panics with the SQL on an error.
+    pub fn i64(&self, sql: &str) -> i64 {
+        self.row::<N>(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .n
+    }
+
+    /// One text value from SQL (`SELECT ... AS s`); panics with the SQL on an error.
+    pub fn text(&self, sql: &str) -> String {
+        self.try_text(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    /// As [`Session::text`], for a query that may fail or find no row.
+    pub fn try_text(&self, sql: &str) -> diesel::QueryResult<String> {
+        self.row::<S>(sql).map(|r| r.s)
+    }
+
+    /// Runs a statement; the rows it changed.
+    pub fn execute(&self, sql: &str) -> diesel::QueryResult<usize> {
+        match &mut *self.lock() {
+            Conn::Sqlite(conn) => diesel::sql_query(sql).execute(conn),
+            Conn::Postgres(conn) => diesel::sql_query(sql).execute(conn),
+        }
+    }
+
+    /// The first row of a query.
+    fn row<T>(&self, sql: &str) -> diesel::QueryResult<T>
+    where
+        T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
+        SqlQuery: for<'a> diesel::query_dsl::LoadQuery<'a, SqliteConnection, T>
+            + for<'a> diesel::query_dsl::LoadQuery<'a, PgConnection, T>,
+    {
+        match &mut *self.lock() {
+            Conn::Sqlite(conn) => diesel::sql_query(sql).get_result(conn),
+            Conn::Postgres(conn) => diesel::sql_query(sql).get_result(conn),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Conn> {
+        // A test that panicked mid-query leaves the connection as good as it was.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,124 @@
+//! The workspace's one test harness: real processes, real databases, real HTTP. A fresh
+//! database per test (a temporary SQLite file, or a new PostgreSQL database dropped
+//! afterwards), `keno-server serve` as a child process, and HTTP calls through ureq.
+//!
+//! Used, as a dev-dependency, by the server's integration tests (`server/tests`), the
+//! whole-system fault harness (`tests/faults.rs`), the server's load generator
+//! (`server/examples/loadgen.rs`) and the writer terminal's tests. It drives the server only as
+//! a process (its command line and its HTTP API) and depends on none of its code.
+//!
+//! - [`TestDb`] and [`Backend`]: a database of a test's own; [`Session`]: one connection kept
+//!   open for many queries; [`on_both_backends!`] runs a scenario on each backend.
+//! - [`Server`]: a running `keno-server serve` and its HTTP calls; [`World`]: one with a writer
+//!   and a supervisor; [`subscribe`]: the event stream; [`Program`]: a client subcommand
+//!   (`device simulate`, `device console`) beside it; [`server_bin`]: where the binary is.
+//! - [`browser`]: headless Chromium over WebDriver, for the display pages.
+//! - [`invariants`]: the invariants of a run, read from its database (the fault harness asserts
+//!   them, the soak run prints them).
+//!
+//! PostgreSQL tests read the server's address from `KENO_TEST_POSTGRES_URL`
+//! (e.g. `postgres://postgres@127.0.0.1:5432/postgres`). Without it they are skipped, except
+//! under `CI=true`, where a missing address is a failure.
+
+pub mod browser;
+mod db;
+pub mod invariants;
+mod program;
+mod server;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+pub use db::{Backend, Session, TestDb};
+pub use program::Program;
+pub use server::{
+    add_principal, agent, free_port, server_bin, subscribe, subscribe_timed, try_post, Output,
+    Server, BALL_DEVICE, MANUAL_CLOCK,
+};
+
+/// Runs a scenario once on SQLite and once on PostgreSQL, as two tests.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn sqlite() {
+                    super::$name($crate::TestDb::new($crate::Backend::Sqlite).unwrap());
+                }
+                #[test]
+                fn postgres() {
+                    if let Some(db) = $crate::TestDb::new($crate::Backend::Postgres) {
+                        super::$name(db);
+                    }
+                }
+            }
+        )*
+    };
+}
+
+/// `bytes` random bytes from the OS, in hex.
+pub fn random_hex(bytes: usize) -> String {
+    let mut b = vec![0u8; bytes];
+    getrandom::fill(&mut b).unwrap();
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A sale body.
+pub fn sale(request_id: &str, bet: Value, schedule: &str, amount: u64, games: u32) -> Value {
+    serde_json::json!({
+        "request_id": request_id,
+        "bet": bet,
+        "schedule": schedule,
+        "amount_per_way_cents": amount,
+        "games": games,
+    })
+}
+
+/// Writer, supervisor and a running server on `db`.
+pub struct World {
+    pub server: Server,
+    pub writer: String,
+    pub supervisor: String,
+}
+
+/// The writer JULIE at terminal 03 of site 735624 (as on Diagram C), the supervisor SUPER, and
+/// a server started with `args`.
+pub fn world(db: &TestDb, args: &[&str]) -> World {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Server::start(db, args);
+    World {
+        server,
+        writer,
+        supervisor,
+    }
+}
+
+/// A rule-set file in `dir`: the built-in rules with a Special 3 table of one column, 4 spots
+/// paying $5 for 3 and `pays_4` cents for 4 at a $1 base (rule 18.4). The table alone sells
+/// nothing: an inspector must record the regulator's approval of it.
+pub fn special3_rules(dir: &std::path::Path, pays_4: u64) -> String {
+    let out = Command::new(server_bin())
+        .args(["rules", "show"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let builtin = String::from_utf8(out.stdout).unwrap();
+    let path = dir.join(format!("special3-{pays_4}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "{builtin}\n[schedules.special3]\nbase_wager_cents = 100\ncolumns = [ {{ spots = 4, pays = {{ 3 = 500, 4 = {pays_4} }} }} ]\n"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A time `seconds` from now in RFC 3339 (UTC).
+pub fn rfc3339_in(seconds: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::seconds(seconds))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
