@@ -71,6 +71,61 @@ pub struct ClaimForm {
     pub serial: Option<String>,
 }
 
+/// Where a claim is in its life, as its column (`claims.state`) and the API write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimState {
+    /// Recorded; waiting for an inspector.
+    Submitted,
+    /// Approved for one ticket (rule 14); waiting for its cheque.
+    Approved,
+    Rejected,
+    /// Paid by cheque (rule 13.5).
+    Paid,
+}
+
+/// A claim state that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a claim state: submitted, approved, rejected or paid")]
+pub struct UnknownClaimState(String);
+
+impl ClaimState {
+    const ALL: [ClaimState; 4] = [
+        ClaimState::Submitted,
+        ClaimState::Approved,
+        ClaimState::Rejected,
+        ClaimState::Paid,
+    ];
+
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimState::Submitted => "submitted",
+            ClaimState::Approved => "approved",
+            ClaimState::Rejected => "rejected",
+            ClaimState::Paid => "paid",
+        }
+    }
+}
+
+/// As diesel reads the column through `#[diesel(deserialize_as = String)]`: a word that is no
+/// state is an internal error, never a default.
+impl TryFrom<String> for ClaimState {
+    type Error = UnknownClaimState;
+
+    fn try_from(s: String) -> Result<ClaimState, UnknownClaimState> {
+        ClaimState::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(UnknownClaimState(s))
+    }
+}
+
+impl std::fmt::Display for ClaimState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = claims)]
 pub struct ClaimRow {
@@ -85,7 +140,8 @@ pub struct ClaimRow {
     pub games: Option<i32>,
     pub other_details: String,
     pub serial: Option<String>,
-    pub state: String,
+    #[diesel(deserialize_as = String)]
+    pub state: ClaimState,
     pub recorded_by: String,
     pub recorded_at: i64,
     pub ticket_serial: Option<String>,
@@ -153,7 +209,7 @@ impl Claim {
             games: r.games,
             other_details: r.other_details,
             serial: r.serial,
-            state: r.state,
+            state: r.state.to_string(),
             recorded_by: r.recorded_by,
             recorded_at: rfc3339(r.recorded_at),
             ticket_serial: r.ticket_serial,
@@ -191,7 +247,7 @@ fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     let row = find_claim(conn, id)?;
-    let found = if row.state == "submitted" {
+    let found = if row.state == ClaimState::Submitted {
         candidates::matching(conn, &row)?
     } else {
         Vec::new()
@@ -243,7 +299,7 @@ fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> Q
                 "postal_address": c.postal_address, "phone": c.phone,
                 "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
                 "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
-                "state": c.state, "ticket_serial": c.ticket_serial,
+                "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
                 "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
                 "cheque_reference": c.cheque_reference,
             }),
@@ -322,7 +378,7 @@ pub async fn file(
                     claims::games.eq(f.games),
                     claims::other_details.eq(f.other_details.trim()),
                     claims::serial.eq(&serial),
-                    claims::state.eq("submitted"),
+                    claims::state.eq(ClaimState::Submitted.as_str()),
                     claims::recorded_by.eq(&principal.id),
                     claims::recorded_at.eq(now_micros()),
                 ))
@@ -439,7 +495,11 @@ pub async fn approve(
             // The claim first: no such claim is a 404 and a decided one `claim_decided`,
             // whatever the ticket named.
             let current = find_claim(conn, id)?;
-            decided(conn, id, usize::from(current.state == "submitted"))?;
+            decided(
+                conn,
+                id,
+                usize::from(current.state == ClaimState::Submitted),
+            )?;
             let ticket =
                 crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held
@@ -448,7 +508,10 @@ pub async fn approve(
             let taken: bool = diesel::select(diesel::dsl::exists(
                 claims::table
                     .filter(claims::ticket_serial.eq(&serial))
-                    .filter(claims::state.eq_any(["approved", "paid"]))
+                    .filter(
+                        claims::state
+                            .eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
+                    )
                     .filter(claims::id.ne(id)),
             ))
             .get_result(conn)?;
@@ -459,9 +522,9 @@ pub async fn approve(
                 ));
             }
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("submitted"))
+                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq("approved"),
+                    claims::state.eq(ClaimState::Approved.as_str()),
                     claims::ticket_serial.eq(&serial),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
@@ -524,9 +587,9 @@ pub async fn reject(
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> DomainResult<()> {
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("submitted"))
+                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq("rejected"),
+                    claims::state.eq(ClaimState::Rejected.as_str()),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
                     claims::decision_reason.eq(&why),
@@ -575,7 +638,8 @@ pub async fn pay(
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> DomainResult<()> {
             let row = find_claim(conn, id)?;
-            let (Some(serial), "approved") = (row.ticket_serial.clone(), row.state.as_str()) else {
+            let (Some(serial), ClaimState::Approved) = (row.ticket_serial.clone(), row.state)
+            else {
                 return Err(Failure::refuse(
                     Refusal::ClaimNotApproved,
                     format!(
@@ -592,9 +656,9 @@ pub async fn pay(
                 .by_claim();
             let now = now_micros();
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("approved"))
+                .filter(claims::state.eq(ClaimState::Approved.as_str()))
                 .set((
-                    claims::state.eq("paid"),
+                    claims::state.eq(ClaimState::Paid.as_str()),
                     claims::paid_cents.eq(due.total_cents as i64),
                     claims::paid_by.eq(&principal.id),
                     claims::paid_at.eq(now),
