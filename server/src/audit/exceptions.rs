@@ -367,7 +367,7 @@ fn claims(
                     c.reason,
                     c.claimant_name,
                     // The decision, whatever has happened since (a paid claim was approved).
-                    if c.state == "rejected" {
+                    if c.state == crate::claims::ClaimState::Rejected {
                         "rejected"
                     } else {
                         "approved"

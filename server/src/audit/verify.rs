@@ -39,7 +39,7 @@ use crate::settlement::{
 use crate::special3::ApprovalRow;
 use crate::tickets::sale::sold_payload;
 use crate::tickets::TicketRow;
-use crate::vouchers::{NewVoucher, VoucherRow};
+use crate::vouchers::{NewVoucher, VoucherRow, VoucherStatus};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -387,7 +387,9 @@ fn check_vouchers(
             }
             let cashed = trail.voucher_cashed.get(c);
             let trail_cashed = cashed.map_or(0, |p| p["cashed_cents"].as_i64().unwrap_or(-1));
-            if trail_cashed != v.cashed_cents || (v.status == "cashed") != cashed.is_some() {
+            if trail_cashed != v.cashed_cents
+                || (v.status == VoucherStatus::Cashed) != cashed.is_some()
+            {
                 report.differ(format!(
                     "voucher {c}: {} with {} cashed out, the trail says {trail_cashed}",
                     v.status, v.cashed_cents
@@ -396,9 +398,9 @@ fn check_vouchers(
             let spent: i64 = stored.iter().map(|(_, cents)| cents).sum();
             let balance = v.amount_cents - spent - v.cashed_cents;
             let status = match (v.cashed_cents > 0, balance) {
-                (true, _) => "cashed",
-                (false, 0) => "spent",
-                _ => "active",
+                (true, _) => VoucherStatus::Cashed,
+                (false, 0) => VoucherStatus::Spent,
+                _ => VoucherStatus::Active,
             };
             if v.balance_cents != balance || v.status != status {
                 report.differ(format!(

@@ -27,6 +27,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
+pub use keno_core::ClaimState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -85,7 +86,8 @@ pub struct ClaimRow {
     pub games: Option<i32>,
     pub other_details: String,
     pub serial: Option<String>,
-    pub state: String,
+    #[diesel(deserialize_as = String)]
+    pub state: ClaimState,
     pub recorded_by: String,
     pub recorded_at: i64,
     pub ticket_serial: Option<String>,
@@ -153,7 +155,7 @@ impl Claim {
             games: r.games,
             other_details: r.other_details,
             serial: r.serial,
-            state: r.state,
+            state: r.state.to_string(),
             recorded_by: r.recorded_by,
             recorded_at: rfc3339(r.recorded_at),
             ticket_serial: r.ticket_serial,
@@ -191,7 +193,7 @@ fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     let row = find_claim(conn, id)?;
-    let found = if row.state == "submitted" {
+    let found = if row.state == ClaimState::Submitted {
         candidates::matching(conn, &row)?
     } else {
         Vec::new()
@@ -243,7 +245,7 @@ fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> Q
                 "postal_address": c.postal_address, "phone": c.phone,
                 "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
                 "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
-                "state": c.state, "ticket_serial": c.ticket_serial,
+                "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
                 "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
                 "cheque_reference": c.cheque_reference,
             }),
@@ -322,7 +324,7 @@ pub async fn file(
                     claims::games.eq(f.games),
                     claims::other_details.eq(f.other_details.trim()),
                     claims::serial.eq(&serial),
-                    claims::state.eq("submitted"),
+                    claims::state.eq(ClaimState::Submitted.as_str()),
                     claims::recorded_by.eq(&principal.id),
                     claims::recorded_at.eq(now_micros()),
                 ))
@@ -439,7 +441,11 @@ pub async fn approve(
             // The claim first: no such claim is a 404 and a decided one `claim_decided`,
             // whatever the ticket named.
             let current = find_claim(conn, id)?;
-            decided(conn, id, usize::from(current.state == "submitted"))?;
+            decided(
+                conn,
+                id,
+                usize::from(current.state == ClaimState::Submitted),
+            )?;
             let ticket =
                 crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held
@@ -448,7 +454,10 @@ pub async fn approve(
             let taken: bool = diesel::select(diesel::dsl::exists(
                 claims::table
                     .filter(claims::ticket_serial.eq(&serial))
-                    .filter(claims::state.eq_any(["approved", "paid"]))
+                    .filter(
+                        claims::state
+                            .eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
+                    )
                     .filter(claims::id.ne(id)),
             ))
             .get_result(conn)?;
@@ -459,9 +468,9 @@ pub async fn approve(
                 ));
             }
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("submitted"))
+                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq("approved"),
+                    claims::state.eq(ClaimState::Approved.as_str()),
                     claims::ticket_serial.eq(&serial),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
@@ -524,9 +533,9 @@ pub async fn reject(
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> DomainResult<()> {
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("submitted"))
+                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq("rejected"),
+                    claims::state.eq(ClaimState::Rejected.as_str()),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
                     claims::decision_reason.eq(&why),
@@ -575,7 +584,8 @@ pub async fn pay(
         let _turn = state.db.writer_turn();
         conn.transaction(|conn| -> DomainResult<()> {
             let row = find_claim(conn, id)?;
-            let (Some(serial), "approved") = (row.ticket_serial.clone(), row.state.as_str()) else {
+            let (Some(serial), ClaimState::Approved) = (row.ticket_serial.clone(), row.state)
+            else {
                 return Err(Failure::refuse(
                     Refusal::ClaimNotApproved,
                     format!(
@@ -592,9 +602,9 @@ pub async fn pay(
                 .by_claim();
             let now = now_micros();
             let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq("approved"))
+                .filter(claims::state.eq(ClaimState::Approved.as_str()))
                 .set((
-                    claims::state.eq("paid"),
+                    claims::state.eq(ClaimState::Paid.as_str()),
                     claims::paid_cents.eq(due.total_cents as i64),
                     claims::paid_by.eq(&principal.id),
                     claims::paid_at.eq(now),

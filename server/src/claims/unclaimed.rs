@@ -1,5 +1,6 @@
 //! Prizes unclaimed 12 months after their win (rule 13.2): a supervisor moves them, by a
-//! recorded decision, to a return-to-player use: a jackpot pool (carried into the next game
+//! recorded decision, to a return-to-player use (counted in Keno Days, as rule 13.1 counts
+//! them: a prize moves exactly when a writer terminal no longer pays it, never both): a jackpot pool (carried into the next game
 //! settled) or the bonus-prize fund. The tickets stay payable by claim (13.4); vouchers are
 //! never moved (13.3: they are not tickets, and nothing here reads them).
 
@@ -10,6 +11,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::ClaimState;
 use crate::audit::log::{append, Entry};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{
@@ -51,7 +53,8 @@ pub struct MovementRow {
 pub struct Movement {
     #[serde(flatten)]
     pub row: MovementRow,
-    /// Prizes won before this moment were moved.
+    /// Prizes won before this moment were moved: the start of the Keno Day after the last
+    /// Keno Day whose prizes were moved.
     pub won_before: String,
     pub decided_at: String,
     /// Of the moved prizes, what has since been paid by claim (rule 13.4).
@@ -220,7 +223,7 @@ fn unclaimed(
     // The last game of a Keno Day twelve months old: tickets whose last game is no later.
     // (`YYYY-MM-DD` orders as the days do.)
     let old_game: Option<i64> = games::table
-        .filter(games::state.eq("settled"))
+        .filter(games::state.eq(keno_core::GameState::Settled.as_str()))
         .filter(games::keno_day.le(old_day.to_string()))
         .select(diesel::dsl::max(games::number))
         .first(conn)?;
@@ -242,7 +245,7 @@ fn unclaimed(
         .filter(diesel::dsl::not(diesel::dsl::exists(
             claims::table
                 .filter(claims::ticket_serial.eq(tickets::serial.nullable()))
-                .filter(claims::state.eq("approved")),
+                .filter(claims::state.eq(ClaimState::Approved.as_str())),
         )))
         .select(TicketRow::as_select())
         .load(conn)?;
@@ -282,7 +285,7 @@ fn movement(conn: &mut DbConnection, id: i64) -> DomainResult<Movement> {
                 .eq(claims::ticket_serial)),
         )
         .filter(unclaimed_prizes_moved::movement_id.eq(id))
-        .filter(claims::state.eq("paid"))
+        .filter(claims::state.eq(ClaimState::Paid.as_str()))
         .select(claims::paid_cents)
         .load(conn)?;
     Ok(Movement {

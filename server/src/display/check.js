@@ -59,6 +59,10 @@ async function check(serial) {
   $("result").innerHTML =
     `<p id="summary">Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
     (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +
+    // Rule 13.1: more than 12 months after its Keno Day a writer no longer pays it.
+    (body.not_payable === "claim_required"
+      ? ", no longer paid at a Keno writer (more than 12 months): claim it with an Unclaimed Prize Claim Form"
+      : "") +
     `</p><p>Your numbers: ${body.groups.map((g) => g.join(" ")).join(" | ")}</p>${games}`;
 }
 

@@ -16,12 +16,12 @@ use utoipa::ToSchema;
 
 use super::{find, TicketRow};
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{games, tickets};
+use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
-use keno_core::{CancelFacts, KenoDay, TicketStatus};
+use keno_core::{CancelFacts, GameState, KenoDay, TicketStatus};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cancellation {
@@ -159,24 +159,20 @@ fn facts(
 fn first_unplayed(conn: &mut DbConnection, first: i64, last: i64) -> QueryResult<Option<i64>> {
     let mut candidate = first;
     while candidate <= last {
-        let state: Option<String> = games::table
-            .find(candidate)
-            .select(games::state)
-            .first(conn)
-            .optional()?;
-        match state.as_deref() {
+        match crate::games::find(conn, candidate)?.map(|g| g.state) {
             // A game not created yet is in the future.
             None => return Ok(Some(candidate)),
-            Some("open") | Some("closed") => {
-                let held = diesel::update(games::table.find(candidate))
-                    .filter(games::state.eq_any(["open", "closed"]))
-                    .set(games::state.eq(games::state))
-                    .execute(conn)?;
-                if held == 1 {
+            // Rule 8.1: until its first number is drawn; held against the draw starting.
+            Some(state) if state.cancellable() => {
+                let cancellable: Vec<GameState> = GameState::ALL
+                    .into_iter()
+                    .filter(|s| s.cancellable())
+                    .collect();
+                if crate::games::hold(conn, candidate, &cancellable)? {
                     return Ok(Some(candidate));
                 }
             }
-            _ => {}
+            Some(_) => {}
         }
         candidate += 1;
     }

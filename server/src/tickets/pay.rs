@@ -18,7 +18,9 @@ use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use keno_core::{GamePrize, KenoDay, PayMethod, PayRefusal, PayableFacts, Played, TicketStatus};
+use keno_core::{
+    GamePrize, GameState, KenoDay, PayMethod, PayRefusal, PayableFacts, Played, TicketStatus,
+};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Payment {
@@ -99,7 +101,7 @@ pub fn facts(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<PayableFact
     let last = t.last_played_game();
     let over: i64 = games::table
         .filter(games::number.between(t.first_game, last))
-        .filter(games::state.eq_any(["settled", "invalidated"]))
+        .filter(games::state.eq_any(GameState::codes_where(GameState::is_final)))
         .count()
         .get_result(conn)?;
     // A ticket cancelled whole plays no game (`last` before its first): none is over.

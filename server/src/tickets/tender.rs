@@ -30,7 +30,7 @@ use crate::db::schema::{sale_tenders, tickets, vouchers};
 use crate::db::{per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::store::hold::{held, Hold};
-use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow};
+use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow, VoucherStatus};
 use keno_api::Refusal;
 use keno_core::{KenoDay, PayRefusal, Payable};
 
@@ -369,7 +369,7 @@ impl Ledger {
                     let v = self.vouchers.get(code).ok_or_else(|| {
                         Failure::refuse(Refusal::NotFound, format!("no such voucher {code}"))
                     })?;
-                    if v.status == "cashed" {
+                    if v.status == VoucherStatus::Cashed {
                         return Err(Failure::refuse(
                             Refusal::VoucherEmpty,
                             format!("voucher {code} was cashed out: nothing is left on it"),
@@ -514,7 +514,7 @@ impl Ledger {
                     ticket: Some(&sold.serial),
                     amount_cents: amount,
                     balance_cents: amount,
-                    status: "active",
+                    status: VoucherStatus::Active.as_str(),
                 }
                 .insert(conn)?,
             );
@@ -531,16 +531,16 @@ impl Ledger {
                 continue;
             }
             let status = if v.balance_cents == 0 {
-                "spent"
+                VoucherStatus::Spent
             } else {
-                "active"
+                VoucherStatus::Active
             };
             let changed = diesel::update(vouchers::table.find(code))
                 .filter(vouchers::balance_cents.eq(read))
-                .filter(vouchers::status.eq("active"))
+                .filter(vouchers::status.eq(VoucherStatus::Active.as_str()))
                 .set((
                     vouchers::balance_cents.eq(v.balance_cents),
-                    vouchers::status.eq(status),
+                    vouchers::status.eq(status.as_str()),
                 ))
                 .execute(conn)?;
             if changed != 1 {

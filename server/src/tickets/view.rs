@@ -240,7 +240,7 @@ fn results(
             .unwrap_or_else(|| ("future".into(), String::new()));
         let mut ways = Vec::new();
         let mut prize_cents = 0;
-        if state == "settled" {
+        if state == keno_core::GameState::Settled.as_str() {
             if !plans.contains_key(&rule_set) {
                 let rules = app.rule_sets.get(conn, &rule_set)?;
                 let plan = t.plan(&rules)?;

@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{at_a_terminal, check_code, lock, today, view, Voucher};
+use super::{at_a_terminal, check_code, lock, today, view, Voucher, VoucherStatus};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
@@ -58,7 +58,7 @@ pub async fn cash_out(
             let mut v = lock(conn, &[code.as_str()])?
                 .pop()
                 .ok_or_else(|| Failure::not_found("voucher"))?;
-            if v.status == "cashed" {
+            if v.status == VoucherStatus::Cashed {
                 return Err(Failure::refuse(
                     Refusal::AlreadyCashed,
                     format!(
@@ -79,14 +79,14 @@ pub async fn cash_out(
             let now = now_micros();
             let paid = v.balance_cents;
             let changed = diesel::update(vouchers::table.find(&v.code))
-                .filter(vouchers::status.eq("active"))
+                .filter(vouchers::status.eq(VoucherStatus::Active.as_str()))
                 .filter(vouchers::balance_cents.eq(paid))
                 .set((
                     vouchers::balance_cents.eq(0),
                     vouchers::cashed_cents.eq(paid),
                     vouchers::cashed_at.eq(now),
                     vouchers::cashed_by.eq(&principal.id),
-                    vouchers::status.eq("cashed"),
+                    vouchers::status.eq(VoucherStatus::Cashed.as_str()),
                 ))
                 .execute(conn)?;
             if changed != 1 {
@@ -108,7 +108,7 @@ pub async fn cash_out(
             v.cashed_cents = paid;
             v.cashed_at = Some(now);
             v.cashed_by = Some(principal.id.clone());
-            v.status = "cashed".into();
+            v.status = VoucherStatus::Cashed;
             Ok((paid, v))
         })?;
         Ok(CashOut {

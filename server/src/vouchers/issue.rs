@@ -12,7 +12,9 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{new_code, today, view, NewVoucher, Voucher, VoucherRow, MAX_DEPOSIT_CENTS};
+use super::{
+    new_code, today, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS,
+};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
@@ -196,7 +198,7 @@ fn issue_in(
         ticket: ticket.map(str::to_string),
         amount_cents: amount,
         balance_cents: amount,
-        status: "active".into(),
+        status: VoucherStatus::Active,
         cashed_cents: 0,
         cashed_at: None,
         cashed_by: None,

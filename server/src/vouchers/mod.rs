@@ -30,6 +30,56 @@ use crate::store::hold::held;
 use keno_api::Refusal;
 use keno_core::{terminal_deadline, KenoDay};
 
+/// Where a voucher is in its life, as its column (`vouchers.status`) and the API write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoucherStatus {
+    /// Something is left on it.
+    Active,
+    /// Sales spent all of it.
+    Spent,
+    /// Its balance was paid out in cash (once).
+    Cashed,
+}
+
+/// A voucher status that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a voucher status: active, spent or cashed")]
+pub struct UnknownVoucherStatus(String);
+
+impl VoucherStatus {
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VoucherStatus::Active => "active",
+            VoucherStatus::Spent => "spent",
+            VoucherStatus::Cashed => "cashed",
+        }
+    }
+}
+
+/// As diesel reads the column through `#[diesel(deserialize_as = String)]`: a word that is no
+/// status is an internal error, never a default.
+impl TryFrom<String> for VoucherStatus {
+    type Error = UnknownVoucherStatus;
+
+    fn try_from(s: String) -> Result<VoucherStatus, UnknownVoucherStatus> {
+        [
+            VoucherStatus::Active,
+            VoucherStatus::Spent,
+            VoucherStatus::Cashed,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+        .ok_or(UnknownVoucherStatus(s))
+    }
+}
+
+impl std::fmt::Display for VoucherStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The largest voucher a deposit makes: $100,000.00. (A guard against a mistyped amount; money
 /// sums stay far from overflowing.)
 pub const MAX_DEPOSIT_CENTS: i64 = 10_000_000;
@@ -49,7 +99,8 @@ pub struct VoucherRow {
     pub ticket: Option<String>,
     pub amount_cents: i64,
     pub balance_cents: i64,
-    pub status: String,
+    #[diesel(deserialize_as = String)]
+    pub status: VoucherStatus,
     pub cashed_cents: i64,
     pub cashed_at: Option<i64>,
     pub cashed_by: Option<String>,
@@ -92,7 +143,7 @@ impl<'a> From<&'a VoucherRow> for NewVoucher<'a> {
             ticket: v.ticket.as_deref(),
             amount_cents: v.amount_cents,
             balance_cents: v.amount_cents,
-            status: "active",
+            status: VoucherStatus::Active.as_str(),
         }
     }
 }
@@ -229,7 +280,7 @@ pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: KenoDay) -> DomainRe
         code: v.code.clone(),
         amount_cents: v.amount_cents,
         balance_cents: v.balance_cents,
-        status: v.status.clone(),
+        status: v.status.to_string(),
         source: v.source.clone(),
         ticket: v.ticket.clone(),
         keno_day: v.keno_day.clone(),
@@ -271,7 +322,7 @@ mod tests {
             ticket: None,
             amount_cents: 100,
             balance_cents: 100,
-            status: "active".into(),
+            status: VoucherStatus::Active,
             cashed_cents: 0,
             cashed_at: None,
             cashed_by: None,
