@@ -444,6 +444,49 @@ pub fn commit_sales(
     sales: &mut [Sale],
     game: &GameRow,
 ) -> DomainResult<Vec<Result<Outcome, Failure>>> {
+    let sold = already_sold(conn, sales)?;
+    let (mut new, mut refused) = new_sales(conn, sales, &sold)?;
+    let (ledger, mut planned) = plan_tenders(conn, sales, &new, &mut refused, game)?;
+    new.retain(|i| !refused.contains_key(i));
+    let next_number = take_numbers(conn, sales, &new)?;
+    let now = now_micros();
+    number_and_insert(conn, sales, &new, next_number, game, now)?;
+    let mut entries = Vec::with_capacity(new.len());
+    let mut payments: HashMap<usize, SalePayment> = HashMap::new();
+    for &i in &new {
+        let s = &sales[i];
+        let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
+        entries.push(
+            Entry::new(
+                "ticket_sold",
+                &s.ticket.serial,
+                sold_payload(&s.ticket, set),
+            )
+            .by(&s.ticket.principal_id),
+        );
+        if let (Some(ledger), Some(p)) = (&ledger, planned.remove(&i)) {
+            let (more, payment) = ledger.record_sale(conn, &sales[i].ticket, &p, now)?;
+            entries.extend(more);
+            payments.insert(i, payment);
+        }
+    }
+    if let Some(ledger) = &ledger {
+        ledger.write_balances(conn)?;
+    }
+    crate::audit::log::append(conn, entries)?;
+    Ok(outcomes(sales, new, refused, sold, payments))
+}
+
+/// A sale's key: its writer and request id.
+fn sale_key(s: &Sale) -> (String, String) {
+    (s.ticket.principal_id.clone(), s.ticket.request_id.clone())
+}
+
+/// The tickets already sold under the batch's request ids, by writer and request id.
+fn already_sold(
+    conn: &mut DbConnection,
+    sales: &[Sale],
+) -> DomainResult<HashMap<(String, String), TicketRow>> {
     let ids: Vec<&str> = sales.iter().map(|s| s.ticket.request_id.as_str()).collect();
     let mut writers: Vec<&str> = sales
         .iter()
@@ -452,20 +495,26 @@ pub fn commit_sales(
     writers.sort_unstable();
     writers.dedup();
     // Both columns, so the unique index on (principal_id, request_id) answers it.
-    let mut sold: HashMap<(String, String), TicketRow> = tickets::table
+    Ok(tickets::table
         .filter(tickets::principal_id.eq_any(&writers))
         .filter(tickets::request_id.eq_any(&ids))
         .select(TicketRow::as_select())
         .load(conn)?
         .into_iter()
         .map(|t| ((t.principal_id.clone(), t.request_id.clone()), t))
-        .collect();
+        .collect())
+}
 
-    // The sets and the Special 3 approval the new sales rely on, still in force, held.
-    let key = |s: &Sale| (s.ticket.principal_id.clone(), s.ticket.request_id.clone());
-    let mut set_ids: Vec<i64> = sales
-        .iter()
-        .filter(|s| !sold.contains_key(&key(s)))
+/// Which sales are new (by index), and those refused because a set was retired or an
+/// approval of Special 3 withdrawn since they were priced. The sets and approvals the new
+/// sales rely on are held until the batch commits.
+fn new_sales(
+    conn: &mut DbConnection,
+    sales: &[Sale],
+    sold: &HashMap<(String, String), TicketRow>,
+) -> DomainResult<(Vec<usize>, HashMap<usize, Failure>)> {
+    let fresh = || sales.iter().filter(|s| !sold.contains_key(&sale_key(s)));
+    let mut set_ids: Vec<i64> = fresh()
         .filter_map(|s| s.set_bet.as_ref().map(|b| b.id))
         .collect();
     set_ids.sort_unstable();
@@ -476,21 +525,17 @@ pub fn commit_sales(
         crate::set_bets::hold_on_sale(conn, &set_ids)?
     };
     let mut approved: HashMap<String, bool> = HashMap::new();
-    for s in sales.iter().filter(|s| !sold.contains_key(&key(s))) {
-        if let Some(digest) = &s.special3_digest {
-            if !approved.contains_key(digest) {
-                let in_force = crate::special3::in_force(conn, digest, true)?.is_some();
-                approved.insert(digest.clone(), in_force);
-            }
+    for digest in fresh().filter_map(|s| s.special3_digest.as_ref()) {
+        if !approved.contains_key(digest) {
+            let in_force = crate::special3::in_force(conn, digest, true)?.is_some();
+            approved.insert(digest.clone(), in_force);
         }
     }
-
-    // Which sales are new; a set retired or an approval withdrawn since pricing refuses one.
     let mut new = Vec::new();
     let mut refused: HashMap<usize, Failure> = HashMap::new();
     let mut seen = HashSet::new();
     for (i, s) in sales.iter().enumerate() {
-        let key = key(s);
+        let key = sale_key(s);
         if sold.contains_key(&key) || seen.contains(&key) {
             continue;
         }
@@ -507,42 +552,56 @@ pub fn commit_sales(
         seen.insert(key);
         new.push(i);
     }
+    Ok((new, refused))
+}
 
-    // Tenders (rule 6.1), planned against the vouchers and tickets held for the batch, before
-    // anything is numbered: a sale whose tender is refused takes no ticket number.
+/// Tenders (rule 6.1), planned against the vouchers and tickets held for the batch, before
+/// anything is numbered: a sale whose tender is refused takes no ticket number.
+fn plan_tenders(
+    conn: &mut DbConnection,
+    sales: &[Sale],
+    new: &[usize],
+    refused: &mut HashMap<usize, Failure>,
+    game: &GameRow,
+) -> DomainResult<(Option<Ledger>, HashMap<usize, Planned>)> {
     let mut planned: HashMap<usize, Planned> = HashMap::new();
     let tendering: Vec<usize> = new
         .iter()
         .copied()
         .filter(|&i| !sales[i].tenders.is_empty())
         .collect();
-    let ledger = if tendering.is_empty() {
-        None
-    } else {
-        let mut ledger = Ledger::load(
-            conn,
-            tendering.iter().map(|&i| sales[i].tenders.as_slice()),
-            true,
-            crate::keno_day::stored(&game.keno_day, format_args!("game {}", game.number))?,
-        )?;
-        for &i in &tendering {
-            match ledger.plan(sales[i].ticket.total_cents as u64, &sales[i].tenders) {
-                Ok(p) => {
-                    planned.insert(i, p);
-                }
-                Err(e) => {
-                    refused.insert(i, e);
-                }
+    if tendering.is_empty() {
+        return Ok((None, planned));
+    }
+    let mut ledger = Ledger::load(
+        conn,
+        tendering.iter().map(|&i| sales[i].tenders.as_slice()),
+        true,
+        crate::keno_day::stored(&game.keno_day, format_args!("game {}", game.number))?,
+    )?;
+    for &i in &tendering {
+        match ledger.plan(sales[i].ticket.total_cents as u64, &sales[i].tenders) {
+            Ok(p) => {
+                planned.insert(i, p);
+            }
+            Err(e) => {
+                refused.insert(i, e);
             }
         }
-        Some(ledger)
-    };
-    new.retain(|i| !refused.contains_key(i));
+    }
+    Ok((Some(ledger), planned))
+}
 
-    // How many numbers each terminal needs; sorted, so that two writers lock terminal rows in
-    // the same order and cannot deadlock.
+/// The first ticket number of the batch at each terminal, its numbers taken with one
+/// `UPDATE ... RETURNING` per terminal; in key order, so that two writers lock terminal rows
+/// in the same order and cannot deadlock.
+fn take_numbers(
+    conn: &mut DbConnection,
+    sales: &[Sale],
+    new: &[usize],
+) -> DomainResult<HashMap<(String, String), i64>> {
     let mut per_terminal: BTreeMap<(String, String), i64> = BTreeMap::new();
-    for &i in &new {
+    for &i in new {
         let t = &sales[i].ticket;
         *per_terminal
             .entry((t.site.clone(), t.terminal.clone()))
@@ -572,10 +631,21 @@ pub fn commit_sales(
         };
         next_number.insert((site, terminal), last - count + 1);
     }
+    Ok(next_number)
+}
 
-    let now = now_micros();
+/// Numbers the new sales, gives each its serial, game and time, and inserts them (and the
+/// sets of set bets) with multi-row inserts.
+fn number_and_insert(
+    conn: &mut DbConnection,
+    sales: &mut [Sale],
+    new: &[usize],
+    mut next_number: HashMap<(String, String), i64>,
+    game: &GameRow,
+    now: i64,
+) -> DomainResult<()> {
     let mut rng = UnwrapErr(SysRng);
-    for &i in &new {
+    for &i in new {
         let t = &mut sales[i].ticket;
         let number = next_number
             .get_mut(&(t.site.clone(), t.terminal.clone()))
@@ -622,35 +692,22 @@ pub fn commit_sales(
             .values(&values)
             .execute(c))?;
     }
-    let mut entries = Vec::with_capacity(rows.len());
-    let mut payments: HashMap<usize, SalePayment> = HashMap::new();
-    for &i in &new {
-        let s = &sales[i];
-        let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
-        entries.push(
-            Entry::new(
-                "ticket_sold",
-                &s.ticket.serial,
-                sold_payload(&s.ticket, set),
-            )
-            .by(&s.ticket.principal_id),
-        );
-        if let (Some(ledger), Some(p)) = (&ledger, planned.get(&i)) {
-            let (more, payment) = ledger.record_sale(conn, &sales[i].ticket, p, now)?;
-            entries.extend(more);
-            payments.insert(i, payment);
-        }
-    }
-    if let Some(ledger) = &ledger {
-        ledger.write_balances(conn)?;
-    }
-    crate::audit::log::append(conn, entries)?;
+    Ok(())
+}
 
+/// Each sale's outcome, in the batch's order: sold now, sold before (a retry), or refused.
+fn outcomes(
+    sales: &[Sale],
+    new: Vec<usize>,
+    mut refused: HashMap<usize, Failure>,
+    mut sold: HashMap<(String, String), TicketRow>,
+    mut payments: HashMap<usize, SalePayment>,
+) -> Vec<Result<Outcome, Failure>> {
     let mut outcomes = Vec::with_capacity(sales.len());
     let mut fresh = new.into_iter().peekable();
     for (i, s) in sales.iter().enumerate() {
         let t = &s.ticket;
-        let key = (t.principal_id.clone(), t.request_id.clone());
+        let key = sale_key(s);
         if let Some(e) = refused.remove(&i) {
             outcomes.push(Err(e));
         } else if fresh.peek() == Some(&i) {
@@ -669,7 +726,7 @@ pub fn commit_sales(
             }
         }
     }
-    Ok(outcomes)
+    outcomes
 }
 
 /// What the audit trail records of a sale: the columns it wrote, and for a set bet the set and
