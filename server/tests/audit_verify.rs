@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 on_both_backends!(
     verify_finds_every_record_changed_behind_the_servers_back,
     verify_finds_a_changed_set_bet_catalogue_or_special_3_approval,
+    verify_reports_stored_json_that_cannot_be_read,
 );
 
 fn verify(db: &TestDb) -> (i32, String) {
@@ -28,13 +29,20 @@ fn verify(db: &TestDb) -> (i32, String) {
 
 /// Runs `edit`, expects verify to report `expected`, runs `undo`, expects verify to pass.
 fn tamper(db: &TestDb, edit: &str, expected: &str, undo: &str) {
+    tamper_all(db, edit, &[expected], undo);
+}
+
+/// As [`tamper`], expecting every line of `expected`.
+fn tamper_all(db: &TestDb, edit: &str, expected: &[&str], undo: &str) {
     assert_eq!(db.execute(edit), 1, "{edit}");
     let (code, text) = verify(db);
     assert_eq!(code, 1, "{edit} went unnoticed:\n{text}");
-    assert!(
-        text.contains(expected),
-        "{edit}: expected {expected:?} in\n{text}"
-    );
+    for expected in expected {
+        assert!(
+            text.contains(expected),
+            "{edit}: expected {expected:?} in\n{text}"
+        );
+    }
     db.execute(undo);
     let (code, text) = verify(db);
     assert_eq!(code, 0, "after undoing {edit}:\n{text}");
@@ -390,5 +398,118 @@ fn verify_finds_a_changed_set_bet_catalogue_or_special_3_approval(db: TestDb) {
         ),
         "Special 3 approval 99 (forged) is not in the audit trail",
         "DELETE FROM special3_approvals WHERE id = 99",
+    );
+}
+
+/// Stored JSON that cannot be read is a difference named with its record, never read as empty:
+/// a ticket's numbers (its game then cannot be settled again), an entry's payload, the numbers
+/// and totals in a settlement's entry.
+fn verify_reports_stored_json_that_cannot_be_read(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let ticket = w.server.sell(
+        &w.writer,
+        sale(
+            "t",
+            json!({"type": "standard", "spots": [7, 21, 60]}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    let s = ticket["serial"].as_str().unwrap();
+    let game = w.server.close_and_settle(&w.supervisor)["number"]
+        .as_i64()
+        .unwrap();
+    let (code, text) = verify(&db);
+    assert_eq!(code, 0, "{text}");
+
+    let groups = db.query_text(&format!(
+        "SELECT groups_json AS s FROM tickets WHERE serial = '{s}'"
+    ));
+    tamper_all(
+        &db,
+        &format!("UPDATE tickets SET groups_json = '[[7,21,' WHERE serial = '{s}'"),
+        &[
+            &format!("DIFFERENCE: ticket {s}: its stored groups_json cannot be read: "),
+            &format!(
+                "game {game}: not settled again: the stored numbers of ticket {s} cannot be read"
+            ),
+        ],
+        &format!("UPDATE tickets SET groups_json = '{groups}' WHERE serial = '{s}'"),
+    );
+    // The ticket's ways: verify reports them, and the export stops at them, naming the ticket,
+    // rather than write its ways as none.
+    let ways = db.query_text(&format!(
+        "SELECT way_counts_json AS s FROM tickets WHERE serial = '{s}'"
+    ));
+    let corrupt = format!("UPDATE tickets SET way_counts_json = '' WHERE serial = '{s}'");
+    let restore = format!("UPDATE tickets SET way_counts_json = '{ways}' WHERE serial = '{s}'");
+    tamper(
+        &db,
+        &corrupt,
+        &format!("ticket {s}: its stored way_counts_json cannot be read: "),
+        &restore,
+    );
+    db.execute(&corrupt);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "export", "--database-url", &db.url])
+        .args(["--from-game", &game.to_string(), "--out"])
+        .arg(dir.path())
+        .env("KENO_LOG", "warn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "ticket {s}: its stored way_counts_json cannot be read"
+        )),
+        "{stderr}"
+    );
+    db.execute(&restore);
+    let combine = db.query_text(&format!(
+        "SELECT combine_json AS s FROM tickets WHERE serial = '{s}'"
+    ));
+    tamper(
+        &db,
+        &format!("UPDATE tickets SET combine_json = 'none' WHERE serial = '{s}'"),
+        &format!("ticket {s}: its stored combine_json cannot be read: "),
+        &format!("UPDATE tickets SET combine_json = '{combine}' WHERE serial = '{s}'"),
+    );
+
+    // The trail's entries: its guard dropped, as a hand behind the server's back would.
+    match db.backend {
+        common::Backend::Sqlite => db.execute("DROP TRIGGER audit_log_no_update"),
+        common::Backend::Postgres => db.execute("DROP TRIGGER audit_log_no_change ON audit_log"),
+    };
+    let entry = |kind: &str, subject: &str| {
+        let seq = db.query_i64(&format!(
+            "SELECT seq AS n FROM audit_log WHERE kind = '{kind}' AND subject = '{subject}'"
+        ));
+        let payload = db.query_text(&format!(
+            "SELECT payload AS s FROM audit_log WHERE seq = {seq}"
+        ));
+        (seq, payload.replace('\'', "''"))
+    };
+    let (seq, payload) = entry("ticket_sold", s);
+    tamper_all(
+        &db,
+        &format!("UPDATE audit_log SET payload = '{{\"serial\": ' WHERE seq = {seq}"),
+        &[
+            &format!("audit entry {seq} (ticket_sold {s}): its payload cannot be read ("),
+            &format!("ticket {s} has no sale in the audit trail"),
+        ],
+        &format!("UPDATE audit_log SET payload = '{payload}' WHERE seq = {seq}"),
+    );
+    let (seq, payload) = entry("game_settled", &game.to_string());
+    tamper_all(
+        &db,
+        &format!("UPDATE audit_log SET payload = '{{\"drawn\": \"none\"}}' WHERE seq = {seq}"),
+        &[
+            &format!("game {game}: the trail's numbers drawn cannot be read ("),
+            &format!("game {game}: the trail's totals of the settlement cannot be read ("),
+        ],
+        &format!("UPDATE audit_log SET payload = '{payload}' WHERE seq = {seq}"),
     );
 }

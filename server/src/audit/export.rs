@@ -20,12 +20,12 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 
-use super::queries::{self, selection, slices, ways};
+use super::queries::{self, selection, slices, stored_json, ways};
 use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
 use super::table::{columns, Cell, Format, Table};
 use crate::db::schema::{jackpot_pools, ticket_results, tickets};
 use crate::db::{rfc3339, DbConnection};
-use crate::tickets::TicketRow;
+use crate::tickets::{TicketRow, WaysLine};
 use keno_core::PayMethod;
 
 #[derive(Debug, Args)]
@@ -188,61 +188,61 @@ const SET_BET_NAME: &str = "(SELECT s.name FROM set_bet_tickets b JOIN set_bets 
                             ON s.id = b.set_bet_id WHERE b.serial = tickets.serial)";
 const SET_BET_MODE: &str = "(SELECT b.mode FROM set_bet_tickets b WHERE b.serial = tickets.serial)";
 
+/// A ticket with what the export adds to it: who cancelled it, what it won, what was refunded
+/// for its invalidated games, the set it was sold from (id, name, how).
+type TicketLine = (
+    TicketRow,
+    Option<String>,
+    i64,
+    i64,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
+
+const TICKET_COLUMNS: [&str; 37] = [
+    "serial",
+    "keno_day",
+    "issued_at",
+    "site",
+    "terminal",
+    "ticket_number",
+    "writer",
+    "principal_id",
+    "request_id",
+    "bet_type",
+    "schedule",
+    "selection",
+    "combine",
+    "ways",
+    "way_count",
+    "amount_per_way_cents",
+    "first_game",
+    "last_game",
+    "games",
+    "charged_games",
+    "game_cost_cents",
+    "total_cents",
+    "rule_set",
+    "status",
+    "cancelled_from_game",
+    "cancelled_at",
+    "cancelled_by",
+    "cancel_refund_cents",
+    "invalidation_refund_cents",
+    "won_cents",
+    "paid_cents",
+    "paid_at",
+    "paid_by",
+    "pay_method",
+    "set_bet_id",
+    "set_bet_name",
+    "set_bet_mode",
+];
+
 fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "tickets",
-        args.format,
-        columns(&[
-            "serial",
-            "keno_day",
-            "issued_at",
-            "site",
-            "terminal",
-            "ticket_number",
-            "writer",
-            "principal_id",
-            "request_id",
-            "bet_type",
-            "schedule",
-            "selection",
-            "combine",
-            "ways",
-            "way_count",
-            "amount_per_way_cents",
-            "first_game",
-            "last_game",
-            "games",
-            "charged_games",
-            "game_cost_cents",
-            "total_cents",
-            "rule_set",
-            "status",
-            "cancelled_from_game",
-            "cancelled_at",
-            "cancelled_by",
-            "cancel_refund_cents",
-            "invalidation_refund_cents",
-            "won_cents",
-            "paid_cents",
-            "paid_at",
-            "paid_by",
-            "pay_method",
-            "set_bet_id",
-            "set_bet_name",
-            "set_bet_mode",
-        ]),
-    )?;
+    let mut table = Table::create(&args.out, "tickets", args.format, columns(&TICKET_COLUMNS))?;
     if let Some((lo, hi)) = range.games {
-        type Row = (
-            TicketRow,
-            Option<String>,
-            i64,
-            i64,
-            Option<i64>,
-            Option<String>,
-            Option<String>,
-        );
         for_each_row!(
             conn,
             tickets::table
@@ -257,53 +257,61 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
                     sql::<Nullable<Text>>(SET_BET_NAME),
                     sql::<Nullable<Text>>(SET_BET_MODE),
                 )),
-            Row,
+            TicketLine,
             |row| {
-                let (t, cancelled_by, won, invalidation_refunds, set_id, set_name, set_mode) = row;
-                let combine: Vec<u8> = serde_json::from_str(&t.combine_json).unwrap_or_default();
-                table.row(vec![
-                    t.serial.into(),
-                    t.keno_day.into(),
-                    time(Some(t.issued_at)),
-                    t.site.into(),
-                    t.terminal.into(),
-                    t.ticket_number.into(),
-                    t.writer.into(),
-                    t.principal_id.into(),
-                    t.request_id.into(),
-                    t.bet_type.into(),
-                    t.schedule.into(),
-                    selection(&t.groups_json).into(),
-                    Cell::Numbers(combine.into_iter().map(i64::from).collect()),
-                    ways(&t.way_counts_json).into(),
-                    t.way_count.into(),
-                    t.amount_per_way_cents.into(),
-                    t.first_game.into(),
-                    t.last_game.into(),
-                    t.games.into(),
-                    t.charged_games.into(),
-                    t.game_cost_cents.into(),
-                    t.total_cents.into(),
-                    t.rule_set.into(),
-                    t.status.as_str().into(),
-                    t.cancelled_from_game.into(),
-                    time(t.cancelled_at),
-                    cancelled_by.into(),
-                    t.refund_cents.into(),
-                    invalidation_refunds.into(),
-                    won.into(),
-                    t.paid_cents.into(),
-                    time(t.paid_at),
-                    t.paid_by.into(),
-                    t.pay_method.map(PayMethod::as_str).into(),
-                    set_id.into(),
-                    set_name.into(),
-                    set_mode.into(),
-                ])?;
+                table.row(ticket_cells(row)?)?;
             }
         );
     }
     finish(table)
+}
+
+/// A ticket's row, its stored numbers and ways as its receipt shows them.
+fn ticket_cells(line: TicketLine) -> anyhow::Result<Vec<Cell>> {
+    let (t, cancelled_by, won, invalidation_refunds, set_id, set_name, set_mode) = line;
+    let record = format!("ticket {}", t.serial);
+    let groups: Vec<Vec<u8>> = stored_json(&record, "groups_json", &t.groups_json)?;
+    let combine: Vec<u8> = stored_json(&record, "combine_json", &t.combine_json)?;
+    let way_lines: Vec<WaysLine> = stored_json(&record, "way_counts_json", &t.way_counts_json)?;
+    Ok(vec![
+        t.serial.into(),
+        t.keno_day.into(),
+        time(Some(t.issued_at)),
+        t.site.into(),
+        t.terminal.into(),
+        t.ticket_number.into(),
+        t.writer.into(),
+        t.principal_id.into(),
+        t.request_id.into(),
+        t.bet_type.into(),
+        t.schedule.into(),
+        selection(&groups).into(),
+        Cell::Numbers(combine.into_iter().map(i64::from).collect()),
+        ways(&way_lines).into(),
+        t.way_count.into(),
+        t.amount_per_way_cents.into(),
+        t.first_game.into(),
+        t.last_game.into(),
+        t.games.into(),
+        t.charged_games.into(),
+        t.game_cost_cents.into(),
+        t.total_cents.into(),
+        t.rule_set.into(),
+        t.status.as_str().into(),
+        t.cancelled_from_game.into(),
+        time(t.cancelled_at),
+        cancelled_by.into(),
+        t.refund_cents.into(),
+        invalidation_refunds.into(),
+        won.into(),
+        t.paid_cents.into(),
+        time(t.paid_at),
+        t.paid_by.into(),
+        t.pay_method.map(PayMethod::as_str).into(),
+        set_id.into(),
+        set_name.into(),
+        set_mode.into(),
+    ])
 }
 
 const POOL_COLUMNS: [&str; 7] = [

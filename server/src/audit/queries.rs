@@ -1,11 +1,13 @@
 //! The record as the audit reads it, shared by the export, the report and the exceptions: games
 //! with their draw, settlement and invalidation; jackpot pools; faults; corrections; refunds;
-//! payments and cancellations by when they happened.
+//! payments and cancellations by when they happened; stored JSON read back (verify's too).
 
 use std::collections::{BTreeMap, HashMap};
 
+use anyhow::Context;
 use diesel::dsl::case_when;
 use diesel::prelude::*;
+use serde::de::DeserializeOwned;
 
 use super::source::for_each_row;
 use crate::ball_draw::corrections::CorrectionRow;
@@ -298,9 +300,19 @@ pub fn cancellations(
         .load(conn)
 }
 
+/// A stored JSON column read back. What cannot be read is an error that names the record and
+/// the column, never an empty value: read as empty it would hide what was stored.
+pub fn stored_json<T: DeserializeOwned>(
+    record: &str,
+    column: &str,
+    json: &str,
+) -> anyhow::Result<T> {
+    serde_json::from_str(json)
+        .with_context(|| format!("{record}: its stored {column} cannot be read"))
+}
+
 /// A ticket's groups as its receipt prints them (Diagram C): "06 45-36 80".
-pub fn selection(groups_json: &str) -> String {
-    let groups: Vec<Vec<u8>> = serde_json::from_str(groups_json).unwrap_or_default();
+pub fn selection(groups: &[Vec<u8>]) -> String {
     groups
         .iter()
         .map(|g| {
@@ -314,8 +326,7 @@ pub fn selection(groups_json: &str) -> String {
 }
 
 /// A ticket's ways as its receipt lists them: "1/04", "3/08 1/12".
-pub fn ways(way_counts_json: &str) -> String {
-    let lines: Vec<WaysLine> = serde_json::from_str(way_counts_json).unwrap_or_default();
+pub fn ways(lines: &[WaysLine]) -> String {
     lines
         .iter()
         .map(|l| format!("{}/{:02}", l.count, l.spots))
@@ -329,14 +340,27 @@ mod tests {
 
     #[test]
     fn selections_and_ways_read_as_on_the_receipt() {
-        assert_eq!(selection("[[6,45],[36,80]]"), "06 45-36 80");
-        assert_eq!(selection("[[1],[2],[3]]"), "01-02-03");
-        assert_eq!(
-            ways(
-                r#"[{"count":3,"spots":8,"plays_as":"special1"},{"count":1,"spots":12,"plays_as":"standard"}]"#
-            ),
-            "3/08 1/12"
+        let read =
+            |json: &str| -> Vec<Vec<u8>> { stored_json("ticket 1", "groups_json", json).unwrap() };
+        assert_eq!(selection(&read("[[6,45],[36,80]]")), "06 45-36 80");
+        assert_eq!(selection(&read("[[1],[2],[3]]")), "01-02-03");
+        let lines: Vec<WaysLine> = stored_json(
+            "ticket 1",
+            "way_counts_json",
+            r#"[{"count":3,"spots":8,"plays_as":"special1"},{"count":1,"spots":12,"plays_as":"standard"}]"#,
+        )
+        .unwrap();
+        assert_eq!(ways(&lines), "3/08 1/12");
+    }
+
+    #[test]
+    fn stored_json_that_cannot_be_read_names_its_record() {
+        let e = stored_json::<Vec<Vec<u8>>>("ticket 42", "groups_json", "not json").unwrap_err();
+        assert!(
+            format!("{e:#}").starts_with("ticket 42: its stored groups_json cannot be read: "),
+            "{e:#}"
         );
+        assert!(stored_json::<Vec<u8>>("ticket 42", "combine_json", "{}").is_err());
     }
 
     #[test]

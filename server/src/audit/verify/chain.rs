@@ -1,0 +1,210 @@
+//! The audit trail read once, its hash chain checked entry by entry, and what its entries say
+//! of the records gathered for the other checks.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Context;
+use diesel::prelude::*;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{for_each_page, Report, PAGE};
+use crate::audit::log::entry_hash;
+use crate::db::schema::{audit_head, audit_log};
+use crate::db::DbConnection;
+
+/// What the trail says of the records, gathered in one pass over it.
+#[derive(Default)]
+pub struct Trail {
+    pub started_at: i64,
+    /// Serial -> digest of the ticket as sold (its status left out: it changes).
+    pub sold: HashMap<String, [u8; 32]>,
+    pub cancelled: HashMap<String, Vec<Value>>,
+    pub paid: HashMap<String, Value>,
+    pub settled: BTreeMap<i64, Value>,
+    pub principals: HashMap<String, Value>,
+    pub rule_sets: HashMap<String, Value>,
+    /// Code -> the voucher as issued.
+    pub vouchers_issued: HashMap<String, Value>,
+    /// Code -> each spend: (the ticket sold, cents).
+    pub voucher_spends: HashMap<String, Vec<(String, i64)>>,
+    pub voucher_cashed: HashMap<String, Value>,
+    pub sets_created: BTreeMap<i64, Value>,
+    pub sets_retired: BTreeMap<i64, Value>,
+    pub approvals_recorded: BTreeMap<i64, Value>,
+    pub approvals_withdrawn: BTreeMap<i64, Value>,
+}
+
+/// A ticket as sold, without its status, hashed: what the trail's entry must match.
+pub fn sold_digest(mut sold: Value) -> [u8; 32] {
+    if let Some(map) = sold.as_object_mut() {
+        map.remove("status");
+    }
+    Sha256::digest(sold.to_string().as_bytes()).into()
+}
+
+#[derive(Queryable)]
+struct LogRow {
+    seq: i64,
+    recorded_at: i64,
+    kind: String,
+    subject: String,
+    principal_id: Option<String>,
+    payload: String,
+    prev_hash: String,
+    hash: String,
+}
+
+/// Reads the whole trail, checking its chain as it goes, and returns what it says.
+pub fn read(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trail> {
+    let (head_seq, head_hash, started_at): (i64, String, i64) = audit_head::table
+        .find(1)
+        .select((audit_head::seq, audit_head::hash, audit_head::started_at))
+        .first(conn)
+        .context("the audit trail's head")?;
+    let mut trail = Trail {
+        started_at,
+        ..Trail::default()
+    };
+    let mut chain = Chain {
+        prev: "0".repeat(64),
+        expected_seq: 1,
+        broken: false,
+    };
+    for_each_page(
+        conn,
+        |conn, after| {
+            audit_log::table
+                .filter(audit_log::seq.gt(*after))
+                .order(audit_log::seq)
+                .limit(PAGE)
+                .load::<LogRow>(conn)
+        },
+        |e: &LogRow| e.seq,
+        |e| {
+            chain.link(&e, report);
+            match payload(&e, report) {
+                Some(payload) => trail.add(e, payload, report),
+                None => Ok(()),
+            }
+        },
+    )?;
+    let last = chain.expected_seq - 1;
+    if !chain.broken && (head_seq != last || head_hash != chain.prev) {
+        report.differ(format!(
+            "the audit chain ends at entry {last} but its head says {head_seq}: entries were \
+             removed from the end"
+        ));
+    }
+    println!("checked: the audit chain of {last} entries");
+    Ok(trail)
+}
+
+/// The chain as far as it has been read.
+struct Chain {
+    prev: String,
+    expected_seq: i64,
+    /// Once broken, every later entry would differ too: the break is reported once.
+    broken: bool,
+}
+
+impl Chain {
+    fn link(&mut self, e: &LogRow, report: &mut Report) {
+        if !self.broken {
+            let hash = entry_hash(
+                &self.prev,
+                e.seq,
+                e.recorded_at,
+                &e.kind,
+                &e.subject,
+                e.principal_id.as_deref(),
+                &e.payload,
+            );
+            if e.seq != self.expected_seq || e.prev_hash != self.prev || e.hash != hash {
+                report.differ(format!(
+                    "the audit chain breaks at entry {} ({} {}): an entry was changed, removed \
+                     or inserted",
+                    e.seq, e.kind, e.subject
+                ));
+                self.broken = true;
+            }
+        }
+        self.prev = e.hash.clone();
+        self.expected_seq = e.seq + 1;
+    }
+}
+
+/// An entry's payload. One that cannot be read vouches for nothing: it is reported, and its
+/// record is checked as one the trail does not hold.
+fn payload(e: &LogRow, report: &mut Report) -> Option<Value> {
+    match serde_json::from_str(&e.payload) {
+        Ok(payload) => Some(payload),
+        Err(error) => {
+            report.differ(format!(
+                "audit entry {} ({} {}): its payload cannot be read ({error})",
+                e.seq, e.kind, e.subject
+            ));
+            None
+        }
+    }
+}
+
+impl Trail {
+    /// What entry `e` says of its record.
+    fn add(&mut self, e: LogRow, payload: Value, report: &mut Report) -> anyhow::Result<()> {
+        let subject = e.subject;
+        match e.kind.as_str() {
+            "ticket_sold" => {
+                self.sold.insert(subject, sold_digest(payload));
+            }
+            "ticket_cancelled" => self.cancelled.entry(subject).or_default().push(payload),
+            "ticket_paid" => {
+                self.paid.insert(subject, payload);
+            }
+            "game_settled" => {
+                self.settled.insert(subject.parse()?, payload);
+            }
+            "principal_added" => {
+                self.principals.insert(subject, payload);
+            }
+            "rule_set_recorded" => {
+                self.rule_sets.insert(subject, payload);
+            }
+            "voucher_issued" => {
+                self.vouchers_issued.insert(subject, payload);
+            }
+            "voucher_spent" => {
+                match (payload["serial"].as_str(), payload["amount_cents"].as_i64()) {
+                    (Some(serial), Some(cents)) => self
+                        .voucher_spends
+                        .entry(subject)
+                        .or_default()
+                        .push((serial.to_string(), cents)),
+                    // Not counted as a spend: the voucher's spends then differ from the trail's.
+                    _ => report.differ(format!(
+                        "audit entry {} (voucher_spent {subject}): it names no ticket or no \
+                         amount",
+                        e.seq
+                    )),
+                }
+            }
+            "voucher_cashed" => {
+                self.voucher_cashed.insert(subject, payload);
+            }
+            "set_bet_created" => {
+                self.sets_created.insert(subject.parse()?, payload);
+            }
+            "set_bet_retired" => {
+                self.sets_retired.insert(subject.parse()?, payload);
+            }
+            "special3_approval_recorded" => {
+                self.approvals_recorded.insert(subject.parse()?, payload);
+            }
+            "special3_approval_withdrawn" => {
+                self.approvals_withdrawn.insert(subject.parse()?, payload);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,67 @@
+//! Each principal against its entry (who it is, its role, its token's digest), each rule set's
+//! body against its hash and its entry.
+
+use diesel::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::chain::Trail;
+use super::Report;
+use crate::db::schema::{principals, rule_sets};
+use crate::db::DbConnection;
+
+pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
+    type P = (
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        i64,
+    );
+    let rows: Vec<P> = principals::table
+        .select((
+            principals::id,
+            principals::role,
+            principals::name,
+            principals::site,
+            principals::terminal,
+            principals::token_hash,
+            principals::created_at,
+        ))
+        .load(conn)?;
+    for (id, role, name, site, terminal, token, created) in rows {
+        if created < trail.started_at {
+            continue;
+        }
+        let expected = serde_json::json!({
+            "role": role, "name": name, "site": site, "terminal": terminal,
+            "token_sha256": token,
+        });
+        if trail.principals.get(&id) != Some(&expected) {
+            report.differ(format!(
+                "principal {id} ({role} {name}) differs from the one added"
+            ));
+        }
+    }
+    let sets: Vec<(String, String, String, i64)> = rule_sets::table
+        .select((
+            rule_sets::hash,
+            rule_sets::name,
+            rule_sets::body,
+            rule_sets::created_at,
+        ))
+        .load(conn)?;
+    for (hash, name, body, created) in sets {
+        if hex::encode(Sha256::digest(body.as_bytes())) != hash {
+            report.differ(format!("rule set {hash} ({name}): its body was changed"));
+        }
+        if created >= trail.started_at && !trail.rule_sets.contains_key(&hash) {
+            report.differ(format!(
+                "rule set {hash} ({name}) is not in the audit trail"
+            ));
+        }
+    }
+    println!("checked: principals and rule sets");
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Each voucher against its issue, spends and cash-out in the trail, its balance as their sum;
+//! and each ticket tendered for a sale against its payment.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+
+use super::chain::Trail;
+use super::{for_each_page, Report, PAGE};
+use crate::db::schema::{sale_tenders, vouchers};
+use crate::db::DbConnection;
+use crate::vouchers::{NewVoucher, VoucherRow, VoucherStatus};
+use keno_core::PayMethod;
+
+/// What sales were tendered, as stored.
+struct Tenders {
+    /// Voucher code -> each spend: (the ticket sold, cents).
+    spends: HashMap<String, Vec<(String, i64)>>,
+    /// Each ticket tendered: (it, the ticket sold, what it was worth).
+    tickets: Vec<(String, String, i64)>,
+}
+
+pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
+    let mut tenders = tenders(conn)?;
+    let (mut checked, mut seen) = (0usize, 0usize);
+    for_each_page(
+        conn,
+        |conn, after: &String| {
+            vouchers::table
+                .filter(vouchers::code.gt(after))
+                .order(vouchers::code)
+                .limit(PAGE)
+                .select(VoucherRow::as_select())
+                .load(conn)
+        },
+        |v| v.code.clone(),
+        |v| {
+            checked += 1;
+            seen += usize::from(issued_as_recorded(&v, trail, report));
+            let stored = tenders.spends.remove(&v.code).unwrap_or_default();
+            let spent = spends_as_recorded(&v, stored, trail, report);
+            cashed_as_recorded(&v, trail, report);
+            balance_adds_up(&v, spent, report);
+            Ok(())
+        },
+    )?;
+    for (code, spent) in tenders.spends {
+        report.differ(format!(
+            "spends {spent:?} name voucher {code}, which does not exist"
+        ));
+    }
+    if seen != trail.vouchers_issued.len() {
+        report.differ(format!(
+            "the trail records {} vouchers issued but {seen} of them are in the vouchers table: \
+             vouchers were removed",
+            trail.vouchers_issued.len()
+        ));
+    }
+    tendered_as_recorded(&tenders.tickets, trail, report);
+    println!(
+        "checked: {checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
+        tenders.tickets.len()
+    );
+    Ok(())
+}
+
+fn tenders(conn: &mut DbConnection) -> QueryResult<Tenders> {
+    let mut tenders = Tenders {
+        spends: HashMap::new(),
+        tickets: Vec::new(),
+    };
+    let rows: Vec<(String, String, String, i64, i64)> = sale_tenders::table
+        .select((
+            sale_tenders::serial,
+            sale_tenders::kind,
+            sale_tenders::reference,
+            sale_tenders::covered_cents,
+            sale_tenders::change_cents,
+        ))
+        .load(conn)?;
+    for (serial, kind, reference, covered, change) in rows {
+        if kind == "voucher" {
+            let spends = tenders.spends.entry(reference).or_default();
+            spends.push((serial, covered));
+        } else {
+            tenders.tickets.push((reference, serial, covered + change));
+        }
+    }
+    Ok(tenders)
+}
+
+/// Whether the trail holds the voucher's issue; an issue it holds must match the voucher.
+fn issued_as_recorded(v: &VoucherRow, trail: &Trail, report: &mut Report) -> bool {
+    let c = &v.code;
+    let Some(issued) = trail.vouchers_issued.get(c) else {
+        report.differ(format!("voucher {c} has no issue in the audit trail"));
+        return false;
+    };
+    if *issued != serde_json::json!(NewVoucher::from(v)) {
+        report.differ(format!("voucher {c} differs from the voucher issued"));
+    }
+    true
+}
+
+/// The stored spends against the trail's; returns the cents they spent.
+fn spends_as_recorded(
+    v: &VoucherRow,
+    mut stored: Vec<(String, i64)>,
+    trail: &Trail,
+    report: &mut Report,
+) -> i64 {
+    let c = &v.code;
+    let mut recorded = trail.voucher_spends.get(c).cloned().unwrap_or_default();
+    stored.sort();
+    recorded.sort();
+    if stored != recorded {
+        report.differ(format!(
+            "voucher {c}: spent {:?}, the trail says {recorded:?}",
+            stored
+        ));
+    }
+    stored.iter().map(|(_, cents)| cents).sum()
+}
+
+fn cashed_as_recorded(v: &VoucherRow, trail: &Trail, report: &mut Report) {
+    let cashed = trail.voucher_cashed.get(&v.code);
+    let trail_cashed = cashed.map_or(0, |p| p["cashed_cents"].as_i64().unwrap_or(-1));
+    if trail_cashed != v.cashed_cents || (v.status == VoucherStatus::Cashed) != cashed.is_some() {
+        report.differ(format!(
+            "voucher {}: {} with {} cashed out, the trail says {trail_cashed}",
+            v.code, v.status, v.cashed_cents
+        ));
+    }
+}
+
+/// The voucher's balance and status as its amount less what was spent and cashed out.
+fn balance_adds_up(v: &VoucherRow, spent: i64, report: &mut Report) {
+    let balance = v.amount_cents - spent - v.cashed_cents;
+    let status = match (v.cashed_cents > 0, balance) {
+        (true, _) => VoucherStatus::Cashed,
+        (false, 0) => VoucherStatus::Spent,
+        _ => VoucherStatus::Active,
+    };
+    if v.balance_cents != balance || v.status != status {
+        report.differ(format!(
+            "voucher {}: balance {} ({}), but {} issued less {spent} spent and {} cashed out \
+             leaves {balance} ({status})",
+            v.code, v.balance_cents, v.status, v.amount_cents, v.cashed_cents
+        ));
+    }
+}
+
+/// A ticket tendered is paid whole by tender, for the sale that names it.
+fn tendered_as_recorded(tendered: &[(String, String, i64)], trail: &Trail, report: &mut Report) {
+    for (serial, sale, worth) in tendered {
+        let paid = trail.paid.get(serial);
+        let ok = paid.is_some_and(|p| {
+            p["pay_method"] == PayMethod::Tender.as_str()
+                && p["for_ticket"].as_str() == Some(sale.as_str())
+                && p["paid_cents"].as_i64() == Some(*worth)
+        });
+        if !ok {
+            report.differ(format!(
+                "ticket {serial} is tendered for ticket {sale} ({worth} cents), but the trail \
+                 records no such payment"
+            ));
+        }
+    }
+}
