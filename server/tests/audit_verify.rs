@@ -480,8 +480,10 @@ fn verify_reports_stored_json_that_cannot_be_read(db: TestDb) {
 
     // The trail's entries: its guard dropped, as a hand behind the server's back would.
     match db.backend {
-        common::Backend::Sqlite => db.execute("DROP TRIGGER audit_log_no_update"),
-        common::Backend::Postgres => db.execute("DROP TRIGGER audit_log_no_change ON audit_log"),
+        keno_testkit::Backend::Sqlite => db.execute("DROP TRIGGER audit_log_no_update"),
+        keno_testkit::Backend::Postgres => {
+            db.execute("DROP TRIGGER audit_log_no_change ON audit_log")
+        }
     };
     let entry = |kind: &str, subject: &str| {
         let seq = db.query_i64(&format!(
