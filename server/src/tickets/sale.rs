@@ -133,22 +133,12 @@ pub async fn sell(
             special3_digest: p.special3_digest,
         })
     });
+    let retry = (principal.id.clone(), request.request_id.clone());
     let sale = match prepared {
         Ok(sale) => sale,
-        Err(refusal) => {
-            // A retry of a sale made before a change (of the rule set, the catalogue or the
-            // approval, say) still gets its ticket rather than a refusal.
-            let (s, p, r) = (
-                state.clone(),
-                principal.id.clone(),
-                request.request_id.clone(),
-            );
-            let sold = web::block(move || sold_before(&s, &p, &r)).await??;
-            return match sold {
-                Some(t) => Ok(HttpResponse::Ok().json(t)),
-                None => Err(refusal.into()),
-            };
-        }
+        // A retry of a sale made before a change (of the rule set, the catalogue or the
+        // approval, say) still gets its ticket rather than a refusal.
+        Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
@@ -162,14 +152,7 @@ pub async fn sell(
                         .jackpots_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
-                return Ok(HttpResponse::Created().json(SoldTicket {
-                    ticket: Ticket {
-                        set_bet: sale.set_bet.clone(),
-                        ..Ticket::from(&*t)
-                    },
-                    payment,
-                }));
+                return Ok(sold_now(&sale, &t, payment));
             }
             // How it was paid, as recorded when it was sold: a retry spends nothing.
             Some(Outcome::AlreadySold(t)) => return answer(&state, *t).await,
@@ -177,19 +160,36 @@ pub async fn sell(
         }
     }
     // A retry of a sale that committed just before the last close must still get its ticket.
-    let (s, p, r) = (
-        state.clone(),
-        principal.id.clone(),
-        request.request_id.clone(),
+    let closed = Failure::refuse(
+        Refusal::GameClosed,
+        "no game is open for sale: Keno is closed",
     );
-    let sold = web::block(move || sold_before(&s, &p, &r)).await??;
+    sold_or(&state, retry, closed).await
+}
+
+/// 201 with the ticket just sold and how it was paid.
+fn sold_now(sale: &Sale, t: &TicketRow, payment: Option<SalePayment>) -> HttpResponse {
+    let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
+    HttpResponse::Created().json(SoldTicket {
+        ticket: Ticket {
+            set_bet: sale.set_bet.clone(),
+            ..Ticket::from(t)
+        },
+        payment,
+    })
+}
+
+/// 200 with the ticket a writer already sold under this request id, or else `refusal`.
+async fn sold_or(
+    state: &web::Data<AppState>,
+    (writer, request_id): (String, String),
+    refusal: Failure,
+) -> ApiResult<HttpResponse> {
+    let s = state.clone();
+    let sold = web::block(move || sold_before(&s, &writer, &request_id)).await??;
     match sold {
         Some(t) => Ok(HttpResponse::Ok().json(t)),
-        None => Err(Failure::refuse(
-            Refusal::GameClosed,
-            "no game is open for sale: Keno is closed",
-        )
-        .into()),
+        None => Err(refusal.into()),
     }
 }
 

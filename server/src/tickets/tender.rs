@@ -496,30 +496,13 @@ impl Ledger {
                 }
             }
         }
-        let mut change_voucher = None;
-        if planned.allocation.change_cents > 0 {
-            let code = new_code();
-            let amount = planned.allocation.change_cents as i64;
-            entries.push(
-                NewVoucher {
-                    code: &code,
-                    principal_id: &sold.principal_id,
-                    request_id: None,
-                    site: &sold.site,
-                    terminal: &sold.terminal,
-                    writer: &sold.writer,
-                    issued_at: now,
-                    keno_day: &sold.keno_day,
-                    source: "change",
-                    ticket: Some(&sold.serial),
-                    amount_cents: amount,
-                    balance_cents: amount,
-                    status: VoucherStatus::Active.as_str(),
-                }
-                .insert(conn)?,
-            );
-            change_voucher = Some(code);
-        }
+        let change_voucher = if planned.allocation.change_cents > 0 {
+            let (code, entry) = issue_change(conn, sold, planned.allocation.change_cents, now)?;
+            entries.push(entry);
+            Some(code)
+        } else {
+            None
+        };
         Ok((entries, SalePayment::planned(planned, change_voucher)))
     }
 
@@ -555,6 +538,35 @@ impl Ledger {
     pub fn quote(planned: &Planned) -> SalePayment {
         SalePayment::planned(planned, None)
     }
+}
+
+/// The change of a ticket tendered for more than the sale, as a voucher of its own (rule 6.1
+/// as interpreted: every cent stays on the record); its code and the trail's entry.
+fn issue_change(
+    conn: &mut DbConnection,
+    sold: &TicketRow,
+    change_cents: u64,
+    now: i64,
+) -> DomainResult<(String, Entry)> {
+    let code = new_code();
+    let amount = change_cents as i64;
+    let entry = NewVoucher {
+        code: &code,
+        principal_id: &sold.principal_id,
+        request_id: None,
+        site: &sold.site,
+        terminal: &sold.terminal,
+        writer: &sold.writer,
+        issued_at: now,
+        keno_day: &sold.keno_day,
+        source: "change",
+        ticket: Some(&sold.serial),
+        amount_cents: amount,
+        balance_cents: amount,
+        status: VoucherStatus::Active.as_str(),
+    }
+    .insert(conn)?;
+    Ok((code, entry))
 }
 
 fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {

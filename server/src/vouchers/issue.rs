@@ -75,37 +75,7 @@ pub async fn issue(
     if principal.site.is_none() || principal.terminal.is_none() {
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
-    let what =
-        match (request.amount_cents, request.ticket) {
-            (Some(amount), None) => {
-                if !(1..=MAX_DEPOSIT_CENTS).contains(&amount) {
-                    return Err(Failure::refuse(
-                        Refusal::InvalidAmount,
-                        format!(
-                            "a deposit is 1 cent to {} (amount_cents {amount})",
-                            keno_core::Dollars(MAX_DEPOSIT_CENTS as u64)
-                        ),
-                    )
-                    .into());
-                }
-                What::Deposit(amount)
-            }
-            (None, Some(serial)) => {
-                if !keno_core::serial::is_well_formed(&serial) {
-                    return Err(Failure::refuse(
-                        Refusal::InvalidSerial,
-                        "that is not a ticket serial number: check the digits",
-                    )
-                    .into());
-                }
-                What::Ticket(serial)
-            }
-            _ => return Err(Failure::refuse(
-                Refusal::InvalidRequest,
-                "give either amount_cents (a cash deposit) or ticket (a winning ticket's serial)",
-            )
-            .into()),
-        };
+    let what = What::of(request.amount_cents, request.ticket.clone())?;
     let (created, voucher) = web::block(move || -> DomainResult<(bool, Voucher)> {
         let mut conn = state.db.conn()?;
         let _turn = state.db.writer_turn();
@@ -141,6 +111,40 @@ pub async fn issue(
     } else {
         HttpResponse::Ok().json(voucher)
     })
+}
+
+impl What {
+    /// What the request asks to be made a voucher: a deposit (1 cent to the most, rule 1(n))
+    /// or a winning ticket, and never both.
+    fn of(amount_cents: Option<i64>, ticket: Option<String>) -> DomainResult<What> {
+        match (amount_cents, ticket) {
+            (Some(amount), None) => {
+                if !(1..=MAX_DEPOSIT_CENTS).contains(&amount) {
+                    return Err(Failure::refuse(
+                        Refusal::InvalidAmount,
+                        format!(
+                            "a deposit is 1 cent to {} (amount_cents {amount})",
+                            keno_core::Dollars(MAX_DEPOSIT_CENTS as u64)
+                        ),
+                    ));
+                }
+                Ok(What::Deposit(amount))
+            }
+            (None, Some(serial)) => {
+                if !keno_core::serial::is_well_formed(&serial) {
+                    return Err(Failure::refuse(
+                        Refusal::InvalidSerial,
+                        "that is not a ticket serial number: check the digits",
+                    ));
+                }
+                Ok(What::Ticket(serial))
+            }
+            _ => Err(Failure::refuse(
+                Refusal::InvalidRequest,
+                "give either amount_cents (a cash deposit) or ticket (a winning ticket's serial)",
+            )),
+        }
+    }
 }
 
 fn issue_in(
