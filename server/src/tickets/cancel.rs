@@ -47,12 +47,10 @@ pub async fn cancel(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Cancellation>> {
     let serial = serial.into_inner();
-    let result = web::block(move || -> DomainResult<Cancellation> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| cancel_in(&state, conn, &serial, &principal.id))
+    let result = crate::store::write(&state, None, move |state, conn| {
+        cancel_in(state, conn, &serial, &principal.id)
     })
-    .await??;
+    .await?;
     Ok(web::Json(result))
 }
 

@@ -49,17 +49,11 @@ pub async fn pay(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Payment>> {
     let serial = serial.into_inner();
-    let payment = web::block(move || -> DomainResult<Payment> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        let today = crate::vouchers::today(&state)?;
-        conn.transaction(|conn| {
-            let payment = pay_in(conn, &serial, &principal, today)?;
-            state.faults.pause("payment");
-            Ok(payment)
-        })
+    let payment = crate::store::write(&state, Some("payment"), move |state, conn| {
+        let today = crate::vouchers::today(state)?;
+        pay_in(conn, &serial, &principal, today)
     })
-    .await??;
+    .await?;
     Ok(web::Json(payment))
 }
 
