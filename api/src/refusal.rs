@@ -268,6 +268,82 @@ impl From<&CancelRefusal> for Refusal {
     }
 }
 
+/// A refusal's code as a client reads it: one this crate knows, or one of a newer server's,
+/// kept as its text so that the client can still show it (and never fails to read the answer).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RefusalCode {
+    Known(Refusal),
+    Unknown(String),
+}
+
+impl RefusalCode {
+    /// The code as it is on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            RefusalCode::Known(r) => r.code(),
+            RefusalCode::Unknown(code) => code,
+        }
+    }
+
+    /// The refusal, if this crate knows the code.
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self {
+            RefusalCode::Known(r) => Some(*r),
+            RefusalCode::Unknown(_) => None,
+        }
+    }
+}
+
+impl From<Refusal> for RefusalCode {
+    fn from(r: Refusal) -> Self {
+        RefusalCode::Known(r)
+    }
+}
+
+impl From<&str> for RefusalCode {
+    fn from(code: &str) -> Self {
+        Refusal::from_code(code).map_or_else(
+            || RefusalCode::Unknown(code.to_string()),
+            RefusalCode::Known,
+        )
+    }
+}
+
+impl PartialEq<Refusal> for RefusalCode {
+    fn eq(&self, other: &Refusal) -> bool {
+        *self == RefusalCode::Known(*other)
+    }
+}
+
+impl fmt::Display for RefusalCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for RefusalCode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RefusalCode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(RefusalCode::from(String::deserialize(d)?.as_str()))
+    }
+}
+
+/// The body of every error response.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorBody {
+    /// Machine code in snake_case, e.g. `game_closed`, `below_minimum_wager`, `already_paid`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub error: RefusalCode,
+    /// For people.
+    pub message: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,5 +454,19 @@ mod tests {
         assert_eq!(json, "\"already_paid\"");
         let back: Refusal = serde_json::from_str(&json).unwrap();
         assert_eq!(back, Refusal::AlreadyPaid);
+    }
+
+    #[test]
+    fn a_newer_servers_code_is_kept_as_text() {
+        let body: ErrorBody =
+            serde_json::from_str(r#"{"error": "game_closed", "message": "closed"}"#).unwrap();
+        assert_eq!(body.error, Refusal::GameClosed);
+        let newer: ErrorBody =
+            serde_json::from_str(r#"{"error": "moon_phase", "message": "wait"}"#).unwrap();
+        assert_eq!(newer.error, RefusalCode::Unknown("moon_phase".into()));
+        assert_eq!(
+            serde_json::to_string(&newer).unwrap(),
+            r#"{"error":"moon_phase","message":"wait"}"#
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use crate::auth::Role;
@@ -117,7 +118,7 @@ pub struct ServeArgs {
 pub enum PrincipalCommand {
     /// Create a principal; prints its token as the last line (shown once, stored hashed).
     Add {
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = role_parser())]
         role: Role,
         /// The operator's name (for a writer, printed on receipts).
         #[arg(long)]
@@ -178,4 +179,11 @@ impl From<DrawSourceArg> for keno_core::DrawSource {
             DrawSourceArg::BallDevice => keno_core::DrawSource::BallDevice,
         }
     }
+}
+
+/// `--role`: one of the roles' names, listed in the help as a `value_enum` would list them (the
+/// role is keno-api's, which knows nothing of clap).
+fn role_parser() -> impl TypedValueParser<Value = Role> {
+    clap::builder::PossibleValuesParser::new(Role::ALL.iter().map(|r| r.as_str()))
+        .map(|name: String| Role::parse(&name).expect("a role's own name"))
 }

@@ -6,9 +6,8 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
+pub use keno_api::ErrorBody;
 use keno_api::Refusal;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 pub use crate::failure::{DomainResult, Failure};
 
@@ -17,15 +16,6 @@ pub use crate::failure::{DomainResult, Failure};
 pub struct ApiError(pub Failure);
 
 pub type ApiResult<T> = Result<T, ApiError>;
-
-/// The body of every error response.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// Machine code in snake_case, e.g. `game_closed`, `below_minimum_wager`, `already_paid`.
-    pub error: String,
-    /// For people.
-    pub message: String,
-}
 
 /// The HTTP status of each refusal: the one place the domain's codes meet HTTP.
 pub fn status(refusal: Refusal) -> StatusCode {
@@ -117,7 +107,7 @@ impl ResponseError for ApiError {
             response.insert_header(("Retry-After", seconds.to_string()));
         }
         response.json(ErrorBody {
-            error: refusal.code().to_string(),
+            error: refusal.into(),
             message,
         })
     }

@@ -4,7 +4,7 @@ use actix_web::{get, post, web, HttpResponse};
 use chrono::{Local, TimeZone};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
 use anyhow::Context;
 use keno_core::{transition, DrawMode, DrawSource, GameEvent, GameFacts, GameState};
@@ -15,6 +15,8 @@ use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::games::Game;
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = games)]
@@ -36,47 +38,21 @@ pub struct GameRow {
     pub draw_mode: DrawMode,
 }
 
-/// A game as the API shows it.
-#[derive(Serialize, Deserialize, ToSchema, Clone, Debug)]
-pub struct Game {
-    pub number: i64,
-    /// The Keno Day (YYYY-MM-DD) the game belongs to (rule 1(d)).
-    pub keno_day: String,
-    /// open | closed | drawing | drawn | settled | void | invalidated
-    pub state: String,
-    pub opened_at: String,
-    /// When the game closes (or closed) for sale (rule 9.2).
-    pub closes_at: String,
-    pub closed_at: Option<String>,
-    pub drawn_at: Option<String>,
-    pub settled_at: Option<String>,
-    /// rng | ball_device
-    pub source: String,
-    /// The numbers drawn so far, in the order drawn; only committed numbers (rule 10.1).
-    pub drawn: Vec<u8>,
-    /// Which draw of the game this is: a void draw (rules 10.2, 10.4(c)) is drawn again.
-    pub draw_attempt: i32,
-    /// rng | device | manual: how the numbers of the current draw are entered; manual after
-    /// a fall-back or a stoppage (rule 10.4(b), (d)).
-    pub draw_mode: String,
-}
-
-impl Game {
-    fn from_row(row: GameRow, drawn: Vec<u8>) -> Game {
-        Game {
-            number: row.number,
-            keno_day: row.keno_day,
-            state: row.state.as_str().into(),
-            opened_at: rfc3339(row.opened_at),
-            closes_at: rfc3339(row.closes_at),
-            closed_at: row.closed_at.map(rfc3339),
-            drawn_at: row.drawn_at.map(rfc3339),
-            settled_at: row.settled_at.map(rfc3339),
-            source: row.source.as_str().into(),
-            drawn,
-            draw_attempt: row.draw_attempt,
-            draw_mode: row.draw_mode.as_str().into(),
-        }
+/// The game as the API shows it: its row and the numbers drawn.
+fn shown(row: GameRow, drawn: Vec<u8>) -> Game {
+    Game {
+        number: row.number,
+        keno_day: row.keno_day,
+        state: row.state.as_str().into(),
+        opened_at: rfc3339(row.opened_at),
+        closes_at: rfc3339(row.closes_at),
+        closed_at: row.closed_at.map(rfc3339),
+        drawn_at: row.drawn_at.map(rfc3339),
+        settled_at: row.settled_at.map(rfc3339),
+        source: row.source.as_str().into(),
+        drawn,
+        draw_attempt: row.draw_attempt,
+        draw_mode: row.draw_mode.as_str().into(),
     }
 }
 
@@ -102,7 +78,7 @@ pub fn load(conn: &mut DbConnection, number: i64) -> QueryResult<Option<Game>> {
         return Ok(None);
     };
     let drawn = drawn(conn, number)?;
-    Ok(Some(Game::from_row(row, drawn)))
+    Ok(Some(shown(row, drawn)))
 }
 
 /// What the game's life cycle depends on, as stored: the facts `keno_core::drawer_step` and
@@ -543,7 +519,7 @@ fn with_numbers(conn: &mut DbConnection, rows: Vec<GameRow>) -> DomainResult<Vec
                 .take_while(|(g, _, _)| *g == row.number)
                 .map(|(_, _, n)| *n as u8)
                 .collect();
-            Game::from_row(row, drawn)
+            shown(row, drawn)
         })
         .collect())
 }

@@ -9,8 +9,6 @@ use std::collections::BTreeMap;
 use actix_web::{get, web};
 use diesel::prelude::*;
 use keno_core::{JackpotPools, RuleSet, TicketStatus};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
 use crate::db::DbConnection;
@@ -18,12 +16,8 @@ use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::tickets::WaysLine;
 
-#[derive(Debug, Serialize, ToSchema, PartialEq, Eq)]
-pub struct Jackpot {
-    pub spots: u8,
-    pub pool_cents: u64,
-    pub guaranteed_cents: u64,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::games::Jackpot;
 
 /// The pools carried into game `game`: the next pools of the last settled game before it.
 pub fn carried_into(

@@ -19,7 +19,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use getrandom::SysRng;
 use keno_core::{Bet, RuleSet, ScheduleId, SetMode};
 use rand_core::UnwrapErr;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::audit::log::Entry;
@@ -29,8 +29,10 @@ use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::store::hold::held;
-use crate::tickets::{ways_lines, WaysLine};
+use crate::tickets::ways_lines;
 use keno_api::Refusal;
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::set_bets::{SetBet, SetBetMode};
 
 diesel::define_sql_function! {
     /// The name compared without case, as the unique index on the sets on sale compares it.
@@ -98,43 +100,6 @@ impl SetBetRow {
     }
 }
 
-/// How a set bet is played (rule 6.3(h)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SetBetMode {
-    /// The set's own numbers.
-    Fixed,
-    /// Numbers picked by the server (the OS CSPRNG) in groups of the set's sizes, with the same
-    /// combinations.
-    Random,
-}
-
-impl From<SetBetMode> for SetMode {
-    fn from(m: SetBetMode) -> SetMode {
-        match m {
-            SetBetMode::Fixed => SetMode::Fixed,
-            SetBetMode::Random => SetMode::Random,
-        }
-    }
-}
-
-impl SetBetMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SetBetMode::Fixed => "fixed",
-            SetBetMode::Random => "random",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SetBetMode> {
-        match s {
-            "fixed" => Some(SetBetMode::Fixed),
-            "random" => Some(SetBetMode::Random),
-            _ => None,
-        }
-    }
-}
-
 /// A set to add to the catalogue.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -154,52 +119,29 @@ pub struct NewSetBet {
     pub description: Option<String>,
 }
 
-/// A set of the catalogue.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SetBet {
-    pub id: i64,
-    pub name: String,
-    pub description: Option<String>,
-    /// The numbers in groups ("fixed" plays these).
-    pub groups: Vec<Vec<u8>>,
-    pub combine: Vec<u8>,
-    /// Its ways in the standard schedule ("3/06"), as a way ticket of these groups has them.
-    pub ways: Vec<WaysLine>,
-    pub way_count: u64,
-    /// The amount per way suggested to the player.
-    pub amount_per_way_cents: i64,
-    /// One game at the suggested amount.
-    pub game_cost_cents: u64,
-    /// Sold (not retired).
-    pub on_sale: bool,
-    pub created_at: String,
-    pub retired_at: Option<String>,
-}
-
-impl SetBet {
-    fn new(row: SetBetRow, rules: &RuleSet) -> SetBet {
-        // A set added under an earlier rule set may not plan under this one: it lists no ways.
-        // (A fixed set draws nothing from the generator.)
-        let plan = row
-            .bet(SetMode::Fixed)
-            .mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))
-            .and_then(|marks| rules.plan(marks, ScheduleId::Standard))
-            .ok();
-        let way_count = plan.as_ref().map_or(0, |p| p.ways.len() as u64);
-        SetBet {
-            id: row.id,
-            groups: row.groups(),
-            combine: row.combine(),
-            ways: plan.as_ref().map(ways_lines).unwrap_or_default(),
-            way_count,
-            game_cost_cents: way_count * row.amount_per_way_cents as u64,
-            amount_per_way_cents: row.amount_per_way_cents,
-            on_sale: row.retired_at.is_none(),
-            created_at: rfc3339(row.created_at),
-            retired_at: row.retired_at.map(rfc3339),
-            name: row.name,
-            description: row.description,
-        }
+/// The set as the API shows it, with its ways under `rules`.
+fn set_bet(row: SetBetRow, rules: &RuleSet) -> SetBet {
+    // A set added under an earlier rule set may not plan under this one: it lists no ways.
+    // (A fixed set draws nothing from the generator.)
+    let plan = row
+        .bet(SetMode::Fixed)
+        .mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))
+        .and_then(|marks| rules.plan(marks, ScheduleId::Standard))
+        .ok();
+    let way_count = plan.as_ref().map_or(0, |p| p.ways.len() as u64);
+    SetBet {
+        id: row.id,
+        groups: row.groups(),
+        combine: row.combine(),
+        ways: plan.as_ref().map(ways_lines).unwrap_or_default(),
+        way_count,
+        game_cost_cents: way_count * row.amount_per_way_cents as u64,
+        amount_per_way_cents: row.amount_per_way_cents,
+        on_sale: row.retired_at.is_none(),
+        created_at: rfc3339(row.created_at),
+        retired_at: row.retired_at.map(rfc3339),
+        name: row.name,
+        description: row.description,
     }
 }
 
@@ -255,9 +197,7 @@ pub async fn list(
     })
     .await??;
     Ok(web::Json(
-        rows.into_iter()
-            .map(|r| SetBet::new(r, &state.rules))
-            .collect(),
+        rows.into_iter().map(|r| set_bet(r, &state.rules)).collect(),
     ))
 }
 
@@ -277,7 +217,7 @@ pub async fn get_set(
     let row = web::block(move || -> DomainResult<_> { Ok(find(&mut *s.db.conn()?, id)?) })
         .await??
         .ok_or_else(|| Failure::not_found("set bet"))?;
-    Ok(web::Json(SetBet::new(row, &state.rules)))
+    Ok(web::Json(set_bet(row, &state.rules)))
 }
 
 /// Adds a set to the catalogue (a supervisor). Its groups and combinations are checked as a way
@@ -324,7 +264,7 @@ pub async fn create(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": row.id }),
     );
-    Ok(HttpResponse::Created().json(SetBet::new(row, &state.rules)))
+    Ok(HttpResponse::Created().json(set_bet(row, &state.rules)))
 }
 
 fn name_taken(name: &str) -> Failure {
@@ -459,5 +399,5 @@ pub async fn retire(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": id }),
     );
-    Ok(web::Json(SetBet::new(row, &state.rules)))
+    Ok(web::Json(set_bet(row, &state.rules)))
 }

@@ -45,14 +45,20 @@ fn the_checked_in_openapi_document_matches_the_code() {
 /// utoipa names a component after its type and keeps the last of two types of one name: an
 /// operation then documents another type's body (the prize schedules were documented as the
 /// `Schedule` enum of a ticket, a claim's approval as Special 3's `Approval`). Every type that
-/// derives `ToSchema` must have a name of its own (or one given by `#[schema(as = ...)]`).
+/// derives `ToSchema` must have a name of its own (or one given by `#[schema(as = ...)]`), the
+/// wire's types in keno-api (`#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]`)
+/// included.
 #[test]
 fn no_two_schema_types_share_a_name() {
     let root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     let mut files = Vec::new();
-    let mut dirs = vec![root.join("src"), root.join("../core/src")];
+    let mut dirs = vec![
+        root.join("src"),
+        root.join("../core/src"),
+        root.join("../api/src"),
+    ];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -69,14 +75,23 @@ fn no_two_schema_types_share_a_name() {
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             let line = line.trim();
-            if !(line.starts_with("#[derive(") && line.contains("ToSchema")) {
+            let derives = line.starts_with("#[derive(") || line.starts_with("#[cfg_attr(");
+            if !(derives && line.contains("ToSchema")) {
                 continue;
             }
             let mut renamed = None;
             for next in &lines[i + 1..] {
                 let next = next.trim();
-                if let Some(rest) = next.strip_prefix("#[schema(as = ") {
-                    renamed = Some(rest.trim_end_matches(")]").trim().to_string());
+                let rename = next.strip_prefix("#[schema(as = ").or_else(|| {
+                    next.strip_prefix("#[cfg_attr(feature = \"openapi\", schema(as = ")
+                });
+                if let Some(rest) = rename {
+                    renamed = Some(
+                        rest.trim_end_matches(")]")
+                            .trim_end_matches(')')
+                            .trim()
+                            .to_string(),
+                    );
                 }
                 let item = next
                     .trim_start_matches("pub(crate) ")

@@ -29,7 +29,6 @@ use diesel::prelude::*;
 use futures_util::future::LocalBoxFuture;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::db::schema::{principals, terminals};
@@ -37,6 +36,7 @@ use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, Failure};
 use crate::state::AppState;
 
+pub use keno_api::principals::Me;
 use principal::same_secret;
 pub use principal::{Principal, Role, ANY_ROLE};
 
@@ -147,17 +147,6 @@ fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Princ
             terminal,
         })
     }))
-}
-
-/// Who a token belongs to, for a terminal's sign-on screen.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Me {
-    /// The principal's id: how faults, corrections and approvals name who made them.
-    pub id: String,
-    pub role: Role,
-    pub name: String,
-    pub site: Option<String>,
-    pub terminal: Option<String>,
 }
 
 /// The principal behind the bearer token.

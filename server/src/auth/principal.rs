@@ -6,47 +6,13 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::Failure;
 use subtle::ConstantTimeEq;
-
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Writer,
-    Supervisor,
-    Inspector,
-    Auditor,
-    Device,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Writer => "writer",
-            Role::Supervisor => "supervisor",
-            Role::Inspector => "inspector",
-            Role::Auditor => "auditor",
-            Role::Device => "device",
-        }
-    }
-
-    pub(super) fn parse(s: &str) -> Option<Role> {
-        ANY_ROLE.iter().copied().find(|r| r.as_str() == s)
-    }
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::principals::Role;
 
 /// Every role: an endpoint any principal may call (`GET /principals/me`).
-pub const ANY_ROLE: &[Role] = &[
-    Role::Writer,
-    Role::Supervisor,
-    Role::Inspector,
-    Role::Auditor,
-    Role::Device,
-];
+pub const ANY_ROLE: &[Role] = Role::ALL;
 
 /// Who is calling: the principal behind the bearer token.
 #[derive(Clone, Debug)]

@@ -10,8 +10,6 @@
 use actix_web::http::StatusCode;
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::{board_number, devices, hold_ball_game, standing, StandingBall};
 use crate::audit::log::Entry;
@@ -24,29 +22,8 @@ use crate::games::GameRow;
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{GameEvent, GameState};
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Ball {
-    /// The number on the ball, 1 to 80.
-    pub number: i64,
-    /// The draw of the game this ball belongs to (`draw_attempt`): a device that gives it is
-    /// told `draw_changed` when the draw was voided meanwhile, instead of starting the new
-    /// draw with a ball of the void one (rule 10.2).
-    pub attempt: Option<i64>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct BallTaken {
-    pub game: i64,
-    /// 1 to 20: the ball's place in the draw.
-    pub position: usize,
-    pub number: u8,
-    /// drawing, or drawn after the 20th ball.
-    pub state: String,
-    /// The numbers drawn so far, in order.
-    pub drawn: Vec<u8>,
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::draw::{Ball, BallTaken};
 
 /// Records the next ball drawn for a closed game: by its device, or by a supervisor once the
 /// draw is finished by hand.

@@ -7,8 +7,6 @@
 use actix_web::http::StatusCode;
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::{board_number, hold_ball_game, key_of, reason, standing};
 use crate::auth::{Principal, Require, Role};
@@ -18,16 +16,8 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{CorrectionState, GameEvent, Keys};
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CorrectionRequest {
-    /// The place in the draw (1 to 20) of the number to correct.
-    pub position: i64,
-    /// The number on the ball.
-    pub number: i64,
-    pub reason: String,
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::draw::{Correction, CorrectionRequest, RejectRequest};
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = draw_corrections)]
@@ -48,29 +38,6 @@ pub struct CorrectionRow {
     pub inspector_at: Option<i64>,
     pub closed_by: Option<String>,
     pub closed_at: Option<i64>,
-    pub close_reason: Option<String>,
-}
-
-/// A correction as the API shows it.
-#[derive(Serialize, ToSchema, Debug)]
-pub struct Correction {
-    pub id: i64,
-    pub game: i64,
-    pub attempt: i32,
-    pub position: i32,
-    pub old_number: i32,
-    pub new_number: i32,
-    pub reason: String,
-    /// pending (waiting for an approval) | applied | rejected | lapsed (the draw changed)
-    pub state: String,
-    pub requested_by: String,
-    pub requested_at: String,
-    pub supervisor: Option<String>,
-    pub supervisor_at: Option<String>,
-    pub inspector: Option<String>,
-    pub inspector_at: Option<String>,
-    pub closed_by: Option<String>,
-    pub closed_at: Option<String>,
     pub close_reason: Option<String>,
 }
 
@@ -262,12 +229,6 @@ fn check_new_number(
         ));
     }
     Ok(())
-}
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RejectRequest {
-    pub reason: String,
 }
 
 /// Approves a pending correction with the role it still needs; with both approvals it is

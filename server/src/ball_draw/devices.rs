@@ -5,8 +5,6 @@
 
 use actix_web::{get, post, web};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::key_of;
 use crate::auth::{Principal, Require, Role};
@@ -16,6 +14,8 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{AlreadyApproved, Key};
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::draw::{Device, Hold, ReturnRequest};
 
 #[derive(Queryable, Selectable, Debug)]
 #[diesel(table_name = device_holds)]
@@ -43,35 +43,6 @@ pub fn open_hold(conn: &mut DbConnection, device: &str, game: i64) -> QueryResul
         .select(HoldRow::as_select())
         .first(conn)
         .optional()
-}
-
-/// A hold on a device, as the API shows it.
-#[derive(Serialize, ToSchema, Debug)]
-pub struct Hold {
-    pub id: i64,
-    pub fault: i64,
-    /// broken_ball | spill | stoppage
-    pub fault_kind: String,
-    /// The first game the device may not draw.
-    pub blocks_from_game: i64,
-    pub opened_at: String,
-    pub supervisor: Option<String>,
-    pub supervisor_at: Option<String>,
-    pub supervisor_note: Option<String>,
-    pub inspector: Option<String>,
-    pub inspector_at: Option<String>,
-    pub inspector_note: Option<String>,
-    pub returned_at: Option<String>,
-}
-
-#[derive(Serialize, ToSchema, Debug)]
-pub struct Device {
-    pub id: String,
-    pub name: String,
-    /// Whether no hold is open on it.
-    pub in_service: bool,
-    /// Its holds, open ones first, then the last returned ones.
-    pub holds: Vec<Hold>,
 }
 
 fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
@@ -164,16 +135,6 @@ pub async fn get_device(
     }
     let found = crate::store::read(&state, move |_, conn| device(conn, &id)).await?;
     Ok(web::Json(found))
-}
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReturnRequest {
-    /// What was rectified or replaced, and seen by whom: recorded with the approval.
-    pub note: String,
-    /// Approve only the hold of this fault (default: every open hold on the device, as the
-    /// approver sees them in `GET /devices/{id}`).
-    pub fault: Option<i64>,
 }
 
 /// A supervisor's or an inspector's approval to return a device to service; the device is back

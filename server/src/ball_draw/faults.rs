@@ -13,8 +13,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use serde::Serialize;
 
 use super::balls::{may_draw, same_attempt};
 use super::{hold_ball_game, reason, standing, void_ball, void_draw};
@@ -22,64 +21,15 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::games::{load, Game, GameRow};
+use crate::games::{load, GameRow};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{DrawMode, GameEvent, GameState};
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::draw::{FaultKind, FaultRecorded, FaultReport};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// Fewer than 80 balls in the device at the start of the draw (rule 10.2).
-    ShortOfBalls,
-    /// A ball broke and a piece of it was drawn (rule 10.4(a)); give its `number`.
-    BrokenBall,
-    /// Drawn balls fell back into the device before the draw was complete (rule 10.4(b)).
-    FallBack,
-    /// A ball or balls spilled from the device (rule 10.4(c)).
-    Spill,
-    /// The device stopped during the draw (rule 10.4(d)).
-    Stoppage,
-    /// No functional device is available: the game is drawn by hand (rule 10.4(d), second
-    /// sentence). A supervisor's report.
-    NoDevice,
-}
-
-impl FaultKind {
-    /// The core's fault: what it does to the draw and in which states it can happen.
-    pub fn core(self) -> keno_core::FaultKind {
-        match self {
-            FaultKind::ShortOfBalls => keno_core::FaultKind::ShortOfBalls,
-            FaultKind::BrokenBall => keno_core::FaultKind::BrokenBall,
-            FaultKind::FallBack => keno_core::FaultKind::FallBack,
-            FaultKind::Spill => keno_core::FaultKind::Spill,
-            FaultKind::Stoppage => keno_core::FaultKind::Stoppage,
-            FaultKind::NoDevice => keno_core::FaultKind::NoDevice,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.core().as_str()
-    }
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FaultReport {
-    pub kind: FaultKind,
-    /// The broken ball's number (`broken_ball` only).
-    pub number: Option<i64>,
-    /// The device at fault, when a supervisor reports it and no ball of the draw says which.
-    pub device: Option<String>,
-    /// The draw (`draw_attempt`) the fault happened in: a report sent again after a lost answer
-    /// is refused as `draw_changed` instead of voiding the next draw too.
-    pub attempt: Option<i64>,
-    /// What happened, for the inspectors.
-    pub reason: String,
-}
-
-/// A recorded fault.
-#[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
+/// A recorded fault, as stored (the API shows it as `keno_api::draw::FaultRow`).
+#[derive(Debug, Serialize, Queryable, Selectable)]
 #[diesel(table_name = draw_faults)]
 pub struct FaultRow {
     pub id: i64,
@@ -96,14 +46,20 @@ pub struct FaultRow {
     pub recorded_at: i64,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct FaultRecorded {
-    pub fault: FaultRow,
-    pub recorded_at: String,
-    /// Whether the device is now out of service (rule 10.4(a), (c)).
-    pub device_out_of_service: bool,
-    /// The game after the fault.
-    pub game: Game,
+impl FaultRow {
+    /// The fault as the API shows it (its time is given beside it, as RFC 3339).
+    pub fn shown(self) -> keno_api::draw::FaultRow {
+        keno_api::draw::FaultRow {
+            id: self.id,
+            game: self.game,
+            attempt: self.attempt,
+            kind: self.kind,
+            number: self.number,
+            device_id: self.device_id,
+            reason: self.reason,
+            principal_id: self.principal_id,
+        }
+    }
 }
 
 /// Reports a fault of the ball draw (rules 10.2, 10.4).
@@ -232,7 +188,7 @@ fn record(
     )?;
     Ok(FaultRecorded {
         recorded_at: rfc3339(fault.recorded_at),
-        fault,
+        fault: fault.shown(),
         device_out_of_service: out_of_service,
         game: after,
     })

@@ -4,55 +4,18 @@
 
 use actix_web::{get, web};
 use diesel::prelude::*;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::corrections::{for_game, Correction};
+use super::corrections::for_game;
 use super::faults::FaultRow;
 use super::standing;
 use crate::auth::{Require, Role};
 use crate::db::schema::{draw_faults, voided_balls};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::games::{load, Game};
+use crate::games::load;
 use crate::state::AppState;
-
-#[derive(Serialize, ToSchema, Debug)]
-pub struct BallEntry {
-    pub position: i32,
-    pub number: i32,
-    pub drawn_at: String,
-    /// The device or supervisor that entered it (none for the RNG).
-    pub entered_by: Option<String>,
-}
-
-#[derive(Serialize, ToSchema, Debug)]
-pub struct VoidedBall {
-    pub attempt: i32,
-    pub position: i32,
-    pub number: i32,
-    pub drawn_at: String,
-    pub entered_by: Option<String>,
-    /// The fault that voided it.
-    pub fault: i64,
-}
-
-#[derive(Serialize, ToSchema, Debug)]
-pub struct Fault {
-    #[serde(flatten)]
-    pub row: FaultRow,
-    pub recorded_at: String,
-}
-
-#[derive(Serialize, ToSchema, Debug)]
-pub struct DrawRecord {
-    pub game: Game,
-    /// The official record: the standing balls of the current draw (rule 10.1).
-    pub balls: Vec<BallEntry>,
-    pub voided: Vec<VoidedBall>,
-    pub faults: Vec<Fault>,
-    pub corrections: Vec<Correction>,
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::draw::{BallEntry, DrawRecord, Fault, VoidedBall};
 
 /// The full record of a game's draw: balls, voided balls, faults and corrections.
 #[utoipa::path(
@@ -127,7 +90,7 @@ pub async fn draw_record(
                     .into_iter()
                     .map(|row| Fault {
                         recorded_at: rfc3339(row.recorded_at),
-                        row,
+                        row: row.shown(),
                     })
                     .collect(),
                 corrections: for_game(conn, game)?,

@@ -2,8 +2,6 @@
 //! (serial; or place, date, game and number of games), each with what it is owed.
 
 use diesel::prelude::*;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use super::ClaimRow;
 use crate::db::schema::tickets;
@@ -13,23 +11,8 @@ use crate::tickets::pay::facts;
 use crate::tickets::TicketRow;
 use keno_api::Refusal;
 use keno_core::TicketStatus;
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Candidate {
-    /// The ticket's serial; to a writer, `*` but for the last four digits.
-    pub serial: String,
-    pub site: String,
-    pub terminal: String,
-    pub keno_day: String,
-    pub first_game: i64,
-    pub last_game: i64,
-    pub games: i32,
-    pub total_cents: i64,
-    /// What the ticket is owed now (0 while its games are not all settled).
-    pub owed_cents: i64,
-    /// Why it is not payable, if it is not (`not_settled`, `no_prize`...).
-    pub not_payable: Option<String>,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::claims::Candidate;
 
 /// How many games either side of the one the claimant remembers still match.
 const GAME_SLACK: i64 = 20;

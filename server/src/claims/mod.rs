@@ -14,7 +14,7 @@ pub mod unclaimed;
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 pub use candidates::Candidate;
@@ -28,49 +28,8 @@ use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
 pub use keno_core::ClaimState;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ClaimReason {
-    /// A ticket more than 12 months after its Keno Day (rule 13.1).
-    Old,
-    /// A lost ticket (rule 14).
-    Lost,
-    /// A ticket the terminal cannot read (rule 14).
-    Mutilated,
-}
-
-impl ClaimReason {
-    fn as_str(self) -> &'static str {
-        match self {
-            ClaimReason::Old => "old",
-            ClaimReason::Lost => "lost",
-            ClaimReason::Mutilated => "mutilated",
-        }
-    }
-}
-
-/// The form's fields (Diagram E).
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ClaimForm {
-    pub reason: ClaimReason,
-    pub claimant_name: String,
-    pub postal_address: String,
-    pub phone: String,
-    /// Where the ticket was bought (a site or terminal, as the claimant says it).
-    pub purchase_place: String,
-    /// The date it was bought, YYYY-MM-DD.
-    pub purchase_date: String,
-    /// About which game.
-    pub approx_game: Option<i64>,
-    /// How many games the ticket was for.
-    pub games: Option<i32>,
-    #[serde(default)]
-    pub other_details: String,
-    /// The serial, if the claimant knows it.
-    pub serial: Option<String>,
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::claims::{Claim, ClaimForm};
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = claims)]
@@ -100,74 +59,41 @@ pub struct ClaimRow {
     pub cheque_reference: Option<String>,
 }
 
-/// A claim as the API shows it, with the tickets that match it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Claim {
-    pub id: i64,
-    pub reason: String,
-    pub claimant_name: String,
-    pub postal_address: String,
-    pub phone: String,
-    pub purchase_place: String,
-    pub purchase_date: String,
-    pub approx_game: Option<i64>,
-    pub games: Option<i32>,
-    pub other_details: String,
-    pub serial: Option<String>,
-    /// submitted | approved | rejected | paid
-    pub state: String,
-    pub recorded_by: String,
-    pub recorded_at: String,
-    /// The ticket the inspector chose (to a writer, its last four digits only).
-    pub ticket_serial: Option<String>,
-    pub decided_by: Option<String>,
-    pub decided_at: Option<String>,
-    pub decision_reason: Option<String>,
-    pub paid_cents: Option<i64>,
-    pub paid_by: Option<String>,
-    pub paid_at: Option<String>,
-    pub cheque_reference: Option<String>,
-    /// Unpaid tickets that match the form, best first (while the claim is submitted); to a
-    /// writer, each serial's last four digits only.
-    pub candidates: Vec<Candidate>,
+/// What a writer is shown: the tickets' serials masked ([`load_for`]).
+fn for_the_counter(mut claim: Claim) -> Claim {
+    for c in &mut claim.candidates {
+        c.serial = masked_serial(&c.serial);
+    }
+    claim.ticket_serial = claim.ticket_serial.as_deref().map(masked_serial);
+    claim
 }
 
-impl Claim {
-    /// What a writer is shown: the tickets' serials masked ([`load_for`]).
-    fn for_the_counter(mut self) -> Claim {
-        for c in &mut self.candidates {
-            c.serial = masked_serial(&c.serial);
-        }
-        self.ticket_serial = self.ticket_serial.as_deref().map(masked_serial);
-        self
-    }
-
-    fn from_row(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
-        Claim {
-            id: r.id,
-            reason: r.reason,
-            claimant_name: r.claimant_name,
-            postal_address: r.postal_address,
-            phone: r.phone,
-            purchase_place: r.purchase_place,
-            purchase_date: r.purchase_date,
-            approx_game: r.approx_game,
-            games: r.games,
-            other_details: r.other_details,
-            serial: r.serial,
-            state: r.state.to_string(),
-            recorded_by: r.recorded_by,
-            recorded_at: rfc3339(r.recorded_at),
-            ticket_serial: r.ticket_serial,
-            decided_by: r.decided_by,
-            decided_at: r.decided_at.map(rfc3339),
-            decision_reason: r.decision_reason,
-            paid_cents: r.paid_cents,
-            paid_by: r.paid_by,
-            paid_at: r.paid_at.map(rfc3339),
-            cheque_reference: r.cheque_reference,
-            candidates,
-        }
+/// The claim as the API shows it, with the tickets that match it.
+fn shown(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
+    Claim {
+        id: r.id,
+        reason: r.reason,
+        claimant_name: r.claimant_name,
+        postal_address: r.postal_address,
+        phone: r.phone,
+        purchase_place: r.purchase_place,
+        purchase_date: r.purchase_date,
+        approx_game: r.approx_game,
+        games: r.games,
+        other_details: r.other_details,
+        serial: r.serial,
+        state: r.state.to_string(),
+        recorded_by: r.recorded_by,
+        recorded_at: rfc3339(r.recorded_at),
+        ticket_serial: r.ticket_serial,
+        decided_by: r.decided_by,
+        decided_at: r.decided_at.map(rfc3339),
+        decision_reason: r.decision_reason,
+        paid_cents: r.paid_cents,
+        paid_by: r.paid_by,
+        paid_at: r.paid_at.map(rfc3339),
+        cheque_reference: r.cheque_reference,
+        candidates,
     }
 }
 
@@ -198,7 +124,7 @@ fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     } else {
         Vec::new()
     };
-    Ok(Claim::from_row(row, found))
+    Ok(shown(row, found))
 }
 
 /// The claim as `principal` may see it. A writer sees only the claims recorded at its own site
@@ -222,7 +148,7 @@ fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainRe
             "a writer sees only the claims recorded at its own site",
         ));
     }
-    Ok(claim.for_the_counter())
+    Ok(for_the_counter(claim))
 }
 
 /// `1234567890123456789` as `***************6789`.
@@ -393,10 +319,7 @@ pub async fn list(
             q = q.filter(claims::state.eq(s));
         }
         let rows: Vec<ClaimRow> = q.load(&mut conn)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| Claim::from_row(r, Vec::new()))
-            .collect())
+        Ok(rows.into_iter().map(|r| shown(r, Vec::new())).collect())
     })
     .await??;
     Ok(web::Json(claims))

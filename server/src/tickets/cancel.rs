@@ -11,8 +11,6 @@
 
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use super::{find, TicketRow};
 use crate::auth::{Principal, Require, Role};
@@ -22,12 +20,8 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{CancelFacts, GameState, KenoDay, TicketStatus};
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Cancellation {
-    pub refund_cents: i64,
-    pub games_cancelled: Vec<i64>,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::tickets::Cancellation;
 
 /// Cancels what rule 8 allows and returns the refund.
 #[utoipa::path(

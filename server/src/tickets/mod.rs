@@ -10,14 +10,16 @@ pub mod writer;
 
 use diesel::prelude::*;
 use keno_core::{
-    Bet, BetKind, BetPlan, Marks, NumberSet, PayMethod, RuleSet, ScheduleId, TicketStatus, WayCount,
+    BetKind, BetPlan, Marks, NumberSet, PayMethod, RuleSet, ScheduleId, TicketStatus, WayCount,
 };
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::db::schema::{games, set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
-use crate::set_bets::{SetBetMode, SetBetRow};
+use crate::set_bets::SetBetMode;
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::set_bets::SetBetRef;
+pub use keno_api::tickets::{BetRequest, Schedule, Ticket, WaysLine};
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = tickets)]
@@ -136,83 +138,6 @@ pub fn find(conn: &mut DbConnection, serial: &str) -> QueryResult<Option<TicketR
         .optional()
 }
 
-/// The schedule a ticket is entered in (rule 18).
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Schedule {
-    #[default]
-    Standard,
-    Special1,
-    Special2,
-    Special3,
-    Jackpot,
-}
-
-impl From<Schedule> for ScheduleId {
-    fn from(s: Schedule) -> ScheduleId {
-        match s {
-            Schedule::Standard => ScheduleId::Standard,
-            Schedule::Special1 => ScheduleId::Special1,
-            Schedule::Special2 => ScheduleId::Special2,
-            Schedule::Special3 => ScheduleId::Special3,
-            Schedule::Jackpot => ScheduleId::Jackpot,
-        }
-    }
-}
-
-/// The bet of a sale (`shared/API.md`).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum BetRequest {
-    /// 1 to 15 numbers chosen by the player (rule 6.3(f)).
-    Standard { spots: Vec<u8> },
-    /// The terminal picks `count` numbers (rule 6.3(b)).
-    QuickPick { count: u8 },
-    /// The terminal picks how many numbers and which (rule 6.3(c)).
-    MysteryQuickPick,
-    /// Groups of numbers (a group of one is a king); for each k in `combine`, every union of
-    /// k groups is one way (rules 5.5(b), 6.3(g)).
-    Way {
-        groups: Vec<Vec<u8>>,
-        combine: Vec<u8>,
-    },
-    /// A set from the catalogue (`GET /api/v1/set-bets`, rule 6.3(h)): `fixed` plays its
-    /// numbers, `random` numbers of the same shape (the same group sizes and combinations)
-    /// picked by the server. Priced, limited and settled as the way ticket it plays; the ticket
-    /// records the numbers played and the set.
-    SetBet { set: i64, mode: SetBetMode },
-}
-
-impl BetRequest {
-    /// The catalogue set a set bet names.
-    pub fn set_id(&self) -> Option<i64> {
-        match self {
-            BetRequest::SetBet { set, .. } => Some(*set),
-            _ => None,
-        }
-    }
-
-    /// The bet for the core; a set bet's set is looked up by the caller.
-    pub fn to_bet(&self, set: Option<&SetBetRow>) -> Option<Bet> {
-        Some(match self.clone() {
-            BetRequest::Standard { spots } => Bet::Standard { spots },
-            BetRequest::QuickPick { count } => Bet::QuickPick { count },
-            BetRequest::MysteryQuickPick => Bet::MysteryQuickPick,
-            BetRequest::Way { groups, combine } => Bet::Way { groups, combine },
-            BetRequest::SetBet { mode, .. } => set?.bet(mode.into()),
-        })
-    }
-}
-
-/// The catalogue set a ticket was sold from (rule 6.3(h)).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-pub struct SetBetRef {
-    pub id: i64,
-    /// The set's name, printed on the receipt.
-    pub name: String,
-    pub mode: SetBetMode,
-}
-
 /// The set a set bet ticket was sold from; `None` for other tickets.
 pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Option<SetBetRef>> {
     if t.bet_type != bet_kind_name(BetKind::SetBet) {
@@ -238,15 +163,6 @@ pub fn view(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Ticket> {
     Ok(ticket)
 }
 
-/// One line of the receipt's WAYS SPOTS AMOUNT table ("1/04 $3").
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-pub struct WaysLine {
-    pub count: u64,
-    pub spots: u8,
-    /// The schedule these ways are settled under (a standard 6- or 8-spot way plays Special 1).
-    pub plays_as: Schedule,
-}
-
 pub fn ways_lines(plan: &BetPlan) -> Vec<WaysLine> {
     plan.way_counts()
         .into_iter()
@@ -260,57 +176,10 @@ pub fn ways_lines(plan: &BetPlan) -> Vec<WaysLine> {
             WaysLine {
                 count,
                 spots,
-                plays_as: parse(plays_under.key()).unwrap_or_default(),
+                plays_as: Schedule::from(plays_under),
             }
         })
         .collect()
-}
-
-/// A ticket as the API shows it (`shared/API.md`).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct Ticket {
-    /// 20 digits, the last a check digit: unguessable (63 random bits).
-    pub serial: String,
-    /// Counts up per terminal.
-    pub ticket_number: i64,
-    pub site: String,
-    pub terminal: String,
-    /// The operator (keno writer) who sold it.
-    pub writer: String,
-    pub issued_at: String,
-    pub keno_day: String,
-    /// standard | quick_pick | mystery_quick_pick | way | set_bet
-    pub bet_type: String,
-    pub schedule: Schedule,
-    /// The numbers marked, in groups (one group unless a way ticket).
-    pub groups: Vec<Vec<u8>>,
-    pub combine: Vec<u8>,
-    pub ways: Vec<WaysLine>,
-    pub amount_per_way_cents: i64,
-    pub first_game: i64,
-    pub last_game: i64,
-    pub games: i32,
-    /// Games charged after the multi-game discount (rule 6.2(a),(b)).
-    pub charged_games: i32,
-    pub game_cost_cents: i64,
-    pub total_cents: i64,
-    /// active | cancelled | paid
-    pub status: String,
-    /// Games cancelled and refunded (rule 8).
-    pub cancelled_games: Vec<i64>,
-    pub refund_cents: i64,
-    pub cancelled_at: Option<String>,
-    pub paid_cents: i64,
-    pub paid_at: Option<String>,
-    /// The principal who paid it.
-    pub paid_by: Option<String>,
-    /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale) |
-    /// claim_cheque (by cheque, on an approved Unclaimed Prize Claim Form)
-    pub pay_method: Option<String>,
-    pub request_id: String,
-    /// The catalogue set a set bet was sold from (its `groups` are the numbers played); null
-    /// for other bets.
-    pub set_bet: Option<SetBetRef>,
 }
 
 impl From<&TicketRow> for Ticket {

@@ -8,8 +8,6 @@
 
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use super::{find, TicketRow};
 use crate::audit::log::Entry;
@@ -21,15 +19,8 @@ use crate::state::AppState;
 use keno_core::{
     GamePrize, GameState, KenoDay, PayMethod, PayRefusal, PayableFacts, Played, TicketStatus,
 };
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Payment {
-    pub paid_cents: i64,
-    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2). (A ticket's
-    /// `pay_method` may also be `voucher`, paid as a voucher, `tender`, tendered for a sale, or
-    /// `claim_cheque`, paid on a claim.)
-    pub method: String,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::tickets::Payment;
 
 /// Pays what the ticket won, once.
 #[utoipa::path(

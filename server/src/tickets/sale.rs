@@ -22,13 +22,9 @@ use getrandom::SysRng;
 use keno_core::serial::new_serial;
 use keno_core::{ScheduleId, Special3Approval, TicketStatus};
 use rand_core::UnwrapErr;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
-use super::tender::{self, Ledger, Planned, SalePayment, TenderRef, Tenders};
-use super::{
-    bet_kind_name, find, view, ways_lines, BetRequest, Schedule, SetBetRef, Ticket, TicketRow,
-};
+use super::tender::{self, Ledger, Planned, SalePayment, TenderRef};
+use super::{bet_kind_name, find, view, ways_lines, BetRequest, SetBetRef, Ticket, TicketRow};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{games, set_bet_tickets, terminals, tickets};
@@ -39,33 +35,8 @@ use crate::set_bets::SetBetRow;
 use crate::state::AppState;
 use crate::store::hold::held;
 use keno_api::Refusal;
-
-/// A sale (`shared/API.md`).
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SaleRequest {
-    /// Unique per sale, chosen by the terminal; a retry with the same id sells nothing twice.
-    pub request_id: String,
-    pub bet: BetRequest,
-    #[serde(default)]
-    pub schedule: Schedule,
-    pub amount_per_way_cents: u64,
-    /// Consecutive games from the next game open for sale (Keno To Go from 50).
-    #[serde(default = "one")]
-    pub games: u32,
-    /// What pays for it besides cash (rule 6.1): `{"voucher": CODE}`, `{"ticket": SERIAL}`, or a
-    /// list of them applied in order. Whatever they leave of the total is paid in cash.
-    #[serde(default)]
-    pub tender: Option<Tenders>,
-}
-
-/// A ticket sold, and how it was paid.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SoldTicket {
-    #[serde(flatten)]
-    pub ticket: Ticket,
-    pub payment: SalePayment,
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::tickets::{Quote, SaleRequest, SoldTicket};
 
 /// A sale on its way to the sale writer: the ticket as it will be stored and its tenders.
 #[derive(Clone, Debug)]
@@ -77,10 +48,6 @@ pub struct Sale {
     /// The Special 3 table (its digest) the sale plays: an approval of it must be in force when
     /// the sale commits.
     pub special3_digest: Option<String>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Sells a ticket: 201 with the ticket; 200 with the same ticket for a `request_id` already sold.
@@ -253,20 +220,6 @@ async fn context(
     .await?
 }
 
-/// What a sale would cost, priced by the rules as the sale would be (rule 6.2).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Quote {
-    pub ways: Vec<super::WaysLine>,
-    pub amount_per_way_cents: i64,
-    pub games: i32,
-    pub charged_games: i32,
-    pub game_cost_cents: i64,
-    pub total_cents: i64,
-    /// How the `tender` would pay it now (nothing is spent or held): what each tender would
-    /// cover, the cash to take and the change.
-    pub payment: SalePayment,
-}
-
 /// Prices a sale without selling it, so the terminal shows the price before the writer
 /// confirms; refusals are those of a sale (a tender's too). Quick picks are priced, not picked.
 #[utoipa::path(
@@ -381,7 +334,7 @@ fn prepare(
     };
     let bet = request
         .bet
-        .to_bet(context.set.as_ref())
+        .to_bet(|_| context.set.as_ref().map(|s| (s.groups(), s.combine())))
         .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;

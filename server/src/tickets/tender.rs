@@ -20,8 +20,6 @@ use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 use keno_core::tender::{allocate, Allocation, Applied, Offered, TenderError, TenderKind};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::pay::{facts, mark_paid, refused};
 use super::TicketRow;
@@ -33,35 +31,8 @@ use crate::store::hold::{held, Hold};
 use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow, VoucherStatus};
 use keno_api::Refusal;
 use keno_core::{KenoDay, PayRefusal, Payable};
-
-/// Most tenders on one sale.
-pub const MAX_TENDERS: usize = 10;
-
-/// One tender: `{"voucher": CODE}` (with `amount_cents` to spend exactly that much of it) or
-/// `{"ticket": SERIAL}` (a winning receipt ticket's winnings).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Tender {
-    /// A voucher's code: it pays what the sale still needs, up to its balance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub voucher: Option<String>,
-    /// A winning ticket's serial: paid whole; what it won beyond the sale comes back as a
-    /// new voucher (`change_voucher`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ticket: Option<String>,
-    /// With `voucher`: spend exactly this much of it (refused if it has less, or if the sale
-    /// needs less).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amount_cents: Option<i64>,
-}
-
-/// A sale's `tender`: one tender, or a list applied in order.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(untagged)]
-pub enum Tenders {
-    One(Tender),
-    Many(Vec<Tender>),
-}
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::tickets::{SalePayment, Tender, TenderLine, Tenders, MAX_TENDERS};
 
 /// A tender as checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,11 +65,7 @@ impl TenderRef {
 /// The request's tenders, checked before the sale goes anywhere: codes and serials with good
 /// check digits, each tendered once, amounts positive.
 pub fn parse(tender: Option<&Tenders>) -> DomainResult<Vec<TenderRef>> {
-    let list: Vec<&Tender> = match tender {
-        None => Vec::new(),
-        Some(Tenders::One(t)) => vec![t],
-        Some(Tenders::Many(ts)) => ts.iter().collect(),
-    };
+    let list: &[Tender] = tender.map_or(&[], Tenders::as_slice);
     if list.len() > MAX_TENDERS {
         return Err(Failure::refuse(
             Refusal::InvalidTender,
@@ -107,7 +74,7 @@ pub fn parse(tender: Option<&Tenders>) -> DomainResult<Vec<TenderRef>> {
     }
     let mut out = Vec::with_capacity(list.len());
     let mut seen = HashSet::new();
-    for (i, t) in list.into_iter().enumerate() {
+    for (i, t) in list.iter().enumerate() {
         let position = i + 1;
         let r = match (&t.voucher, &t.ticket, t.amount_cents) {
             (Some(code), None, amount) => {
@@ -155,61 +122,19 @@ pub fn parse(tender: Option<&Tenders>) -> DomainResult<Vec<TenderRef>> {
     Ok(out)
 }
 
-/// What one tender covered.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-pub struct TenderLine {
-    /// The voucher's code, for a voucher.
-    pub voucher: Option<String>,
-    /// The winning ticket's serial, for a ticket.
-    pub ticket: Option<String>,
-    /// What it paid of the ticket total.
-    pub covered_cents: i64,
-    /// A voucher: what is left on it after this sale. A ticket: 0 (it is paid whole).
-    pub remaining_cents: i64,
-    /// A ticket: what it won beyond what it covered (returned in `change_voucher`).
-    pub change_cents: i64,
-}
-
-/// How a sale was paid (rule 6.1).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
-pub struct SalePayment {
-    /// What each tender covered, in the order tendered (none for a cash sale).
-    pub tenders: Vec<TenderLine>,
-    /// The tenders together.
-    pub tendered_cents: i64,
-    /// The rest of the ticket total: the cash the writer takes.
-    pub cash_cents: i64,
-    /// Winnings of tendered tickets beyond the sale, returned to the player as a new voucher.
-    pub change_cents: i64,
-    /// That voucher's code (none in a quote, or without change).
-    pub change_voucher: Option<String>,
-}
-
-impl SalePayment {
-    /// A sale paid in cash.
-    pub fn cash(total_cents: i64) -> SalePayment {
-        SalePayment {
-            tenders: Vec::new(),
-            tendered_cents: 0,
-            cash_cents: total_cents,
-            change_cents: 0,
-            change_voucher: None,
-        }
-    }
-
-    fn planned(p: &Planned, change_voucher: Option<String>) -> SalePayment {
-        SalePayment {
-            tenders: p
-                .tenders
-                .iter()
-                .zip(&p.allocation.applied)
-                .map(|(t, a)| line(t.kind(), t.reference(), a))
-                .collect(),
-            tendered_cents: p.allocation.tendered_cents() as i64,
-            cash_cents: p.allocation.cash_cents as i64,
-            change_cents: p.allocation.change_cents as i64,
-            change_voucher,
-        }
+/// How a sale was paid as planned: `change_voucher` once it is issued (none in a quote).
+fn planned_payment(p: &Planned, change_voucher: Option<String>) -> SalePayment {
+    SalePayment {
+        tenders: p
+            .tenders
+            .iter()
+            .zip(&p.allocation.applied)
+            .map(|(t, a)| line(t.kind(), t.reference(), a))
+            .collect(),
+        tendered_cents: p.allocation.tendered_cents() as i64,
+        cash_cents: p.allocation.cash_cents as i64,
+        change_cents: p.allocation.change_cents as i64,
+        change_voucher,
     }
 }
 
@@ -503,7 +428,7 @@ impl Ledger {
         } else {
             None
         };
-        Ok((entries, SalePayment::planned(planned, change_voucher)))
+        Ok((entries, planned_payment(planned, change_voucher)))
     }
 
     /// Writes each voucher's balance after the batch's sales, guarded by the balance read.
@@ -536,7 +461,7 @@ impl Ledger {
 
     /// A quote's view: how the sale would be paid now.
     pub fn quote(planned: &Planned) -> SalePayment {
-        SalePayment::planned(planned, None)
+        planned_payment(planned, None)
     }
 }
 

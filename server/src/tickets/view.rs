@@ -7,10 +7,8 @@ use diesel::prelude::*;
 use std::sync::Arc;
 
 use keno_core::{BetPlan, Draw, PayMethod, RuleSet, WayInPlay};
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::{find, Ticket, TicketRow};
+use super::{find, TicketRow};
 use crate::auth::{Require, Role};
 use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
@@ -19,83 +17,9 @@ use crate::db::DbConnection;
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::drawn;
 use crate::state::AppState;
-use keno_api::Refusal;
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct WayResult {
-    pub numbers: Vec<u8>,
-    pub spots: u8,
-    pub catch: u8,
-    pub prize_cents: u64,
-    /// Reduced by pro-rating (rules 12.3-12.5).
-    pub prorated: bool,
-    /// Won (a share of) the jackpot pool (rule 12.6).
-    pub jackpot: bool,
-    /// Bonus prizes won on top of the schedule (rule 6.3(e)); included in `prize_cents`.
-    pub bonus_cents: u64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct GameResult {
-    pub game: i64,
-    /// The game's state; ways and prizes are given once it is settled.
-    pub state: String,
-    pub ways: Vec<WayResult>,
-    pub prize_cents: u64,
-    /// The wager refunded because the game was invalidated (general rule 18.2).
-    pub refund_cents: u64,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TicketDetail {
-    #[serde(flatten)]
-    pub ticket: Ticket,
-    pub results: Vec<GameResult>,
-    /// Won in the games settled so far.
-    pub won_cents: u64,
-    /// Refunded for games invalidated (general rule 18.2).
-    pub invalidated_refund_cents: u64,
-    /// What a pay would pay now: all the ticket's games are settled and it is not yet paid.
-    pub payable_cents: u64,
-    /// Some of the prizes are major prizes (rule 1(h)): paid by cheque (rule 12.2).
-    pub cheque: bool,
-    /// Why a pay would refuse the ticket now: the refusal's code (`not_settled`, `no_prize`,
-    /// `already_paid`, `cancelled`, `claim_required`); null when it would pay `payable_cents`.
-    #[schema(value_type = Option<String>)]
-    pub not_payable: Option<Refusal>,
-    /// How the sale was paid: cash, vouchers, winning tickets (rule 6.1).
-    pub payment: super::tender::SalePayment,
-    /// Paid as a voucher (`pay_method = "voucher"`): its code.
-    pub paid_as_voucher: Option<String>,
-    /// Tendered for a sale (`pay_method = "tender"`): the ticket it paid for.
-    pub tendered_for: Option<String>,
-}
-
-/// What a player may see of a ticket (the public check).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TicketCheck {
-    pub serial: String,
-    pub bet_type: String,
-    pub schedule: super::Schedule,
-    pub groups: Vec<Vec<u8>>,
-    pub ways: Vec<super::WaysLine>,
-    pub amount_per_way_cents: i64,
-    pub first_game: i64,
-    pub last_game: i64,
-    pub games: i32,
-    pub status: String,
-    pub results: Vec<GameResult>,
-    pub won_cents: u64,
-    pub payable_cents: u64,
-    /// Why a writer would not pay it now: the refusal's code (`not_settled`, `no_prize`,
-    /// `already_paid`, `cancelled`, `claim_required`: file an Unclaimed Prize Claim Form);
-    /// null when it would pay `payable_cents`.
-    #[schema(value_type = Option<String>)]
-    pub not_payable: Option<Refusal>,
-    pub paid_cents: i64,
-    /// The catalogue set a set bet was sold from; null for other bets.
-    pub set_bet: Option<super::SetBetRef>,
-}
+use keno_api::{Refusal, RefusalCode};
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::tickets::{GameResult, TicketCheck, TicketDetail, WayResult};
 
 /// The ticket with each game's result.
 pub fn detail(
@@ -140,12 +64,12 @@ fn payable_now(
     app: &AppState,
     conn: &mut DbConnection,
     t: &TicketRow,
-) -> DomainResult<(u64, bool, Option<Refusal>)> {
+) -> DomainResult<(u64, bool, Option<RefusalCode>)> {
     let today = crate::vouchers::today(app)?;
     Ok(
         match keno_core::payable(&super::pay::facts(conn, t)?, today) {
             Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
-            Err(e) => (0, false, Some(Refusal::from(&e))),
+            Err(e) => (0, false, Some(RefusalCode::from(Refusal::from(&e)))),
         },
     )
 }

@@ -6,10 +6,8 @@
 
 use actix_web::{post, web};
 use diesel::prelude::*;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-use super::{at_a_terminal, check_code, lock, today, view, Voucher, VoucherStatus};
+use super::{at_a_terminal, check_code, lock, today, view, VoucherStatus};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
@@ -18,16 +16,8 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::PayMethod;
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CashOut {
-    /// The balance paid out.
-    pub paid_cents: i64,
-    /// cash
-    pub method: String,
-    /// The voucher now: nothing left, status `cashed`.
-    pub voucher: Voucher,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::vouchers::CashOut;
 
 /// Pays the voucher's balance in cash; the voucher then has nothing left.
 #[utoipa::path(

@@ -9,8 +9,6 @@
 use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use serde::Deserialize;
-use utoipa::ToSchema;
 
 use super::{
     new_code, today, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS,
@@ -23,21 +21,8 @@ use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
 use keno_core::KenoDay;
-
-/// A voucher to issue: `amount_cents` for a cash deposit, or `ticket` for a winning ticket paid
-/// as a voucher.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IssueRequest {
-    /// Unique per voucher, chosen by the terminal; a retry with the same id issues nothing twice.
-    pub request_id: String,
-    /// A cash deposit for future gaming (rule 1(n)(i)): 1 cent to $100,000.00.
-    #[serde(default)]
-    pub amount_cents: Option<i64>,
-    /// The serial of a winning ticket to pay as this voucher instead of in cash (rule 1(n)(ii)).
-    #[serde(default)]
-    pub ticket: Option<String>,
-}
+// The wire's type (keno-api), where the server's modules have always found it.
+pub use keno_api::vouchers::IssueRequest;
 
 enum What {
     Deposit(i64),

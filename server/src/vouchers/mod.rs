@@ -18,8 +18,7 @@ use chrono::Local;
 use diesel::prelude::*;
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use serde::Serialize;
 
 use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, vouchers};
@@ -29,6 +28,8 @@ use crate::state::AppState;
 use crate::store::hold::held;
 use keno_api::Refusal;
 use keno_core::{terminal_deadline, KenoDay};
+// The wire's types (keno-api), where the server's modules have always found them.
+pub use keno_api::vouchers::{Voucher, VoucherSpend};
 
 /// Where a voucher is in its life, as its column (`vouchers.status`) and the API write it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,50 +218,6 @@ pub fn lock(conn: &mut DbConnection, codes: &[&str]) -> QueryResult<Vec<VoucherR
         q.select(VoucherRow::as_select()),
         |c, q| q.load(c)
     )
-}
-
-/// One sale a voucher paid for.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct VoucherSpend {
-    /// The ticket sold.
-    pub serial: String,
-    pub amount_cents: i64,
-    /// The balance left after it.
-    pub remaining_cents: i64,
-    pub spent_at: String,
-}
-
-/// A voucher as the API shows it.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Voucher {
-    /// 22 digits, the last a check digit: unguessable (21 random digits).
-    pub code: String,
-    pub amount_cents: i64,
-    /// What is left: the amount less what sales spent and what was cashed out.
-    pub balance_cents: i64,
-    /// active | spent (nothing left) | cashed (its balance paid out in cash)
-    pub status: String,
-    /// deposit (a cash deposit, rule 1(n)(i)) | ticket (a winning ticket paid as a voucher,
-    /// 1(n)(ii)) | change (a winning ticket's winnings beyond the sale it paid for)
-    pub source: String,
-    /// `ticket`: the winning ticket it paid; `change`: the ticket sold.
-    pub ticket: Option<String>,
-    /// The Keno Day it was issued.
-    pub keno_day: String,
-    /// The last Keno Day it can be used or cashed at a writer terminal (rule 13.1).
-    pub valid_until: String,
-    /// Past `valid_until`: only an Unclaimed Prize Claim Form pays it now (`claim_required`).
-    pub expired: bool,
-    pub issued_at: String,
-    pub site: String,
-    pub terminal: String,
-    /// The operator (keno writer) who issued it.
-    pub writer: String,
-    /// The sales it paid for, oldest first.
-    pub spends: Vec<VoucherSpend>,
-    /// Paid out in cash (once).
-    pub cashed_cents: i64,
-    pub cashed_at: Option<String>,
 }
 
 /// The voucher with its spends, as of Keno Day `today`.

@@ -1,0 +1,108 @@
+//! Unclaimed Prize Claim Forms (rules 13.1, 14; Diagram E) on the wire: the form a writer
+//! records at the counter, and the claim as the API shows it with the tickets that match it.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimReason {
+    /// A ticket more than 12 months after its Keno Day (rule 13.1).
+    Old,
+    /// A lost ticket (rule 14).
+    Lost,
+    /// A ticket the terminal cannot read (rule 14).
+    Mutilated,
+}
+
+impl ClaimReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimReason::Old => "old",
+            ClaimReason::Lost => "lost",
+            ClaimReason::Mutilated => "mutilated",
+        }
+    }
+
+    /// The reason a word gives, as typed at a terminal.
+    pub fn parse(word: &str) -> Option<ClaimReason> {
+        [ClaimReason::Old, ClaimReason::Lost, ClaimReason::Mutilated]
+            .into_iter()
+            .find(|r| r.as_str() == word)
+    }
+}
+
+/// The form's fields (Diagram E).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ClaimForm {
+    pub reason: ClaimReason,
+    pub claimant_name: String,
+    pub postal_address: String,
+    pub phone: String,
+    /// Where the ticket was bought (a site or terminal, as the claimant says it).
+    pub purchase_place: String,
+    /// The date it was bought, YYYY-MM-DD.
+    pub purchase_date: String,
+    /// About which game.
+    pub approx_game: Option<i64>,
+    /// How many games the ticket was for.
+    pub games: Option<i32>,
+    #[serde(default)]
+    pub other_details: String,
+    /// The serial, if the claimant knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Candidate {
+    /// The ticket's serial; to a writer, `*` but for the last four digits.
+    pub serial: String,
+    pub site: String,
+    pub terminal: String,
+    pub keno_day: String,
+    pub first_game: i64,
+    pub last_game: i64,
+    pub games: i32,
+    pub total_cents: i64,
+    /// What the ticket is owed now (0 while its games are not all settled).
+    pub owed_cents: i64,
+    /// Why it is not payable, if it is not (`not_settled`, `no_prize`...).
+    pub not_payable: Option<String>,
+}
+
+/// A claim as the API shows it, with the tickets that match it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Claim {
+    pub id: i64,
+    pub reason: String,
+    pub claimant_name: String,
+    pub postal_address: String,
+    pub phone: String,
+    pub purchase_place: String,
+    pub purchase_date: String,
+    pub approx_game: Option<i64>,
+    pub games: Option<i32>,
+    pub other_details: String,
+    pub serial: Option<String>,
+    /// submitted | approved | rejected | paid
+    pub state: String,
+    pub recorded_by: String,
+    pub recorded_at: String,
+    /// The ticket the inspector chose (to a writer, its last four digits only).
+    pub ticket_serial: Option<String>,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<String>,
+    pub decision_reason: Option<String>,
+    pub paid_cents: Option<i64>,
+    pub paid_by: Option<String>,
+    pub paid_at: Option<String>,
+    pub cheque_reference: Option<String>,
+    /// Unpaid tickets that match the form, best first (while the claim is submitted); to a
+    /// writer, each serial's last four digits only.
+    pub candidates: Vec<Candidate>,
+}
