@@ -51,6 +51,21 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    /// Every kind, in the order declared.
+    pub const ALL: &'static [FaultKind] = &[
+        FaultKind::ShortOfBalls,
+        FaultKind::BrokenBall,
+        FaultKind::FallBack,
+        FaultKind::Spill,
+        FaultKind::Stoppage,
+        FaultKind::NoDevice,
+    ];
+
+    /// The kind a name gives (`broken_ball`), as typed at a console.
+    pub fn parse(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.iter().copied().find(|k| k.as_str() == name)
+    }
+
     /// The core's fault: what it does to the draw and in which states it can happen.
     pub fn core(self) -> keno_core::FaultKind {
         match self {

@@ -30,11 +30,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use keno_api::tickets::{BetRequest, SaleRequest, Schedule};
 use keno_testkit::{
     add_principal, free_port, invariants, random_hex, server_bin, subscribe_timed, try_post,
     Server, Session,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[derive(Parser)]
 struct Args {
@@ -279,39 +280,58 @@ fn new_agent() -> ureq::Agent {
     keno_testkit::agent(Some(Duration::from_secs(60)))
 }
 
-/// A sale or a close; status 0 when no answer came (an instance killed).
-fn post(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {
-    try_post(agent, url, token, body).unwrap_or((0, Value::Null))
+/// A sale (keno-api's `SaleRequest`, as a terminal sends it) or a close (no body: `None`);
+/// status 0 when no answer came (an instance killed).
+fn post(agent: &ureq::Agent, url: &str, token: &str, body: Option<&SaleRequest>) -> (u16, Value) {
+    let body = serde_json::to_value(body).expect("a sale serializes");
+    try_post(agent, url, token, &body).unwrap_or((0, Value::Null))
 }
 
 /// The mix a counter sells: mostly quick picks and standard tickets, some ways and jackpots.
-fn bet(i: u64) -> (Value, &'static str, u64, u32) {
-    match i % 10 {
+fn sale(request_id: String, i: u64) -> SaleRequest {
+    let (bet, schedule, amount_per_way_cents, games) = match i % 10 {
         0 => (
-            json!({"type": "way", "groups": [[1, 2], [3, 4], [5, 6]], "combine": [2]}),
-            "standard",
+            BetRequest::Way {
+                groups: vec![vec![1, 2], vec![3, 4], vec![5, 6]],
+                combine: vec![2],
+            },
+            Schedule::Standard,
             100,
             1,
         ),
         1 => (
-            json!({"type": "standard", "spots": [6, 16, 26, 36, 46, 56]}),
-            "jackpot",
+            BetRequest::Standard {
+                spots: vec![6, 16, 26, 36, 46, 56],
+            },
+            Schedule::Jackpot,
             200,
             1,
         ),
-        2 => (json!({"type": "mystery_quick_pick"}), "standard", 200, 1),
+        2 => (BetRequest::MysteryQuickPick, Schedule::Standard, 200, 1),
         3 => (
-            json!({"type": "standard", "spots": [7, 17, 27]}),
-            "special2",
+            BetRequest::Standard {
+                spots: vec![7, 17, 27],
+            },
+            Schedule::Special2,
             100,
             5,
         ),
         _ => (
-            json!({"type": "quick_pick", "count": 1 + i % 10}),
-            "standard",
+            BetRequest::QuickPick {
+                count: 1 + (i % 10) as u8,
+            },
+            Schedule::Standard,
             100 * (1 + i % 3),
             1,
         ),
+    };
+    SaleRequest {
+        request_id,
+        bet,
+        schedule,
+        amount_per_way_cents,
+        games,
+        tender: None,
     }
 }
 
@@ -353,16 +373,14 @@ fn throughput(
                         next += gap;
                     }
                     i += 1;
-                    let (b, schedule, amount, games) = bet(i);
-                    let body = json!({"request_id": format!("{run}-{t}-{i}"), "bet": b, "schedule": schedule,
-                                      "amount_per_way_cents": amount, "games": games});
+                    let body = sale(format!("{run}-{t}-{i}"), i);
                     let sent = Instant::now();
                     // No answer (an instance killed, a database session ended): the same request
                     // again at the next instance, as a terminal does; it sells once.
                     let mut attempt = 0;
                     let (status, ticket) = loop {
                         let (status, ticket) =
-                            post(&agent, &urls[attempt % urls.len()], &token, &body);
+                            post(&agent, &urls[attempt % urls.len()], &token, Some(&body));
                         attempt += 1;
                         if !matches!(status, 0 | 502 | 503) || attempt >= 50 {
                             break (status, ticket);
@@ -419,6 +437,28 @@ fn throughput(
     sold
 }
 
+/// A ticket of the game filled for the settlement benchmark: five groups of 1 to 3 numbers
+/// from `o + 1`, every 2 of them: 10 ways of 2 to 6 spots.
+fn fill_sale(request_id: String, o: u8) -> SaleRequest {
+    SaleRequest {
+        request_id,
+        bet: BetRequest::Way {
+            groups: vec![
+                vec![o + 1, o + 2],
+                vec![o + 3],
+                vec![o + 4, o + 5, o + 6],
+                vec![o + 7],
+                vec![o + 8, o + 9],
+            ],
+            combine: vec![2],
+        },
+        schedule: Schedule::Standard,
+        amount_per_way_cents: 50,
+        games: 1,
+        tender: None,
+    }
+}
+
 fn settlement(
     base: &str,
     writers: &[String],
@@ -432,7 +472,7 @@ fn settlement(
         &agent,
         &format!("{base}/api/v1/games/current/close"),
         supervisor,
-        &Value::Null,
+        None,
     );
     anyhow::ensure!(status == 200, "close failed: {status}");
     std::thread::sleep(Duration::from_millis(500));
@@ -448,19 +488,9 @@ fn settlement(
                 let agent = new_agent();
                 let mut sold = 0;
                 for i in 0..per {
-                    // Five groups of 1 to 3 numbers, every 2 of them: 10 ways of 2 to 6 spots.
                     let o = ((t * per + i) % 60) as u8;
-                    let groups = json!([
-                        [o + 1, o + 2],
-                        [o + 3],
-                        [o + 4, o + 5, o + 6],
-                        [o + 7],
-                        [o + 8, o + 9]
-                    ]);
-                    let body = json!({"request_id": format!("{run}-fill-{t}-{i}"),
-                                      "bet": {"type": "way", "groups": groups, "combine": [2]},
-                                      "amount_per_way_cents": 50});
-                    if post(&agent, &url, &token, &body).0 == 201 {
+                    let body = fill_sale(format!("{run}-fill-{t}-{i}"), o);
+                    if post(&agent, &url, &token, Some(&body)).0 == 201 {
                         sold += 1;
                     }
                 }
@@ -480,7 +510,7 @@ fn settlement(
         &agent,
         &format!("{base}/api/v1/games/current/close"),
         supervisor,
-        &Value::Null,
+        None,
     );
     anyhow::ensure!(status == 200, "close failed: {status}");
     let number = game["number"].as_i64().unwrap_or_default();

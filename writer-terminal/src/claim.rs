@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use serde_json::{json, Value};
+use keno_api::claims::{Claim, ClaimForm, ClaimReason};
 
 use crate::client::{CallError, Client};
 
@@ -25,8 +25,8 @@ pub enum ClaimCommand {
 #[derive(Args)]
 pub struct FileArgs {
     /// old, lost or mutilated.
-    #[arg(long)]
-    reason: String,
+    #[arg(long, value_parser = reason)]
+    reason: ClaimReason,
     #[arg(long)]
     name: String,
     /// The postal address; "\n" or "," separates its lines.
@@ -55,30 +55,33 @@ pub struct FileArgs {
 
 /// What a claim command did: the server's answer, and its words for the writer.
 pub enum Done {
-    Shown(Value, String),
+    Shown(Box<Claim>, String),
     Saved(PathBuf),
 }
 
 pub fn run(client: &Client, command: &ClaimCommand) -> Result<Done, CallError> {
     match command {
         ClaimCommand::File(a) => {
-            let mut form = json!({
-                "reason": a.reason, "claimant_name": a.name,
-                "postal_address": a.address.replace(", ", "\n"), "phone": a.phone,
-                "purchase_place": a.place, "purchase_date": a.date,
-                "approx_game": a.game, "games": a.games, "other_details": a.details,
-            });
-            if let Some(serial) = &a.serial {
-                form["serial"] = json!(serial);
-            }
-            let claim = client.post("/api/v1/claims", &form)?;
+            let form = ClaimForm {
+                reason: a.reason,
+                claimant_name: a.name.clone(),
+                postal_address: a.address.replace(", ", "\n"),
+                phone: a.phone.clone(),
+                purchase_place: a.place.clone(),
+                purchase_date: a.date.clone(),
+                approx_game: a.game,
+                games: a.games,
+                other_details: a.details.clone(),
+                serial: a.serial.clone(),
+            };
+            let claim: Claim = client.post("/api/v1/claims", &form)?;
             let text = describe(&claim);
-            Ok(Done::Shown(claim, text))
+            Ok(Done::Shown(Box::new(claim), text))
         }
         ClaimCommand::Show { id } => {
-            let claim = client.get(&format!("/api/v1/claims/{id}"))?;
+            let claim: Claim = client.get(&format!("/api/v1/claims/{id}"))?;
             let text = describe(&claim);
-            Ok(Done::Shown(claim, text))
+            Ok(Done::Shown(Box::new(claim), text))
         }
         ClaimCommand::Form { id, out } => {
             let pdf = client.get_bytes(&format!("/api/v1/claims/{id}/form.pdf"))?;
@@ -94,36 +97,40 @@ fn dollars(cents: i64) -> String {
     keno_core::Dollars(cents.max(0) as u64).to_string()
 }
 
-fn describe(claim: &Value) -> String {
+/// `--reason`: a claim's reason by its name.
+fn reason(word: &str) -> Result<ClaimReason, String> {
+    ClaimReason::parse(word).ok_or_else(|| format!("{word:?}: give old, lost or mutilated"))
+}
+
+fn describe(claim: &Claim) -> String {
     let mut lines = vec![format!(
         "CLAIM {} ({}): {} for {}",
-        claim["id"],
-        claim["reason"].as_str().unwrap_or("?"),
-        claim["state"].as_str().unwrap_or("?").to_uppercase(),
-        claim["claimant_name"].as_str().unwrap_or("?"),
+        claim.id,
+        claim.reason,
+        claim.state.to_uppercase(),
+        claim.claimant_name,
     )];
-    if let Some(serial) = claim["ticket_serial"].as_str() {
+    if let Some(serial) = &claim.ticket_serial {
         lines.push(format!("ticket {serial}"));
     }
-    if let Some(why) = claim["decision_reason"].as_str() {
+    if let Some(why) = &claim.decision_reason {
         lines.push(format!("inspector: {why}"));
     }
-    let candidates = claim["candidates"].as_array().cloned().unwrap_or_default();
-    if claim["state"] == "submitted" {
+    if claim.state == "submitted" {
         lines.push(format!(
             "{} matching ticket(s); an inspector decides",
-            candidates.len()
+            claim.candidates.len()
         ));
-        for c in &candidates {
+        for c in &claim.candidates {
             lines.push(format!(
                 "  {}  {} {}  day {}  games {}-{}  owed {}",
-                c["serial"].as_str().unwrap_or("?"),
-                c["site"].as_str().unwrap_or("?"),
-                c["terminal"].as_str().unwrap_or("?"),
-                c["keno_day"].as_str().unwrap_or("?"),
-                c["first_game"],
-                c["last_game"],
-                dollars(c["owed_cents"].as_i64().unwrap_or(0)),
+                c.serial,
+                c.site,
+                c.terminal,
+                c.keno_day,
+                c.first_game,
+                c.last_game,
+                dollars(c.owed_cents),
             ));
         }
     }

@@ -1,17 +1,23 @@
 //! The server's HTTP API as the terminal uses it (`shared/API.md`). The server's record wins
 //! (rule 5.3): the terminal shows what the server answered, never a price or prize of its own.
+//!
+//! Answers are read as keno-api's types, the ones the server writes them from: a field the
+//! terminal reads is one the server sends, checked by the compiler rather than at the counter.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use keno_api::RefusalCode;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
-    /// The server answered no: its machine code and its words for the writer.
+    /// The server answered no: its machine code (a newer server's unknown code kept as text)
+    /// and its words for the writer.
     #[error("{message}")]
     Refused {
         status: u16,
-        code: String,
+        code: RefusalCode,
         message: String,
     },
     /// No answer: the request may or may not have reached the server.
@@ -34,20 +40,37 @@ fn never_sent(e: &ureq::Error) -> bool {
     }
 }
 
+/// A refusal from an error answer's body: the server's `ErrorBody`, or (a proxy's page, say)
+/// the status alone.
+fn refused(status: u16, body: &[u8]) -> CallError {
+    match serde_json::from_slice::<keno_api::ErrorBody>(body) {
+        Ok(b) => CallError::Refused {
+            status,
+            code: b.error,
+            message: b.message,
+        },
+        Err(_) => CallError::Refused {
+            status,
+            code: RefusalCode::Unknown("error".into()),
+            message: format!("the server answered {status}"),
+        },
+    }
+}
+
 pub struct Client {
     base: String,
     token: String,
     agent: ureq::Agent,
 }
 
-/// How a sale (or a voucher's issue) ended.
+/// How a sale (or a voucher's issue) ended: `T` is the ticket sold or the voucher issued.
 #[derive(Debug)]
-pub enum Sale {
+pub enum Sale<T> {
     /// Sold (issued) now.
-    Sold(Value),
+    Sold(T),
     /// An earlier attempt with the same request id had sold it (a retry): the same ticket or
     /// voucher.
-    AlreadySold(Value),
+    AlreadySold(T),
 }
 
 impl Client {
@@ -63,7 +86,13 @@ impl Client {
         }
     }
 
-    fn call(&self, post: Option<&Value>, path: &str) -> Result<(u16, Value), CallError> {
+    /// Sends the request (a POST of `post`, else a GET) and reads the answer as `T`; the status
+    /// tells a sale (201) from a retry's answer (200).
+    fn call<B: Serialize, T: DeserializeOwned>(
+        &self,
+        post: Option<&B>,
+        path: &str,
+    ) -> Result<(u16, T), CallError> {
         let url = format!("{}{path}", self.base);
         let auth = format!("Bearer {}", self.token);
         let response = match post {
@@ -86,24 +115,27 @@ impl Client {
             .body_mut()
             .read_to_string()
             .map_err(|e| CallError::Network(e.to_string()))?;
-        let body: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
         if status >= 400 {
-            return Err(CallError::Refused {
-                status,
-                code: body["error"].as_str().unwrap_or("error").to_string(),
-                message: body["message"]
-                    .as_str()
-                    .map_or_else(|| format!("the server answered {status}"), str::to_string),
-            });
+            return Err(refused(status, text.as_bytes()));
         }
-        Ok((status, body))
+        // Not the server's answer (a proxy's page, say): nothing is known.
+        let answer = serde_json::from_str(&text).map_err(|e| {
+            CallError::Network(format!(
+                "an answer that is not what was asked for ({status}): {e}"
+            ))
+        })?;
+        Ok((status, answer))
     }
 
-    pub fn get(&self, path: &str) -> Result<Value, CallError> {
-        self.call(None, path).map(|(_, v)| v)
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, CallError> {
+        self.call(None::<&()>, path).map(|(_, v)| v)
     }
 
-    pub fn post(&self, path: &str, body: &Value) -> Result<Value, CallError> {
+    pub fn post<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, CallError> {
         self.call(Some(body), path).map(|(_, v)| v)
     }
 
@@ -122,14 +154,7 @@ impl Client {
             .read_to_vec()
             .map_err(|e| CallError::Network(e.to_string()))?;
         if status >= 400 {
-            let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-            return Err(CallError::Refused {
-                status,
-                code: body["error"].as_str().unwrap_or("error").to_string(),
-                message: body["message"]
-                    .as_str()
-                    .map_or_else(|| format!("the server answered {status}"), str::to_string),
-            });
+            return Err(refused(status, &bytes));
         }
         Ok(bytes)
     }
@@ -137,25 +162,32 @@ impl Client {
     /// Sells, retrying with the same request id when no answer came back: the server sells a
     /// request id once, so a retry either sells it or returns the ticket sold (200). A server
     /// error (5xx) changed nothing and is retried too; a refusal (4xx) is final.
-    pub fn sell(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
-        self.create("/api/v1/tickets", "serial", body, attempts)
+    pub fn sell(
+        &self,
+        sale: &keno_api::tickets::SaleRequest,
+        attempts: u32,
+    ) -> Result<Sale<keno_api::tickets::SoldTicket>, CallError> {
+        self.create("/api/v1/tickets", sale, attempts)
     }
 
     /// Issues a voucher (a deposit, or a winning ticket paid as a voucher), retried like a sale
     /// under the same request id: one voucher, however many tries.
-    pub fn issue_voucher(&self, body: &Value, attempts: u32) -> Result<Sale, CallError> {
-        self.create("/api/v1/vouchers", "code", body, attempts)
+    pub fn issue_voucher(
+        &self,
+        issue: &keno_api::vouchers::IssueRequest,
+        attempts: u32,
+    ) -> Result<Sale<keno_api::vouchers::Voucher>, CallError> {
+        self.create("/api/v1/vouchers", issue, attempts)
     }
 
     /// Posts `body` (which carries a request id) until the server answers with what it made
-    /// (201) or had made under that id (200): an answer with the string field `key`.
-    fn create(
+    /// (201) or had made under that id (200).
+    fn create<B: Serialize, T: DeserializeOwned>(
         &self,
         path: &str,
-        key: &str,
-        body: &Value,
+        body: &B,
         attempts: u32,
-    ) -> Result<Sale, CallError> {
+    ) -> Result<Sale<T>, CallError> {
         let mut pause = Duration::from_millis(200);
         let mut last = None;
         // Unless every attempt failed to connect, one may have made it.
@@ -166,9 +198,10 @@ impl Client {
                 pause = (pause * 2).min(Duration::from_secs(3));
             }
             match self.call(Some(body), path) {
-                Ok((201, made)) if made[key].is_string() => return Ok(Sale::Sold(made)),
-                Ok((200, made)) if made[key].is_string() => return Ok(Sale::AlreadySold(made)),
-                // Not the server's answer (a proxy's page, say): nothing is known.
+                Ok((201, made)) => return Ok(Sale::Sold(made)),
+                Ok((200, made)) => return Ok(Sale::AlreadySold(made)),
+                // Another success (or, above, an answer that does not read as what was made):
+                // not the server's answer to this, so nothing is known.
                 Ok((status, _)) => {
                     maybe_sent = true;
                     last = Some(CallError::Network(format!(
@@ -176,7 +209,7 @@ impl Client {
                     )));
                 }
                 Err(CallError::Refused { status, code, .. })
-                    if status >= 500 || code == "request_in_progress" =>
+                    if status >= 500 || code == keno_api::Refusal::RequestInProgress =>
                 {
                     maybe_sent = true;
                     last = Some(CallError::Network(format!(

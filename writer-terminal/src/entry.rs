@@ -1,5 +1,6 @@
 //! What the writer types, read as the entry forms mark it (Diagrams A and B).
 
+use keno_api::tickets::Tender;
 use keno_core::board::MAX_SPOTS;
 
 /// Numbers of one selection: "6,45,36,80" or "6 45 36 80".
@@ -58,6 +59,11 @@ pub fn parse_dollars(text: &str) -> Result<u64, String> {
         .ok_or_else(bad)
 }
 
+/// A dollar amount as the wire's signed cents (a voucher's amount, a tender's part of one).
+pub fn parse_cents(text: &str) -> Result<i64, String> {
+    i64::try_from(parse_dollars(text)?).map_err(|_| format!("{text:?} is too large an amount"))
+}
+
 /// A quick pick count: 1 to 15 numbers (rule 6.3(b)).
 pub fn parse_count(text: &str) -> Result<u8, String> {
     match text.trim().parse::<u8>() {
@@ -71,7 +77,7 @@ pub fn parse_count(text: &str) -> Result<u8, String> {
 /// A tender as typed: `voucher:CODE`, `voucher:CODE:AMOUNT` (spend exactly that much of it) or
 /// `ticket:SERIAL` (a winning ticket's winnings), checked by their check digits before they
 /// leave the terminal. (`v:` and `t:` for short.)
-pub fn parse_tender(text: &str) -> Result<serde_json::Value, String> {
+pub fn parse_tender(text: &str) -> Result<Tender, String> {
     let t = text.trim();
     let (kind, rest) = t.split_once(':').ok_or_else(|| {
         format!("{t:?}: a tender is voucher:CODE, voucher:CODE:AMOUNT or ticket:SERIAL")
@@ -79,7 +85,7 @@ pub fn parse_tender(text: &str) -> Result<serde_json::Value, String> {
     match kind {
         "voucher" | "v" => {
             let (code, amount) = match rest.split_once(':') {
-                Some((code, amount)) => (code, Some(parse_dollars(amount)?)),
+                Some((code, amount)) => (code, Some(parse_cents(amount)?)),
                 None => (rest, None),
             };
             if !keno_core::serial::is_voucher_code(code) {
@@ -87,10 +93,7 @@ pub fn parse_tender(text: &str) -> Result<serde_json::Value, String> {
                     "{code:?} is not a voucher code (22 digits): check the digits"
                 ));
             }
-            Ok(match amount {
-                Some(cents) => serde_json::json!({"voucher": code, "amount_cents": cents}),
-                None => serde_json::json!({"voucher": code}),
-            })
+            Ok(Tender::voucher(code, amount))
         }
         "ticket" | "t" => {
             if !keno_core::serial::is_well_formed(rest) {
@@ -98,7 +101,7 @@ pub fn parse_tender(text: &str) -> Result<serde_json::Value, String> {
                     "{rest:?} is not a ticket serial number: check the digits"
                 ));
             }
-            Ok(serde_json::json!({"ticket": rest}))
+            Ok(Tender::ticket(rest))
         }
         _ => Err(format!(
             "{t:?}: a tender is voucher:CODE, voucher:CODE:AMOUNT or ticket:SERIAL"
@@ -151,15 +154,15 @@ mod tests {
         assert!(keno_core::serial::is_voucher_code(code), "the test's code");
         assert_eq!(
             parse_tender(&format!("voucher:{code}")),
-            Ok(serde_json::json!({"voucher": code}))
+            Ok(Tender::voucher(code, None))
         );
         assert_eq!(
             parse_tender(&format!("v:{code}:2.50")),
-            Ok(serde_json::json!({"voucher": code, "amount_cents": 250}))
+            Ok(Tender::voucher(code, Some(250)))
         );
         assert_eq!(
             parse_tender("ticket:12345678901234567894"),
-            Ok(serde_json::json!({"ticket": "12345678901234567894"}))
+            Ok(Tender::ticket("12345678901234567894"))
         );
         assert!(parse_tender("voucher:1234567890123456789013").is_err());
         assert!(parse_tender("ticket:12345678901234567895").is_err());

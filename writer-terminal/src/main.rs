@@ -19,7 +19,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use serde_json::{json, Value};
+use keno_api::games::Game;
+use keno_api::set_bets::SetBet;
+use keno_api::tickets::{BetRequest, Cancellation, Payment, Schedule, SoldTicket, TicketDetail};
+use keno_api::vouchers::{CashOut, IssueRequest, Voucher};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use client::{CallError, Client, Sale};
 use order::{new_request_id, Order};
@@ -145,8 +150,8 @@ struct SellArgs {
     #[arg(long)]
     combine: Option<String>,
     /// standard, special1, special2, special3 or jackpot.
-    #[arg(long, default_value = "standard")]
-    schedule: String,
+    #[arg(long, default_value = "standard", value_parser = schedule)]
+    schedule: Schedule,
     /// Amount per way in dollars: "3", "3.00", "0.50" (a set bet: the set's suggested amount
     /// when left out).
     #[arg(long)]
@@ -253,7 +258,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let token = cli.token.as_deref().ok_or_else(|| {
             Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
         })?;
-        let save = |t: &Value| save_last(cli, t);
+        let save = |t: &SoldTicket| save_last(cli, t);
         let last = || load_last(cli);
         return counter::run(counter::Settings {
             server: cli.server(),
@@ -276,15 +281,15 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Sell(args) => sell(cli, &client, args),
         Command::Results { last } => {
             let open = client
-                .get("/api/v1/games/current")
+                .get::<Game>("/api/v1/games/current")
                 .ok()
-                .and_then(|g| g["number"].as_i64());
+                .map(|g| g.number);
             let newest = match open {
                 Some(n) => n - 1,
                 None => return Err(Failure::Refused("no game is open: Keno is closed".into())),
             };
             let from = (newest - (*last).max(1) + 1).max(1);
-            let games = client.get(&format!(
+            let games: Vec<Game> = client.get(&format!(
                 "/api/v1/games?from={from}&to={}",
                 newest.max(from)
             ))?;
@@ -294,7 +299,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Replay => {
             let last = load_last(cli)
                 .ok_or_else(|| Failure::Usage("no ticket sold yet on this terminal".into()))?;
-            let order = Order::replay(&last)
+            let order = Order::replay(&last.ticket)
                 .ok_or_else(|| Failure::Usage("the last ticket cannot be replayed".into()))?;
             sell_order(cli, &client, &order, None)
         }
@@ -304,7 +309,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             } else {
                 "/api/v1/set-bets"
             };
-            let sets = client.get(path)?;
+            let sets: Vec<SetBet> = client.get(path)?;
             print_or_json(cli, &sets, || views::set_bets(&sets).join("\n") + "\n");
             Ok(())
         }
@@ -323,36 +328,21 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             serial,
             voucher: false,
             ..
-        } => slip_action(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment),
+        } => slip_action::<Payment>(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment),
         Command::Pay {
             serial,
             voucher: true,
             request_id,
         } => {
-            let request_id = request_id.clone().unwrap_or_else(new_request_id);
-            let body = json!({"request_id": request_id, "ticket": serial_arg(serial)?});
-            issue_voucher(cli, &client, &body, &request_id)
+            let body = IssueRequest {
+                request_id: request_id.clone().unwrap_or_else(new_request_id),
+                amount_cents: None,
+                ticket: Some(serial_arg(serial)?.to_string()),
+            };
+            issue_voucher(cli, &client, &body)
         }
-        Command::Voucher(VoucherCommand::Issue { amount, request_id }) => {
-            let cents = entry::parse_dollars(amount).map_err(Failure::Usage)?;
-            let request_id = request_id.clone().unwrap_or_else(new_request_id);
-            let body = json!({"request_id": request_id, "amount_cents": cents});
-            issue_voucher(cli, &client, &body, &request_id)
-        }
-        Command::Voucher(VoucherCommand::Check { code }) => {
-            let v = client.get(&format!("/api/v1/vouchers/{}", voucher_arg(code)?))?;
-            print_or_json(cli, &v, || views::voucher(&v).join("\n") + "\n");
-            Ok(())
-        }
-        Command::Voucher(VoucherCommand::Cash { code }) => {
-            let code = voucher_arg(code)?;
-            let answer = client.post(&format!("/api/v1/vouchers/{code}/cash"), &Value::Null)?;
-            let (line, rows) = views::cash_out(&answer);
-            print_or_json(cli, &answer, || format!("{line}\nVOUCHER {code}\n"));
-            let title = "VOUCHER CASHED";
-            print_to(cli, title, &receipt::voucher_slip(title, &rows, code))
-        }
-        Command::Cancel { serial } => slip_action(
+        Command::Voucher(v) => voucher(cli, &client, v),
+        Command::Cancel { serial } => slip_action::<Cancellation>(
             cli,
             &client,
             serial,
@@ -364,17 +354,45 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     }
 }
 
-/// Pays or cancels a ticket and prints its slip.
-fn slip_action(
+/// `voucher issue|check|cash`.
+fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), Failure> {
+    match command {
+        VoucherCommand::Issue { amount, request_id } => {
+            let body = IssueRequest {
+                request_id: request_id.clone().unwrap_or_else(new_request_id),
+                amount_cents: Some(entry::parse_cents(amount).map_err(Failure::Usage)?),
+                ticket: None,
+            };
+            issue_voucher(cli, client, &body)
+        }
+        VoucherCommand::Check { code } => {
+            let v: Voucher = client.get(&format!("/api/v1/vouchers/{}", voucher_arg(code)?))?;
+            print_or_json(cli, &v, || views::voucher(&v).join("\n") + "\n");
+            Ok(())
+        }
+        VoucherCommand::Cash { code } => {
+            let code = voucher_arg(code)?;
+            let answer: CashOut = client.post(&format!("/api/v1/vouchers/{code}/cash"), &())?;
+            let (line, rows) = views::cash_out(&answer);
+            print_or_json(cli, &answer, || format!("{line}\nVOUCHER {code}\n"));
+            let title = "VOUCHER CASHED";
+            print_to(cli, title, &receipt::voucher_slip(title, &rows, code))
+        }
+    }
+}
+
+/// Pays or cancels a ticket and prints its slip: `T` is the server's answer (`Payment`,
+/// `Cancellation`).
+fn slip_action<T: DeserializeOwned + Serialize>(
     cli: &Cli,
     client: &Client,
     serial: &str,
     action: &str,
     title: &str,
-    view: views::SlipView,
+    view: views::SlipView<T>,
 ) -> Result<(), Failure> {
     let serial = serial_arg(serial)?;
-    let answer = client.post(&format!("/api/v1/tickets/{serial}/{action}"), &Value::Null)?;
+    let answer: T = client.post(&format!("/api/v1/tickets/{serial}/{action}"), &())?;
     let (line, rows) = view(&answer);
     print_or_json(cli, &answer, || format!("{line}\nTICKET {serial}\n"));
     print_to(cli, title, &receipt::slip(title, &rows, serial))
@@ -382,12 +400,8 @@ fn slip_action(
 
 /// Issues a voucher (a deposit, or a winning ticket paid as one), retried under the same request
 /// id until the server answers, and prints it.
-fn issue_voucher(
-    cli: &Cli,
-    client: &Client,
-    body: &Value,
-    request_id: &str,
-) -> Result<(), Failure> {
+fn issue_voucher(cli: &Cli, client: &Client, body: &IssueRequest) -> Result<(), Failure> {
+    let request_id = &body.request_id;
     let (voucher, retried) = match client.issue_voucher(body, 5) {
         Ok(Sale::Sold(v)) => (v, false),
         Ok(Sale::AlreadySold(v)) => (v, true),
@@ -442,26 +456,37 @@ fn serial_arg(serial: &str) -> Result<&str, Failure> {
     }
 }
 
-fn print_or_json(cli: &Cli, value: &Value, human: impl FnOnce() -> String) {
+/// `--json`: the server's answer as it sent it (read and written by the same keno-api type);
+/// otherwise the words for the writer.
+fn print_or_json(cli: &Cli, value: &impl Serialize, human: impl FnOnce() -> String) {
     if cli.json {
-        println!("{value}");
+        match serde_json::to_string(value) {
+            Ok(json) => println!("{json}"),
+            Err(e) => eprintln!("warning: the answer could not be written as JSON ({e})"),
+        }
     } else {
         print!("{}", human());
     }
 }
 
-fn bet(args: &SellArgs) -> Result<Value, Failure> {
+/// `--schedule`: a schedule by its name.
+fn schedule(name: &str) -> Result<Schedule, String> {
+    Schedule::parse(name)
+        .ok_or_else(|| format!("{name:?}: give standard, special1, special2, special3 or jackpot"))
+}
+
+fn bet(args: &SellArgs) -> Result<BetRequest, Failure> {
     let usage = Failure::Usage;
     if let Some(spots) = &args.spots {
-        return Ok(json!({"type": "standard", "spots": entry::parse_spots(spots).map_err(usage)?}));
+        let spots = entry::parse_spots(spots).map_err(usage)?;
+        return Ok(BetRequest::Standard { spots });
     }
     if let Some(count) = &args.quick_pick {
-        return Ok(
-            json!({"type": "quick_pick", "count": entry::parse_count(count).map_err(usage)?}),
-        );
+        let count = entry::parse_count(count).map_err(usage)?;
+        return Ok(BetRequest::QuickPick { count });
     }
     if args.mystery {
-        return Ok(json!({"type": "mystery_quick_pick"}));
+        return Ok(BetRequest::MysteryQuickPick);
     }
     if let Some(set) = args.set {
         return Ok(order::set_bet(set, args.random));
@@ -469,7 +494,7 @@ fn bet(args: &SellArgs) -> Result<Value, Failure> {
     if let (Some(groups), Some(combine)) = (&args.groups, &args.combine) {
         let groups = entry::parse_groups(groups).map_err(usage)?;
         let combine = entry::parse_combine(combine, groups.len()).map_err(usage)?;
-        return Ok(json!({"type": "way", "groups": groups, "combine": combine}));
+        return Ok(BetRequest::Way { groups, combine });
     }
     Err(Failure::Usage(
         "say what to sell: --spots, --quick-pick, --mystery, --groups with --combine, or --set"
@@ -482,10 +507,11 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
     let amount_cents = match (&args.amount, args.set) {
         (Some(amount), _) => entry::parse_dollars(amount).map_err(Failure::Usage)?,
         // A set bet at the amount its set suggests.
-        (None, Some(set)) => client.get(&format!("/api/v1/set-bets/{set}"))?
-            ["amount_per_way_cents"]
-            .as_u64()
-            .ok_or_else(|| Failure::Refused(format!("set bet {set} has no suggested amount")))?,
+        (None, Some(set)) => {
+            let found: SetBet = client.get(&format!("/api/v1/set-bets/{set}"))?;
+            u64::try_from(found.amount_per_way_cents)
+                .map_err(|_| Failure::Refused(format!("set bet {set} has no suggested amount")))?
+        }
         (None, None) => {
             return Err(Failure::Usage(
                 "give the amount per way: --amount 3.00".into(),
@@ -494,7 +520,7 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
     };
     let order = Order {
         bet,
-        schedule: args.schedule.clone(),
+        schedule: args.schedule,
         amount_cents,
         games: args.games,
         tenders: args
@@ -534,14 +560,14 @@ fn sell_order(
         Err(e) => return Err(e.into()),
     };
     save_last(cli, &ticket);
-    let receipt = Receipt::from_ticket(&ticket, cli.casino());
+    let receipt = Receipt::from_ticket(&ticket.ticket, &ticket.payment, cli.casino());
     print_or_json(cli, &ticket, || {
         let note = if retried {
             "SOLD (found on retry: one ticket, not two)\n"
         } else {
             "SOLD\n"
         };
-        let paid = views::sale_payment(&ticket["payment"]);
+        let paid = views::sale_payment(&ticket.payment);
         let paid = if paid.is_empty() {
             String::new()
         } else {
@@ -551,8 +577,8 @@ fn sell_order(
     });
     let mut docs = vec![("RECEIPT TICKET", receipt.lines())];
     // The change of a winning ticket tendered, as a voucher for the player.
-    if let Some(code) = ticket["payment"]["change_voucher"].as_str() {
-        match client.get(&format!("/api/v1/vouchers/{code}")) {
+    if let Some(code) = &ticket.payment.change_voucher {
+        match client.get::<Voucher>(&format!("/api/v1/vouchers/{code}")) {
             Ok(v) => docs.push(("VOUCHER", receipt::voucher(&v, cli.casino(), "VOUCHER"))),
             Err(e) => eprintln!(
                 "warning: the change voucher {code} was not printed ({e}); its code is on the receipt (PAID BY), and `writer-terminal voucher check {code}` shows it"
@@ -594,7 +620,7 @@ fn print_docs_to(cli: &Cli, docs: &[(&str, Vec<receipt::Line>)]) -> Result<(), F
 }
 
 fn check(cli: &Cli, client: &Client, serial: &str) -> Result<(), Failure> {
-    let t = client.get(&format!("/api/v1/tickets/{}", serial_arg(serial)?))?;
+    let t: TicketDetail = client.get(&format!("/api/v1/tickets/{}", serial_arg(serial)?))?;
     print_or_json(cli, &t, || views::ticket(&t).join("\n") + "\n");
     Ok(())
 }
@@ -609,17 +635,18 @@ fn state_dir(cli: &Cli) -> PathBuf {
 }
 
 /// Keeps the last receipt for `reprint`. A failure only costs the reprint, not the sale.
-fn save_last(cli: &Cli, ticket: &Value) {
+fn save_last(cli: &Cli, ticket: &SoldTicket) {
     let dir = state_dir(cli);
+    let json = serde_json::to_string(ticket).map_err(std::io::Error::other);
     if let Err(e) = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join("last-ticket.json"), ticket.to_string()))
+        .and_then(|()| std::fs::write(dir.join("last-ticket.json"), json?))
     {
         eprintln!("warning: the receipt was not kept for reprint ({e})");
     }
 }
 
 /// The last ticket this terminal sold, for `reprint` and replay.
-fn load_last(cli: &Cli) -> Option<Value> {
+fn load_last(cli: &Cli) -> Option<SoldTicket> {
     let text = std::fs::read_to_string(state_dir(cli).join("last-ticket.json")).ok()?;
     serde_json::from_str(&text).ok()
 }
@@ -629,16 +656,20 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
         .ok_or_else(|| Failure::Usage("no receipt printed yet on this terminal".into()))?;
     // The server's record now, so a ticket cancelled or paid since says so; the saved copy if
     // the server cannot be asked.
-    let ticket = match (&cli.token, saved["serial"].as_str()) {
-        (Some(token), Some(serial)) => {
-            Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)))
-                .get(&format!("/api/v1/tickets/{serial}"))
-                .unwrap_or(saved)
-        }
-        _ => saved,
+    let now = cli.token.as_deref().and_then(|token| {
+        Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)))
+            .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
+            .ok()
+    });
+    let (ticket, payment) = match &now {
+        Some(d) => (&d.ticket, &d.payment),
+        None => (&saved.ticket, &saved.payment),
     };
-    let mut receipt = Receipt::from_ticket(&ticket, cli.casino());
+    let mut receipt = Receipt::from_ticket(ticket, payment, cli.casino());
     receipt.reprint = true;
-    print_or_json(cli, &ticket, || receipt.to_text());
+    match &now {
+        Some(d) => print_or_json(cli, d, || receipt.to_text()),
+        None => print_or_json(cli, &saved, || receipt.to_text()),
+    }
     print_to(cli, "RECEIPT TICKET (REPRINT)", &receipt.lines())
 }

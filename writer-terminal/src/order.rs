@@ -1,51 +1,57 @@
 //! A sale as the writer asked for it, however it was typed (command line or counter screen).
 
-use serde_json::{json, Value};
+use keno_api::set_bets::SetBetMode;
+use keno_api::tickets::{BetRequest, SaleRequest, Schedule, Tender, Tenders, Ticket};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
     /// The bet as `shared/API.md` writes it.
-    pub bet: Value,
-    pub schedule: String,
+    pub bet: BetRequest,
+    pub schedule: Schedule,
     pub amount_cents: u64,
     pub games: u32,
-    /// What pays besides cash (rule 6.1): `{"voucher": CODE}` or `{"ticket": SERIAL}`, in order.
-    pub tenders: Vec<Value>,
+    /// What pays besides cash (rule 6.1): vouchers and winning tickets, in order.
+    pub tenders: Vec<Tender>,
 }
 
 impl Order {
     /// The sale's body under `request_id`.
-    pub fn body(&self, request_id: &str) -> Value {
-        let mut body = json!({
-            "request_id": request_id,
-            "bet": self.bet,
-            "schedule": self.schedule,
-            "amount_per_way_cents": self.amount_cents,
-            "games": self.games,
-        });
-        if !self.tenders.is_empty() {
-            body["tender"] = Value::Array(self.tenders.clone());
+    pub fn body(&self, request_id: &str) -> SaleRequest {
+        SaleRequest {
+            request_id: request_id.to_string(),
+            bet: self.bet.clone(),
+            schedule: self.schedule,
+            amount_per_way_cents: self.amount_cents,
+            games: self.games,
+            // No `tender` at all for a cash sale, as before the types were shared.
+            tender: (!self.tenders.is_empty()).then(|| Tenders::Many(self.tenders.clone())),
         }
-        body
     }
 
     /// The same selections again (replay): a ticket's groups and combinations as a new order.
-    pub fn replay(ticket: &Value) -> Option<Order> {
-        let groups = ticket["groups"].clone();
-        let bet = if ticket["bet_type"] == "set_bet" {
+    pub fn replay(ticket: &Ticket) -> Option<Order> {
+        let bet = match ticket.bet_type.as_str() {
             // The same set, played the same way: a random set bet gets fresh numbers.
-            let set = &ticket["set_bet"];
-            json!({"type": "set_bet", "set": set["id"].as_i64()?, "mode": set["mode"].as_str()?})
-        } else if ticket["bet_type"] == "way" {
-            json!({"type": "way", "groups": groups, "combine": ticket["combine"]})
-        } else {
-            json!({"type": "standard", "spots": groups.get(0)?})
+            "set_bet" => {
+                let set = ticket.set_bet.as_ref()?;
+                BetRequest::SetBet {
+                    set: set.id,
+                    mode: set.mode,
+                }
+            }
+            "way" => BetRequest::Way {
+                groups: ticket.groups.clone(),
+                combine: ticket.combine.clone(),
+            },
+            _ => BetRequest::Standard {
+                spots: ticket.groups.first()?.clone(),
+            },
         };
         Some(Order {
             bet,
-            schedule: ticket["schedule"].as_str()?.to_string(),
-            amount_cents: ticket["amount_per_way_cents"].as_u64()?,
-            games: ticket["games"].as_u64()? as u32,
+            schedule: ticket.schedule,
+            amount_cents: u64::try_from(ticket.amount_per_way_cents).ok()?,
+            games: u32::try_from(ticket.games).ok()?,
             // A replay is paid afresh.
             tenders: Vec::new(),
         })
@@ -53,8 +59,15 @@ impl Order {
 }
 
 /// A set bet (rule 6.3(h)): set `set` of the catalogue, its own numbers or fresh ones.
-pub fn set_bet(set: i64, random: bool) -> Value {
-    json!({"type": "set_bet", "set": set, "mode": if random { "random" } else { "fixed" }})
+pub fn set_bet(set: i64, random: bool) -> BetRequest {
+    BetRequest::SetBet {
+        set,
+        mode: if random {
+            SetBetMode::Random
+        } else {
+            SetBetMode::Fixed
+        },
+    }
 }
 
 /// A fresh request id: 96 random bits from the OS.

@@ -2,8 +2,9 @@
 //! renders. Built from the server's record of the ticket (rule 5.3).
 
 use chrono::{DateTime, Local};
+use keno_api::tickets::{SalePayment, Schedule, Ticket};
+use keno_api::vouchers::Voucher;
 use keno_core::Dollars;
-use serde_json::Value;
 
 /// Everything Diagram C prints, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,15 +39,14 @@ pub struct Receipt {
     pub payment: Vec<String>,
 }
 
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+/// Cents as dollars; a negative amount (never sent) reads as nothing.
+fn dollars(c: i64) -> Dollars {
+    Dollars(u64::try_from(c).unwrap_or(0))
 }
 
-fn cents(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
+/// A schedule as the receipt names it: "SPECIAL 1", "JACKPOT".
+fn schedule_name(s: Schedule) -> String {
+    s.as_str().replace("special", "SPECIAL ").to_uppercase()
 }
 
 /// "$3" for whole dollars, "$0.50" otherwise, as the WAYS SPOTS AMOUNT column shows it.
@@ -59,17 +59,15 @@ fn short_dollars(c: u64) -> String {
 }
 
 impl Receipt {
-    /// The receipt of a ticket as the server returned it.
-    pub fn from_ticket(ticket: &Value, casino: &str) -> Receipt {
-        let issued = ticket["issued_at"]
-            .as_str()
-            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+    /// The receipt of a ticket as the server returned it, with how its sale was paid.
+    pub fn from_ticket(ticket: &Ticket, payment: &SalePayment, casino: &str) -> Receipt {
+        let issued = DateTime::parse_from_rfc3339(&ticket.issued_at)
+            .ok()
             .map(|t| t.with_timezone(&Local));
-        let groups: Vec<Vec<u8>> =
-            serde_json::from_value(ticket["groups"].clone()).unwrap_or_default();
-        let mut marked: Vec<u8> = groups.iter().flatten().copied().collect();
+        let mut marked: Vec<u8> = ticket.groups.iter().flatten().copied().collect();
         marked.sort_unstable();
-        let selections = groups
+        let selections = ticket
+            .groups
             .iter()
             .map(|g| {
                 g.iter()
@@ -79,46 +77,28 @@ impl Receipt {
             })
             .collect::<Vec<_>>()
             .join("-");
-        let amount = cents(&ticket["amount_per_way_cents"]);
-        let mut bet = text(&ticket["bet_type"]).replace('_', " ").to_uppercase();
-        let schedule = text(&ticket["schedule"]);
-        if schedule != "standard" {
-            bet = format!(
-                "{bet} {}",
-                schedule.replace("special", "SPECIAL ").to_uppercase()
-            );
+        let amount = u64::try_from(ticket.amount_per_way_cents).unwrap_or(0);
+        let mut bet = ticket.bet_type.replace('_', " ").to_uppercase();
+        if ticket.schedule != Schedule::Standard {
+            bet = format!("{bet} {}", schedule_name(ticket.schedule));
         }
-        let ways = ticket["ways"]
-            .as_array()
-            .map(|lines| {
-                lines
-                    .iter()
-                    .map(|l| {
-                        let mut line = format!(
-                            "{}/{:02} {}",
-                            l["count"],
-                            l["spots"].as_u64().unwrap_or(0),
-                            short_dollars(amount)
-                        );
-                        // A standard 6- or 8-spot way plays Special 1: the receipt says so.
-                        if l["plays_as"] != ticket["schedule"] {
-                            line.push_str(&format!(
-                                " ({})",
-                                text(&l["plays_as"])
-                                    .replace("special", "SPECIAL ")
-                                    .to_uppercase()
-                            ));
-                        }
-                        line
-                    })
-                    .collect()
+        let ways = ticket
+            .ways
+            .iter()
+            .map(|l| {
+                let mut line = format!("{}/{:02} {}", l.count, l.spots, short_dollars(amount));
+                // A standard 6- or 8-spot way plays Special 1: the receipt says so.
+                if l.plays_as != ticket.schedule {
+                    line.push_str(&format!(" ({})", schedule_name(l.plays_as)));
+                }
+                line
             })
-            .unwrap_or_default();
-        let set = ticket["set_bet"]["name"].as_str().map(|name| {
+            .collect();
+        let set = ticket.set_bet.as_ref().map(|s| {
             format!(
                 "{} ({})",
-                name.to_uppercase(),
-                text(&ticket["set_bet"]["mode"]).to_uppercase()
+                s.name.to_uppercase(),
+                s.mode.as_str().to_uppercase()
             )
         });
         Receipt {
@@ -126,24 +106,24 @@ impl Receipt {
             bet: format!("BET-{bet}"),
             date: issued.map_or_else(String::new, |t| t.format("%d/%m/%y").to_string()),
             time: issued.map_or_else(String::new, |t| t.format("%H:%M").to_string()),
-            operator: text(&ticket["writer"]),
-            ticket_number: format!("{:06}", ticket["ticket_number"].as_u64().unwrap_or(0)),
-            terminal: text(&ticket["terminal"]),
-            site: text(&ticket["site"]),
+            operator: ticket.writer.clone(),
+            ticket_number: format!("{:06}", ticket.ticket_number.max(0)),
+            terminal: ticket.terminal.clone(),
+            site: ticket.site.clone(),
             marked,
             selections,
             set,
             amount_per_way: Dollars(amount).to_string(),
-            first_game: text(&ticket["first_game"]),
-            last_game: text(&ticket["last_game"]),
-            games: format!("{:03}", ticket["games"].as_u64().unwrap_or(0)),
-            game_cost: Dollars(cents(&ticket["game_cost_cents"])).to_string(),
-            ticket_total: Dollars(cents(&ticket["total_cents"])).to_string(),
-            serial: text(&ticket["serial"]),
+            first_game: ticket.first_game.to_string(),
+            last_game: ticket.last_game.to_string(),
+            games: format!("{:03}", ticket.games.max(0)),
+            game_cost: dollars(ticket.game_cost_cents).to_string(),
+            ticket_total: dollars(ticket.total_cents).to_string(),
+            serial: ticket.serial.clone(),
             ways,
             reprint: false,
-            status: text(&ticket["status"]),
-            payment: payment_lines(&ticket["payment"]),
+            status: ticket.status.clone(),
+            payment: payment_lines(payment),
         }
     }
 
@@ -264,31 +244,30 @@ pub fn to_text(lines: &[Line]) -> String {
 
 /// A sale's `payment` as the receipt prints it: each voucher or ticket tendered and what it
 /// covered, the cash, the change voucher. Nothing for a sale paid in cash.
-pub fn payment_lines(payment: &Value) -> Vec<String> {
-    let tenders = payment["tenders"].as_array().cloned().unwrap_or_default();
-    if tenders.is_empty() {
+pub fn payment_lines(payment: &SalePayment) -> Vec<String> {
+    if payment.tenders.is_empty() {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for t in &tenders {
-        let covered = Dollars(cents(&t["covered_cents"]));
-        if let Some(code) = t["voucher"].as_str() {
+    for t in &payment.tenders {
+        let covered = dollars(t.covered_cents);
+        if let Some(code) = &t.voucher {
             out.push(format!(
                 "VOUCHER {code} {covered:>10}\n  LEFT ON IT {}",
-                Dollars(cents(&t["remaining_cents"]))
+                dollars(t.remaining_cents)
             ));
-        } else if let Some(serial) = t["ticket"].as_str() {
+        } else if let Some(serial) = &t.ticket {
             out.push(format!("TICKET {serial} {covered:>10}"));
         }
     }
     out.push(format!(
         "CASH {:>43}",
-        Dollars(cents(&payment["cash_cents"])).to_string()
+        dollars(payment.cash_cents).to_string()
     ));
-    if let Some(code) = payment["change_voucher"].as_str() {
+    if let Some(code) = &payment.change_voucher {
         out.push(format!(
             "CHANGE AS VOUCHER {:>30}\n  No. {code}",
-            Dollars(cents(&payment["change_cents"])).to_string()
+            dollars(payment.change_cents).to_string()
         ));
     }
     // One printed line each.
@@ -300,10 +279,9 @@ pub fn payment_lines(payment: &Value) -> Vec<String> {
 /// A voucher (rule 1(n)) as printed: what it is for, its amount and balance, its Keno Day and
 /// the last day it is usable at a writer terminal (rule 13.1), and its code as text and as a
 /// barcode (ITF, like a ticket's serial).
-pub fn voucher(v: &Value, casino: &str, title: &str) -> Vec<Line> {
-    let issued = v["issued_at"]
-        .as_str()
-        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+pub fn voucher(v: &Voucher, casino: &str, title: &str) -> Vec<Line> {
+    let issued = DateTime::parse_from_rfc3339(&v.issued_at)
+        .ok()
         .map(|t| t.with_timezone(&Local));
     let mut out = vec![Line::Text(vec![Span::bold(format!(
         "{:<24}{:>24}",
@@ -317,18 +295,12 @@ pub fn voucher(v: &Value, casino: &str, title: &str) -> Vec<Line> {
         })),
     );
     let plain = |t: String| Line::Text(vec![Span::plain(t)]);
-    out.push(plain(format!("OPERATOR NAME: {}", text(&v["writer"]))));
-    out.push(plain(format!(
-        "TERMINAL {}, SITE {}",
-        text(&v["terminal"]),
-        text(&v["site"])
-    )));
-    let ticket = v["ticket"].as_str().unwrap_or("");
-    out.push(plain(match v["source"].as_str() {
-        Some("deposit") => "FOR: A DEPOSIT FOR FUTURE GAMING".to_string(),
-        Some("ticket") => format!("FOR: WINNING TICKET {ticket}"),
-        Some("change") => format!("FOR: CHANGE OF TICKET {ticket}"),
-        _ => String::new(),
+    out.push(plain(format!("OPERATOR NAME: {}", v.writer)));
+    out.push(plain(format!("TERMINAL {}, SITE {}", v.terminal, v.site)));
+    out.push(plain(match crate::views::voucher_source(v) {
+        Some(source) if v.source == "deposit" => format!("FOR: {source} FOR FUTURE GAMING"),
+        Some(source) => format!("FOR: {source}"),
+        None => String::new(),
     }));
     let row = |label: &str, value: String, bold: bool| {
         Line::Text(vec![
@@ -340,29 +312,20 @@ pub fn voucher(v: &Value, casino: &str, title: &str) -> Vec<Line> {
             },
         ])
     };
-    out.push(row(
-        "AMOUNT",
-        Dollars(cents(&v["amount_cents"])).to_string(),
-        false,
-    ));
-    out.push(row(
-        "BALANCE",
-        Dollars(cents(&v["balance_cents"])).to_string(),
-        true,
-    ));
-    out.push(row("KENO DAY", text(&v["keno_day"]), false));
-    out.push(row("VALID UNTIL", text(&v["valid_until"]), true));
-    if v["status"] != "active" || v["expired"] == true {
-        let state = if v["expired"] == true {
+    out.push(row("AMOUNT", dollars(v.amount_cents).to_string(), false));
+    out.push(row("BALANCE", dollars(v.balance_cents).to_string(), true));
+    out.push(row("KENO DAY", v.keno_day.clone(), false));
+    out.push(row("VALID UNTIL", v.valid_until.clone(), true));
+    if v.status != "active" || v.expired {
+        let state = if v.expired {
             "EXPIRED: CLAIM FORM ONLY".to_string()
         } else {
-            text(&v["status"]).to_uppercase()
+            v.status.to_uppercase()
         };
         out.push(row("STATUS", state, true));
     }
-    let code = text(&v["code"]);
-    out.push(plain(format!("VOUCHER No. {code}")));
-    out.push(Line::Barcode(code));
+    out.push(plain(format!("VOUCHER No. {}", v.code)));
+    out.push(Line::Barcode(v.code.clone()));
     out.push(plain(
         "Tender at any keno writer terminal until VALID".into(),
     ));
@@ -475,19 +438,42 @@ impl Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keno_api::set_bets::{SetBetMode, SetBetRef};
+    use keno_api::tickets::{TenderLine, WaysLine};
     use serde_json::json;
+
+    /// A ticket as the server sends it, from the fields a test gives (the rest empty).
+    fn ticket(fields: serde_json::Value) -> Ticket {
+        let mut t = json!({
+            "serial": "", "ticket_number": 0, "site": "", "terminal": "", "writer": "",
+            "issued_at": "", "keno_day": "", "bet_type": "standard", "schedule": "standard",
+            "groups": [], "combine": [], "ways": [], "amount_per_way_cents": 0, "first_game": 0,
+            "last_game": 0, "games": 0, "charged_games": 0, "game_cost_cents": 0,
+            "total_cents": 0, "status": "active", "cancelled_games": [], "refund_cents": 0,
+            "cancelled_at": null, "paid_cents": 0, "paid_at": null, "paid_by": null,
+            "pay_method": null, "request_id": "", "set_bet": null
+        });
+        for (k, v) in fields.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        serde_json::from_value(t).unwrap()
+    }
+
+    fn receipt(fields: serde_json::Value, casino: &str) -> Receipt {
+        Receipt::from_ticket(&ticket(fields), &SalePayment::cash(0), casino)
+    }
 
     #[test]
     fn diagram_c_fields_from_the_servers_ticket() {
-        let ticket = json!({
+        let ticket = ticket(json!({
             "serial": "58692574833158900001", "ticket_number": 24589, "site": "735624",
             "terminal": "03", "writer": "JULIE", "issued_at": "2026-11-22T03:03:00Z",
             "bet_type": "way", "schedule": "standard", "groups": [[6, 45], [36, 80]],
             "ways": [{"count": 1, "spots": 4, "plays_as": "standard"}],
             "amount_per_way_cents": 300, "first_game": 200, "last_game": 200, "games": 1,
             "game_cost_cents": 300, "total_cents": 300
-        });
-        let r = Receipt::from_ticket(&ticket, "CASINO");
+        }));
+        let r = Receipt::from_ticket(&ticket, &SalePayment::cash(300), "CASINO");
         assert_eq!(r.bet, "BET-WAY");
         assert_eq!(r.selections, "06 45-36 80");
         assert_eq!(r.ticket_number, "024589");
@@ -528,11 +514,24 @@ mod tests {
 
     #[test]
     fn a_set_bet_says_so_and_names_its_set() {
-        let ticket = json!({"bet_type": "set_bet", "schedule": "standard", "groups": [[1, 2], [9, 10]],
-            "combine": [2], "ways": [{"count": 1, "spots": 4, "plays_as": "standard"}],
-            "amount_per_way_cents": 100,
-            "set_bet": {"id": 3, "name": "Lucky Corners", "mode": "random"}});
-        let r = Receipt::from_ticket(&ticket, "CASINO");
+        let set = Ticket {
+            bet_type: "set_bet".into(),
+            groups: vec![vec![1, 2], vec![9, 10]],
+            combine: vec![2],
+            ways: vec![WaysLine {
+                count: 1,
+                spots: 4,
+                plays_as: Schedule::Standard,
+            }],
+            amount_per_way_cents: 100,
+            set_bet: Some(SetBetRef {
+                id: 3,
+                name: "Lucky Corners".into(),
+                mode: SetBetMode::Random,
+            }),
+            ..ticket(json!({}))
+        };
+        let r = Receipt::from_ticket(&set, &SalePayment::cash(100), "CASINO");
         assert_eq!(r.bet, "BET-SET BET");
         assert_eq!(r.set.as_deref(), Some("LUCKY CORNERS (RANDOM)"));
         let text = r.to_text();
@@ -541,14 +540,13 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("BET-SET BET"), "{text}");
-        let way = json!({"bet_type": "way", "schedule": "standard", "groups": [[1]], "ways": [], "set_bet": null});
-        assert!(!Receipt::from_ticket(&way, "C").to_text().contains("SET:"));
+        let way = receipt(json!({"bet_type": "way", "groups": [[1]]}), "C");
+        assert!(!way.to_text().contains("SET:"));
     }
 
     #[test]
     fn a_reprint_of_a_cancelled_or_paid_ticket_says_so() {
-        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1]], "ways": [], "status": "cancelled"});
-        let mut r = Receipt::from_ticket(&ticket, "CASINO");
+        let mut r = receipt(json!({"groups": [[1]], "status": "cancelled"}), "CASINO");
         assert!(!r.to_text().contains("CANCELLED"));
         r.reprint = true;
         let text = r.to_text();
@@ -560,24 +558,36 @@ mod tests {
 
     #[test]
     fn a_six_spot_standard_way_says_it_plays_special_1() {
-        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1, 2, 3, 4, 5, 6]],
-            "ways": [{"count": 1, "spots": 6, "plays_as": "special1"}], "amount_per_way_cents": 50});
-        let r = Receipt::from_ticket(&ticket, "CASINO");
-        assert_eq!(r.ways, vec!["1/06 $0.50 (SPECIAL 1)"]);
-        let jackpot =
-            json!({"bet_type": "quick_pick", "schedule": "jackpot", "groups": [[1]], "ways": []});
-        assert_eq!(
-            Receipt::from_ticket(&jackpot, "C").bet,
-            "BET-QUICK PICK JACKPOT"
+        let r = receipt(
+            json!({"groups": [[1, 2, 3, 4, 5, 6]], "amount_per_way_cents": 50,
+                   "ways": [{"count": 1, "spots": 6, "plays_as": "special1"}]}),
+            "CASINO",
         );
+        assert_eq!(r.ways, vec!["1/06 $0.50 (SPECIAL 1)"]);
+        let jackpot = json!({"bet_type": "quick_pick", "schedule": "jackpot", "groups": [[1]]});
+        assert_eq!(receipt(jackpot, "C").bet, "BET-QUICK PICK JACKPOT");
     }
 
     #[test]
     fn a_voucher_prints_its_code_amount_and_validity() {
-        let v = json!({"code": "1234567890123456789012", "amount_cents": 2000, "balance_cents": 1500,
-            "source": "deposit", "keno_day": "2026-11-23", "valid_until": "2027-11-23",
-            "status": "active", "expired": false, "writer": "JULIE", "terminal": "03",
-            "site": "735624", "issued_at": "2026-11-23T03:03:00Z"});
+        let v = Voucher {
+            code: "1234567890123456789012".into(),
+            amount_cents: 2000,
+            balance_cents: 1500,
+            status: "active".into(),
+            source: "deposit".into(),
+            ticket: None,
+            keno_day: "2026-11-23".into(),
+            valid_until: "2027-11-23".into(),
+            expired: false,
+            issued_at: "2026-11-23T03:03:00Z".into(),
+            site: "735624".into(),
+            terminal: "03".into(),
+            writer: "JULIE".into(),
+            spends: Vec::new(),
+            cashed_cents: 0,
+            cashed_at: None,
+        };
         let lines = voucher(&v, "CANBERRA", "VOUCHER");
         let text = to_text(&lines);
         for field in [
@@ -601,11 +611,26 @@ mod tests {
 
     #[test]
     fn a_receipt_paid_by_tender_says_so() {
-        let ticket = json!({"bet_type": "standard", "schedule": "standard", "groups": [[1]], "ways": [],
-            "payment": {"tenders": [{"voucher": "1234567890123456789012", "covered_cents": 200, "remaining_cents": 1300},
-                                    {"ticket": "12345678901234567894", "covered_cents": 100, "change_cents": 200}],
-                        "cash_cents": 0, "change_cents": 200, "change_voucher": "9234567890123456789015"}});
-        let text = Receipt::from_ticket(&ticket, "C").to_text();
+        let line =
+            |voucher: Option<&str>, ticket: Option<&str>, covered, remaining, change| TenderLine {
+                voucher: voucher.map(str::to_string),
+                ticket: ticket.map(str::to_string),
+                covered_cents: covered,
+                remaining_cents: remaining,
+                change_cents: change,
+            };
+        let payment = SalePayment {
+            tenders: vec![
+                line(Some("1234567890123456789012"), None, 200, 1300, 0),
+                line(None, Some("12345678901234567894"), 100, 0, 200),
+            ],
+            tendered_cents: 300,
+            cash_cents: 0,
+            change_cents: 200,
+            change_voucher: Some("9234567890123456789015".into()),
+        };
+        let sold = ticket(json!({"groups": [[1]]}));
+        let text = Receipt::from_ticket(&sold, &payment, "C").to_text();
         for field in [
             "PAID BY",
             "VOUCHER 1234567890123456789012",
@@ -617,8 +642,7 @@ mod tests {
             assert!(text.contains(field), "{field} missing from\n{text}");
         }
         assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
-        let cash = json!({"bet_type": "standard", "groups": [[1]], "payment": {"tenders": [], "cash_cents": 100}});
-        assert!(!Receipt::from_ticket(&cash, "C")
+        assert!(!receipt(json!({"groups": [[1]]}), "C")
             .to_text()
             .contains("PAID BY"));
     }

@@ -1,81 +1,72 @@
 //! The server's answers as the writer reads them, on the counter screen and the command line
 //! alike: a checked ticket, recent results, a payment, a cancellation.
 
+use keno_api::games::Game;
+use keno_api::set_bets::SetBet;
+use keno_api::tickets::{Cancellation, Payment, SalePayment, TicketDetail};
+use keno_api::vouchers::{CashOut, Voucher};
 use keno_core::Dollars;
-use serde_json::Value;
 
 /// How a payment or cancellation reads: the line to show and the slip's rows.
-pub type SlipView = fn(&Value) -> (String, Vec<(&'static str, String)>);
+pub type SlipView<T> = fn(&T) -> (String, Vec<(&'static str, String)>);
 
-fn cents(v: &Value) -> String {
-    Dollars(v.as_u64().unwrap_or(0)).to_string()
+/// Cents as dollars; a negative amount (never sent) reads as nothing.
+fn cents(c: impl TryInto<u64>) -> String {
+    Dollars(c.try_into().unwrap_or(0)).to_string()
 }
 
 /// A checked ticket: each game's state, catches and prize, what it won and what is payable.
-pub fn ticket(t: &Value) -> Vec<String> {
+pub fn ticket(t: &TicketDetail) -> Vec<String> {
     let mut out = vec![format!(
         "TICKET {}  {}",
-        t["serial"].as_str().unwrap_or(""),
-        t["status"].as_str().unwrap_or("").to_uppercase()
+        t.ticket.serial,
+        t.ticket.status.to_uppercase()
     )];
-    for r in t["results"].as_array().into_iter().flatten() {
-        let catches: Vec<String> = r["ways"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|w| format!("{}/{}", w["catch"], w["spots"]))
+    for r in &t.results {
+        let catches: Vec<String> = r
+            .ways
+            .iter()
+            .map(|w| format!("{}/{}", w.catch, w.spots))
             .collect();
-        let amount = if r["refund_cents"].as_u64().unwrap_or(0) > 0 {
-            format!("REFUND {}", cents(&r["refund_cents"]))
+        let amount = if r.refund_cents > 0 {
+            format!("REFUND {}", cents(r.refund_cents))
         } else {
-            cents(&r["prize_cents"])
+            cents(r.prize_cents)
         };
         out.push(format!(
             "GAME {:<8} {:<11} {:<24} {amount}",
-            r["game"].as_i64().unwrap_or(0),
-            r["state"].as_str().unwrap_or(""),
+            r.game,
+            r.state,
             catches.join(" "),
         ));
     }
     out.push(format!(
         "WON {}   PAYABLE {}",
-        cents(&t["won_cents"]),
-        cents(&t["payable_cents"])
+        cents(t.won_cents),
+        cents(t.payable_cents)
     ));
-    if t["cheque"] == true {
+    if t.cheque {
         out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
     }
     out
 }
 
 /// The numbers of games from the draw history, newest first.
-pub fn results(games: &Value) -> Vec<String> {
+pub fn results(games: &[Game]) -> Vec<String> {
     games
-        .as_array()
-        .into_iter()
-        .flatten()
+        .iter()
         .rev()
         .map(|g| {
-            let numbers: Vec<String> = g["drawn"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
-                .collect();
-            format!(
-                "GAME {:<6} {:<9} {}",
-                g["number"].as_i64().unwrap_or(0),
-                g["state"].as_str().unwrap_or(""),
-                numbers.join(" ")
-            )
+            let numbers: Vec<String> = g.drawn.iter().map(|n| format!("{n:02}")).collect();
+            format!("GAME {:<6} {:<9} {}", g.number, g.state, numbers.join(" "))
         })
         .collect()
 }
 
 /// A payment: the line to show, and the slip's rows.
-pub fn payment(paid: &Value) -> (String, Vec<(&'static str, String)>) {
-    let amount = cents(&paid["paid_cents"]);
-    let method = paid["method"].as_str().unwrap_or("").to_uppercase();
+pub fn payment(paid: &Payment) -> (String, Vec<(&'static str, String)>) {
+    let amount = cents(paid.paid_cents);
+    let method = paid.method.to_uppercase();
     let mut rows = vec![("PAID", amount.clone()), ("BY", method.clone())];
     if method == "CHEQUE" {
         rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
@@ -84,14 +75,9 @@ pub fn payment(paid: &Value) -> (String, Vec<(&'static str, String)>) {
 }
 
 /// A cancellation: the line to show, and the slip's rows.
-pub fn cancellation(c: &Value) -> (String, Vec<(&'static str, String)>) {
-    let games: Vec<i64> = c["games_cancelled"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_i64)
-        .collect();
-    let refund = cents(&c["refund_cents"]);
+pub fn cancellation(c: &Cancellation) -> (String, Vec<(&'static str, String)>) {
+    let games = &c.games_cancelled;
+    let refund = cents(c.refund_cents);
     let range = match (games.first(), games.last()) {
         (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
         (Some(a), _) => a.to_string(),
@@ -103,143 +89,127 @@ pub fn cancellation(c: &Value) -> (String, Vec<(&'static str, String)>) {
     )
 }
 
+/// What a voucher was issued for, in words ("A DEPOSIT", "WINNING TICKET ...").
+pub fn voucher_source(v: &Voucher) -> Option<String> {
+    let ticket = v.ticket.as_deref().unwrap_or("");
+    match v.source.as_str() {
+        "deposit" => Some("A DEPOSIT".to_string()),
+        "ticket" => Some(format!("WINNING TICKET {ticket}")),
+        "change" => Some(format!("CHANGE OF TICKET {ticket}")),
+        _ => None,
+    }
+}
+
 /// A voucher looked up: what it is, what is left, until when, and where it went.
-pub fn voucher(v: &Value) -> Vec<String> {
-    let ticket = v["ticket"].as_str().unwrap_or("");
-    let source = match v["source"].as_str() {
-        Some("deposit") => "A DEPOSIT".to_string(),
-        Some("ticket") => format!("WINNING TICKET {ticket}"),
-        Some("change") => format!("CHANGE OF TICKET {ticket}"),
-        other => other.unwrap_or("").to_uppercase(),
-    };
+pub fn voucher(v: &Voucher) -> Vec<String> {
+    // A source a newer server names that this terminal does not: its word, as sent.
+    let source = voucher_source(v).unwrap_or_else(|| v.source.to_uppercase());
     let mut out = vec![
-        format!(
-            "VOUCHER {}  {}",
-            v["code"].as_str().unwrap_or(""),
-            v["status"].as_str().unwrap_or("").to_uppercase()
-        ),
+        format!("VOUCHER {}  {}", v.code, v.status.to_uppercase()),
         format!(
             "AMOUNT {}   BALANCE {}",
-            cents(&v["amount_cents"]),
-            cents(&v["balance_cents"])
+            cents(v.amount_cents),
+            cents(v.balance_cents)
         ),
         format!(
             "ISSUED KENO DAY {} BY {} (TERMINAL {}, SITE {}) FOR {source}",
-            v["keno_day"].as_str().unwrap_or(""),
-            v["writer"].as_str().unwrap_or(""),
-            v["terminal"].as_str().unwrap_or(""),
-            v["site"].as_str().unwrap_or("")
+            v.keno_day, v.writer, v.terminal, v.site
         ),
-        format!("VALID UNTIL {}", v["valid_until"].as_str().unwrap_or("")),
+        format!("VALID UNTIL {}", v.valid_until),
     ];
-    if v["expired"] == true {
+    if v.expired {
         out.push("EXPIRED: PAYABLE ONLY BY AN UNCLAIMED PRIZE CLAIM FORM (rule 13.1)".to_string());
     }
-    for s in v["spends"].as_array().into_iter().flatten() {
+    for s in &v.spends {
         out.push(format!(
             "SPENT {} ON TICKET {} ({} LEFT)",
-            cents(&s["amount_cents"]),
-            s["serial"].as_str().unwrap_or(""),
-            cents(&s["remaining_cents"])
+            cents(s.amount_cents),
+            s.serial,
+            cents(s.remaining_cents)
         ));
     }
-    if v["cashed_cents"].as_u64().unwrap_or(0) > 0 {
-        out.push(format!("CASHED OUT {}", cents(&v["cashed_cents"])));
+    if v.cashed_cents > 0 {
+        out.push(format!("CASHED OUT {}", cents(v.cashed_cents)));
     }
     out
 }
 
 /// A voucher's balance paid in cash: the line to show, and the slip's rows.
-pub fn cash_out(c: &Value) -> (String, Vec<(&'static str, String)>) {
-    let amount = cents(&c["paid_cents"]);
+pub fn cash_out(c: &CashOut) -> (String, Vec<(&'static str, String)>) {
+    let amount = cents(c.paid_cents);
     (
         format!("PAID {amount} CASH: THE VOUCHER HAS NOTHING LEFT"),
         vec![
             ("PAID", amount),
             ("BY", "CASH".into()),
-            ("VOUCHER BALANCE", cents(&c["voucher"]["balance_cents"])),
+            ("VOUCHER BALANCE", cents(c.voucher.balance_cents)),
         ],
     )
 }
 
 /// How a sale was paid, for the writer: what each tender covered, the cash to take, the change.
 /// Nothing for a sale paid in cash.
-pub fn sale_payment(payment: &Value) -> Vec<String> {
-    let tenders = payment["tenders"].as_array().cloned().unwrap_or_default();
-    if tenders.is_empty() {
+pub fn sale_payment(payment: &SalePayment) -> Vec<String> {
+    if payment.tenders.is_empty() {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for t in &tenders {
-        if let Some(code) = t["voucher"].as_str() {
+    for t in &payment.tenders {
+        if let Some(code) = &t.voucher {
             out.push(format!(
                 "VOUCHER {code} PAYS {} ({} LEFT ON IT)",
-                cents(&t["covered_cents"]),
-                cents(&t["remaining_cents"])
+                cents(t.covered_cents),
+                cents(t.remaining_cents)
             ));
-        } else if let Some(serial) = t["ticket"].as_str() {
+        } else if let Some(serial) = &t.ticket {
             out.push(format!(
                 "TICKET {serial} PAYS {} (PAID WHOLE)",
-                cents(&t["covered_cents"])
+                cents(t.covered_cents)
             ));
         }
     }
-    out.push(format!("CASH DUE {}", cents(&payment["cash_cents"])));
-    if let Some(code) = payment["change_voucher"].as_str() {
+    out.push(format!("CASH DUE {}", cents(payment.cash_cents)));
+    if let Some(code) = &payment.change_voucher {
         out.push(format!(
             "CHANGE {} AS VOUCHER {code}",
-            cents(&payment["change_cents"])
+            cents(payment.change_cents)
         ));
     }
     out
 }
 
 /// The catalogue of set bets, one set a line: number, name, groups, ways and suggested amount.
-pub fn set_bets(sets: &Value) -> Vec<String> {
-    let list: Vec<&Value> = sets.as_array().into_iter().flatten().collect();
-    if list.is_empty() {
+pub fn set_bets(sets: &[SetBet]) -> Vec<String> {
+    if sets.is_empty() {
         return vec!["NO SET BETS ON SALE".into()];
     }
-    list.into_iter()
+    sets.iter()
         .map(|s| {
-            let groups: Vec<String> = s["groups"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            let groups: Vec<String> = s
+                .groups
+                .iter()
                 .map(|g| {
-                    g.as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|n| format!("{:02}", n.as_u64().unwrap_or(0)))
+                    g.iter()
+                        .map(|n| format!("{n:02}"))
                         .collect::<Vec<_>>()
                         .join(" ")
                 })
                 .collect();
-            let ways: Vec<String> = s["ways"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|w| format!("{}/{:02}", w["count"], w["spots"].as_u64().unwrap_or(0)))
+            let ways: Vec<String> = s
+                .ways
+                .iter()
+                .map(|w| format!("{}/{:02}", w.count, w.spots))
                 .collect();
-            let retired = if s["on_sale"] == false {
-                "  RETIRED"
-            } else {
-                ""
-            };
+            let retired = if s.on_sale { "" } else { "  RETIRED" };
+            let combine: Vec<String> = s.combine.iter().map(u8::to_string).collect();
             format!(
                 "SET {:<4} {:<32} {}  C{}  {}  {}/WAY{retired}",
-                s["id"].as_i64().unwrap_or(0),
-                s["name"].as_str().unwrap_or(""),
+                s.id,
+                s.name,
                 groups.join("-"),
-                s["combine"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
+                combine.join(","),
                 ways.join(" "),
-                cents(&s["amount_per_way_cents"]),
+                cents(s.amount_per_way_cents),
             )
         })
         .collect()
@@ -248,12 +218,29 @@ pub fn set_bets(sets: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use keno_api::tickets::{Schedule, WaysLine};
 
     #[test]
     fn the_catalogue_one_set_a_line() {
-        let sets = json!([{"id": 3, "name": "Lucky Corners", "groups": [[1, 2], [9, 10]], "combine": [1, 2],
-            "ways": [{"count": 2, "spots": 2}, {"count": 1, "spots": 4}], "amount_per_way_cents": 50, "on_sale": true}]);
+        let way = |count, spots| WaysLine {
+            count,
+            spots,
+            plays_as: Schedule::Standard,
+        };
+        let sets = [SetBet {
+            id: 3,
+            name: "Lucky Corners".into(),
+            description: None,
+            groups: vec![vec![1, 2], vec![9, 10]],
+            combine: vec![1, 2],
+            ways: vec![way(2, 2), way(1, 4)],
+            way_count: 3,
+            amount_per_way_cents: 50,
+            game_cost_cents: 150,
+            on_sale: true,
+            created_at: String::new(),
+            retired_at: None,
+        }];
         let lines = set_bets(&sets);
         assert_eq!(lines.len(), 1);
         for part in [
@@ -266,6 +253,6 @@ mod tests {
         ] {
             assert!(lines[0].contains(part), "{part} in {}", lines[0]);
         }
-        assert_eq!(set_bets(&json!([])), vec!["NO SET BETS ON SALE"]);
+        assert_eq!(set_bets(&[]), vec!["NO SET BETS ON SALE"]);
     }
 }

@@ -1,16 +1,21 @@
-//! The server's HTTP API as a ball device or a supervisor's console uses it.
+//! The server's HTTP API as a ball device or a supervisor's console uses it: requests and
+//! answers are keno-api's types, the ones the server itself reads and writes.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use keno_api::games::Game;
+use keno_api::RefusalCode;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
-    /// The server answered no: its machine code and its words.
+    /// The server answered no: its machine code (a newer server's unknown code kept as text)
+    /// and its words.
     #[error("{code}: {message}")]
     Refused {
         status: u16,
-        code: String,
+        code: RefusalCode,
         message: String,
     },
     /// No answer: the request may or may not have reached the server.
@@ -37,20 +42,28 @@ impl Api {
         }
     }
 
-    pub fn get(&self, path: &str) -> Result<Value, CallError> {
-        self.call(None, path)
+    pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, CallError> {
+        self.call(None::<&()>, path)
     }
 
-    pub fn post(&self, path: &str, body: &Value) -> Result<Value, CallError> {
+    pub fn post<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, CallError> {
         self.call(Some(body), path)
     }
 
     /// Game `number` as the server records it.
-    pub fn game(&self, number: i64) -> Result<Value, CallError> {
+    pub fn game(&self, number: i64) -> Result<Game, CallError> {
         self.get(&format!("/api/v1/games/{number}"))
     }
 
-    fn call(&self, post: Option<&Value>, path: &str) -> Result<Value, CallError> {
+    fn call<B: Serialize, T: DeserializeOwned>(
+        &self,
+        post: Option<&B>,
+        path: &str,
+    ) -> Result<T, CallError> {
         let url = format!("{}{path}", self.base);
         let auth = format!("Bearer {}", self.token);
         let response = match post {
@@ -67,38 +80,38 @@ impl Api {
             .body_mut()
             .read_to_string()
             .map_err(|e| CallError::Network(e.to_string()))?;
-        let body: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        if status < 300 {
-            return Ok(body);
+        if status >= 300 {
+            return Err(refused(status, text));
         }
-        Err(CallError::Refused {
-            status,
-            code: body["error"].as_str().unwrap_or("error").to_string(),
-            message: body["message"]
-                .as_str()
-                .map_or_else(|| body.to_string(), str::to_string),
+        // Not the server's answer (a proxy's page, say): whether the request landed is unknown,
+        // as when no answer came.
+        serde_json::from_str(&text).map_err(|e| {
+            CallError::Network(format!(
+                "an answer that is not what was asked for ({status}): {e}"
+            ))
         })
     }
 }
 
+/// A refusal from an error answer: the server's `ErrorBody`, or (a proxy's page, say) the text
+/// of the answer as its message.
+fn refused(status: u16, text: String) -> CallError {
+    match serde_json::from_str::<keno_api::ErrorBody>(&text) {
+        Ok(body) => CallError::Refused {
+            status,
+            code: body.error,
+            message: body.message,
+        },
+        Err(_) => CallError::Refused {
+            status,
+            code: RefusalCode::Unknown("error".into()),
+            message: text,
+        },
+    }
+}
+
 /// The lowest-numbered game waiting for a draw (closed, being drawn, or after a void draw).
-pub fn game_awaiting_draw(api: &Api) -> Result<Option<Value>, CallError> {
-    let games = api.get("/api/v1/games?state=closed,drawing,void&limit=1")?;
-    Ok(games.as_array().and_then(|g| g.first()).cloned())
-}
-
-/// The numbers of a game's draw, in the order drawn.
-pub fn drawn(game: &Value) -> Vec<u8> {
-    game["drawn"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_u64())
-        .map(|n| n as u8)
-        .collect()
-}
-
-/// The number a game's draw holds at `position` (from 1), if it is that far.
-pub fn ball_at(game: &Value, position: usize) -> Option<i64> {
-    drawn(game).get(position - 1).copied().map(i64::from)
+pub fn game_awaiting_draw(api: &Api) -> Result<Option<Game>, CallError> {
+    let games: Vec<Game> = api.get("/api/v1/games?state=closed,drawing,void&limit=1")?;
+    Ok(games.into_iter().next())
 }

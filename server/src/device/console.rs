@@ -6,9 +6,16 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{json, Value};
+use keno_api::draw::{
+    Ball, BallTaken, Correction, CorrectionRequest, Device, DrawRecord, FaultKind, FaultRecorded,
+    FaultReport, RejectRequest, ReturnRequest,
+};
+use keno_api::games::Game;
+use keno_api::principals::Me;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
-use super::client::{ball_at, drawn, game_awaiting_draw, Api, CallError};
+use super::client::{game_awaiting_draw, Api, CallError};
 use super::Connection;
 
 #[derive(Debug, Args)]
@@ -42,11 +49,10 @@ pub fn run(args: ConsoleArgs) -> anyhow::Result<ExitCode> {
         game: args.game,
         refused: 0,
     };
-    let me = console.api.get("/api/v1/principals/me")?;
+    let me: Me = console.api.get("/api/v1/principals/me")?;
     println!(
         "signed on as {} ({}); `help` lists the commands",
-        me["name"].as_str().unwrap_or("?"),
-        me["role"].as_str().unwrap_or("?")
+        me.name, me.role
     );
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();
@@ -111,27 +117,26 @@ impl Console {
 
     /// `devices`: each ball device, in service or held out by its faults.
     fn devices(&self) -> Result<(), String> {
-        let devices = self.call(None, "/api/v1/devices")?;
-        for d in devices.as_array().into_iter().flatten() {
-            let open: Vec<String> = d["holds"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|h| h["returned_at"].is_null())
+        let devices: Vec<Device> = self.get("/api/v1/devices")?;
+        for d in &devices {
+            let open: Vec<String> = d
+                .holds
+                .iter()
+                .filter(|h| h.returned_at.is_none())
                 .map(|h| {
                     format!(
                         "fault {} ({}), supervisor {}, inspector {}",
-                        h["fault"],
-                        h["fault_kind"].as_str().unwrap_or("?"),
-                        approval(&h["supervisor"]),
-                        approval(&h["inspector"]),
+                        h.fault,
+                        h.fault_kind,
+                        approval(h.supervisor.as_deref()),
+                        approval(h.inspector.as_deref()),
                     )
                 })
                 .collect();
             println!(
                 "device {} {}: {}",
-                d["id"].as_str().unwrap_or("?"),
-                d["name"].as_str().unwrap_or("?"),
+                d.id,
+                d.name,
                 if open.is_empty() {
                     "in service".to_string()
                 } else {
@@ -145,30 +150,39 @@ impl Console {
     /// `fault KIND [NUMBER] [device=ID] REASON`.
     fn fault(&mut self, words: &[&str]) -> Result<(), String> {
         let game = self.current_game()?;
-        let kind = words
-            .get(1)
-            .ok_or("give the kind of fault")?
-            .replace('-', "_");
+        let word = words.get(1).ok_or("give the kind of fault")?;
+        let kind = FaultKind::parse(&word.replace('-', "_")).ok_or_else(|| {
+            format!(
+                "{word:?} is not a fault: short-of-balls, broken-ball, fall-back, spill, \
+                 stoppage or no-device"
+            )
+        })?;
         let mut next = 2;
-        let mut body = json!({ "kind": kind });
-        if kind == "broken_ball" {
-            body["number"] = json!(int(words, 2, "the broken ball's number")?);
+        let mut body = FaultReport {
+            kind,
+            number: None,
+            device: None,
+            attempt: None,
+            reason: String::new(),
+        };
+        if kind == FaultKind::BrokenBall {
+            body.number = Some(int(words, 2, "the broken ball's number")?);
             next = 3;
         }
         if let Some(device) = words.get(next).and_then(|w| w.strip_prefix("device=")) {
-            body["device"] = json!(device);
+            body.device = Some(device.to_string());
             next += 1;
         }
-        body["reason"] = json!(rest(words, next));
-        let done = self.call(Some(&body), &format!("/api/v1/games/{game}/faults"))?;
+        body.reason = rest(words, next);
+        let done: FaultRecorded = self.post(&format!("/api/v1/games/{game}/faults"), &body)?;
         println!(
             "fault {} recorded: game {} is {}, draw {}, {} entry{}",
-            done["fault"]["id"],
+            done.fault.id,
             game,
-            done["game"]["state"].as_str().unwrap_or("?"),
-            done["game"]["draw_attempt"],
-            done["game"]["draw_mode"].as_str().unwrap_or("?"),
-            if done["device_out_of_service"] == true {
+            done.game.state,
+            done.game.draw_attempt,
+            done.game.draw_mode,
+            if done.device_out_of_service {
                 "; the device is out of service until returned"
             } else {
                 ""
@@ -180,19 +194,19 @@ impl Console {
     /// `correct POSITION NUMBER REASON`.
     fn correct(&mut self, words: &[&str]) -> Result<(), String> {
         let game = self.current_game()?;
-        let body = json!({
-            "position": int(words, 1, "the position (1 to 20)")?,
-            "number": int(words, 2, "the number on the ball")?,
-            "reason": rest(words, 3),
-        });
-        let c = self.call(Some(&body), &format!("/api/v1/games/{game}/corrections"))?;
+        let body = CorrectionRequest {
+            position: int(words, 1, "the position (1 to 20)")?,
+            number: int(words, 2, "the number on the ball")?,
+            reason: rest(words, 3),
+        };
+        let c: Correction = self.post(&format!("/api/v1/games/{game}/corrections"), &body)?;
         println!(
             "correction {} asked: position {} from {} to {}; it needs {}",
-            c["id"],
-            c["position"],
-            c["old_number"],
-            c["new_number"],
-            if c["supervisor"].is_null() {
+            c.id,
+            c.position,
+            c.old_number,
+            c.new_number,
+            if c.supervisor.is_none() {
                 "a supervisor's approval"
             } else {
                 "an inspector's approval"
@@ -204,13 +218,14 @@ impl Console {
     /// `approve ID`: a correction.
     fn approve(&self, words: &[&str]) -> Result<(), String> {
         let id = int(words, 1, "the correction's id")?;
-        let c = self.call(
-            Some(&json!({})),
+        // The approval has no fields: an empty object, as the console has always sent.
+        let c: Correction = self.post(
             &format!("/api/v1/corrections/{id}/approve"),
+            &serde_json::Map::new(),
         )?;
         println!(
             "correction {} applied: game {} position {} is now {}",
-            c["id"], c["game"], c["position"], c["new_number"]
+            c.id, c.game, c.position, c.new_number
         );
         Ok(())
     }
@@ -218,22 +233,27 @@ impl Console {
     /// `reject ID REASON`: a correction.
     fn reject(&self, words: &[&str]) -> Result<(), String> {
         let id = int(words, 1, "the correction's id")?;
-        let c = self.call(
-            Some(&json!({ "reason": rest(words, 2) })),
+        let c: Correction = self.post(
             &format!("/api/v1/corrections/{id}/reject"),
+            &RejectRequest {
+                reason: rest(words, 2),
+            },
         )?;
-        println!("correction {} rejected", c["id"]);
+        println!("correction {} rejected", c.id);
         Ok(())
     }
 
     /// `return DEVICE NOTE`: this role's approval of a device's return to service.
     fn return_device(&self, words: &[&str]) -> Result<(), String> {
         let device = words.get(1).ok_or("give the device's id")?;
-        let body = json!({ "note": rest(words, 2) });
-        let d = self.call(Some(&body), &format!("/api/v1/devices/{device}/return"))?;
+        let body = ReturnRequest {
+            note: rest(words, 2),
+            fault: None,
+        };
+        let d: Device = self.post(&format!("/api/v1/devices/{device}/return"), &body)?;
         println!(
             "device {device}: {}",
-            if d["in_service"] == true {
+            if d.in_service {
                 "back in service"
             } else {
                 "approved; it needs the other role's approval too"
@@ -242,15 +262,15 @@ impl Console {
         Ok(())
     }
 
-    fn call(&self, body: Option<&Value>, path: &str) -> Result<Value, String> {
-        match body {
-            Some(body) => self.api.post(path, body),
-            None => self.api.get(path),
-        }
-        .map_err(said)
+    fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, String> {
+        self.api.get(path).map_err(said)
     }
 
-    fn game(&self, number: i64) -> Result<Value, String> {
+    fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, String> {
+        self.api.post(path, body).map_err(said)
+    }
+
+    fn game(&self, number: i64) -> Result<Game, String> {
         self.api.game(number).map_err(said)
     }
 
@@ -261,20 +281,19 @@ impl Console {
         let game = game_awaiting_draw(&self.api)
             .map_err(|e| e.to_string())?
             .ok_or("no game is waiting for a draw; name one with `game N`")?;
-        let number = game["number"].as_i64().ok_or("a game has a number")?;
-        self.game = Some(number);
-        Ok(number)
+        self.game = Some(game.number);
+        Ok(game.number)
     }
 
     fn show(&mut self) -> Result<(), String> {
         let game = self.current_game()?;
         let g = self.game(game)?;
-        let drawn: Vec<String> = drawn(&g).iter().map(u8::to_string).collect();
+        let drawn: Vec<String> = g.drawn.iter().map(u8::to_string).collect();
         println!(
             "game {game}: {}, draw {}, {} entry, {} of 20 drawn: {}",
-            g["state"].as_str().unwrap_or("?"),
-            g["draw_attempt"],
-            g["draw_mode"].as_str().unwrap_or("?"),
+            g.state,
+            g.draw_attempt,
+            g.draw_mode,
             drawn.len(),
             drawn.join(" ")
         );
@@ -288,25 +307,28 @@ impl Console {
                 .parse()
                 .map_err(|_| format!("{word:?} is not a number"))?;
             let before = self.game(game)?;
-            let position = drawn(&before).len() + 1;
+            let position = before.drawn.len() + 1;
             let path = format!("/api/v1/games/{game}/balls");
-            let body = json!({ "number": n, "attempt": before["draw_attempt"] });
-            let taken = match self.api.post(&path, &body) {
-                Ok(taken) => taken,
+            let body = Ball {
+                number: n,
+                attempt: Some(i64::from(before.draw_attempt)),
+            };
+            let (position, state) = match self.api.post::<_, BallTaken>(&path, &body) {
+                Ok(taken) => (taken.position, taken.state),
                 // No answer: the record says whether the ball went in; it is never sent twice.
                 Err(CallError::Network(e)) => {
                     let after = self.game(game)?;
-                    if ball_at(&after, position) != Some(n) {
+                    if after.ball_at(position).map(i64::from) != Some(n) {
                         return Err(format!(
                             "no answer for {n} ({e}) and it is not in the draw: enter it again"
                         ));
                     }
-                    json!({ "position": position, "state": after["state"] })
+                    (position, after.state)
                 }
                 Err(refused) => return Err(said(refused)),
             };
-            println!("game {game}: ball {} = {n}", taken["position"]);
-            if taken["state"] == "drawn" {
+            println!("game {game}: ball {position} = {n}");
+            if state == "drawn" {
                 println!("game {game}: drawn");
             }
         }
@@ -315,36 +337,29 @@ impl Console {
 
     fn record(&mut self) -> Result<(), String> {
         let game = self.current_game()?;
-        let r = self.call(None, &format!("/api/v1/games/{game}/draw-record"))?;
-        for f in r["faults"].as_array().into_iter().flatten() {
+        let r: DrawRecord = self.get(&format!("/api/v1/games/{game}/draw-record"))?;
+        for f in &r.faults {
             println!(
                 "fault {} (draw {}): {}{} by {} at {}: {}",
-                f["id"],
-                f["attempt"],
-                f["kind"].as_str().unwrap_or("?"),
-                f["number"]
-                    .as_i64()
-                    .map_or(String::new(), |n| format!(" {n}")),
-                f["principal_id"].as_str().unwrap_or("?"),
-                f["recorded_at"].as_str().unwrap_or("?"),
-                f["reason"].as_str().unwrap_or("")
+                f.row.id,
+                f.row.attempt,
+                f.row.kind,
+                f.row.number.map_or(String::new(), |n| format!(" {n}")),
+                f.row.principal_id,
+                f.recorded_at,
+                f.row.reason
             );
         }
-        for v in r["voided"].as_array().into_iter().flatten() {
+        for v in &r.voided {
             println!(
                 "voided: draw {} ball {} = {} (fault {})",
-                v["attempt"], v["position"], v["number"], v["fault"]
+                v.attempt, v.position, v.number, v.fault
             );
         }
-        for c in r["corrections"].as_array().into_iter().flatten() {
+        for c in &r.corrections {
             println!(
                 "correction {}: position {} {} -> {}, {}: {}",
-                c["id"],
-                c["position"],
-                c["old_number"],
-                c["new_number"],
-                c["state"].as_str().unwrap_or("?"),
-                c["reason"].as_str().unwrap_or("")
+                c.id, c.position, c.old_number, c.new_number, c.state, c.reason
             );
         }
         self.show()
@@ -373,8 +388,8 @@ fn rest(words: &[&str], from: usize) -> String {
 }
 
 /// Whether a device's return has a role's approval.
-fn approval(by: &Value) -> &'static str {
-    if by.is_null() {
+fn approval(by: Option<&str>) -> &'static str {
+    if by.is_none() {
         "to approve"
     } else {
         "approved"

@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 use getrandom::SysRng;
+use keno_api::draw::{Ball, BallTaken, Device, FaultKind, FaultRecorded, FaultReport};
+use keno_api::games::Game;
+use keno_api::principals::{Me, Role};
+use keno_api::Refusal;
 use keno_core::random::uniform_below;
 use rand_core::UnwrapErr;
-use serde_json::{json, Value};
 
-use super::client::{ball_at, drawn, game_awaiting_draw, Api, CallError};
+use super::client::{game_awaiting_draw, Api, CallError};
 use super::Connection;
 
 #[derive(Debug, Args)]
@@ -131,15 +134,15 @@ struct Drawing {
 
 impl Drawing {
     /// The draw as the server left it: a restart goes on from its last committed ball.
-    fn resumed(game: &Value) -> anyhow::Result<Drawing> {
-        let drawn = drawn(game);
-        Ok(Drawing {
-            number: game["number"].as_i64().context("a game has a number")?,
-            attempt: game["draw_attempt"].as_i64().unwrap_or(1),
+    fn resumed(game: &Game) -> Drawing {
+        let drawn = game.drawn.clone();
+        Drawing {
+            number: game.number,
+            attempt: i64::from(game.draw_attempt),
             machine: (1..=80).filter(|n| !drawn.contains(n)).collect(),
             drawn,
             mis_transfer: false,
-        })
+        }
     }
 
     /// A void draw: every ball back in the machine, drawn again as the next attempt.
@@ -175,17 +178,13 @@ impl Drawing {
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let api = Api::new(&args.connection.server, &args.connection.token);
-    let me = wait_for(|| api.get("/api/v1/principals/me"))?;
-    if me["role"] != "device" {
-        anyhow::bail!("the token is a {}'s, not a ball device's", me["role"]);
+    let me: Me = wait_for(|| api.get("/api/v1/principals/me"))?;
+    if me.role != Role::Device {
+        anyhow::bail!("the token is a {}'s, not a ball device's", me.role);
     }
-    let me = me["id"]
-        .as_str()
-        .context("the principal has an id")?
-        .to_string();
     let mut machine = Machine {
         api,
-        me,
+        me: me.id,
         pace: Duration::try_from_secs_f64(args.pace).context("--pace is 0 or more seconds")?,
         plans: args.faults,
     };
@@ -197,7 +196,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         let game = match wait_for(|| game_awaiting_draw(&machine.api))? {
-            Some(game) if game["source"] == "ball_device" => game,
+            Some(game) if game.source == "ball_device" => game,
             _ => {
                 if args
                     .idle_exit
@@ -230,9 +229,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
 
 impl Machine {
     /// Why this device is not to draw game `game` now, if it is not.
-    fn why_wait(&self, game: &Value) -> anyhow::Result<Option<String>> {
-        let number = game["number"].as_i64().context("a game has a number")?;
-        if game["draw_mode"] == "manual" {
+    fn why_wait(&self, game: &Game) -> anyhow::Result<Option<String>> {
+        let number = game.number;
+        if game.draw_mode == "manual" {
             return Ok(Some(format!(
                 "game {number} is being finished by hand: waiting"
             )));
@@ -247,19 +246,18 @@ impl Machine {
 
     /// The fault holding this device out of service for game `number`, if any.
     fn out_of_service(&self, number: i64) -> anyhow::Result<Option<i64>> {
-        let device = wait_for(|| self.api.get(&format!("/api/v1/devices/{}", self.me)))?;
-        Ok(device["holds"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|h| h["returned_at"].is_null() && h["blocks_from_game"].as_i64() <= Some(number))
-            .and_then(|h| h["fault"].as_i64()))
+        let device: Device = wait_for(|| self.api.get(&format!("/api/v1/devices/{}", self.me)))?;
+        Ok(device
+            .holds
+            .iter()
+            .find(|h| h.returned_at.is_none() && h.blocks_from_game <= number)
+            .map(|h| h.fault))
     }
 
     /// Draws game `game` from its last committed ball (rule 10.3) to the 20th, injecting the
     /// faults planned for the `nth` game of this run.
-    fn draw(&mut self, game: &Value, nth: u32) -> anyhow::Result<Outcome> {
-        let mut d = Drawing::resumed(game)?;
+    fn draw(&mut self, game: &Game, nth: u32) -> anyhow::Result<Outcome> {
+        let mut d = Drawing::resumed(game);
         println!(
             "game {}: drawing (draw {}) from ball {}",
             d.number,
@@ -278,9 +276,9 @@ impl Machine {
             match self.post_ball(number, d.attempt, d.drawn.len() + 1, sent)? {
                 Posted::Taken(taken) => {
                     // The server's record is the one to go on from.
-                    d.drawn = drawn(&taken);
+                    d.drawn = taken.drawn;
                     println!("game {number}: ball {} = {ball}", d.drawn.len());
-                    if taken["state"] == "drawn" {
+                    if taken.state == "drawn" {
                         println!("game {number}: drawn");
                         return Ok(Outcome::Drawn);
                     }
@@ -306,20 +304,20 @@ impl Machine {
     /// Injects a fault into the draw; `Some` when the device is to leave the game to others.
     fn inject(&self, kind: Injected, d: &mut Drawing) -> anyhow::Result<Option<Outcome>> {
         let number = d.number;
-        let fault = |kind: &str, ball: Option<u8>, why: &str| {
+        let fault = |kind: FaultKind, ball: Option<u8>, why: &str| {
             self.fault(number, d.attempt, kind, ball, why)
         };
         match kind {
             Injected::MisTransfer => d.mis_transfer = true,
             Injected::ShortOfBalls => {
-                fault("short_of_balls", None, "79 balls in the machine")?;
+                fault(FaultKind::ShortOfBalls, None, "79 balls in the machine")?;
                 println!("game {number}: draw void (rule 10.2); refilled, drawing again");
                 d.refill();
             }
             Injected::BrokenBall => {
                 let broken = *d.drawn.last().context("a ball was drawn")?;
                 fault(
-                    "broken_ball",
+                    FaultKind::BrokenBall,
                     Some(broken),
                     "a piece of a broken ball was drawn",
                 )?;
@@ -329,17 +327,17 @@ impl Machine {
                 );
             }
             Injected::FallBack => {
-                fault("fall_back", None, "drawn balls fell back")?;
+                fault(FaultKind::FallBack, None, "drawn balls fell back")?;
                 println!("game {number}: fall-back; to be finished by hand (10.4(b))");
                 return Ok(Some(Outcome::Left));
             }
             Injected::Stoppage => {
-                fault("stoppage", None, "the blower stopped")?;
+                fault(FaultKind::Stoppage, None, "the blower stopped")?;
                 println!("game {number}: stopped; to be finished by hand (10.4(d))");
                 return Ok(Some(Outcome::Left));
             }
             Injected::Spill => {
-                fault("spill", None, "balls spilled from the machine")?;
+                fault(FaultKind::Spill, None, "balls spilled from the machine")?;
                 println!("game {number}: spill; draw void, out of service (10.4(c))");
                 return Ok(Some(Outcome::Left));
             }
@@ -353,29 +351,32 @@ impl Machine {
         &self,
         game: i64,
         attempt: i64,
-        kind: &str,
+        kind: FaultKind,
         number: Option<u8>,
         reason: &str,
     ) -> anyhow::Result<()> {
-        let mut body =
-            json!({ "kind": kind, "attempt": attempt, "reason": format!("simulated: {reason}") });
-        if let Some(n) = number {
-            body["number"] = json!(n);
-        }
+        let body = FaultReport {
+            kind,
+            number: number.map(i64::from),
+            device: None,
+            attempt: Some(attempt),
+            reason: format!("simulated: {reason}"),
+        };
         let path = format!("/api/v1/games/{game}/faults");
+        let kind = kind.as_str();
         loop {
-            match self.api.post(&path, &body) {
+            match self.api.post::<_, FaultRecorded>(&path, &body) {
                 Ok(_) => return Ok(()),
                 Err(CallError::Network(e)) => {
                     println!("game {game}: no answer to the {kind} report ({e}); checking");
                     std::thread::sleep(Duration::from_millis(500));
                     let shown = wait_for(|| self.api.game(game))?;
-                    let landed = match kind {
-                        "short_of_balls" | "spill" => {
-                            shown["draw_attempt"].as_i64() > Some(attempt)
+                    let landed = match body.kind {
+                        FaultKind::ShortOfBalls | FaultKind::Spill => {
+                            i64::from(shown.draw_attempt) > attempt
                         }
-                        "broken_ball" => !drawn(&shown).contains(&number.unwrap_or(0)),
-                        _ => shown["draw_mode"] == "manual",
+                        FaultKind::BrokenBall => !shown.drawn.contains(&number.unwrap_or(0)),
+                        _ => shown.draw_mode == "manual",
                     };
                     if landed {
                         return Ok(());
@@ -398,19 +399,20 @@ impl Machine {
         let path = format!("/api/v1/games/{game}/balls");
         let mut resent = false;
         loop {
-            match self
-                .api
-                .post(&path, &json!({ "number": number, "attempt": attempt }))
-            {
+            let ball = Ball {
+                number: i64::from(number),
+                attempt: Some(attempt),
+            };
+            match self.api.post(&path, &ball) {
                 Ok(taken) => return Ok(Posted::Taken(taken)),
                 Err(CallError::Network(e)) => {
                     println!("game {game}: no answer for ball {position} ({e}); asking again");
                     std::thread::sleep(Duration::from_millis(500));
                     let shown = wait_for(|| self.api.game(game))?;
-                    if ball_at(&shown, position) == Some(number.into()) {
-                        return Ok(Posted::Taken(shown));
+                    if shown.ball_at(position) == Some(number) {
+                        return Ok(Posted::Taken(taken_as_shown(shown, position)));
                     }
-                    if drawn(&shown).len() >= position {
+                    if shown.drawn.len() >= position {
                         return Ok(Posted::Refused(format!(
                             "the draw moved on meanwhile (position {position} holds another \
                              number)"
@@ -418,11 +420,13 @@ impl Machine {
                     }
                     resent = true;
                 }
-                Err(CallError::Refused { code, .. }) if resent && code == "duplicate_ball" => {
+                Err(CallError::Refused { code, .. })
+                    if resent && code == Refusal::DuplicateBall =>
+                {
                     // The lost request landed after all, between the look and the resend.
                     let shown = wait_for(|| self.api.game(game))?;
-                    if ball_at(&shown, position) == Some(number.into()) {
-                        return Ok(Posted::Taken(shown));
+                    if shown.ball_at(position) == Some(number) {
+                        return Ok(Posted::Taken(taken_as_shown(shown, position)));
                     }
                     return Ok(Posted::Refused(format!("{number} is already drawn")));
                 }
@@ -433,9 +437,20 @@ impl Machine {
 }
 
 enum Posted {
-    /// The game as the server recorded it after the ball.
-    Taken(Value),
+    /// The ball as the server took it, with the draw after it.
+    Taken(BallTaken),
     Refused(String),
+}
+
+/// A ball whose answer was lost, as the game read afterwards shows it taken at `position`.
+fn taken_as_shown(game: Game, position: usize) -> BallTaken {
+    BallTaken {
+        game: game.number,
+        position,
+        number: game.ball_at(position).unwrap_or(0),
+        state: game.state,
+        drawn: game.drawn,
+    }
 }
 
 /// Calls until the server answers: a device outlives the server's restarts (rule 10.3).

@@ -12,7 +12,7 @@
 //!   voucher or a winning ticket (rule 6.1), the rest in cash;
 //! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits.
 
-use serde_json::json;
+use keno_api::tickets::{BetRequest, Schedule};
 
 use crate::entry;
 use crate::order::Order;
@@ -42,7 +42,7 @@ pub struct SetOrder {
     pub set: i64,
     pub random: bool,
     pub amount_cents: Option<u64>,
-    pub schedule: String,
+    pub schedule: Schedule,
     pub games: u32,
 }
 
@@ -51,7 +51,7 @@ impl SetOrder {
     pub fn order(&self, suggested_cents: u64) -> Order {
         Order {
             bet: crate::order::set_bet(self.set, self.random),
-            schedule: self.schedule.clone(),
+            schedule: self.schedule,
             amount_cents: self.amount_cents.unwrap_or(suggested_cents),
             games: self.games,
             tenders: Vec::new(),
@@ -79,7 +79,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         return Ok(Command::Check(line.to_string()));
     }
-    let mut schedule = "standard";
+    let mut schedule = Schedule::Standard;
     let mut amount = None;
     let mut games = 1;
     let mut combine = None;
@@ -90,10 +90,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             t if t.starts_with("v:") || t.starts_with("t:") => {
                 tenders.push(entry::parse_tender(t)?)
             }
-            "s1" => schedule = "special1",
-            "s2" => schedule = "special2",
-            "s3" => schedule = "special3",
-            "j" => schedule = "jackpot",
+            "s1" => schedule = Schedule::Special1,
+            "s2" => schedule = Schedule::Special2,
+            "s3" => schedule = Schedule::Special3,
+            "j" => schedule = Schedule::Jackpot,
             t if t.starts_with('$') => amount = Some(entry::parse_dollars(t)?),
             t if t.starts_with('g') && t.len() > 1 => {
                 games = t[1..]
@@ -117,40 +117,52 @@ pub fn parse(line: &str) -> Result<Command, String> {
             set,
             random,
             amount_cents: amount,
-            schedule: schedule.to_string(),
+            schedule,
             games,
         }));
     }
     let amount = amount.ok_or("give the amount per way, like $3")?;
-    let bet = match words.first().copied() {
-        Some("m") if words.len() == 1 => json!({"type": "mystery_quick_pick"}),
-        Some(qp) if qp.starts_with("qp") => {
-            json!({"type": "quick_pick", "count": entry::parse_count(&qp[2..])?})
-        }
-        Some("w") => {
-            let groups = entry::parse_groups(&words[1..].join(" "))?;
-            let combine = entry::parse_combine(
-                combine
-                    .as_deref()
-                    .ok_or("a way ticket needs c and the combinations, like c2")?,
-                groups.len(),
-            )?;
-            json!({"type": "way", "groups": groups, "combine": combine})
-        }
-        _ => json!({"type": "standard", "spots": entry::parse_spots(&words.join(" "))?}),
-    };
+    let bet = bet(&words, combine.as_deref())?;
     Ok(Command::Sell(Order {
         bet,
-        schedule: schedule.to_string(),
+        schedule,
         amount_cents: amount,
         games,
         tenders,
     }))
 }
 
+/// The bet of a sale as typed (the words left once the schedule, games, amount and tenders are
+/// read): `m`, `qpN`, `w` and groups with `combine`, or a standard ticket's numbers.
+fn bet(words: &[&str], combine: Option<&str>) -> Result<BetRequest, String> {
+    Ok(match words.first().copied() {
+        Some("m") if words.len() == 1 => BetRequest::MysteryQuickPick,
+        Some(qp) if qp.starts_with("qp") => BetRequest::QuickPick {
+            count: entry::parse_count(&qp[2..])?,
+        },
+        Some("w") => {
+            let groups = entry::parse_groups(&words[1..].join(" "))?;
+            let combine = entry::parse_combine(
+                combine.ok_or("a way ticket needs c and the combinations, like c2")?,
+                groups.len(),
+            )?;
+            BetRequest::Way { groups, combine }
+        }
+        _ => BetRequest::Standard {
+            spots: entry::parse_spots(&words.join(" "))?,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    /// What goes on the wire: the tests say it in the API's JSON.
+    fn wire(v: impl serde::Serialize) -> Value {
+        serde_json::to_value(v).unwrap()
+    }
 
     fn sale(line: &str) -> Order {
         match parse(line) {
@@ -162,7 +174,10 @@ mod tests {
     #[test]
     fn sales_in_a_few_keystrokes() {
         let o = sale("6 45 36 80 $3");
-        assert_eq!(o.bet, json!({"type": "standard", "spots": [6, 45, 36, 80]}));
+        assert_eq!(
+            wire(&o.bet),
+            json!({"type": "standard", "spots": [6, 45, 36, 80]})
+        );
         assert_eq!(
             (o.amount_cents, o.games, o.schedule.as_str()),
             (300, 1, "standard")
@@ -170,17 +185,20 @@ mod tests {
         let o = sale("1 2 3 4 5 6 $2 j g10");
         assert_eq!((o.schedule.as_str(), o.games), ("jackpot", 10));
         assert_eq!(
-            sale("qp7 $2").bet,
+            wire(sale("qp7 $2").bet),
             json!({"type": "quick_pick", "count": 7})
         );
-        assert_eq!(sale("m $1").bet, json!({"type": "mystery_quick_pick"}));
+        assert_eq!(
+            wire(sale("m $1").bet),
+            json!({"type": "mystery_quick_pick"})
+        );
         let o = sale("w 6 45-36 80 c2 $3");
         assert_eq!(
-            o.bet,
+            wire(&o.bet),
             json!({"type": "way", "groups": [[6, 45], [36, 80]], "combine": [2]})
         );
-        assert_eq!(sale("w 1-2-3 call $1").bet["combine"], json!([3]));
-        assert_eq!(sale("10 20 30 s2 $1").schedule, "special2");
+        assert_eq!(wire(sale("w 1-2-3 call $1").bet)["combine"], json!([3]));
+        assert_eq!(sale("10 20 30 s2 $1").schedule, Schedule::Special2);
     }
 
     #[test]
@@ -192,7 +210,7 @@ mod tests {
         let o = set("set 3 $2");
         assert_eq!((o.set, o.random, o.amount_cents), (3, false, Some(200)));
         assert_eq!(
-            o.order(100).bet,
+            wire(o.order(100).bet),
             json!({"type": "set_bet", "set": 3, "mode": "fixed"})
         );
         let o = set("set 3 r $2 g5 s1");
@@ -200,7 +218,7 @@ mod tests {
             (o.random, o.games, o.schedule.as_str()),
             (true, 5, "special1")
         );
-        assert_eq!(o.order(100).bet["mode"], "random");
+        assert_eq!(wire(o.order(100).bet)["mode"], "random");
         // No amount: the set's suggested one.
         let o = set("set 12");
         assert_eq!((o.amount_cents, o.order(50).amount_cents), (None, 50));
@@ -230,16 +248,16 @@ mod tests {
     fn a_sale_paid_with_a_voucher_and_a_winning_ticket() {
         let o = sale("6 45 $3 v:1234567890123456789012 t:12345678901234567894");
         assert_eq!(
-            o.tenders,
-            vec![
-                json!({"voucher": "1234567890123456789012"}),
-                json!({"ticket": "12345678901234567894"})
-            ]
+            wire(&o.tenders),
+            json!([
+                {"voucher": "1234567890123456789012"},
+                {"ticket": "12345678901234567894"}
+            ])
         );
-        assert_eq!(o.bet, json!({"type": "standard", "spots": [6, 45]}));
+        assert_eq!(wire(&o.bet), json!({"type": "standard", "spots": [6, 45]}));
         assert_eq!(
-            sale("qp5 $2 v:1234567890123456789012:1.50").tenders,
-            vec![json!({"voucher": "1234567890123456789012", "amount_cents": 150})]
+            wire(sale("qp5 $2 v:1234567890123456789012:1.50").tenders),
+            json!([{"voucher": "1234567890123456789012", "amount_cents": 150}])
         );
         assert!(parse("6 $1 v:1234567890123456789013")
             .unwrap_err()

@@ -11,6 +11,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use keno_api::games::{Game, Jackpot};
+use keno_api::principals::Me;
+use keno_api::set_bets::SetBet;
+use keno_api::tickets::{Cancellation, Payment, Quote, SoldTicket, TicketDetail};
+use keno_api::vouchers::Voucher;
 use keno_core::Dollars;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
@@ -18,6 +23,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line as TextLine, Span as TextSpan};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::client::{CallError, Client, Sale};
@@ -31,8 +37,8 @@ pub struct Settings<'a> {
     pub token: &'a str,
     pub casino: &'a str,
     pub print: &'a [crate::print::Target],
-    pub save_last: &'a dyn Fn(&Value),
-    pub last: &'a dyn Fn() -> Option<Value>,
+    pub save_last: &'a dyn Fn(&SoldTicket),
+    pub last: &'a dyn Fn() -> Option<SoldTicket>,
 }
 
 #[derive(Debug, Clone)]
@@ -51,7 +57,7 @@ struct App<'a> {
     drawing: Option<(i64, Vec<u64>)>,
     input: String,
     /// A sale priced and waiting for Enter.
-    pending: Option<(Order, Value)>,
+    pending: Option<(Order, Quote)>,
     /// A sale sent but not confirmed: only its own request id may sell it (never sell twice).
     unconfirmed: Option<(Order, String)>,
     /// An action shown to the writer, done on Enter.
@@ -67,14 +73,14 @@ struct App<'a> {
 
 pub fn run(settings: Settings) -> anyhow::Result<()> {
     let client = Client::new(settings.server, settings.token, Duration::from_secs(10));
-    let me = client
+    let me: Me = client
         .get("/api/v1/principals/me")
         .map_err(|e| anyhow::anyhow!("cannot sign on: {e}"))?;
     let writer = format!(
         "OPERATOR {}  TERMINAL {}  SITE {}",
-        me["name"].as_str().unwrap_or("?"),
-        me["terminal"].as_str().unwrap_or("?"),
-        me["site"].as_str().unwrap_or("?")
+        me.name,
+        me.terminal.as_deref().unwrap_or("?"),
+        me.site.as_deref().unwrap_or("?")
     );
     let mut app = App {
         client,
@@ -180,23 +186,15 @@ impl App<'_> {
 
     /// The game open and the pools, read afresh (at start, and now and then).
     fn refresh(&mut self) {
-        self.game = self.client.get("/api/v1/games/current").ok().map(|g| {
-            (
-                g["number"].as_i64().unwrap_or(0),
-                g["closes_at"].as_str().and_then(|t| t.parse().ok()),
-            )
-        });
-        if let Ok(pools) = self.client.get("/api/v1/jackpots") {
+        self.game = self
+            .client
+            .get::<Game>("/api/v1/games/current")
+            .ok()
+            .map(|g| (g.number, g.closes_at.parse().ok()));
+        if let Ok(pools) = self.client.get::<Vec<Jackpot>>("/api/v1/jackpots") {
             self.jackpots = pools
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|p| {
-                    (
-                        p["spots"].as_u64().unwrap_or(0),
-                        p["pool_cents"].as_u64().unwrap_or(0),
-                    )
-                })
+                .iter()
+                .map(|p| (u64::from(p.spots), p.pool_cents))
                 .collect();
         }
     }
@@ -332,9 +330,9 @@ impl App<'_> {
         match action {
             Action::Sell(order, id) => self.sell(&order, id),
             Action::Pay(serial) => {
-                self.slip_action(&serial, "pay", "PAYMENT SLIP", crate::views::payment)
+                self.slip_action::<Payment>(&serial, "pay", "PAYMENT SLIP", crate::views::payment)
             }
-            Action::Cancel(serial) => self.slip_action(
+            Action::Cancel(serial) => self.slip_action::<Cancellation>(
                 &serial,
                 "cancel",
                 "CANCELLATION SLIP",
@@ -361,12 +359,17 @@ impl App<'_> {
             Command::Sell(order) => self.quote(order),
             Command::SellSet(set) => match set.amount_cents {
                 Some(_) => self.quote(set.order(0)),
-                None => match self.client.get(&format!("/api/v1/set-bets/{}", set.set)) {
-                    Ok(s) => self.quote(set.order(s["amount_per_way_cents"].as_u64().unwrap_or(0))),
+                None => match self
+                    .client
+                    .get::<SetBet>(&format!("/api/v1/set-bets/{}", set.set))
+                {
+                    Ok(s) => {
+                        self.quote(set.order(u64::try_from(s.amount_per_way_cents).unwrap_or(0)))
+                    }
                     Err(e) => self.status = refusal(e),
                 },
             },
-            Command::Sets => match self.client.get("/api/v1/set-bets") {
+            Command::Sets => match self.client.get::<Vec<SetBet>>("/api/v1/set-bets") {
                 Ok(sets) => {
                     self.panel = crate::views::set_bets(&sets);
                     self.status =
@@ -389,19 +392,24 @@ impl App<'_> {
                 }
                 None => self.status = "check the ticket first (type or scan its serial)".into(),
             },
-            Command::Replay => match (self.settings.last)().as_ref().and_then(Order::replay) {
-                Some(order) => self.quote(order),
-                None => self.status = "no ticket sold yet on this terminal".into(),
-            },
+            Command::Replay => {
+                match (self.settings.last)().and_then(|t| Order::replay(&t.ticket)) {
+                    Some(order) => self.quote(order),
+                    None => self.status = "no ticket sold yet on this terminal".into(),
+                }
+            }
             Command::Reprint => match (self.settings.last)() {
                 Some(saved) => {
                     // The server's record now: a ticket cancelled or paid since says so.
-                    let serial = saved["serial"].as_str().unwrap_or_default().to_string();
-                    let t = self
+                    let now = self
                         .client
-                        .get(&format!("/api/v1/tickets/{serial}"))
-                        .unwrap_or(saved);
-                    let mut r = Receipt::from_ticket(&t, self.settings.casino);
+                        .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
+                        .ok();
+                    let (t, paid) = match &now {
+                        Some(d) => (&d.ticket, &d.payment),
+                        None => (&saved.ticket, &saved.payment),
+                    };
+                    let mut r = Receipt::from_ticket(t, paid, self.settings.casino);
                     r.reprint = true;
                     self.panel = r.to_text().lines().map(str::to_string).collect();
                     self.print("RECEIPT TICKET (REPRINT)", &r.lines());
@@ -418,30 +426,25 @@ impl App<'_> {
     fn quote(&mut self, order: Order) {
         match self
             .client
-            .post("/api/v1/tickets/quote", &order.body("quote"))
+            .post::<_, Quote>("/api/v1/tickets/quote", &order.body("quote"))
         {
             Ok(q) => {
-                let ways: u64 = q["ways"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|l| l["count"].as_u64().unwrap_or(0))
-                    .sum();
-                let paid = if q["payment"]["tendered_cents"].as_u64().unwrap_or(0) > 0 {
+                let ways: u64 = q.ways.iter().map(|l| l.count).sum();
+                let paid = if q.payment.tendered_cents > 0 {
                     format!(
                         ", TENDERED {} CASH {}",
-                        Dollars(q["payment"]["tendered_cents"].as_u64().unwrap_or(0)),
-                        Dollars(q["payment"]["cash_cents"].as_u64().unwrap_or(0))
+                        dollars(q.payment.tendered_cents),
+                        dollars(q.payment.cash_cents)
                     )
                 } else {
                     String::new()
                 };
                 self.status = format!(
                     "TOTAL {} ({ways} way(s) at {}, {} game(s), {} charged{paid}): ENTER to sell, ESC to drop",
-                    Dollars(q["total_cents"].as_u64().unwrap_or(0)),
-                    Dollars(q["amount_per_way_cents"].as_u64().unwrap_or(0)),
-                    q["games"],
-                    q["charged_games"]
+                    dollars(q.total_cents),
+                    dollars(q.amount_per_way_cents),
+                    q.games,
+                    q.charged_games
                 );
                 self.pending = Some((order, q));
             }
@@ -454,13 +457,13 @@ impl App<'_> {
             Ok(Sale::Sold(t)) | Ok(Sale::AlreadySold(t)) => {
                 self.unconfirmed = None;
                 (self.settings.save_last)(&t);
-                let r = Receipt::from_ticket(&t, self.settings.casino);
+                let r = Receipt::from_ticket(&t.ticket, &t.payment, self.settings.casino);
                 self.panel = r.to_text().lines().map(str::to_string).collect();
-                let paid = crate::views::sale_payment(&t["payment"]);
+                let paid = crate::views::sale_payment(&t.payment);
                 self.status = format!(
                     "SOLD {} (ticket {}){}",
-                    Dollars(t["total_cents"].as_u64().unwrap_or(0)),
-                    t["ticket_number"],
+                    dollars(t.ticket.total_cents),
+                    t.ticket.ticket_number,
                     if paid.is_empty() {
                         String::new()
                     } else {
@@ -470,8 +473,11 @@ impl App<'_> {
                 self.panel.extend(paid);
                 let mut docs = vec![r.lines()];
                 // The change of a winning ticket tendered, as a voucher for the player.
-                if let Some(code) = t["payment"]["change_voucher"].as_str() {
-                    match self.client.get(&format!("/api/v1/vouchers/{code}")) {
+                if let Some(code) = &t.payment.change_voucher {
+                    match self
+                        .client
+                        .get::<Voucher>(&format!("/api/v1/vouchers/{code}"))
+                    {
                         Ok(v) => docs.push(receipt::voucher(&v, self.settings.casino, "VOUCHER")),
                         Err(e) => {
                             self.status =
@@ -504,7 +510,10 @@ impl App<'_> {
             self.status = format!("{serial} is not a ticket serial number: check the digits");
             return;
         }
-        match self.client.get(&format!("/api/v1/tickets/{serial}")) {
+        match self
+            .client
+            .get::<TicketDetail>(&format!("/api/v1/tickets/{serial}"))
+        {
             Ok(t) => {
                 let panel = crate::views::ticket(&t);
                 self.panel = panel;
@@ -520,7 +529,10 @@ impl App<'_> {
             self.status = format!("{code} is not a voucher code: check the digits");
             return;
         }
-        match self.client.get(&format!("/api/v1/vouchers/{code}")) {
+        match self
+            .client
+            .get::<Voucher>(&format!("/api/v1/vouchers/{code}"))
+        {
             Ok(v) => {
                 self.panel = crate::views::voucher(&v);
                 self.status = format!("sell with v:{code} to pay with this voucher");
@@ -530,17 +542,17 @@ impl App<'_> {
     }
 
     /// Pays or cancels the ticket (the server decides what rule 8 or 11 allows) and prints the
-    /// slip.
-    fn slip_action(
+    /// slip: `T` is the server's answer (`Payment`, `Cancellation`).
+    fn slip_action<T: DeserializeOwned>(
         &mut self,
         serial: &str,
         action: &str,
         title: &str,
-        view: crate::views::SlipView,
+        view: crate::views::SlipView<T>,
     ) {
         match self
             .client
-            .post(&format!("/api/v1/tickets/{serial}/{action}"), &Value::Null)
+            .post::<_, T>(&format!("/api/v1/tickets/{serial}/{action}"), &())
         {
             Ok(answer) => {
                 let (line, rows) = view(&answer);
@@ -561,7 +573,7 @@ impl App<'_> {
             return;
         }
         let open = newest + 1;
-        match self.client.get(&format!(
+        match self.client.get::<Vec<Game>>(&format!(
             "/api/v1/games?from={}&to={}",
             (open - 10).max(1),
             open - 1
@@ -643,6 +655,11 @@ impl App<'_> {
         );
         f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
     }
+}
+
+/// Cents as dollars; a negative amount (never sent) reads as nothing.
+fn dollars(cents: i64) -> Dollars {
+    Dollars(u64::try_from(cents).unwrap_or(0))
 }
 
 fn refusal(e: CallError) -> String {
