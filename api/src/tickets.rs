@@ -471,4 +471,21 @@ mod tests {
         }
         assert_eq!(Schedule::parse("special4"), None);
     }
+
+    /// The fuzz target (`fuzz/fuzz_targets/ticket_request.rs`) reads this very type: its seeds
+    /// must stay sales the server reads, or the fuzzer starts from refusals only.
+    #[test]
+    fn the_fuzz_seeds_are_sales() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/ticket_request");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let sale: Result<SaleRequest, _> = serde_json::from_str(&text);
+            assert!(sale.is_ok(), "{}: {sale:?}", path.display());
+            read += 1;
+        }
+        assert!(read >= 8, "{read} seeds in {}", dir.display());
+    }
 }

@@ -4,117 +4,22 @@
 //! parsed and allocated as `server/src/tickets/tender.rs` does, and the ticket settled.
 //! Refusing a request is fine; a panic is not.
 //!
-//! The server crate has no library target, so the request types are mirrored here with the
-//! same serde attributes. Keep them in step with `server/src/tickets/{mod,sale,tender}.rs` and
-//! `server/src/set_bets.rs`.
+//! The request is keno-api's `SaleRequest`, the very type the server reads (the same serde
+//! attributes, `deny_unknown_fields` included), and its bet becomes the core's through the same
+//! `BetRequest::to_bet`; the tender checks mirror `tender::parse`.
 
 #![no_main]
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use keno_api::tickets::{SaleRequest, Tenders, MAX_TENDERS};
 use keno_core::jackpot::JackpotPools;
 use keno_core::tender::{allocate, Offered, TenderKind};
-use keno_core::{Bet, Draw, RuleSet, ScheduleId, SetMode, Special3Approval, WayInPlay};
+use keno_core::{Draw, RuleSet, ScheduleId, Special3Approval, WayInPlay};
 use libfuzzer_sys::fuzz_target;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
-use serde::Deserialize;
-
-/// `server/src/tickets/sale.rs` `SaleRequest`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct SaleRequest {
-    request_id: String,
-    bet: BetRequest,
-    #[serde(default)]
-    schedule: Schedule,
-    amount_per_way_cents: u64,
-    #[serde(default = "one")]
-    games: u32,
-    #[serde(default)]
-    tender: Option<Tenders>,
-}
-
-fn one() -> u32 {
-    1
-}
-
-/// `server/src/tickets/mod.rs` `Schedule`.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum Schedule {
-    #[default]
-    Standard,
-    Special1,
-    Special2,
-    Special3,
-    Jackpot,
-}
-
-impl From<Schedule> for ScheduleId {
-    fn from(s: Schedule) -> ScheduleId {
-        match s {
-            Schedule::Standard => ScheduleId::Standard,
-            Schedule::Special1 => ScheduleId::Special1,
-            Schedule::Special2 => ScheduleId::Special2,
-            Schedule::Special3 => ScheduleId::Special3,
-            Schedule::Jackpot => ScheduleId::Jackpot,
-        }
-    }
-}
-
-/// `server/src/tickets/mod.rs` `BetRequest`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-enum BetRequest {
-    Standard {
-        spots: Vec<u8>,
-    },
-    QuickPick {
-        count: u8,
-    },
-    MysteryQuickPick,
-    Way {
-        groups: Vec<Vec<u8>>,
-        combine: Vec<u8>,
-    },
-    SetBet {
-        set: i64,
-        mode: SetBetMode,
-    },
-}
-
-/// `server/src/set_bets.rs` `SetBetMode`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum SetBetMode {
-    Fixed,
-    Random,
-}
-
-/// `server/src/tickets/tender.rs` `Tender` and `Tenders`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Tender {
-    #[serde(default)]
-    voucher: Option<String>,
-    #[serde(default)]
-    ticket: Option<String>,
-    #[serde(default)]
-    amount_cents: Option<i64>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-enum Tenders {
-    One(Tender),
-    Many(Vec<Tender>),
-}
-
-/// `server/src/tickets/tender.rs` `MAX_TENDERS`.
-const MAX_TENDERS: usize = 10;
 
 /// A stand-in for the set-bet catalogue (the server reads it from the database): set 1 is
 /// three kings and a group of four, played 1 and 2 at a time; set 2 two groups of five played
@@ -130,35 +35,10 @@ fn catalogue(set: i64) -> Option<(Vec<Vec<u8>>, Vec<u8>)> {
     }
 }
 
-/// `BetRequest::to_bet` with the catalogue looked up; `None` is `unknown_set`.
-fn to_bet(bet: &BetRequest) -> Option<Bet> {
-    Some(match bet.clone() {
-        BetRequest::Standard { spots } => Bet::Standard { spots },
-        BetRequest::QuickPick { count } => Bet::QuickPick { count },
-        BetRequest::MysteryQuickPick => Bet::MysteryQuickPick,
-        BetRequest::Way { groups, combine } => Bet::Way { groups, combine },
-        BetRequest::SetBet { set, mode } => {
-            let (groups, combine) = catalogue(set)?;
-            Bet::SetBet {
-                groups,
-                combine,
-                mode: match mode {
-                    SetBetMode::Fixed => SetMode::Fixed,
-                    SetBetMode::Random => SetMode::Random,
-                },
-            }
-        }
-    })
-}
-
 /// `tender::parse`: each tender a well-formed voucher code (with a positive amount, if any) or
 /// ticket serial, none twice. `None` is the server's 400.
 fn parse_tenders(tender: Option<&Tenders>) -> Option<Vec<Offered>> {
-    let list: Vec<&Tender> = match tender {
-        None => Vec::new(),
-        Some(Tenders::One(t)) => vec![t],
-        Some(Tenders::Many(ts)) => ts.iter().collect(),
-    };
+    let list = tender.map_or(&[][..], Tenders::as_slice);
     if list.len() > MAX_TENDERS {
         return None;
     }
@@ -223,7 +103,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(offered) = parse_tenders(request.tender.as_ref()) else {
         return;
     };
-    let Some(bet) = to_bet(&request.bet) else {
+    let Some(bet) = request.bet.to_bet(catalogue) else {
         return;
     };
     let rules = rules();
