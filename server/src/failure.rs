@@ -77,22 +77,6 @@ impl Failure {
             other => other,
         }
     }
-
-    /// The same refusal under another code, where one caller's contract names it so.
-    pub fn recode(self, from: Refusal, to: Refusal) -> Self {
-        match self {
-            Failure::Refused {
-                refusal,
-                message,
-                retry_after,
-            } if refusal == from => Failure::Refused {
-                refusal: to,
-                message,
-                retry_after,
-            },
-            other => other,
-        }
-    }
 }
 
 impl From<BetError> for Failure {

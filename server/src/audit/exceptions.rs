@@ -18,6 +18,7 @@ use crate::db::schema::{
 use crate::db::{rfc3339, DbConnection};
 use crate::set_bets::SetBetRow;
 use crate::special3::ApprovalRow;
+use keno_core::CorrectionState;
 use keno_core::TicketStatus;
 
 #[derive(Debug, Args)]
@@ -186,11 +187,11 @@ fn corrections(
     found: &mut Vec<Exception>,
 ) -> anyhow::Result<()> {
     for c in queries::corrections(conn, lo, hi)? {
-        let outcome = match c.state.as_str() {
-            "applied" => "applied",
-            "rejected" => "rejected",
-            "lapsed" => "lapsed (the draw record changed)",
-            _ => "pending: waiting for its second approval",
+        let outcome = match c.state {
+            CorrectionState::Applied => "applied",
+            CorrectionState::Rejected => "rejected",
+            CorrectionState::Lapsed => "lapsed (the draw record changed)",
+            CorrectionState::Pending => "pending: waiting for its second approval",
         };
         let mut who = vec![format!("asked by {}", people.who(Some(&c.requested_by)))];
         if let Some(s) = &c.supervisor_id {
@@ -208,7 +209,7 @@ fn corrections(
             ));
         }
         if let Some(by) = &c.closed_by {
-            if c.state == "rejected" {
+            if c.state == CorrectionState::Rejected {
                 who.push(format!("rejected by {}", people.who(Some(by))));
             }
         }

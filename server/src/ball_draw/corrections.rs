@@ -29,7 +29,8 @@ pub struct CorrectionRow {
     pub old_number: i32,
     pub new_number: i32,
     pub reason: String,
-    pub state: String,
+    #[diesel(deserialize_as = String)]
+    pub state: CorrectionState,
     pub requested_by: String,
     pub requested_at: i64,
     pub supervisor_id: Option<String>,
@@ -51,7 +52,7 @@ impl From<CorrectionRow> for Correction {
             old_number: r.old_number,
             new_number: r.new_number,
             reason: r.reason,
-            state: r.state,
+            state: r.state.as_str().into(),
             requested_by: r.requested_by,
             requested_at: rfc3339(r.requested_at),
             supervisor: r.supervisor_id,
@@ -188,7 +189,7 @@ fn log_correction(
                 "correction": c.id, "attempt": c.attempt, "position": c.position,
                 "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
                 "supervisor": c.supervisor_id, "inspector": c.inspector_id,
-                "state": c.state, "close_reason": c.close_reason,
+                "state": c.state.as_str(), "close_reason": c.close_reason,
             }),
         )
         .by(by)],
@@ -276,7 +277,7 @@ fn pending(conn: &mut DbConnection, id: i64) -> DomainResult<CorrectionRow> {
         .first(conn)
         .optional()?
         .ok_or_else(|| Failure::not_found("correction"))?;
-    if row.state != CorrectionState::Pending.as_str() {
+    if !row.state.is_open() {
         return Err(Failure::refuse(
             Refusal::CorrectionClosed,
             format!("correction {id} is {}", row.state),
