@@ -46,7 +46,10 @@ pub mod status;
 pub mod tender;
 pub mod theory;
 
-pub use approval::{AlreadyApproved, ClaimState, CorrectionState, Key, Keys};
+pub use approval::{
+    decide, Act, AlreadyApproved, BonusState, ClaimState, CorrectionState, HoldState, Key, Keys,
+    Lifecycle, NotOpen, Standing,
+};
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
 pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};

@@ -12,14 +12,17 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::audit::log::{append, Entry};
+use crate::approvals::{self, Approvable};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
-use keno_core::{BetKind, BonusTerms};
+use keno_core::{Act, BetKind, BonusState, BonusTerms};
+
+use crate::store::hold::held;
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = bonus_prizes)]
@@ -158,11 +161,7 @@ pub struct Bonus {
 
 impl From<BonusRow> for Bonus {
     fn from(b: BonusRow) -> Bonus {
-        let state = match (b.approved_at, b.withdrawn_at) {
-            (_, Some(_)) => "withdrawn",
-            (Some(_), None) => "approved",
-            (None, None) => "proposed",
-        };
+        let state = b.state();
         Bonus {
             id: b.id,
             name: b.name,
@@ -174,7 +173,7 @@ impl From<BonusRow> for Bonus {
             every_nth_game: b.every_nth_game,
             window_from: b.window_from.map(rfc3339),
             window_to: b.window_to.map(rfc3339),
-            state: state.into(),
+            state: state.as_str().into(),
             approval_reference: b.approval_reference,
             approved_by: b.approved_by,
             created_by: b.created_by,
@@ -199,31 +198,46 @@ fn time(field: &str, value: &Option<String>) -> DomainResult<Option<i64>> {
         .transpose()
 }
 
-fn find(conn: &mut DbConnection, id: i64) -> DomainResult<BonusRow> {
-    bonus_prizes::table
-        .find(id)
-        .select(BonusRow::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| Failure::not_found("bonus prize"))
-}
+impl Approvable for BonusRow {
+    type State = BonusState;
+    const WHAT: &'static str = "bonus prize";
 
-fn log(conn: &mut DbConnection, kind: &'static str, b: &BonusRow, by: &str) -> QueryResult<()> {
-    append(
-        conn,
-        vec![Entry::new(
+    fn refusal(_: Act) -> Refusal {
+        Refusal::BonusDecided
+    }
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<BonusRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            bonus_prizes::table.find(id).select(BonusRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> BonusState {
+        BonusState::from_times(self.approved_at.is_some(), self.withdrawn_at.is_some())
+    }
+
+    fn entry(&self, act: Option<Act>) -> Entry {
+        let kind = match act {
+            None => "bonus_proposed",
+            Some(Act::Approve) => "bonus_approved",
+            Some(_) => "bonus_withdrawn",
+        };
+        Entry::new(
             kind,
-            b.id,
+            self.id,
             serde_json::json!({
-                "name": b.name, "bet_type": b.bet_type, "spots": b.spots,
-                "min_amount_per_way_cents": b.min_amount_per_way_cents, "catch": b.catch,
-                "prize_cents": b.prize_cents, "every_nth_game": b.every_nth_game,
-                "window_from": b.window_from, "window_to": b.window_to,
-                "approval_reference": b.approval_reference,
+                "name": self.name, "bet_type": self.bet_type, "spots": self.spots,
+                "min_amount_per_way_cents": self.min_amount_per_way_cents, "catch": self.catch,
+                "prize_cents": self.prize_cents, "every_nth_game": self.every_nth_game,
+                "window_from": self.window_from, "window_to": self.window_to,
+                "approval_reference": self.approval_reference,
             }),
         )
-        .by(by)],
-    )
+    }
 }
 
 /// A supervisor proposes a bonus prize; it is offered once approved.
@@ -295,7 +309,7 @@ pub async fn create(
             ))
             .returning(BonusRow::as_returning())
             .get_result(c))?;
-        log(conn, "bonus_proposed", &row, &principal.id)?;
+        approvals::proposed(conn, &row, &principal.id)?;
         Ok(row)
     })
     .await?;
@@ -334,25 +348,20 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
     let reference = crate::ball_draw::reason(&body.reference)?;
-    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
-        let changed = diesel::update(bonus_prizes::table.find(id))
-            .filter(bonus_prizes::approved_at.is_null())
-            .filter(bonus_prizes::withdrawn_at.is_null())
-            .set((
-                bonus_prizes::approval_reference.eq(&reference),
-                bonus_prizes::approved_by.eq(&principal.id),
-                bonus_prizes::approved_at.eq(now_micros()),
-            ))
-            .execute(conn)?;
-        let row = find(conn, id)?;
-        if changed != 1 {
-            return Err(Failure::refuse(
-                Refusal::BonusDecided,
-                format!("bonus prize {id} is approved or withdrawn already"),
-            ));
-        }
-        log(conn, "bonus_approved", &row, &principal.id)?;
-        Ok(row)
+    let bonus = crate::store::write(&state, None, move |_, conn| {
+        approvals::decide::<BonusRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, _| {
+            let target = bonus_prizes::table.find(id);
+            Ok(
+                diesel::update(target.filter(bonus_prizes::approved_at.is_null()))
+                    .filter(bonus_prizes::withdrawn_at.is_null())
+                    .set((
+                        bonus_prizes::approval_reference.eq(&reference),
+                        bonus_prizes::approved_by.eq(&principal.id),
+                        bonus_prizes::approved_at.eq(now_micros()),
+                    ))
+                    .execute(conn)?,
+            )
+        })
     })
     .await?;
     Ok(web::Json(bonus.into()))
@@ -380,23 +389,18 @@ pub async fn withdraw(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
-    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
-        let changed = diesel::update(bonus_prizes::table.find(id))
-            .filter(bonus_prizes::withdrawn_at.is_null())
-            .set((
-                bonus_prizes::withdrawn_by.eq(&principal.id),
-                bonus_prizes::withdrawn_at.eq(now_micros()),
-            ))
-            .execute(conn)?;
-        let row = find(conn, id)?;
-        if changed != 1 {
-            return Err(Failure::refuse(
-                Refusal::BonusDecided,
-                format!("bonus prize {id} is withdrawn already"),
-            ));
-        }
-        log(conn, "bonus_withdrawn", &row, &principal.id)?;
-        Ok(row)
+    let bonus = crate::store::write(&state, None, move |_, conn| {
+        approvals::decide::<BonusRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
+            let target = bonus_prizes::table.find(id);
+            Ok(
+                diesel::update(target.filter(bonus_prizes::withdrawn_at.is_null()))
+                    .set((
+                        bonus_prizes::withdrawn_by.eq(&principal.id),
+                        bonus_prizes::withdrawn_at.eq(now_micros()),
+                    ))
+                    .execute(conn)?,
+            )
+        })
     })
     .await?;
     Ok(web::Json(bonus.into()))

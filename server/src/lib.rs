@@ -7,6 +7,7 @@
 //! nothing uses.
 
 mod api;
+mod approvals;
 mod audit;
 mod auth;
 mod ball_draw;

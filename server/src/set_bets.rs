@@ -17,11 +17,12 @@ use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use getrandom::SysRng;
-use keno_core::{Bet, RuleSet, ScheduleId, SetMode};
+use keno_core::{Act, Bet, RuleSet, ScheduleId, SetMode, Standing};
 use rand_core::UnwrapErr;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::approvals::{self, Approvable};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::set_bets;
@@ -97,6 +98,37 @@ impl SetBetRow {
                 "retired_by": self.retired_by,
             })
         })
+    }
+}
+
+/// A set on sale is withdrawn by retiring it.
+impl Approvable for SetBetRow {
+    type State = Standing;
+    const WHAT: &'static str = "set bet";
+
+    fn refusal(_: Act) -> Refusal {
+        Refusal::AlreadyRetired
+    }
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<SetBetRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            set_bets::table.find(id).select(SetBetRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> Standing {
+        Standing::from_withdrawal(self.retired_at)
+    }
+
+    fn entry(&self, act: Option<Act>) -> Entry {
+        match self.retired_payload().filter(|_| act.is_some()) {
+            Some(retired) => Entry::new("set_bet_retired", self.id, retired),
+            None => Entry::new("set_bet_created", self.id, self.created_payload()),
+        }
     }
 }
 
@@ -345,10 +377,7 @@ impl NewSet {
             ))
             .returning(SetBetRow::as_returning())
             .get_result(c))?;
-        crate::audit::log::append(
-            conn,
-            vec![Entry::new("set_bet_created", row.id, row.created_payload()).by(by)],
-        )?;
+        approvals::proposed(conn, &row, by)?;
         Ok(row)
     }
 }
@@ -373,26 +402,17 @@ pub async fn retire(
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
     let row = crate::store::write(&state, None, move |_, conn| {
-        let changed = diesel::update(set_bets::table.find(id))
-            .filter(set_bets::retired_at.is_null())
-            .set((
-                set_bets::retired_at.eq(now_micros()),
-                set_bets::retired_by.eq(&principal.id),
-            ))
-            .execute(conn)?;
-        let row = find(conn, id)?.ok_or_else(|| Failure::not_found("set bet"))?;
-        if changed != 1 {
-            return Err(Failure::refuse(
-                Refusal::AlreadyRetired,
-                format!("set {id} ({}) is already retired", row.name),
-            ));
-        }
-        let payload = row.retired_payload().expect("retired above");
-        crate::audit::log::append(
-            conn,
-            vec![Entry::new("set_bet_retired", id, payload).by(&principal.id)],
-        )?;
-        Ok(row)
+        approvals::decide::<SetBetRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
+            let target = set_bets::table.find(id);
+            Ok(
+                diesel::update(target.filter(set_bets::retired_at.is_null()))
+                    .set((
+                        set_bets::retired_at.eq(now_micros()),
+                        set_bets::retired_by.eq(&principal.id),
+                    ))
+                    .execute(conn)?,
+            )
+        })
     })
     .await?;
     state.events.publish(

@@ -15,11 +15,12 @@
 use actix_web::{get, post, web, HttpResponse};
 use chrono::DateTime;
 use diesel::prelude::*;
-use keno_core::{Pay, RuleSet, ScheduleId, Special3Approval};
+use keno_core::{Act, Pay, RuleSet, ScheduleId, Special3Approval, Standing};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+use crate::approvals::{self, Approvable};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::special3_approvals;
@@ -109,6 +110,43 @@ impl ApprovalRow {
                 "reason": self.withdrawal_reason,
             })
         })
+    }
+}
+
+/// Recorded in force; withdrawn once.
+impl Approvable for ApprovalRow {
+    type State = Standing;
+    const WHAT: &'static str = "approval";
+
+    fn refusal(_: Act) -> Refusal {
+        Refusal::AlreadyWithdrawn
+    }
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<ApprovalRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            special3_approvals::table
+                .find(id)
+                .select(ApprovalRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> Standing {
+        Standing::from_withdrawal(self.withdrawn_at)
+    }
+
+    fn entry(&self, act: Option<Act>) -> Entry {
+        match self.withdrawn_payload().filter(|_| act.is_some()) {
+            Some(withdrawn) => Entry::new("special3_approval_withdrawn", self.id, withdrawn),
+            None => Entry::new(
+                "special3_approval_recorded",
+                self.id,
+                self.recorded_payload(),
+            ),
+        }
     }
 }
 
@@ -355,13 +393,7 @@ pub async fn record(
                 ))
                 .returning(ApprovalRow::as_returning())
                 .get_result(c))?;
-        crate::audit::log::append(
-            conn,
-            vec![
-                Entry::new("special3_approval_recorded", row.id, row.recorded_payload())
-                    .by(&principal.id),
-            ],
-        )?;
+        approvals::proposed(conn, &row, &principal.id)?;
         Ok(row)
     })
     .await?;
@@ -400,36 +432,18 @@ pub async fn withdraw(
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let row = crate::store::write(&state, None, move |_, conn| {
-        let now = now_micros();
-        let changed = diesel::update(special3_approvals::table.find(id))
-            .filter(special3_approvals::withdrawn_at.is_null())
-            .set((
-                special3_approvals::withdrawn_at.eq(now),
-                special3_approvals::withdrawn_by.eq(&principal.id),
-                special3_approvals::withdrawal_reason.eq(&reason),
-            ))
-            .execute(conn)?;
-        let row: ApprovalRow = special3_approvals::table
-            .find(id)
-            .select(ApprovalRow::as_select())
-            .first(conn)
-            .optional()?
-            .ok_or_else(|| Failure::not_found("approval"))?;
-        if changed != 1 {
-            return Err(Failure::refuse(
-                Refusal::AlreadyWithdrawn,
-                format!(
-                    "approval {id} was withdrawn at {}",
-                    row.withdrawn_at.map(rfc3339).unwrap_or_default()
-                ),
-            ));
-        }
-        let payload = row.withdrawn_payload().expect("withdrawn above");
-        crate::audit::log::append(
-            conn,
-            vec![Entry::new("special3_approval_withdrawn", id, payload).by(&principal.id)],
-        )?;
-        Ok(row)
+        approvals::decide::<ApprovalRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
+            let target = special3_approvals::table.find(id);
+            Ok(
+                diesel::update(target.filter(special3_approvals::withdrawn_at.is_null()))
+                    .set((
+                        special3_approvals::withdrawn_at.eq(now_micros()),
+                        special3_approvals::withdrawn_by.eq(&principal.id),
+                        special3_approvals::withdrawal_reason.eq(&reason),
+                    ))
+                    .execute(conn)?,
+            )
+        })
     })
     .await?;
     state.events.publish(

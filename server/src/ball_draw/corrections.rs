@@ -9,13 +9,16 @@ use actix_web::{post, web};
 use diesel::prelude::*;
 
 use super::{board_number, hold_ball_game, key_of, reason, standing};
+use crate::approvals::{self, Approvable, TwoKey};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 use keno_api::Refusal;
-use keno_core::{CorrectionState, GameEvent, Keys};
+use keno_core::{Act, CorrectionState, GameEvent, Key, Keys};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Correction, CorrectionRequest, RejectRequest};
 
@@ -170,30 +173,8 @@ fn ask(
             ))
             .returning(CorrectionRow::as_returning())
             .get_result(c))?;
-    log_correction(conn, "correction_asked", &asked, &by.id)?;
+    approvals::proposed(conn, &asked, &by.id)?;
     Ok(asked)
-}
-
-fn log_correction(
-    conn: &mut DbConnection,
-    kind: &'static str,
-    c: &CorrectionRow,
-    by: &str,
-) -> QueryResult<()> {
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            kind,
-            c.game,
-            serde_json::json!({
-                "correction": c.id, "attempt": c.attempt, "position": c.position,
-                "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
-                "supervisor": c.supervisor_id, "inspector": c.inspector_id,
-                "state": c.state.as_str(), "close_reason": c.close_reason,
-            }),
-        )
-        .by(by)],
-    )
 }
 
 /// The new number must be a ball that could be in this draw in place of the old one.
@@ -270,96 +251,134 @@ pub async fn approve(
     Ok(web::Json(applied.into()))
 }
 
-fn pending(conn: &mut DbConnection, id: i64) -> DomainResult<CorrectionRow> {
-    let row: CorrectionRow = draw_corrections::table
-        .find(id)
-        .select(CorrectionRow::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| Failure::not_found("correction"))?;
-    if !row.state.is_open() {
-        return Err(Failure::refuse(
-            Refusal::CorrectionClosed,
-            format!("correction {id} is {}", row.state),
-        ));
+impl Approvable for CorrectionRow {
+    type State = CorrectionState;
+    const WHAT: &'static str = "correction";
+
+    fn refusal(_: Act) -> Refusal {
+        Refusal::CorrectionClosed
     }
-    Ok(row)
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<CorrectionRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            draw_corrections::table
+                .find(id)
+                .select(CorrectionRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> CorrectionState {
+        self.state
+    }
+
+    fn entry(&self, act: Option<Act>) -> Entry {
+        let kind = match act {
+            None => "correction_asked",
+            Some(Act::Approve) => "correction_applied",
+            Some(Act::Lapse) => "correction_lapsed",
+            Some(_) => "correction_rejected",
+        };
+        let c = self;
+        Entry::new(
+            kind,
+            c.game,
+            serde_json::json!({
+                "correction": c.id, "attempt": c.attempt, "position": c.position,
+                "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
+                "supervisor": c.supervisor_id, "inspector": c.inspector_id,
+                "state": c.state.as_str(), "close_reason": c.close_reason,
+            }),
+        )
+    }
+}
+
+impl TwoKey for CorrectionRow {
+    fn keys(&self) -> Keys {
+        Keys {
+            supervisor: self.supervisor_id.is_some(),
+            inspector: self.inspector_id.is_some(),
+        }
+    }
 }
 
 fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<CorrectionRow> {
-    let game = pending(conn, id)?.game;
+    let game = approvals::open::<CorrectionRow>(conn, id, Act::Approve)?.game;
     // Held before the correction is read again: a settlement of the game is then wholly before
     // (and the correction refused) or after (and settles the corrected number).
     let held = hold_ball_game(conn, game, &GameEvent::Corrected)?;
-    let c = pending(conn, id)?;
-    // Rule 10.1: two keys, each turned once.
-    let keys = Keys {
-        supervisor: c.supervisor_id.is_some(),
-        inspector: c.inspector_id.is_some(),
-    };
-    keys.turn(key_of(by)).map_err(|e| {
-        Failure::refuse(
-            Refusal::AlreadyApproved,
-            format!("correction {id}: {e} (rule 10.1)"),
+    // Rule 10.1: two keys, each turned once; the asker's was turned when it was asked, so this
+    // one completes them.
+    let key = key_of(by);
+    approvals::turn::<CorrectionRow, _>(conn, id, key, &by.id, |conn, c, to| {
+        let to = to.ok_or_else(|| {
+            Failure::Internal(anyhow::anyhow!(
+                "correction {id} was asked with no key turned"
+            ))
+        })?;
+        let still = standing(conn, game)?
+            .iter()
+            .any(|b| b.position == c.position && b.number == c.old_number);
+        if c.attempt != held.draw_attempt || !still {
+            return Err(Failure::refuse(
+                Refusal::CorrectionClosed,
+                format!("the draw of game {game} changed since correction {id} was asked"),
+            ));
+        }
+        check_new_number(conn, game, c.attempt, c.old_number, c.new_number)?;
+        let closed = close(conn, c, to, &by.id, None)?;
+        turn_key(conn, id, key, &by.id)?;
+        diesel::update(
+            drawn_numbers::table
+                .filter(drawn_numbers::game.eq(game))
+                .filter(drawn_numbers::position.eq(c.position)),
         )
-    })?;
-    let still = standing(conn, game)?
-        .iter()
-        .any(|b| b.position == c.position && b.number == c.old_number);
-    if c.attempt != held.draw_attempt || !still {
-        return Err(Failure::refuse(
-            Refusal::CorrectionClosed,
-            format!("the draw of game {game} changed since correction {id} was asked"),
-        ));
-    }
-    check_new_number(conn, game, c.attempt, c.old_number, c.new_number)?;
-    // The correction's own state first, and only from pending: whatever closed it meanwhile
-    // (a rejection, another approval) wins, and the drawn number is left alone.
-    let now = now_micros();
-    let target = draw_corrections::table
-        .find(id)
-        .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()));
-    let closed = diesel::update(target)
-        .set((
-            draw_corrections::state.eq(CorrectionState::Applied.as_str()),
-            draw_corrections::closed_by.eq(&by.id),
-            draw_corrections::closed_at.eq(now),
-        ))
+        .set(drawn_numbers::number.eq(c.new_number))
         .execute(conn)?;
-    if closed != 1 {
-        return Err(Failure::refuse(
-            Refusal::CorrectionClosed,
-            format!("correction {id} was closed meanwhile"),
-        ));
-    }
+        Ok(closed)
+    })
+}
+
+/// Closes pending correction `c` as `to`: only from pending, so that whatever closed it
+/// meanwhile wins.
+fn close(
+    conn: &mut DbConnection,
+    c: &CorrectionRow,
+    to: CorrectionState,
+    by: &str,
+    why: Option<&str>,
+) -> QueryResult<usize> {
+    diesel::update(draw_corrections::table.find(c.id))
+        .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()))
+        .set((
+            draw_corrections::state.eq(to.as_str()),
+            draw_corrections::closed_by.eq(by),
+            draw_corrections::closed_at.eq(now_micros()),
+            draw_corrections::close_reason.eq(why),
+        ))
+        .execute(conn)
+}
+
+fn turn_key(conn: &mut DbConnection, id: i64, key: Key, by: &str) -> QueryResult<usize> {
     let target = draw_corrections::table.find(id);
-    match by.role {
-        Role::Supervisor => diesel::update(target)
+    let now = now_micros();
+    match key {
+        Key::Supervisor => diesel::update(target)
             .set((
-                draw_corrections::supervisor_id.eq(&by.id),
+                draw_corrections::supervisor_id.eq(by),
                 draw_corrections::supervisor_at.eq(now),
             ))
-            .execute(conn)?,
-        _ => diesel::update(target)
+            .execute(conn),
+        Key::Inspector => diesel::update(target)
             .set((
-                draw_corrections::inspector_id.eq(&by.id),
+                draw_corrections::inspector_id.eq(by),
                 draw_corrections::inspector_at.eq(now),
             ))
-            .execute(conn)?,
-    };
-    diesel::update(
-        drawn_numbers::table
-            .filter(drawn_numbers::game.eq(game))
-            .filter(drawn_numbers::position.eq(c.position)),
-    )
-    .set(drawn_numbers::number.eq(c.new_number))
-    .execute(conn)?;
-    let applied: CorrectionRow = draw_corrections::table
-        .find(id)
-        .select(CorrectionRow::as_select())
-        .first(conn)?;
-    log_correction(conn, "correction_applied", &applied, &by.id)?;
-    Ok(applied)
+            .execute(conn),
+    }
 }
 
 /// Rejects a pending correction, with a reason: the number stands as drawn.
@@ -388,30 +407,16 @@ pub async fn reject(
     let id = id.into_inner();
     let why = reason(&request.reason)?;
     let rejected = crate::store::write(&state, None, move |_, conn| {
-        let game = pending(conn, id)?.game;
+        let game = approvals::open::<CorrectionRow>(conn, id, Act::Reject)?.game;
         // Ordered against an approval and a settlement of the same game.
         hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
-        let changed = diesel::update(draw_corrections::table.find(id))
-            .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()))
-            .set((
-                draw_corrections::state.eq(CorrectionState::Rejected.as_str()),
-                draw_corrections::closed_by.eq(&principal.id),
-                draw_corrections::closed_at.eq(now_micros()),
-                draw_corrections::close_reason.eq(&why),
-            ))
-            .execute(conn)?;
-        if changed != 1 {
-            return Err(Failure::refuse(
-                Refusal::CorrectionClosed,
-                format!("correction {id} is closed"),
-            ));
-        }
-        let rejected: CorrectionRow = draw_corrections::table
-            .find(id)
-            .select(CorrectionRow::as_select())
-            .first(conn)?;
-        log_correction(conn, "correction_rejected", &rejected, &principal.id)?;
-        Ok(rejected)
+        approvals::decide::<CorrectionRow, _>(
+            conn,
+            id,
+            Act::Reject,
+            &principal.id,
+            |conn, c, to| Ok(close(conn, c, to, &principal.id, Some(&why))?),
+        )
     })
     .await?;
     state.wake_drawer();

@@ -7,13 +7,16 @@ use actix_web::{get, post, web};
 use diesel::prelude::*;
 
 use super::key_of;
+use crate::approvals::{self, Approvable, TwoKey};
+use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 use keno_api::Refusal;
-use keno_core::{AlreadyApproved, Key};
+use keno_core::{Act, AlreadyApproved, HoldState, Key, Keys};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Device, Hold, ReturnRequest};
 
@@ -21,6 +24,7 @@ pub use keno_api::draw::{Device, Hold, ReturnRequest};
 #[diesel(table_name = device_holds)]
 pub struct HoldRow {
     pub id: i64,
+    pub device_id: String,
     pub fault_id: i64,
     pub blocks_from_game: i64,
     pub opened_at: i64,
@@ -177,25 +181,70 @@ pub async fn return_to_service(
     Ok(web::Json(device))
 }
 
-/// Turns `by`'s key on each of `holds` not yet turned by that key; how many it turned.
-fn turn_key(
-    conn: &mut DbConnection,
-    holds: &[i64],
-    by: &Principal,
-    note: &str,
-    now: i64,
-) -> QueryResult<usize> {
-    let mut turned = 0;
-    for hold in holds {
+impl Approvable for HoldRow {
+    type State = HoldState;
+    const WHAT: &'static str = "device hold";
+
+    fn refusal(_: Act) -> Refusal {
+        Refusal::DeviceInService
+    }
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<HoldRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            device_holds::table.find(id).select(HoldRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> HoldState {
+        match self.returned_at {
+            Some(_) => HoldState::Returned,
+            None => HoldState::Held,
+        }
+    }
+
+    fn entry(&self, _: Option<Act>) -> Entry {
+        Entry::new(
+            "device_return_approved",
+            &self.device_id,
+            serde_json::json!({
+                "hold": self.id, "fault": self.fault_id,
+                "supervisor": self.supervisor_id, "supervisor_note": self.supervisor_note,
+                "inspector": self.inspector_id, "inspector_note": self.inspector_note,
+                "returned": self.returned_at.is_some(),
+            }),
+        )
+    }
+}
+
+impl TwoKey for HoldRow {
+    fn keys(&self) -> Keys {
+        Keys {
+            supervisor: self.supervisor_id.is_some(),
+            inspector: self.inspector_id.is_some(),
+        }
+    }
+}
+
+/// Turns `by`'s key on hold `id` (rule 10.4); with both keys turned the hold ends.
+fn turn_key(conn: &mut DbConnection, id: i64, by: &Principal, note: &str) -> DomainResult<HoldRow> {
+    let key = key_of(by);
+    approvals::turn::<HoldRow, _>(conn, id, key, &by.id, |conn, _, returned| {
+        let now = now_micros();
         let target = device_holds::table
-            .find(hold)
+            .find(id)
             .filter(device_holds::returned_at.is_null());
-        turned += match key_of(by) {
+        let returned_at = returned.map(|_| now);
+        Ok(match key {
             Key::Supervisor => diesel::update(target.filter(device_holds::supervisor_id.is_null()))
                 .set((
                     device_holds::supervisor_id.eq(&by.id),
                     device_holds::supervisor_at.eq(now),
                     device_holds::supervisor_note.eq(note),
+                    device_holds::returned_at.eq(returned_at),
                 ))
                 .execute(conn)?,
             Key::Inspector => diesel::update(target.filter(device_holds::inspector_id.is_null()))
@@ -203,11 +252,11 @@ fn turn_key(
                     device_holds::inspector_id.eq(&by.id),
                     device_holds::inspector_at.eq(now),
                     device_holds::inspector_note.eq(note),
+                    device_holds::returned_at.eq(returned_at),
                 ))
                 .execute(conn)?,
-        };
-    }
-    Ok(turned)
+        })
+    })
 }
 
 fn approve_return(
@@ -227,46 +276,29 @@ fn approve_return(
     let mut open = device_holds::table
         .filter(device_holds::device_id.eq(id))
         .filter(device_holds::returned_at.is_null())
-        .select(device_holds::id)
+        .select(HoldRow::as_select())
         .into_boxed();
     if let Some(fault) = fault {
         open = open.filter(device_holds::fault_id.eq(fault));
     }
-    let holds: Vec<i64> = open.load(conn)?;
+    let holds: Vec<HoldRow> = open.load(conn)?;
     if holds.is_empty() {
         return Err(Failure::not_found("open hold of that fault on this device"));
     }
-    let now = now_micros();
-    let approved = turn_key(conn, &holds, by, note, now)?;
-    if approved == 0 {
+    let key = key_of(by);
+    let waiting: Vec<&HoldRow> = holds.iter().filter(|h| !h.keys().has(key)).collect();
+    if waiting.is_empty() {
         // Every open hold has this key already (rule 10.4): the other key is needed.
-        let e = AlreadyApproved { key: key_of(by) };
+        let e = AlreadyApproved { key };
         return Err(Failure::refuse(
             Refusal::AlreadyApproved,
             format!("returning device {id}: {e}"),
         ));
     }
-    let returned = diesel::update(
-        device_holds::table
-            .filter(device_holds::id.eq_any(&holds))
-            .filter(device_holds::returned_at.is_null())
-            .filter(device_holds::supervisor_id.is_not_null())
-            .filter(device_holds::inspector_id.is_not_null()),
-    )
-    .set(device_holds::returned_at.eq(now))
-    .execute(conn)?;
+    for hold in waiting {
+        turn_key(conn, hold.id, by, note)?;
+    }
     let after = device(conn, id)?;
-    let back = returned > 0 && after.in_service;
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            "device_return_approved",
-            id,
-            serde_json::json!({
-                "holds": holds, "role": by.role.as_str(), "note": note, "returned": back,
-            }),
-        )
-        .by(&by.id)],
-    )?;
+    let back = after.in_service;
     Ok((after, back))
 }

@@ -19,14 +19,17 @@ use utoipa::{IntoParams, ToSchema};
 
 pub use candidates::Candidate;
 
+use crate::approvals::{self, Approvable};
 use crate::audit::log::{append, Entry};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
+use keno_core::Act;
 pub use keno_core::ClaimState;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::claims::{Claim, ClaimForm};
@@ -109,12 +112,56 @@ fn text(field: &str, value: &str, max: usize) -> DomainResult<String> {
 }
 
 fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
-    claims::table
-        .find(id)
-        .select(ClaimRow::as_select())
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| Failure::not_found("claim"))
+    approvals::held(conn, id)
+}
+
+impl Approvable for ClaimRow {
+    type State = ClaimState;
+    const WHAT: &'static str = "claim";
+
+    fn refusal(act: Act) -> Refusal {
+        match act {
+            Act::Pay => Refusal::ClaimNotApproved,
+            _ => Refusal::ClaimDecided,
+        }
+    }
+
+    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<ClaimRow>> {
+        let q = held!(
+            conn,
+            Hold::Update,
+            claims::table.find(id).select(ClaimRow::as_select()),
+            |c, q| q.first(c).optional()
+        );
+        Ok(q?)
+    }
+
+    fn state(&self) -> ClaimState {
+        self.state
+    }
+
+    fn entry(&self, act: Option<Act>) -> Entry {
+        let kind = match act {
+            None => "claim_filed",
+            Some(Act::Approve) => "claim_approved",
+            Some(Act::Pay) => "claim_paid",
+            Some(_) => "claim_rejected",
+        };
+        let c = self;
+        Entry::new(
+            kind,
+            c.id,
+            serde_json::json!({
+                "reason": c.reason, "claimant_name": c.claimant_name,
+                "postal_address": c.postal_address, "phone": c.phone,
+                "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
+                "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
+                "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
+                "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
+                "cheque_reference": c.cheque_reference,
+            }),
+        )
+    }
 }
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
@@ -158,26 +205,6 @@ fn masked_serial(serial: &str) -> String {
         .char_indices()
         .map(|(i, c)| if i < keep { '*' } else { c })
         .collect()
-}
-
-fn log(conn: &mut DbConnection, kind: &'static str, c: &ClaimRow, by: &str) -> QueryResult<()> {
-    append(
-        conn,
-        vec![Entry::new(
-            kind,
-            c.id,
-            serde_json::json!({
-                "reason": c.reason, "claimant_name": c.claimant_name,
-                "postal_address": c.postal_address, "phone": c.phone,
-                "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
-                "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
-                "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
-                "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
-                "cheque_reference": c.cheque_reference,
-            }),
-        )
-        .by(by)],
-    )
 }
 
 /// Records an Unclaimed Prize Claim Form and lists the tickets it may be for.
@@ -233,35 +260,29 @@ pub async fn file(
                 .collect::<String>()
         })
         .filter(|s| !s.is_empty());
-    let claim = web::block(move || -> DomainResult<Claim> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        let id = conn.transaction(|conn| -> DomainResult<i64> {
-            let conn: &mut DbConnection = conn;
-            let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
-                .values((
-                    claims::reason.eq(f.reason.as_str()),
-                    claims::claimant_name.eq(&name),
-                    claims::postal_address.eq(&address),
-                    claims::phone.eq(&phone),
-                    claims::purchase_place.eq(&place),
-                    claims::purchase_date.eq(&date),
-                    claims::approx_game.eq(f.approx_game),
-                    claims::games.eq(f.games),
-                    claims::other_details.eq(f.other_details.trim()),
-                    claims::serial.eq(&serial),
-                    claims::state.eq(ClaimState::Submitted.as_str()),
-                    claims::recorded_by.eq(&principal.id),
-                    claims::recorded_at.eq(now_micros()),
-                ))
-                .returning(ClaimRow::as_returning())
-                .get_result(c))?;
-            log(conn, "claim_filed", &row, &principal.id)?;
-            Ok(row.id)
-        })?;
-        load_for(&mut conn, id, &principal)
+    let claim = crate::store::write(&state, None, move |_, conn| {
+        let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
+            .values((
+                claims::reason.eq(f.reason.as_str()),
+                claims::claimant_name.eq(&name),
+                claims::postal_address.eq(&address),
+                claims::phone.eq(&phone),
+                claims::purchase_place.eq(&place),
+                claims::purchase_date.eq(&date),
+                claims::approx_game.eq(f.approx_game),
+                claims::games.eq(f.games),
+                claims::other_details.eq(f.other_details.trim()),
+                claims::serial.eq(&serial),
+                claims::state.eq(ClaimState::Submitted.as_str()),
+                claims::recorded_by.eq(&principal.id),
+                claims::recorded_at.eq(now_micros()),
+            ))
+            .returning(ClaimRow::as_returning())
+            .get_result(c))?;
+        approvals::proposed(conn, &row, &principal.id)?;
+        load_for(conn, row.id, &principal)
     })
-    .await??;
+    .await?;
     Ok((web::Json(claim), StatusCode::CREATED))
 }
 
@@ -357,71 +378,51 @@ pub async fn approve(
     let body = body.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
     let serial = body.serial.trim().to_string();
-    let claim = web::block(move || -> DomainResult<Claim> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<()> {
-            // The claim first: no such claim is a 404 and a decided one `claim_decided`,
-            // whatever the ticket named.
-            let current = find_claim(conn, id)?;
-            decided(
-                conn,
-                id,
-                usize::from(current.state == ClaimState::Submitted),
-            )?;
-            let ticket =
-                crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held
-            // to the twelve months of a terminal (rule 13.1).
-            keno_core::owed(&facts(conn, &ticket)?).map_err(|e| refused(&serial, e))?;
-            let taken: bool = diesel::select(diesel::dsl::exists(
-                claims::table
-                    .filter(claims::ticket_serial.eq(&serial))
-                    .filter(
-                        claims::state
-                            .eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
-                    )
-                    .filter(claims::id.ne(id)),
-            ))
-            .get_result(conn)?;
-            if taken {
-                return Err(Failure::refuse(
-                    Refusal::TicketClaimed,
-                    format!("ticket {serial} is already the subject of an approved claim"),
-                ));
-            }
-            let changed = diesel::update(claims::table.find(id))
+    let claim = crate::store::write(&state, None, move |_, conn| {
+        // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
+        // the ticket named.
+        approvals::decide::<ClaimRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, to| {
+            claimable(conn, id, &serial)?;
+            Ok(diesel::update(claims::table.find(id))
                 .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq(ClaimState::Approved.as_str()),
+                    claims::state.eq(to.as_str()),
                     claims::ticket_serial.eq(&serial),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
                     claims::decision_reason.eq(&why),
                 ))
-                .execute(conn)?;
-            decided(conn, id, changed)?;
-            let row = find_claim(conn, id)?;
-            Ok(log(conn, "claim_approved", &row, &principal.id)?)
+                .execute(conn)?)
         })?;
-        load(&mut conn, id)
+        load(conn, id)
     })
-    .await??;
+    .await?;
     Ok(web::Json(claim))
 }
 
-fn decided(conn: &mut DbConnection, id: i64, changed: usize) -> DomainResult<()> {
-    if changed == 1 {
-        return Ok(());
-    }
-    let row = find_claim(conn, id)?;
-    Err(Failure::refuse(
-        Refusal::ClaimDecided,
-        format!(
-            "claim {id} is {}: only a submitted claim is decided",
-            row.state
-        ),
+/// The ticket `serial` may be what claim `id` is approved for: it is owed a prize and no other
+/// claim has it.
+fn claimable(conn: &mut DbConnection, id: i64, serial: &str) -> DomainResult<()> {
+    let ticket = crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held to the
+    // twelve months of a terminal (rule 13.1).
+    keno_core::owed(&facts(conn, &ticket)?).map_err(|e| refused(serial, e))?;
+    let taken: bool = diesel::select(diesel::dsl::exists(
+        claims::table
+            .filter(claims::ticket_serial.eq(serial))
+            .filter(
+                claims::state.eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
+            )
+            .filter(claims::id.ne(id)),
     ))
+    .get_result(conn)?;
+    if taken {
+        return Err(Failure::refuse(
+            Refusal::TicketClaimed,
+            format!("ticket {serial} is already the subject of an approved claim"),
+        ));
+    }
+    Ok(())
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -451,26 +452,21 @@ pub async fn reject(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
-    let claim = web::block(move || -> DomainResult<Claim> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<()> {
-            let changed = diesel::update(claims::table.find(id))
+    let claim = crate::store::write(&state, None, move |_, conn| {
+        approvals::decide::<ClaimRow, _>(conn, id, Act::Reject, &principal.id, |conn, _, to| {
+            Ok(diesel::update(claims::table.find(id))
                 .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
-                    claims::state.eq(ClaimState::Rejected.as_str()),
+                    claims::state.eq(to.as_str()),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
                     claims::decision_reason.eq(&why),
                 ))
-                .execute(conn)?;
-            decided(conn, id, changed)?;
-            let row = find_claim(conn, id)?;
-            Ok(log(conn, "claim_rejected", &row, &principal.id)?)
+                .execute(conn)?)
         })?;
-        load(&mut conn, id)
+        load(conn, id)
     })
-    .await??;
+    .await?;
     Ok(web::Json(claim))
 }
 
@@ -502,61 +498,54 @@ pub async fn pay(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
-    let claim = web::block(move || -> DomainResult<Claim> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| -> DomainResult<()> {
-            let row = find_claim(conn, id)?;
-            let (Some(serial), ClaimState::Approved) = (row.ticket_serial.clone(), row.state)
-            else {
-                return Err(Failure::refuse(
-                    Refusal::ClaimNotApproved,
-                    format!(
-                        "claim {id} is {}: only an approved claim is paid",
-                        row.state
-                    ),
-                ));
-            };
-            let ticket =
-                crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            // Rule 13.5: what it is owed, by cheque whatever it won.
-            let due = keno_core::owed(&facts(conn, &ticket)?)
-                .map_err(|e| refused(&serial, e))?
-                .by_claim();
-            let now = now_micros();
-            let changed = diesel::update(claims::table.find(id))
-                .filter(claims::state.eq(ClaimState::Approved.as_str()))
-                .set((
-                    claims::state.eq(ClaimState::Paid.as_str()),
-                    claims::paid_cents.eq(due.total_cents as i64),
-                    claims::paid_by.eq(&principal.id),
-                    claims::paid_at.eq(now),
-                    claims::cheque_reference.eq(&cheque),
-                ))
-                .execute(conn)?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::ClaimNotApproved,
-                    format!("claim {id} was paid meanwhile"),
-                ));
-            }
-            // The same guarded update as a terminal's payment.
-            let paid = mark_paid(
-                conn,
-                &ticket,
-                due.total_cents,
-                due.method,
-                &principal.id,
-                serde_json::json!({ "claim": id }),
-            )?;
-            append(conn, vec![paid])?;
-            let row = find_claim(conn, id)?;
-            Ok(log(conn, "claim_paid", &row, &principal.id)?)
+    let claim = crate::store::write(&state, None, move |_, conn| {
+        approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &principal.id, |conn, row, to| {
+            pay_cheque(conn, row, to, &cheque, &principal.id)
         })?;
-        load(&mut conn, id)
+        load(conn, id)
     })
-    .await??;
+    .await?;
     Ok(web::Json(claim))
+}
+
+/// Pays approved claim `row` by cheque: the claim and its ticket marked paid together.
+fn pay_cheque(
+    conn: &mut DbConnection,
+    row: &ClaimRow,
+    to: ClaimState,
+    cheque: &str,
+    by: &str,
+) -> DomainResult<usize> {
+    let serial = row.ticket_serial.clone().ok_or_else(|| {
+        Failure::Internal(anyhow::anyhow!("claim {} approved for no ticket", row.id))
+    })?;
+    let ticket =
+        crate::tickets::find(conn, &serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    // Rule 13.5: what it is owed, by cheque whatever it won.
+    let due = keno_core::owed(&facts(conn, &ticket)?)
+        .map_err(|e| refused(&serial, e))?
+        .by_claim();
+    let changed = diesel::update(claims::table.find(row.id))
+        .filter(claims::state.eq(ClaimState::Approved.as_str()))
+        .set((
+            claims::state.eq(to.as_str()),
+            claims::paid_cents.eq(due.total_cents as i64),
+            claims::paid_by.eq(by),
+            claims::paid_at.eq(now_micros()),
+            claims::cheque_reference.eq(cheque),
+        ))
+        .execute(conn)?;
+    // The same guarded update as a terminal's payment.
+    let paid = mark_paid(
+        conn,
+        &ticket,
+        due.total_cents,
+        due.method,
+        by,
+        serde_json::json!({ "claim": row.id }),
+    )?;
+    append(conn, vec![paid])?;
+    Ok(changed)
 }
 
 /// The claim as a printable Unclaimed Prize Claim Form (Diagram E), PDF.
