@@ -419,15 +419,14 @@ pub struct BonusBoard {
 #[utoipa::path(tag = "bonus", responses((status = 200, body = BonusBoard)))]
 #[get("/api/v1/bonus-prizes")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>> {
-    let board = web::block(move || -> DomainResult<BonusBoard> {
-        let mut conn = state.db.conn()?;
+    let board = crate::store::read(&state, move |_, conn| -> DomainResult<BonusBoard> {
         let rows: Vec<BonusRow> = bonus_prizes::table
             .order(bonus_prizes::id)
             .select(BonusRow::as_select())
-            .load(&mut conn)?;
-        let open = crate::games::open_game(&mut conn)?.map(|g| g.number);
+            .load(conn)?;
+        let open = crate::games::open_game(conn)?.map(|g| g.number);
         let offered_now = match open {
-            Some(g) => offered(&mut conn, g)?.into_iter().map(|b| b.id).collect(),
+            Some(g) => offered(conn, g)?.into_iter().map(|b| b.id).collect(),
             None => Vec::new(),
         };
         Ok(BonusBoard {
@@ -436,6 +435,6 @@ pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>
             offered_now,
         })
     })
-    .await??;
+    .await?;
     Ok(web::Json(board))
 }

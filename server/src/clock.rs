@@ -21,10 +21,12 @@ use rand_core::UnwrapErr;
 
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
+use crate::error::DomainResult;
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
+use crate::store;
 
 /// Runs the game clock forever.
 pub async fn run_clock(state: web::Data<AppState>) {
@@ -32,19 +34,11 @@ pub async fn run_clock(state: web::Data<AppState>) {
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
         };
-        let s = state.clone();
-        let step = web::block(move || -> anyhow::Result<Duration> {
-            clock_tick(&s, &mut *s.db.conn()?, term)
-        })
-        .await;
+        let step = store::read(&state, move |s, conn| Ok(clock_tick(s, conn, term)?)).await;
         let wait = match step {
-            Ok(Ok(wait)) => wait,
-            Ok(Err(e)) => {
-                tracing::error!(error = %format!("{e:#}"), "game clock");
-                Duration::from_secs(1)
-            }
+            Ok(wait) => wait,
             Err(e) => {
-                tracing::error!(error = %e, "game clock task");
+                tracing::error!(error = %format!("{e:#}"), "game clock");
                 Duration::from_secs(1)
             }
         };
@@ -98,28 +92,25 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
         };
-        let s = state.clone();
-        let next = web::block(move || -> anyhow::Result<Option<GameRow>> {
-            let mut conn = s.db.conn()?;
+        let next = store::read(&state, move |_, conn| -> DomainResult<Option<GameRow>> {
             let awaiting = GameState::codes_where(GameState::awaiting_draw);
             Ok(games::table
                 .filter(games::state.eq_any(awaiting))
                 .order(games::number)
                 .select(GameRow::as_select())
-                .first(&mut conn)
+                .first(conn)
                 .optional()?)
         })
         .await;
         let result = match next {
-            Ok(Ok(Some(game))) => process(&state, game, term, &mut reannounced).await,
-            Ok(Ok(None)) => {
+            Ok(Some(game)) => process(&state, game, term, &mut reannounced).await,
+            Ok(None) => {
                 tokio::select! {
                     _ = state.drawer_wake.notified() => {}
                     _ = tokio::time::sleep(Duration::from_secs(5)) => {}
                 }
                 Ok(())
             }
-            Ok(Err(e)) => Err(e),
             Err(e) => Err(e.into()),
         };
         if let Err(e) = result {
@@ -149,7 +140,7 @@ async fn process(
     announce_again(state, &game, term, reannounced).await?;
     loop {
         let s = state.clone();
-        let facts = web::block(move || crate::games::facts(&mut *s.db.conn()?, number)).await??;
+        let facts = store::read(&s, move |_, conn| Ok(crate::games::facts(conn, number)?)).await?;
         let Some(facts) = facts else {
             return Ok(());
         };
@@ -162,7 +153,7 @@ async fn process(
                 }
                 let s = state.clone();
                 let drawn =
-                    web::block(move || draw_one(&s, &mut *s.db.conn()?, number, term)).await??;
+                    store::read(&s, move |s, conn| Ok(draw_one(s, conn, number, term)?)).await?;
                 if let Some((position, n)) = drawn {
                     state.events.publish(
                         keno_api::EventKind::NumberDrawn,
@@ -173,7 +164,7 @@ async fn process(
             DrawerStep::FinishDraw => {
                 let s = state.clone();
                 let numbers =
-                    web::block(move || finish_draw(&s, &mut *s.db.conn()?, number, term)).await??;
+                    store::read(&s, move |s, conn| Ok(finish_draw(s, conn, number, term)?)).await?;
                 if let Some(numbers) = numbers {
                     state.events.publish(
                         keno_api::EventKind::GameDrawn,
@@ -219,10 +210,7 @@ async fn announce_again(
     let taken_over = game.state == GameState::Drawing && *reannounced != Some((term, number));
     if unannounced || taken_over {
         let s = state.clone();
-        let so_far = web::block(move || -> anyhow::Result<Vec<u8>> {
-            Ok(drawn(&mut *s.db.conn()?, number)?)
-        })
-        .await??;
+        let so_far = store::read(&s, move |_, conn| Ok(drawn(conn, number)?)).await?;
         for (i, n) in so_far.iter().enumerate() {
             state.events.publish(
                 keno_api::EventKind::NumberDrawn,
@@ -238,8 +226,10 @@ async fn announce_again(
 /// looked at again when something happens, or in a second.
 async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow::Result<()> {
     let s = state.clone();
-    let settled =
-        web::block(move || settlement::settle(&s, &mut *s.db.conn()?, number, term)).await??;
+    let settled = store::read(&s, move |s, conn| {
+        Ok(settlement::settle(s, conn, number, term)?)
+    })
+    .await?;
     match settled {
         Some(summary) => {
             state
@@ -260,8 +250,8 @@ fn draw_one(
     number: i64,
     term: Term,
 ) -> anyhow::Result<Option<(usize, u8)>> {
-    let _turn = state.db.writer_turn();
-    Ok(conn.transaction(|conn| {
+    let pause = Some(crate::store::Pause(&state.faults, "draw"));
+    Ok(crate::store::transact(&state.db, conn, pause, |conn| {
         term.check(conn)?;
         // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
         // number, timestamps included.
@@ -304,7 +294,6 @@ fn draw_one(
                 }),
             )],
         )?;
-        state.faults.pause("draw");
         Ok(Some((position, n)))
     })?)
 }
@@ -316,8 +305,7 @@ fn finish_draw(
     number: i64,
     term: Term,
 ) -> anyhow::Result<Option<Vec<u8>>> {
-    let _turn = state.db.writer_turn();
-    Ok(conn.transaction(|conn| {
+    Ok(crate::store::transact(&state.db, conn, None, |conn| {
         term.check(conn)?;
         let numbers = drawn(conn, number)?;
         if numbers.len() != keno_core::board::NUMBERS_DRAWN {

@@ -54,6 +54,16 @@ impl Failure {
     }
 
     /// The refusal's code, if this is one.
+    /// A unique key already taken: a copy of the same request (or the same name) committed
+    /// meanwhile by another writer.
+    pub fn is_duplicate(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error};
+        matches!(self, Failure::Internal(e) if matches!(
+            e.downcast_ref::<Error>(),
+            Some(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+        ))
+    }
+
     pub fn refusal(&self) -> Option<Refusal> {
         match self {
             Failure::Refused { refusal, .. } => Some(*refusal),

@@ -170,8 +170,7 @@ pub fn ensure_open_game(
     conn: &mut DbConnection,
     term: crate::leader::Term,
 ) -> QueryResult<Option<GameRow>> {
-    let _turn = state.db.writer_turn();
-    let (row, opened) = conn.transaction(|conn| {
+    let (row, opened) = crate::store::transact(&state.db, conn, None, |conn| {
         term.check(conn)?;
         if let Some(open) = open_game(conn)? {
             return Ok((Some(open), false));
@@ -275,8 +274,7 @@ pub fn close_game(
     term: Option<crate::leader::Term>,
 ) -> QueryResult<bool> {
     let now = now_micros();
-    let _turn = state.db.writer_turn();
-    let (closed, next) = conn.transaction(|conn| {
+    let (closed, next) = crate::store::transact(&state.db, conn, None, |conn| {
         if let Some(term) = term {
             term.check(conn)?;
         }
@@ -334,14 +332,13 @@ pub fn close_game(
 )]
 #[get("/api/v1/games/current")]
 pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
-    let game = web::block(move || -> DomainResult<Option<Game>> {
-        let mut conn = state.db.conn()?;
-        match open_game(&mut conn)? {
-            Some(row) => Ok(load(&mut conn, row.number)?),
+    let game = crate::store::read(&state, move |_, conn| -> DomainResult<Option<Game>> {
+        match open_game(conn)? {
+            Some(row) => Ok(load(conn, row.number)?),
             None => Ok(None),
         }
     })
-    .await??;
+    .await?;
     game.map(web::Json).ok_or_else(|| {
         Failure::refuse(
             Refusal::NoOpenGame,
@@ -537,16 +534,15 @@ fn with_numbers(conn: &mut DbConnection, rows: Vec<GameRow>) -> DomainResult<Vec
 )]
 #[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
 pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let game = web::block(move || -> DomainResult<Option<Game>> {
-        let mut conn = state.db.conn()?;
-        let Some(open) = open_game(&mut conn)? else {
+    let game = crate::store::read(&state, move |state, conn| -> DomainResult<Option<Game>> {
+        let Some(open) = open_game(conn)? else {
             return Ok(None);
         };
-        close_game(&state, &mut conn, open.number, None)?;
+        close_game(&state, conn, open.number, None)?;
         state.wake_clock();
-        Ok(load(&mut conn, open.number)?)
+        Ok(load(conn, open.number)?)
     })
-    .await??;
+    .await?;
     match game {
         Some(g) => Ok(HttpResponse::Ok().json(g)),
         None => Err(Failure::refuse(Refusal::NoOpenGame, "no game is open for sale").into()),

@@ -62,20 +62,21 @@ pub async fn invalidate(
 ) -> ApiResult<web::Json<Invalidation>> {
     let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
     let game = number.into_inner();
-    let s = state.clone();
-    let done = web::block(move || -> DomainResult<Invalidation> {
-        let mut conn = s.db.conn()?;
-        // An open game first closes (and the next opens), so no sale lands in it meanwhile
-        // (rule 17.3, as the core's `invalidation_steps` has it).
-        if let Some(row) = find(&mut conn, game)? {
+    // An open game first closes (and the next opens), in its own transaction, so no sale lands
+    // in it meanwhile (rule 17.3, as the core's `invalidation_steps` has it).
+    crate::store::read(&state, move |state, conn| -> DomainResult<()> {
+        if let Some(row) = find(conn, game)? {
             if invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close)) {
-                close_game(&s, &mut conn, game, None)?;
+                close_game(state, conn, game, None)?;
             }
         }
-        let _turn = s.db.writer_turn();
-        conn.transaction(|conn| invalidate_in(conn, game, &reason, &principal.id))
+        Ok(())
     })
-    .await??;
+    .await?;
+    let done = crate::store::write(&state, None, move |_, conn| {
+        invalidate_in(conn, game, &reason, &principal.id)
+    })
+    .await?;
     state.events.publish(keno_api::EventKind::GameInvalidated,
         &serde_json::json!({ "game": done.game, "reason": done.reason, "refunded_cents": done.refunded_cents }),
     );

@@ -63,17 +63,18 @@ pub fn apply_additions(conn: &mut DbConnection, game: i64) -> QueryResult<usize>
 
 /// Each pool now: carried over from the last settled game plus the contributions of every game
 /// sold since.
-pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jackpot>> {
+pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<Jackpot>> {
     let last_settled: i64 = jackpot_pools::table
         .select(diesel::dsl::max(jackpot_pools::game))
         .first::<Option<i64>>(conn)?
         .unwrap_or(0);
     let carried = carried_into(rules, conn, last_settled + 1)?;
-    let sold: Vec<(String, i64, i64, i64, Option<i64>)> = tickets::table
+    let sold: Vec<(String, String, i64, i64, i64, Option<i64>)> = tickets::table
         .filter(tickets::schedule.eq("jackpot"))
         .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
         .filter(tickets::last_game.gt(last_settled))
         .select((
+            tickets::serial,
             tickets::way_counts_json,
             tickets::amount_per_way_cents,
             tickets::first_game,
@@ -101,7 +102,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
     for (spots, cents) in pending {
         *contributions.entry(spots as u8).or_default() += cents as u64;
     }
-    for (lines, amount, first, last, cancelled_from) in sold {
+    for (serial, lines, amount, first, last, cancelled_from) in sold {
         let last = cancelled_from.map_or(last, |c| c - 1);
         // Games of this ticket from the first unsettled one to the open game.
         let upto = newest.min(last);
@@ -114,7 +115,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Vec<Jack
                 .iter()
                 .filter(|g| (from..=upto).contains(*g))
                 .count() as u64;
-        let lines: Vec<WaysLine> = serde_json::from_str(&lines).unwrap_or_default();
+        let lines: Vec<WaysLine> = crate::tickets::stored(&serial, "way_counts_json", &lines)?;
         for line in lines {
             if let Some(j) = rules.jackpot_type(line.spots) {
                 *contributions.entry(line.spots).or_default() +=

@@ -47,10 +47,10 @@ pub struct PrizeSchedule {
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSchedule>>> {
     let special3 = if state.special3_digest.is_some() {
         let s = state.clone();
-        web::block(move || -> DomainResult<_> {
-            Ok(crate::special3::approval(&s, &mut *s.db.conn()?)?)
+        crate::store::read(&s, move |s, conn| -> DomainResult<_> {
+            Ok(crate::special3::approval(s, conn)?)
         })
-        .await??
+        .await?
     } else {
         Special3Approval::NotInForce
     };

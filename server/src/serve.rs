@@ -169,8 +169,7 @@ fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String
     let body = rules.to_toml_string();
     let hash = hex::encode(Sha256::digest(body.as_bytes()));
     let mut conn = db.conn()?;
-    let _turn = db.writer_turn();
-    conn.transaction(|conn| {
+    crate::store::transact(db, &mut conn, None, |conn| {
         let known = rule_sets::table
             .find(&hash)
             .count()

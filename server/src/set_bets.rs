@@ -15,7 +15,6 @@ use std::collections::HashSet;
 
 use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use getrandom::SysRng;
 use keno_core::{Act, Bet, RuleSet, ScheduleId, SetMode, Standing};
 use rand_core::UnwrapErr;
@@ -60,21 +59,24 @@ pub struct SetBetRow {
 }
 
 impl SetBetRow {
-    pub fn groups(&self) -> Vec<Vec<u8>> {
-        serde_json::from_str(&self.groups_json).unwrap_or_default()
-    }
-
-    pub fn combine(&self) -> Vec<u8> {
-        serde_json::from_str(&self.combine_json).unwrap_or_default()
+    /// Its groups and combinations, as stored: a set whose columns do not read is an error,
+    /// never a set of nothing.
+    pub fn shape(&self) -> anyhow::Result<(Vec<Vec<u8>>, Vec<u8>)> {
+        let what = format!("set bet {}", self.id);
+        Ok((
+            crate::tickets::stored(&what, "groups_json", &self.groups_json)?,
+            crate::tickets::stored(&what, "combine_json", &self.combine_json)?,
+        ))
     }
 
     /// The bet the set makes, played `mode`.
-    pub fn bet(&self, mode: SetMode) -> Bet {
-        Bet::SetBet {
-            groups: self.groups(),
-            combine: self.combine(),
+    pub fn bet(&self, mode: SetMode) -> anyhow::Result<Bet> {
+        let (groups, combine) = self.shape()?;
+        Ok(Bet::SetBet {
+            groups,
+            combine,
             mode,
-        }
+        })
     }
 
     /// The audit trail's record of it as added (`set_bet_created`).
@@ -152,19 +154,20 @@ pub struct NewSetBet {
 }
 
 /// The set as the API shows it, with its ways under `rules`.
-fn set_bet(row: SetBetRow, rules: &RuleSet) -> SetBet {
+fn set_bet(row: SetBetRow, rules: &RuleSet) -> DomainResult<SetBet> {
+    let (groups, combine) = row.shape()?;
     // A set added under an earlier rule set may not plan under this one: it lists no ways.
     // (A fixed set draws nothing from the generator.)
     let plan = row
-        .bet(SetMode::Fixed)
+        .bet(SetMode::Fixed)?
         .mark(rules, ScheduleId::Standard, &mut UnwrapErr(SysRng))
         .and_then(|marks| rules.plan(marks, ScheduleId::Standard))
         .ok();
     let way_count = plan.as_ref().map_or(0, |p| p.ways.len() as u64);
-    SetBet {
+    Ok(SetBet {
         id: row.id,
-        groups: row.groups(),
-        combine: row.combine(),
+        groups,
+        combine,
         ways: plan.as_ref().map(ways_lines).unwrap_or_default(),
         way_count,
         game_cost_cents: way_count * row.amount_per_way_cents as u64,
@@ -174,7 +177,7 @@ fn set_bet(row: SetBetRow, rules: &RuleSet) -> SetBet {
         retired_at: row.retired_at.map(rfc3339),
         name: row.name,
         description: row.description,
-    }
+    })
 }
 
 pub fn find(conn: &mut DbConnection, id: i64) -> QueryResult<Option<SetBetRow>> {
@@ -216,8 +219,7 @@ pub async fn list(
 ) -> ApiResult<web::Json<Vec<SetBet>>> {
     let all = query.include_retired;
     let s = state.clone();
-    let rows = web::block(move || -> DomainResult<Vec<SetBetRow>> {
-        let mut conn = s.db.conn()?;
+    let rows = crate::store::read(&s, move |_, conn| -> DomainResult<Vec<SetBetRow>> {
         let mut q = set_bets::table
             .order(set_bets::id)
             .select(SetBetRow::as_select())
@@ -225,11 +227,13 @@ pub async fn list(
         if !all {
             q = q.filter(set_bets::retired_at.is_null());
         }
-        Ok(q.load(&mut *conn)?)
+        Ok(q.load(conn)?)
     })
-    .await??;
+    .await?;
     Ok(web::Json(
-        rows.into_iter().map(|r| set_bet(r, &state.rules)).collect(),
+        rows.into_iter()
+            .map(|r| set_bet(r, &state.rules))
+            .collect::<DomainResult<Vec<_>>>()?,
     ))
 }
 
@@ -246,10 +250,12 @@ pub async fn get_set(
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
     let s = state.clone();
-    let row = web::block(move || -> DomainResult<_> { Ok(find(&mut *s.db.conn()?, id)?) })
-        .await??
-        .ok_or_else(|| Failure::not_found("set bet"))?;
-    Ok(web::Json(set_bet(row, &state.rules)))
+    let row = crate::store::read(&s, move |_, conn| -> DomainResult<_> {
+        Ok(find(conn, id)?)
+    })
+    .await?
+    .ok_or_else(|| Failure::not_found("set bet"))?;
+    Ok(web::Json(set_bet(row, &state.rules)?))
 }
 
 /// Adds a set to the catalogue (a supervisor). Its groups and combinations are checked as a way
@@ -275,20 +281,13 @@ pub async fn create(
     let set = NewSet::check(&state.rules, request.into_inner())?;
     let row = crate::store::write(&state, None, move |_, conn| {
         let name = set.name.clone();
-        set.insert(conn, &principal.id).map_err(|e| match e {
+        set.insert(conn, &principal.id).map_err(|e| {
             // Another supervisor added the name meanwhile (the unique index on the sets on sale).
-            Failure::Internal(e)
-                if matches!(
-                    e.downcast_ref::<DieselError>(),
-                    Some(DieselError::DatabaseError(
-                        DatabaseErrorKind::UniqueViolation,
-                        _
-                    ))
-                ) =>
-            {
+            if e.is_duplicate() {
                 name_taken(&name)
+            } else {
+                e
             }
-            other => other,
         })
     })
     .await?;
@@ -296,7 +295,7 @@ pub async fn create(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": row.id }),
     );
-    Ok(HttpResponse::Created().json(set_bet(row, &state.rules)))
+    Ok(HttpResponse::Created().json(set_bet(row, &state.rules)?))
 }
 
 fn name_taken(name: &str) -> Failure {
@@ -419,5 +418,5 @@ pub async fn retire(
         keno_api::EventKind::SetBetsChanged,
         &serde_json::json!({ "id": id }),
     );
-    Ok(web::Json(set_bet(row, &state.rules)))
+    Ok(web::Json(set_bet(row, &state.rules)?))
 }

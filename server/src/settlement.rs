@@ -44,8 +44,7 @@ pub fn settle(
     number: i64,
     term: crate::leader::Term,
 ) -> anyhow::Result<Option<SettledGame>> {
-    let _turn = state.db.writer_turn();
-    conn.transaction(|conn| {
+    crate::store::transact(&state.db, conn, None, |conn| {
         // Only the leader settles (`leader.rs`).
         term.check(conn)?;
         // The game row held first: a fault, correction or invalidation of the game is then

@@ -301,12 +301,11 @@ fn time(what: &str, value: &str) -> DomainResult<i64> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Status>> {
-    let status = web::block(move || -> DomainResult<Special3Status> {
-        let mut conn = state.db.conn()?;
+    let status = crate::store::read(&state, move |state, conn| -> DomainResult<Special3Status> {
         let rows: Vec<ApprovalRow> = special3_approvals::table
             .order(special3_approvals::id.desc())
             .select(ApprovalRow::as_select())
-            .load(&mut *conn)?;
+            .load(conn)?;
         let now = now_micros();
         let digest = state.special3_digest.as_deref();
         let approvals: Vec<Approval> = rows
@@ -320,7 +319,7 @@ pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Sta
             approvals,
         })
     })
-    .await??;
+    .await?;
     Ok(web::Json(status))
 }
 

@@ -7,9 +7,11 @@
 
 use actix_web::web;
 use diesel::connection::Connection;
+use diesel::RunQueryDsl;
 
-use crate::db::DbConnection;
-use crate::error::{DomainResult, Failure};
+use crate::db::{Db, DbConnection};
+use crate::error::DomainResult;
+use crate::faults::FaultDelays;
 use crate::state::AppState;
 
 pub mod hold;
@@ -28,19 +30,40 @@ where
     let state = state.clone();
     web::block(move || -> DomainResult<T> {
         let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        conn.transaction(|conn| {
-            let done = work(&state, conn)?;
-            if let Some(stage) = stage {
-                state.faults.pause(stage);
-            }
-            Ok::<T, Failure>(done)
-        })
+        let pause = stage.map(|stage| Pause(&state.faults, stage));
+        transact(&state.db, &mut conn, pause, |conn| work(&state, conn))
     })
     .await?
 }
 
-/// Runs `work` with a connection of the pool, for reads (no transaction, no writer's turn).
+/// The fault harness's pause (`KENO_FAULT_DELAYS`) named `.1`, just before a commit.
+#[derive(Clone, Copy)]
+pub struct Pause<'a>(pub &'a FaultDelays, pub &'static str);
+
+/// On a connection already in hand (the clock's and drawer's tasks, the sale writer, a close):
+/// the SQLite writer's turn, one transaction, and `pause` just before the commit.
+pub fn transact<T, E, F>(
+    db: &Db,
+    conn: &mut DbConnection,
+    pause: Option<Pause<'_>>,
+    work: F,
+) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    let _turn = db.writer_turn();
+    conn.transaction(|conn| {
+        let done = work(conn)?;
+        if let Some(Pause(faults, stage)) = pause {
+            faults.pause(stage);
+        }
+        Ok(done)
+    })
+}
+
+/// Runs `work` with a connection of the pool and no transaction or writer's turn of its own:
+/// for reads, and for procedures that make their own transactions (closing a game).
 pub async fn read<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
 where
     T: Send + 'static,
@@ -48,4 +71,24 @@ where
 {
     let state = state.clone();
     web::block(move || -> DomainResult<T> { work(&state, &mut *state.db.conn()?) }).await?
+}
+
+/// Runs `work` in one read-only transaction that sees one snapshot of the database: SQLite's
+/// read transaction is one; PostgreSQL's default (read committed) would take a new snapshot per
+/// statement, so the transaction is made repeatable read.
+pub async fn snapshot<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+{
+    read(state, move |state, conn| {
+        conn.transaction(|conn| {
+            if let DbConnection::Pg(pg) = conn {
+                diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    .execute(pg)?;
+            }
+            work(state, conn)
+        })
+    })
+    .await
 }

@@ -200,12 +200,10 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
             state.auth_failures.check(client)?;
         }
     }
-    let lookup = state.clone();
-    let found = web::block(move || -> Result<_, ApiError> {
-        let mut conn = lookup.db.conn()?;
-        Ok(find_by_hash(&mut conn, &hash)?.map(|p| (hash, p)))
+    let found = crate::store::read(&state, move |_, conn| -> crate::error::DomainResult<_> {
+        Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
     })
-    .await??;
+    .await?;
     match found {
         Some((hash, principal)) => {
             state.principals.put(hash, principal.clone());

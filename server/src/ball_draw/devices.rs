@@ -104,16 +104,15 @@ fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Device>>> {
-    let devices = web::block(move || -> DomainResult<Vec<Device>> {
-        let mut conn = state.db.conn()?;
+    let devices = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Device>> {
         let ids: Vec<String> = principals::table
             .filter(principals::role.eq("device"))
             .order(principals::id)
             .select(principals::id)
-            .load(&mut conn)?;
-        ids.iter().map(|id| device(&mut conn, id)).collect()
+            .load(conn)?;
+        ids.iter().map(|id| device(conn, id)).collect()
     })
-    .await??;
+    .await?;
     Ok(web::Json(devices))
 }
 

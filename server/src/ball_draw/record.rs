@@ -9,8 +9,8 @@ use super::corrections::for_game;
 use super::faults::FaultRow;
 use super::standing;
 use crate::auth::{Require, Role};
+use crate::db::rfc3339;
 use crate::db::schema::{draw_faults, voided_balls};
-use crate::db::{rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::load;
 use crate::state::AppState;
@@ -33,70 +33,61 @@ pub async fn draw_record(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<DrawRecord>> {
     let game = number.into_inner();
-    let record = web::block(move || -> DomainResult<DrawRecord> {
-        let mut conn = state.db.conn()?;
-        // One snapshot of the whole record: SQLite's read transaction is one; PostgreSQL's
-        // default (read committed) takes a new snapshot per statement.
-        conn.transaction(|conn| {
-            if let DbConnection::Pg(pg) = &mut **conn {
-                diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                    .execute(pg)?;
-            }
-            let shown = load(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
-            let balls = standing(conn, game)?
-                .into_iter()
-                .map(|b| BallEntry {
-                    position: b.position,
-                    number: b.number,
-                    drawn_at: rfc3339(b.drawn_at),
-                    entered_by: b.entered_by,
-                })
-                .collect();
-            type Voided = (i32, i32, i32, i64, Option<String>, i64);
-            let voided: Vec<Voided> = voided_balls::table
-                .filter(voided_balls::game.eq(game))
-                .order((voided_balls::attempt, voided_balls::drawn_at))
-                .select((
-                    voided_balls::attempt,
-                    voided_balls::position,
-                    voided_balls::number,
-                    voided_balls::drawn_at,
-                    voided_balls::entered_by,
-                    voided_balls::fault_id,
-                ))
-                .load(conn)?;
-            let faults: Vec<FaultRow> = draw_faults::table
-                .filter(draw_faults::game.eq(game))
-                .order(draw_faults::id)
-                .select(FaultRow::as_select())
-                .load(conn)?;
-            Ok(DrawRecord {
-                game: shown,
-                balls,
-                voided: voided
-                    .into_iter()
-                    .map(
-                        |(attempt, position, number, drawn_at, entered_by, fault)| VoidedBall {
-                            attempt,
-                            position,
-                            number,
-                            drawn_at: rfc3339(drawn_at),
-                            entered_by,
-                            fault,
-                        },
-                    )
-                    .collect(),
-                faults: faults
-                    .into_iter()
-                    .map(|row| Fault {
-                        recorded_at: rfc3339(row.recorded_at),
-                        row: row.shown(),
-                    })
-                    .collect(),
-                corrections: for_game(conn, game)?,
+    let record = crate::store::snapshot(&state, move |_, conn| -> DomainResult<DrawRecord> {
+        let shown = load(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
+        let balls = standing(conn, game)?
+            .into_iter()
+            .map(|b| BallEntry {
+                position: b.position,
+                number: b.number,
+                drawn_at: rfc3339(b.drawn_at),
+                entered_by: b.entered_by,
             })
+            .collect();
+        type Voided = (i32, i32, i32, i64, Option<String>, i64);
+        let voided: Vec<Voided> = voided_balls::table
+            .filter(voided_balls::game.eq(game))
+            .order((voided_balls::attempt, voided_balls::drawn_at))
+            .select((
+                voided_balls::attempt,
+                voided_balls::position,
+                voided_balls::number,
+                voided_balls::drawn_at,
+                voided_balls::entered_by,
+                voided_balls::fault_id,
+            ))
+            .load(conn)?;
+        let faults: Vec<FaultRow> = draw_faults::table
+            .filter(draw_faults::game.eq(game))
+            .order(draw_faults::id)
+            .select(FaultRow::as_select())
+            .load(conn)?;
+        Ok(DrawRecord {
+            game: shown,
+            balls,
+            voided: voided
+                .into_iter()
+                .map(
+                    |(attempt, position, number, drawn_at, entered_by, fault)| VoidedBall {
+                        attempt,
+                        position,
+                        number,
+                        drawn_at: rfc3339(drawn_at),
+                        entered_by,
+                        fault,
+                    },
+                )
+                .collect(),
+            faults: faults
+                .into_iter()
+                .map(|row| Fault {
+                    recorded_at: rfc3339(row.recorded_at),
+                    row: row.shown(),
+                })
+                .collect(),
+            corrections: for_game(conn, game)?,
         })
     })
-    .await??;
+    .await?;
     Ok(web::Json(record))
 }

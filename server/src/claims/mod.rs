@@ -303,7 +303,7 @@ pub async fn get_claim(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
-    let claim = web::block(move || load_for(&mut *state.db.conn()?, id, &principal)).await??;
+    let claim = crate::store::read(&state, move |_, conn| load_for(conn, id, &principal)).await?;
     Ok(web::Json(claim))
 }
 
@@ -329,8 +329,7 @@ pub async fn list(
     query: web::Query<ClaimQuery>,
 ) -> ApiResult<web::Json<Vec<Claim>>> {
     let wanted = query.into_inner().state;
-    let claims = web::block(move || -> DomainResult<Vec<Claim>> {
-        let mut conn = state.db.conn()?;
+    let claims = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Claim>> {
         let mut q = claims::table
             .order(claims::id.desc())
             .limit(500)
@@ -339,10 +338,10 @@ pub async fn list(
         if let Some(s) = wanted {
             q = q.filter(claims::state.eq(s));
         }
-        let rows: Vec<ClaimRow> = q.load(&mut conn)?;
+        let rows: Vec<ClaimRow> = q.load(conn)?;
         Ok(rows.into_iter().map(|r| shown(r, Vec::new())).collect())
     })
-    .await??;
+    .await?;
     Ok(web::Json(claims))
 }
 
@@ -565,7 +564,7 @@ pub async fn form_pdf(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let claim = web::block(move || load_for(&mut *state.db.conn()?, id, &principal)).await??;
+    let claim = crate::store::read(&state, move |_, conn| load_for(conn, id, &principal)).await?;
     Ok(HttpResponse::Ok()
         .content_type("application/pdf")
         .body(form::render_form(&claim)))

@@ -105,9 +105,7 @@ pub async fn move_unclaimed(
     };
     let destination = body.destination.clone();
     let s = state.clone();
-    let moved = web::block(move || -> DomainResult<Movement> {
-        let mut conn = s.db.conn()?;
-        let _turn = s.db.writer_turn();
+    let moved = crate::store::write(&s, None, move |s, conn| -> DomainResult<Movement> {
         let today = crate::vouchers::today(&s)?;
         // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
         // one are unclaimed for twelve months today, and no longer payable at a terminal.
@@ -115,20 +113,18 @@ pub async fn move_unclaimed(
             return Err(nothing());
         };
         let won_before = day_started(&s, old_day)?;
-        let id = conn.transaction(|conn| {
-            record(
-                conn,
-                &destination,
-                spots,
-                (old_day, won_before),
-                today,
-                &why,
-                &principal.id,
-            )
-        })?;
-        movement(&mut conn, id)
+        let id = record(
+            conn,
+            &destination,
+            spots,
+            (old_day, won_before),
+            today,
+            &why,
+            &principal.id,
+        )?;
+        movement(conn, id)
     })
-    .await??;
+    .await?;
     if spots.is_some() {
         state
             .jackpots_changed
@@ -308,14 +304,13 @@ fn movement(conn: &mut DbConnection, id: i64) -> DomainResult<Movement> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn movements(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Movement>>> {
-    let all = web::block(move || -> DomainResult<Vec<Movement>> {
-        let mut conn = state.db.conn()?;
+    let all = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Movement>> {
         let ids: Vec<i64> = unclaimed_movements::table
             .order(unclaimed_movements::id)
             .select(unclaimed_movements::id)
-            .load(&mut conn)?;
-        ids.into_iter().map(|id| movement(&mut conn, id)).collect()
+            .load(conn)?;
+        ids.into_iter().map(|id| movement(conn, id)).collect()
     })
-    .await??;
+    .await?;
     Ok(web::Json(all))
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::schema::{games, set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
+use crate::error::DomainResult;
 use crate::set_bets::SetBetMode;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::set_bets::SetBetRef;
@@ -70,8 +71,8 @@ impl TicketRow {
         }
     }
 
-    pub fn groups(&self) -> Vec<Vec<u8>> {
-        serde_json::from_str(&self.groups_json).unwrap_or_default()
+    pub fn groups(&self) -> anyhow::Result<Vec<Vec<u8>>> {
+        stored(&self.serial, "groups_json", &self.groups_json)
     }
 
     /// The ticket's ways, planned again from what is stored (the same core code as at sale).
@@ -86,9 +87,21 @@ impl TicketRow {
         )
     }
 
-    pub fn way_counts(&self) -> Vec<WaysLine> {
-        serde_json::from_str(&self.way_counts_json).unwrap_or_default()
+    pub fn way_counts(&self) -> anyhow::Result<Vec<WaysLine>> {
+        stored(&self.serial, "way_counts_json", &self.way_counts_json)
     }
+}
+
+/// A JSON column of ticket `serial` read back: one that does not read is an error that names
+/// it, never an empty value.
+pub fn stored<T: serde::de::DeserializeOwned>(
+    serial: &str,
+    column: &str,
+    json: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    serde_json::from_str(json)
+        .with_context(|| format!("ticket {serial}: its {column} does not read"))
 }
 
 /// A stored ticket's ways, planned again from its columns by the same core code as at sale.
@@ -139,7 +152,7 @@ pub fn find(conn: &mut DbConnection, serial: &str) -> QueryResult<Option<TicketR
 }
 
 /// The set a set bet ticket was sold from; `None` for other tickets.
-pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Option<SetBetRef>> {
+pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Option<SetBetRef>> {
     if t.bet_type != bet_kind_name(BetKind::SetBet) {
         return Ok(None);
     }
@@ -149,16 +162,21 @@ pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Option<
         .select((set_bets::id, set_bets::name, set_bet_tickets::mode))
         .first(conn)
         .optional()?;
-    Ok(found.map(|(id, name, mode)| SetBetRef {
-        id,
-        name,
-        mode: SetBetMode::parse(&mode).unwrap_or(SetBetMode::Fixed),
-    }))
+    let Some((id, name, mode)) = found else {
+        return Ok(None);
+    };
+    let mode = SetBetMode::parse(&mode).ok_or_else(|| {
+        anyhow::anyhow!(
+            "ticket {}: its set bet mode {mode:?} does not read",
+            t.serial
+        )
+    })?;
+    Ok(Some(SetBetRef { id, name, mode }))
 }
 
 /// The ticket as the API shows it, with the set it was sold from.
-pub fn view(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<Ticket> {
-    let mut ticket = Ticket::from(t);
+pub fn view(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Ticket> {
+    let mut ticket = Ticket::try_from(t)?;
     ticket.set_bet = set_bet_of(conn, t)?;
     Ok(ticket)
 }
@@ -182,9 +200,11 @@ pub fn ways_lines(plan: &BetPlan) -> Vec<WaysLine> {
         .collect()
 }
 
-impl From<&TicketRow> for Ticket {
-    fn from(t: &TicketRow) -> Ticket {
-        Ticket {
+impl TryFrom<&TicketRow> for Ticket {
+    type Error = anyhow::Error;
+
+    fn try_from(t: &TicketRow) -> anyhow::Result<Ticket> {
+        Ok(Ticket {
             serial: t.serial.clone(),
             ticket_number: t.ticket_number,
             site: t.site.clone(),
@@ -193,10 +213,10 @@ impl From<&TicketRow> for Ticket {
             issued_at: rfc3339(t.issued_at),
             keno_day: t.keno_day.clone(),
             bet_type: t.bet_type.clone(),
-            schedule: parse(&t.schedule).unwrap_or_default(),
-            groups: t.groups(),
-            combine: serde_json::from_str(&t.combine_json).unwrap_or_default(),
-            ways: t.way_counts(),
+            schedule: parse(&t.schedule)?,
+            groups: t.groups()?,
+            combine: stored(&t.serial, "combine_json", &t.combine_json)?,
+            ways: t.way_counts()?,
             amount_per_way_cents: t.amount_per_way_cents,
             first_game: t.first_game,
             last_game: t.last_game,
@@ -217,7 +237,7 @@ impl From<&TicketRow> for Ticket {
             pay_method: t.pay_method.map(|m| m.to_string()),
             request_id: t.request_id.clone(),
             set_bet: None,
-        }
+        })
     }
 }
 

@@ -119,7 +119,7 @@ pub async fn sell(
                         .jackpots_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                return Ok(sold_now(&sale, &t, payment));
+                return Ok(sold_now(&sale, &t, payment)?);
             }
             // How it was paid, as recorded when it was sold: a retry spends nothing.
             Some(Outcome::AlreadySold(t)) => return answer(&state, *t).await,
@@ -135,15 +135,19 @@ pub async fn sell(
 }
 
 /// 201 with the ticket just sold and how it was paid.
-fn sold_now(sale: &Sale, t: &TicketRow, payment: Option<SalePayment>) -> HttpResponse {
+fn sold_now(
+    sale: &Sale,
+    t: &TicketRow,
+    payment: Option<SalePayment>,
+) -> DomainResult<HttpResponse> {
     let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
-    HttpResponse::Created().json(SoldTicket {
+    Ok(HttpResponse::Created().json(SoldTicket {
         ticket: Ticket {
             set_bet: sale.set_bet.clone(),
-            ..Ticket::from(t)
+            ..Ticket::try_from(t)?
         },
         payment,
-    })
+    }))
 }
 
 /// 200 with the ticket a writer already sold under this request id, or else `refusal`.
@@ -153,7 +157,8 @@ async fn sold_or(
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = web::block(move || sold_before(&s, &writer, &request_id)).await??;
+    let sold =
+        crate::store::read(&s, move |_, conn| sold_before(conn, &writer, &request_id)).await?;
     match sold {
         Some(t) => Ok(HttpResponse::Ok().json(t)),
         None => Err(refusal.into()),
@@ -164,14 +169,13 @@ async fn sold_or(
 /// as recorded.
 async fn answer(state: &web::Data<AppState>, t: TicketRow) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = web::block(move || -> DomainResult<SoldTicket> {
-        let mut conn = s.db.conn()?;
+    let sold = crate::store::read(&s, move |_, conn| -> DomainResult<SoldTicket> {
         Ok(SoldTicket {
-            payment: tender::load_payment(&mut conn, &t)?,
-            ticket: view(&mut conn, &t)?,
+            payment: tender::load_payment(conn, &t)?,
+            ticket: view(conn, &t)?,
         })
     })
-    .await??;
+    .await?;
     Ok(HttpResponse::build(StatusCode::OK).json(sold))
 }
 
@@ -202,22 +206,21 @@ async fn context(
         principal.id.clone(),
         request.request_id.clone(),
     );
-    web::block(move || -> DomainResult<Context> {
-        let mut conn = s.db.conn()?;
+    crate::store::read(&s, move |s, conn| -> DomainResult<Context> {
         let mut context = Context::default();
         if let Some(id) = set {
-            if let Some(earlier) = by_request(&mut conn, &p, &r)? {
+            if let Some(earlier) = by_request(conn, &p, &r)? {
                 context.sold = Some(Box::new(earlier));
                 return Ok(context);
             }
-            context.set = crate::set_bets::find(&mut conn, id)?;
+            context.set = crate::set_bets::find(conn, id)?;
         }
         if special3 {
-            context.special3 = crate::special3::approval(&s, &mut conn)?;
+            context.special3 = crate::special3::approval(s, conn)?;
         }
         Ok(context)
     })
-    .await?
+    .await
 }
 
 /// Prices a sale without selling it, so the terminal shows the price before the writer
@@ -260,17 +263,16 @@ pub async fn quote(
     } else {
         let total = t.total_cents as u64;
         let s = state.clone();
-        web::block(move || -> DomainResult<SalePayment> {
-            let mut conn = s.db.conn()?;
+        crate::store::read(&s, move |s, conn| -> DomainResult<SalePayment> {
             let today = crate::vouchers::today(&s)?;
-            let mut ledger = Ledger::load(&mut conn, std::iter::once(&tenders[..]), false, today)?;
+            let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;
             Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
         })
-        .await??
+        .await?
     };
     Ok(web::Json(Quote {
         payment,
-        ways: t.way_counts(),
+        ways: t.way_counts()?,
         amount_per_way_cents: t.amount_per_way_cents,
         games: t.games,
         charged_games: t.charged_games,
@@ -332,9 +334,10 @@ fn prepare(
         }
         _ => None,
     };
+    let shape = context.set.as_ref().map(SetBetRow::shape).transpose()?;
     let bet = request
         .bet
-        .to_bet(|_| context.set.as_ref().map(|s| (s.groups(), s.combine())))
+        .to_bet(|_| shape)
         .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
@@ -772,17 +775,16 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
 
 /// A sale already made under `request_id`, with how it was paid.
 fn sold_before(
-    state: &AppState,
+    conn: &mut DbConnection,
     principal: &str,
     request_id: &str,
 ) -> DomainResult<Option<SoldTicket>> {
-    let mut conn = state.db.conn()?;
-    let Some(t) = by_request(&mut conn, principal, request_id)? else {
+    let Some(t) = by_request(conn, principal, request_id)? else {
         return Ok(None);
     };
-    let payment = tender::load_payment(&mut conn, &t)?;
+    let payment = tender::load_payment(conn, &t)?;
     Ok(Some(SoldTicket {
-        ticket: view(&mut conn, &t)?,
+        ticket: view(conn, &t)?,
         payment,
     }))
 }

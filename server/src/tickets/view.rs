@@ -210,10 +210,9 @@ fn results(
     Ok(results)
 }
 
-fn load(state: &AppState, serial: &str) -> DomainResult<TicketDetail> {
-    let mut conn = state.db.conn()?;
-    let t = find(&mut conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    detail(state, &mut conn, &t)
+fn load(state: &AppState, conn: &mut DbConnection, serial: &str) -> DomainResult<TicketDetail> {
+    let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    detail(state, conn, &t)
 }
 
 /// The ticket with each game's result per way, what it won and what is payable.
@@ -233,7 +232,8 @@ pub async fn get_ticket(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketDetail>> {
     let serial = serial.into_inner();
-    Ok(web::Json(web::block(move || load(&state, &serial)).await??))
+    let d = crate::store::read(&state, move |state, conn| load(state, conn, &serial)).await?;
+    Ok(web::Json(d))
 }
 
 /// What a player may see of a ticket: its selections, each game's result and the prize.
@@ -262,7 +262,7 @@ pub async fn check(
         )
         .into());
     }
-    let d = web::block(move || load(&state, &serial)).await??;
+    let d = crate::store::read(&state, move |state, conn| load(state, conn, &serial)).await?;
     let t = d.ticket;
     Ok(web::Json(TicketCheck {
         serial: t.serial,

@@ -11,8 +11,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use tokio::sync::{mpsc, oneshot};
 
 use super::sale::{commit_sales, lock_open_game, Outcome, Sale};
@@ -114,8 +112,8 @@ fn commit_batch(
 ) -> Vec<Result<Outcome, Failure>> {
     let attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, Failure>>, Failure> {
         let mut conn = db.conn()?;
-        let _turn = db.writer_turn();
-        conn.transaction(|conn| {
+        let pause = Some(crate::store::Pause(faults, "sale"));
+        crate::store::transact(db, &mut conn, pause, |conn| {
             // Rule 9.2: past its closing time a game takes no more sales, even before the clock
             // has closed it (on PostgreSQL a steady stream of shared locks could hold the close
             // off).
@@ -123,17 +121,10 @@ fn commit_batch(
             let Some(game) = game else {
                 return Ok::<_, Failure>(tickets.iter().map(|_| Err(closed())).collect());
             };
-            let outcomes = commit_sales(conn, tickets, &game)?;
-            faults.pause("sale");
-            Ok(outcomes)
+            commit_sales(conn, tickets, &game)
         })
     };
-    let is_duplicate = |e: &Failure| {
-        matches!(e, Failure::Internal(e) if matches!(
-            e.downcast_ref::<DieselError>(),
-            Some(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
-        ))
-    };
+    let is_duplicate = Failure::is_duplicate;
     match attempt(tickets) {
         Ok(outcomes) => outcomes,
         Err(e) if tickets.len() > 1 || is_duplicate(&e) => {

@@ -40,11 +40,9 @@ pub async fn cash_out(
 ) -> ApiResult<web::Json<CashOut>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let paid = web::block(move || -> DomainResult<CashOut> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        let today = today(&state)?;
-        let (paid, row) = conn.transaction(|conn| -> DomainResult<_> {
+    let paid = crate::store::write(&state, None, move |state, conn| -> DomainResult<CashOut> {
+        let today = today(state)?;
+        let (paid, row) = {
             let mut v = lock(conn, &[code.as_str()])?
                 .pop()
                 .ok_or_else(|| Failure::not_found("voucher"))?;
@@ -99,14 +97,14 @@ pub async fn cash_out(
             v.cashed_at = Some(now);
             v.cashed_by = Some(principal.id.clone());
             v.status = VoucherStatus::Cashed;
-            Ok((paid, v))
-        })?;
+            (paid, v)
+        };
         Ok(CashOut {
             paid_cents: paid,
             method: PayMethod::Cash.to_string(),
-            voucher: view(&mut conn, &row, today)?,
+            voucher: view(conn, &row, today)?,
         })
     })
-    .await??;
+    .await?;
     Ok(web::Json(paid))
 }

@@ -8,7 +8,6 @@
 
 use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use super::{
     new_code, today, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS,
@@ -24,6 +23,7 @@ use keno_core::KenoDay;
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::vouchers::IssueRequest;
 
+#[derive(Clone)]
 enum What {
     Deposit(i64),
     Ticket(String),
@@ -61,36 +61,26 @@ pub async fn issue(
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
     let what = What::of(request.amount_cents, request.ticket.clone())?;
-    let (created, voucher) = web::block(move || -> DomainResult<(bool, Voucher)> {
-        let mut conn = state.db.conn()?;
-        let _turn = state.db.writer_turn();
-        let today = today(&state)?;
-        // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
-        let mut attempt = 0;
-        let (created, row) = loop {
-            attempt += 1;
-            let result = conn
-                .transaction(|conn| issue_in(conn, &principal, &request.request_id, &what, today));
-            match result {
-                Err(Failure::Internal(e))
-                    if attempt < 3
-                        && matches!(
-                            e.downcast_ref::<DieselError>(),
-                            Some(DieselError::DatabaseError(
-                                DatabaseErrorKind::UniqueViolation,
-                                _
-                            ))
-                        ) => {}
-                // Refused, perhaps because a copy of this request paid the ticket and committed
-                // after this attempt looked for it: once more, which finds that copy's voucher
-                // (or is refused again, for good).
-                Err(Failure::Refused { .. }) if attempt < 2 => {}
-                other => break other?,
-            }
-        };
-        Ok((created, view(&mut conn, &row, today)?))
-    })
-    .await??;
+    let today = today(&state)?;
+    // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
+    let mut attempt = 0;
+    let (created, row) = loop {
+        attempt += 1;
+        let (p, r, w) = (principal.clone(), request.request_id.clone(), what.clone());
+        let result = crate::store::write(&state, None, move |_, conn| {
+            issue_in(conn, &p, &r, &w, today)
+        })
+        .await;
+        match result {
+            Err(e) if attempt < 3 && e.is_duplicate() => {}
+            // Refused, perhaps because a copy of this request paid the ticket and committed
+            // after this attempt looked for it: once more, which finds that copy's voucher (or
+            // is refused again, for good).
+            Err(Failure::Refused { .. }) if attempt < 2 => {}
+            other => break other?,
+        }
+    };
+    let voucher = crate::store::read(&state, move |_, conn| view(conn, &row, today)).await?;
     Ok(if created {
         HttpResponse::Created().json(voucher)
     } else {

@@ -29,11 +29,10 @@ pub async fn get_voucher(
 ) -> ApiResult<web::Json<Voucher>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let voucher = web::block(move || -> DomainResult<Voucher> {
-        let mut conn = state.db.conn()?;
-        let v = find(&mut conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
-        view(&mut conn, &v, today(&state)?)
+    let voucher = crate::store::read(&state, move |state, conn| -> DomainResult<Voucher> {
+        let v = find(conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
+        view(conn, &v, today(&state)?)
     })
-    .await??;
+    .await?;
     Ok(web::Json(voucher))
 }
