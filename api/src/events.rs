@@ -116,6 +116,143 @@ pub struct GameDrawn {
     pub drawn: Vec<u8>,
 }
 
+/// `game_settled`: what settling the game came to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSettled {
+    pub game: i64,
+    pub tickets: usize,
+    pub ways: usize,
+    pub winning_tickets: usize,
+    pub total_prizes_cents: u64,
+    pub prorated: bool,
+    pub jackpot_winners: usize,
+}
+
+/// `game_invalidated` (rule 17.3): every wager on it refunded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameInvalidated {
+    pub game: i64,
+    pub reason: String,
+    pub refunded_cents: i64,
+}
+
+/// `draw_fault` (rule 10): the fault and the game's draw as it stands after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawFault {
+    pub game: i64,
+    pub fault: i64,
+    pub kind: String,
+    pub number: Option<i32>,
+    pub reason: String,
+    /// The game's state after the fault.
+    pub state: String,
+    pub draw_attempt: i32,
+    pub draw_mode: String,
+    /// The standing numbers of the current draw, in drawn order.
+    pub drawn: Vec<u8>,
+}
+
+/// `number_corrected` (rule 10.1): the number at `position` is now `number`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberCorrected {
+    pub game: i64,
+    pub position: i32,
+    pub old_number: i32,
+    pub number: i32,
+}
+
+/// `device_returned`: a ball device back in service (rule 10.4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceReturned {
+    pub device: String,
+    pub name: String,
+}
+
+/// `schedules_changed`: the schedules on sale changed; `special3` when Special 3's approval did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchedulesChanged {
+    pub special3: bool,
+}
+
+/// `set_bets_changed`: set `id` was added or retired.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetBetsChanged {
+    pub id: i64,
+}
+
+/// `resync`: why a client should read the state again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resync {
+    pub reason: String,
+}
+
+/// An event and its payload, as the server publishes it: the payload's type follows from the
+/// event, so no event goes out with another's shape. On the wire the name is the SSE `event:`
+/// line and the payload the `data:` line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Event {
+    GameOpened(GameOpened),
+    GameClosed(GameClosed),
+    NumberDrawn(NumberDrawn),
+    GameDrawn(GameDrawn),
+    GameSettled(GameSettled),
+    /// The pools as `GET /api/v1/jackpots` lists them.
+    JackpotChanged(Vec<crate::games::Jackpot>),
+    GameInvalidated(GameInvalidated),
+    DrawFault(DrawFault),
+    NumberCorrected(NumberCorrected),
+    DeviceReturned(DeviceReturned),
+    SchedulesChanged(SchedulesChanged),
+    SetBetsChanged(SetBetsChanged),
+    Resync(Resync),
+}
+
+impl Event {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::GameOpened(_) => EventKind::GameOpened,
+            Event::GameClosed(_) => EventKind::GameClosed,
+            Event::NumberDrawn(_) => EventKind::NumberDrawn,
+            Event::GameDrawn(_) => EventKind::GameDrawn,
+            Event::GameSettled(_) => EventKind::GameSettled,
+            Event::JackpotChanged(_) => EventKind::JackpotChanged,
+            Event::GameInvalidated(_) => EventKind::GameInvalidated,
+            Event::DrawFault(_) => EventKind::DrawFault,
+            Event::NumberCorrected(_) => EventKind::NumberCorrected,
+            Event::DeviceReturned(_) => EventKind::DeviceReturned,
+            Event::SchedulesChanged(_) => EventKind::SchedulesChanged,
+            Event::SetBetsChanged(_) => EventKind::SetBetsChanged,
+            Event::Resync(_) => EventKind::Resync,
+        }
+    }
+
+    /// The event named `kind` with the payload `data`, as a client reads it off the stream.
+    pub fn read(kind: EventKind, data: &str) -> serde_json::Result<Event> {
+        use serde_json::from_str as payload;
+        Ok(match kind {
+            EventKind::GameOpened => Event::GameOpened(payload(data)?),
+            EventKind::GameClosed => Event::GameClosed(payload(data)?),
+            EventKind::NumberDrawn => Event::NumberDrawn(payload(data)?),
+            EventKind::GameDrawn => Event::GameDrawn(payload(data)?),
+            EventKind::GameSettled => Event::GameSettled(payload(data)?),
+            EventKind::JackpotChanged => Event::JackpotChanged(payload(data)?),
+            EventKind::GameInvalidated => Event::GameInvalidated(payload(data)?),
+            EventKind::DrawFault => Event::DrawFault(payload(data)?),
+            EventKind::NumberCorrected => Event::NumberCorrected(payload(data)?),
+            EventKind::DeviceReturned => Event::DeviceReturned(payload(data)?),
+            EventKind::SchedulesChanged => Event::SchedulesChanged(payload(data)?),
+            EventKind::SetBetsChanged => Event::SetBetsChanged(payload(data)?),
+            EventKind::Resync => Event::Resync(payload(data)?),
+        })
+    }
+
+    /// The payload, as the `data:` line carries it.
+    pub fn data(&self) -> String {
+        serde_json::to_string(self).expect("event payloads serialize")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +282,27 @@ mod tests {
             serde_json::to_string(&n).unwrap(),
             r#"{"game":7,"position":3,"number":80}"#
         );
+    }
+
+    #[test]
+    fn each_event_names_its_kind_and_carries_only_its_payload() {
+        let e = Event::NumberCorrected(NumberCorrected {
+            game: 3,
+            position: 5,
+            old_number: 7,
+            number: 8,
+        });
+        assert_eq!(e.kind(), EventKind::NumberCorrected);
+        assert_eq!(
+            e.data(),
+            r#"{"game":3,"position":5,"old_number":7,"number":8}"#
+        );
+        let r = Event::Resync(Resync {
+            reason: "event relay reconnected".into(),
+        });
+        assert_eq!(r.data(), r#"{"reason":"event relay reconnected"}"#);
+        assert_eq!(Event::JackpotChanged(Vec::new()).data(), "[]");
+        assert_eq!(Event::read(e.kind(), &e.data()).unwrap(), e);
+        assert!(Event::read(EventKind::GameDrawn, r#"{"game":1}"#).is_err());
     }
 }

@@ -108,3 +108,54 @@ where
 fn not_open<T: Approvable>(id: i64, e: NotOpen) -> Failure {
     Failure::refuse(T::refusal(e.act), format!("{} {id}: {e}", T::WHAT))
 }
+
+/// Implements [`Approvable`] for the rows of `$table` (keyed by `id`, read as `$row`): named
+/// `$what`, in the state `$state` that `$read` gives, refused as `$refused` gives, and entered in
+/// the audit trail as `$kind` names each step with the payload `$payload` makes.
+macro_rules! approvable {
+    (
+        $row:ident in $table:ident as $what:literal,
+        state: $state:ty = $read:expr,
+        refused: $refused:expr,
+        subject: $subject:expr,
+        kind: $kind:expr,
+        payload: $payload:expr $(,)?
+    ) => {
+        impl $crate::approvals::Approvable for $row {
+            type State = $state;
+            const WHAT: &'static str = $what;
+
+            fn refusal(act: keno_core::Act) -> keno_api::Refusal {
+                let refused: fn(keno_core::Act) -> keno_api::Refusal = $refused;
+                refused(act)
+            }
+
+            fn hold(
+                conn: &mut $crate::db::DbConnection,
+                id: i64,
+            ) -> $crate::error::DomainResult<Option<$row>> {
+                use diesel::prelude::*;
+                let query = $crate::store::hold::held!(
+                    conn,
+                    Hold::Update,
+                    $table::table.find(id).select(<$row>::as_select()),
+                    |c, q| q.first(c).optional()
+                );
+                Ok(query?)
+            }
+
+            fn state(&self) -> $state {
+                let read: fn(&$row) -> $state = $read;
+                read(self)
+            }
+
+            fn entry(&self, act: Option<keno_core::Act>) -> $crate::audit::log::Entry {
+                let kind: fn(Option<keno_core::Act>) -> &'static str = $kind;
+                let subject: fn(&$row) -> String = $subject;
+                let payload: fn(&$row) -> serde_json::Value = $payload;
+                $crate::audit::log::Entry::new(kind(act), subject(self), payload(self))
+            }
+        }
+    };
+}
+pub(crate) use approvable;

@@ -12,8 +12,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::approvals::{self, Approvable};
-use crate::audit::log::Entry;
+use crate::approvals::{self, approvable, Approvable};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
@@ -21,8 +20,6 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::{Act, BetKind, BonusState, BonusTerms};
-
-use crate::store::hold::held;
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = bonus_prizes)]
@@ -197,47 +194,23 @@ fn time(field: &str, value: &Option<String>) -> DomainResult<Option<i64>> {
         })
         .transpose()
 }
-
-impl Approvable for BonusRow {
-    type State = BonusState;
-    const WHAT: &'static str = "bonus prize";
-
-    fn refusal(_: Act) -> Refusal {
-        Refusal::BonusDecided
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<BonusRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            bonus_prizes::table.find(id).select(BonusRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> BonusState {
-        BonusState::from_times(self.approved_at.is_some(), self.withdrawn_at.is_some())
-    }
-
-    fn entry(&self, act: Option<Act>) -> Entry {
-        let kind = match act {
-            None => "bonus_proposed",
-            Some(Act::Approve) => "bonus_approved",
-            Some(_) => "bonus_withdrawn",
-        };
-        Entry::new(
-            kind,
-            self.id,
-            serde_json::json!({
-                "name": self.name, "bet_type": self.bet_type, "spots": self.spots,
-                "min_amount_per_way_cents": self.min_amount_per_way_cents, "catch": self.catch,
-                "prize_cents": self.prize_cents, "every_nth_game": self.every_nth_game,
-                "window_from": self.window_from, "window_to": self.window_to,
-                "approval_reference": self.approval_reference,
-            }),
-        )
-    }
+approvable! {
+    BonusRow in bonus_prizes as "bonus prize",
+    state: BonusState = |b| BonusState::from_times(b.approved_at.is_some(), b.withdrawn_at.is_some()),
+    refused: |_| Refusal::BonusDecided,
+    subject: |b| b.id.to_string(),
+    kind: |act| match act {
+        None => "bonus_proposed",
+        Some(Act::Approve) => "bonus_approved",
+        Some(_) => "bonus_withdrawn",
+    },
+    payload: |b| serde_json::json!({
+        "name": b.name, "bet_type": b.bet_type, "spots": b.spots,
+        "min_amount_per_way_cents": b.min_amount_per_way_cents, "catch": b.catch,
+        "prize_cents": b.prize_cents, "every_nth_game": b.every_nth_game,
+        "window_from": b.window_from, "window_to": b.window_to,
+        "approval_reference": b.approval_reference,
+    }),
 }
 
 /// A supervisor proposes a bonus prize; it is offered once approved.

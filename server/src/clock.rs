@@ -27,6 +27,7 @@ use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
 use crate::store;
+use keno_api::events::{Event, GameClosed, GameDrawn, NumberDrawn};
 
 /// Runs the game clock forever.
 pub async fn run_clock(state: web::Data<AppState>) {
@@ -155,10 +156,11 @@ async fn process(
                 let drawn =
                     store::read(&s, move |s, conn| Ok(draw_one(s, conn, number, term)?)).await?;
                 if let Some((position, n)) = drawn {
-                    state.events.publish(
-                        keno_api::EventKind::NumberDrawn,
-                        &serde_json::json!({ "game": number, "position": position, "number": n }),
-                    );
+                    state.events.publish(&Event::NumberDrawn(NumberDrawn {
+                        game: number,
+                        position,
+                        number: n,
+                    }));
                 }
             }
             DrawerStep::FinishDraw => {
@@ -166,10 +168,10 @@ async fn process(
                 let numbers =
                     store::read(&s, move |s, conn| Ok(finish_draw(s, conn, number, term)?)).await?;
                 if let Some(numbers) = numbers {
-                    state.events.publish(
-                        keno_api::EventKind::GameDrawn,
-                        &serde_json::json!({ "game": number, "drawn": numbers }),
-                    );
+                    state.events.publish(&Event::GameDrawn(GameDrawn {
+                        game: number,
+                        drawn: numbers,
+                    }));
                 }
             }
             DrawerStep::Settle => return settle(state, number, term).await,
@@ -202,20 +204,21 @@ async fn announce_again(
     let unannounced = number > state.announced_close.load(Ordering::Relaxed);
     if unannounced {
         state.announced_close.fetch_max(number, Ordering::Relaxed);
-        state.events.publish(
-            keno_api::EventKind::GameClosed,
-            &serde_json::json!({ "game": number }),
-        );
+        state.events.publish(&Event::GameClosed(GameClosed {
+            game: number,
+            closed_at: None,
+        }));
     }
     let taken_over = game.state == GameState::Drawing && *reannounced != Some((term, number));
     if unannounced || taken_over {
         let s = state.clone();
         let so_far = store::read(&s, move |_, conn| Ok(drawn(conn, number)?)).await?;
         for (i, n) in so_far.iter().enumerate() {
-            state.events.publish(
-                keno_api::EventKind::NumberDrawn,
-                &serde_json::json!({ "game": number, "position": i + 1, "number": n }),
-            );
+            state.events.publish(&Event::NumberDrawn(NumberDrawn {
+                game: number,
+                position: i + 1,
+                number: *n,
+            }));
         }
     }
     *reannounced = Some((term, number));
@@ -232,9 +235,7 @@ async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow:
     .await?;
     match settled {
         Some(summary) => {
-            state
-                .events
-                .publish(keno_api::EventKind::GameSettled, &summary);
+            state.events.publish(&Event::GameSettled(summary));
             let s = state.clone();
             web::block(move || crate::jackpots::announce(&s)).await?;
         }

@@ -3,7 +3,7 @@
 use actix_web::{get, post, web, HttpResponse};
 use chrono::{Local, TimeZone};
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::IntoParams;
 
 use anyhow::Context;
@@ -14,6 +14,7 @@ use crate::db::schema::{draw_corrections, drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use keno_api::events::{Event, GameClosed, GameOpened};
 use keno_api::Refusal;
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::games::Game;
@@ -182,7 +183,7 @@ pub fn ensure_open_game(
     if let (Some(row), true) = (&row, opened) {
         state
             .events
-            .publish(keno_api::EventKind::GameOpened, &game_opened_event(row));
+            .publish(&Event::GameOpened(game_opened_event(row)));
     }
     Ok(row)
 }
@@ -248,17 +249,10 @@ fn insert_next_game(
     Ok(Some(row))
 }
 
-#[derive(Serialize)]
-struct GameOpened<'a> {
-    game: i64,
-    keno_day: &'a str,
-    closes_at: String,
-}
-
-fn game_opened_event(row: &GameRow) -> GameOpened<'_> {
+fn game_opened_event(row: &GameRow) -> GameOpened {
     GameOpened {
         game: row.number,
-        keno_day: &row.keno_day,
+        keno_day: row.keno_day.clone(),
         closes_at: rfc3339(row.closes_at),
     }
 }
@@ -308,14 +302,14 @@ pub fn close_game(
             .announced_close
             .fetch_max(number, std::sync::atomic::Ordering::Relaxed);
         // Rule 9.4: the displays are told the game is closed before it is drawn.
-        state.events.publish(
-            keno_api::EventKind::GameClosed,
-            &serde_json::json!({ "game": number, "closed_at": rfc3339(now) }),
-        );
+        state.events.publish(&Event::GameClosed(GameClosed {
+            game: number,
+            closed_at: Some(rfc3339(now)),
+        }));
         if let Some(next) = &next {
             state
                 .events
-                .publish(keno_api::EventKind::GameOpened, &game_opened_event(next));
+                .publish(&Event::GameOpened(game_opened_event(next)));
         }
         state.wake_drawer();
     }
@@ -538,7 +532,7 @@ pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse
         let Some(open) = open_game(conn)? else {
             return Ok(None);
         };
-        close_game(&state, conn, open.number, None)?;
+        close_game(state, conn, open.number, None)?;
         state.wake_clock();
         Ok(load(conn, open.number)?)
     })

@@ -19,6 +19,7 @@ use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{advance, close_game, find};
 use crate::state::AppState;
+use keno_api::events::{Event, GameInvalidated};
 use keno_api::Refusal;
 use keno_core::{game_refund, invalidation_steps, GameEvent, TicketStatus};
 
@@ -77,9 +78,13 @@ pub async fn invalidate(
         invalidate_in(conn, game, &reason, &principal.id)
     })
     .await?;
-    state.events.publish(keno_api::EventKind::GameInvalidated,
-        &serde_json::json!({ "game": done.game, "reason": done.reason, "refunded_cents": done.refunded_cents }),
-    );
+    state
+        .events
+        .publish(&Event::GameInvalidated(GameInvalidated {
+            game: done.game,
+            reason: done.reason.clone(),
+            refunded_cents: done.refunded_cents,
+        }));
     state
         .jackpots_changed
         .store(true, std::sync::atomic::Ordering::Relaxed);

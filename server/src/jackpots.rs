@@ -142,11 +142,11 @@ pub fn announce(state: &AppState) {
         .db
         .conn()
         .map_err(anyhow::Error::from)
-        .and_then(|mut conn| Ok(current(&state.rules, &mut conn)?));
+        .and_then(|mut conn| current(&state.rules, &mut conn));
     match pools {
         Ok(pools) => state
             .events
-            .publish(keno_api::EventKind::JackpotChanged, &pools),
+            .publish(&keno_api::events::Event::JackpotChanged(pools)),
         Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),
     }
 }

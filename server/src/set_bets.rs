@@ -21,8 +21,7 @@ use rand_core::UnwrapErr;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::approvals::{self, Approvable};
-use crate::audit::log::Entry;
+use crate::approvals::{self, approvable};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::set_bets;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
@@ -30,6 +29,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::store::hold::held;
 use crate::tickets::ways_lines;
+use keno_api::events::{Event, SetBetsChanged};
 use keno_api::Refusal;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::set_bets::{SetBet, SetBetMode};
@@ -103,35 +103,14 @@ impl SetBetRow {
     }
 }
 
-/// A set on sale is withdrawn by retiring it.
-impl Approvable for SetBetRow {
-    type State = Standing;
-    const WHAT: &'static str = "set bet";
-
-    fn refusal(_: Act) -> Refusal {
-        Refusal::AlreadyRetired
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<SetBetRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            set_bets::table.find(id).select(SetBetRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> Standing {
-        Standing::from_withdrawal(self.retired_at)
-    }
-
-    fn entry(&self, act: Option<Act>) -> Entry {
-        match self.retired_payload().filter(|_| act.is_some()) {
-            Some(retired) => Entry::new("set_bet_retired", self.id, retired),
-            None => Entry::new("set_bet_created", self.id, self.created_payload()),
-        }
-    }
+// A set on sale is withdrawn by retiring it; its entries carry what `audit verify` compares.
+approvable! {
+    SetBetRow in set_bets as "set bet",
+    state: Standing = |s| Standing::from_withdrawal(s.retired_at),
+    refused: |_| Refusal::AlreadyRetired,
+    subject: |s| s.id.to_string(),
+    kind: |act| if act.is_some() { "set_bet_retired" } else { "set_bet_created" },
+    payload: |s| s.retired_payload().unwrap_or_else(|| s.created_payload()),
 }
 
 /// A set to add to the catalogue.
@@ -291,10 +270,9 @@ pub async fn create(
         })
     })
     .await?;
-    state.events.publish(
-        keno_api::EventKind::SetBetsChanged,
-        &serde_json::json!({ "id": row.id }),
-    );
+    state
+        .events
+        .publish(&Event::SetBetsChanged(SetBetsChanged { id: row.id }));
     Ok(HttpResponse::Created().json(set_bet(row, &state.rules)?))
 }
 
@@ -414,9 +392,8 @@ pub async fn retire(
         })
     })
     .await?;
-    state.events.publish(
-        keno_api::EventKind::SetBetsChanged,
-        &serde_json::json!({ "id": id }),
-    );
+    state
+        .events
+        .publish(&Event::SetBetsChanged(SetBetsChanged { id }));
     Ok(web::Json(set_bet(row, &state.rules)?))
 }

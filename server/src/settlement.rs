@@ -24,18 +24,7 @@ use crate::games::{advance, drawn, find, hold};
 use crate::jackpots::carried_into;
 use crate::state::AppState;
 use crate::tickets::plan_stored;
-
-/// The `game_settled` event.
-#[derive(Debug, Serialize)]
-pub struct SettledGame {
-    pub game: i64,
-    pub tickets: usize,
-    pub ways: usize,
-    pub winning_tickets: usize,
-    pub total_prizes_cents: u64,
-    pub prorated: bool,
-    pub jackpot_winners: usize,
-}
+use keno_api::events::GameSettled;
 
 /// Settles game `number` if it is drawn and not yet settled; `None` otherwise.
 pub fn settle(
@@ -43,7 +32,7 @@ pub fn settle(
     conn: &mut DbConnection,
     number: i64,
     term: crate::leader::Term,
-) -> anyhow::Result<Option<SettledGame>> {
+) -> anyhow::Result<Option<GameSettled>> {
     crate::store::transact(&state.db, conn, None, |conn| {
         // Only the leader settles (`leader.rs`).
         term.check(conn)?;
@@ -83,7 +72,7 @@ pub fn settle(
             write_ms = (started.elapsed() - computed).as_millis() as u64,
             "settled"
         );
-        Ok(Some(SettledGame {
+        Ok(Some(GameSettled {
             game: number,
             tickets: c.tickets,
             ways: totals.ways as usize,
@@ -180,7 +169,8 @@ pub struct Computed {
 }
 
 /// The totals a settlement records (`game_settlements`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, Queryable, Selectable)]
+#[diesel(table_name = game_settlements)]
 pub struct Totals {
     pub ways: i64,
     pub total_prizes_cents: i64,

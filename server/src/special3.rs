@@ -20,14 +20,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::approvals::{self, Approvable};
-use crate::audit::log::Entry;
+use crate::approvals::{self, approvable};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use crate::store::hold::{held, Hold};
+use keno_api::events::{Event, SchedulesChanged};
 use keno_api::Refusal;
 
 /// SHA-256 of the Special 3 table of `rules` (its base wager, and what each catch of each spot
@@ -113,41 +113,14 @@ impl ApprovalRow {
     }
 }
 
-/// Recorded in force; withdrawn once.
-impl Approvable for ApprovalRow {
-    type State = Standing;
-    const WHAT: &'static str = "approval";
-
-    fn refusal(_: Act) -> Refusal {
-        Refusal::AlreadyWithdrawn
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<ApprovalRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            special3_approvals::table
-                .find(id)
-                .select(ApprovalRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> Standing {
-        Standing::from_withdrawal(self.withdrawn_at)
-    }
-
-    fn entry(&self, act: Option<Act>) -> Entry {
-        match self.withdrawn_payload().filter(|_| act.is_some()) {
-            Some(withdrawn) => Entry::new("special3_approval_withdrawn", self.id, withdrawn),
-            None => Entry::new(
-                "special3_approval_recorded",
-                self.id,
-                self.recorded_payload(),
-            ),
-        }
-    }
+// Recorded in force; withdrawn once. Its entries carry what `audit verify` compares.
+approvable! {
+    ApprovalRow in special3_approvals as "approval",
+    state: Standing = |a| Standing::from_withdrawal(a.withdrawn_at),
+    refused: |_| Refusal::AlreadyWithdrawn,
+    subject: |a| a.id.to_string(),
+    kind: |act| if act.is_some() { "special3_approval_withdrawn" } else { "special3_approval_recorded" },
+    payload: |a| a.withdrawn_payload().unwrap_or_else(|| a.recorded_payload()),
 }
 
 /// The approval in force now for the table `digest`, if any. With `hold` (inside a sale's
@@ -396,10 +369,11 @@ pub async fn record(
         Ok(row)
     })
     .await?;
-    state.events.publish(
-        keno_api::EventKind::SchedulesChanged,
-        &serde_json::json!({ "special3": true }),
-    );
+    state
+        .events
+        .publish(&Event::SchedulesChanged(SchedulesChanged {
+            special3: true,
+        }));
     let digest = state.special3_digest.as_deref();
     Ok(HttpResponse::Created().json(Approval::new(row, digest, now_micros())))
 }
@@ -445,10 +419,11 @@ pub async fn withdraw(
         })
     })
     .await?;
-    state.events.publish(
-        keno_api::EventKind::SchedulesChanged,
-        &serde_json::json!({ "special3": true }),
-    );
+    state
+        .events
+        .publish(&Event::SchedulesChanged(SchedulesChanged {
+            special3: true,
+        }));
     let digest = state.special3_digest.as_deref();
     Ok(web::Json(Approval::new(row, digest, now_micros())))
 }

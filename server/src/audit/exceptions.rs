@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::queries::{self, fault_kind};
 use super::report::money;
 use super::source::{self, People, Range, Source, SourceArgs, Span};
+use crate::auth::PrincipalRow;
 use crate::db::schema::{
     claims, device_holds, draw_faults, principals, rule_sets, set_bets, special3_approvals,
 };
@@ -426,29 +427,22 @@ fn principal_changes(
     (from, to): (i64, i64),
     found: &mut Vec<Exception>,
 ) -> anyhow::Result<()> {
-    type Row = (
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        i64,
-        bool,
-    );
-    let rows: Vec<Row> = principals::table
+    let rows: Vec<PrincipalRow> = principals::table
         .filter(principals::created_at.ge(from))
         .filter(principals::created_at.lt(to))
-        .select((
-            principals::id,
-            principals::role,
-            principals::name,
-            principals::site,
-            principals::terminal,
-            principals::created_at,
-            principals::disabled,
-        ))
+        .select(PrincipalRow::as_select())
         .load(conn)?;
-    for (id, role, name, site, terminal, at, disabled) in rows {
+    for PrincipalRow {
+        id,
+        role,
+        name,
+        site,
+        terminal,
+        created_at: at,
+        disabled,
+        ..
+    } in rows
+    {
         let place = match (site, terminal) {
             (Some(s), Some(t)) => format!(", site {s} terminal {t}"),
             _ => String::new(),

@@ -25,13 +25,8 @@ use keno_core::TicketStatus;
 #[diesel(table_name = game_settlements)]
 pub struct SettlementRow {
     pub game: i64,
-    pub ways: i64,
-    pub total_prizes_cents: i64,
-    pub major_prizes: i64,
-    pub prorated: bool,
-    pub prorate_before_cents: i64,
-    pub prorate_after_cents: i64,
-    pub floor_binds_for_all: bool,
+    #[diesel(embed)]
+    pub totals: crate::settlement::Totals,
     pub settled_at: i64,
 }
 

@@ -258,8 +258,8 @@ impl Daily {
             .iter()
             .filter_map(|g| g.settlement.as_ref())
             .collect();
-        let total: i64 = settled.iter().map(|s| s.total_prizes_cents).sum();
-        let majors: i64 = settled.iter().map(|s| s.major_prizes).sum();
+        let total: i64 = settled.iter().map(|s| s.totals.total_prizes_cents).sum();
+        let majors: i64 = settled.iter().map(|s| s.totals.major_prizes).sum();
         out.text(format!(
             "Prizes won: {} in {} settled games; major prizes ($200 or more a way): {majors}.",
             money(total),
@@ -275,15 +275,15 @@ impl Daily {
                 out.text(format!(
                     "{:>8}  {:>10}  {:>16}  {:>6}  {}",
                     s.game,
-                    s.ways,
-                    money(s.total_prizes_cents),
-                    s.major_prizes,
-                    if s.prorated { "yes" } else { "" }
+                    s.totals.ways,
+                    money(s.totals.total_prizes_cents),
+                    s.totals.major_prizes,
+                    if s.totals.prorated { "yes" } else { "" }
                 ));
             }
         }
         out.subheading("Pro-rated games (rules 12.3-12.5)");
-        let prorated: Vec<_> = settled.iter().filter(|s| s.prorated).collect();
+        let prorated: Vec<_> = settled.iter().filter(|s| s.totals.prorated).collect();
         if prorated.is_empty() {
             out.text("None.".into());
             return;
@@ -296,10 +296,14 @@ impl Daily {
             out.text(format!(
                 "{:>8}  {:>6}  {:>18}  {:>18}  {}",
                 s.game,
-                s.major_prizes,
-                money(s.prorate_before_cents),
-                money(s.prorate_after_cents),
-                if s.floor_binds_for_all { "yes" } else { "no" }
+                s.totals.major_prizes,
+                money(s.totals.prorate_before_cents),
+                money(s.totals.prorate_after_cents),
+                if s.totals.floor_binds_for_all {
+                    "yes"
+                } else {
+                    "no"
+                }
             ));
         }
     }

@@ -112,33 +112,39 @@ pub fn add_principal(
     Ok((id, token))
 }
 
-type PrincipalRow = (
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    String,
-);
+/// A principal as stored; its token only as a hash.
+#[derive(Queryable, Selectable, Debug)]
+#[diesel(table_name = principals)]
+pub struct PrincipalRow {
+    pub id: String,
+    pub role: String,
+    pub name: String,
+    pub site: Option<String>,
+    pub terminal: Option<String>,
+    pub token_hash: String,
+    pub created_at: i64,
+    pub disabled: bool,
+}
 
 fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Principal>> {
     let row: Option<PrincipalRow> = principals::table
         .filter(principals::token_hash.eq(hash))
         .filter(principals::disabled.eq(false))
-        .select((
-            principals::id,
-            principals::role,
-            principals::name,
-            principals::site,
-            principals::terminal,
-            principals::token_hash,
-        ))
+        .select(PrincipalRow::as_select())
         .first(conn)
         .optional()?;
-    Ok(row.and_then(|(id, role, name, site, terminal, stored)| {
-        if !same_secret(&stored, hash) {
+    Ok(row.and_then(|row| {
+        if !same_secret(&row.token_hash, hash) {
             return None;
         }
+        let PrincipalRow {
+            id,
+            role,
+            name,
+            site,
+            terminal,
+            ..
+        } = row;
         Some(Principal {
             id,
             role: Role::parse(&role)?,

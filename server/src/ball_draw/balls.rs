@@ -20,6 +20,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::advance;
 use crate::games::GameRow;
 use crate::state::AppState;
+use keno_api::events::{Event, GameDrawn, NumberDrawn};
 use keno_api::Refusal;
 use keno_core::{GameEvent, GameState};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -57,15 +58,16 @@ pub async fn post_ball(
     })
     .await?;
     // Committed: now it may be shown (rule 10.1).
-    state.events.publish(
-        keno_api::EventKind::NumberDrawn,
-        &serde_json::json!({ "game": game, "position": taken.position, "number": taken.number }),
-    );
+    state.events.publish(&Event::NumberDrawn(NumberDrawn {
+        game,
+        position: taken.position as usize,
+        number: taken.number as u8,
+    }));
     if taken.state == GameState::Drawn.as_str() {
-        state.events.publish(
-            keno_api::EventKind::GameDrawn,
-            &serde_json::json!({ "game": game, "drawn": taken.drawn }),
-        );
+        state.events.publish(&Event::GameDrawn(GameDrawn {
+            game,
+            drawn: taken.drawn.clone(),
+        }));
         state.wake_drawer();
     }
     Ok((web::Json(taken), StatusCode::CREATED))

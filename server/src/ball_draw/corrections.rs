@@ -9,14 +9,13 @@ use actix_web::{post, web};
 use diesel::prelude::*;
 
 use super::{board_number, hold_ball_game, key_of, reason, standing};
-use crate::approvals::{self, Approvable, TwoKey};
-use crate::audit::log::Entry;
+use crate::approvals::{self, approvable, TwoKey};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::store::hold::held;
+use keno_api::events::{Event, NumberCorrected};
 use keno_api::Refusal;
 use keno_core::{Act, CorrectionState, GameEvent, Key, Keys};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -237,63 +236,36 @@ pub async fn approve(
     let id = id.into_inner();
     let applied =
         crate::store::write(&state, None, move |_, conn| apply(conn, id, &principal)).await?;
-    state.events.publish(
-        keno_api::EventKind::NumberCorrected,
-        &serde_json::json!({
-            "game": applied.game,
-            "position": applied.position,
-            "old_number": applied.old_number,
-            "number": applied.new_number,
-        }),
-    );
+    state
+        .events
+        .publish(&Event::NumberCorrected(NumberCorrected {
+            game: applied.game,
+            position: applied.position,
+            old_number: applied.old_number,
+            number: applied.new_number,
+        }));
     // The game may now be settled.
     state.wake_drawer();
     Ok(web::Json(applied.into()))
 }
-
-impl Approvable for CorrectionRow {
-    type State = CorrectionState;
-    const WHAT: &'static str = "correction";
-
-    fn refusal(_: Act) -> Refusal {
-        Refusal::CorrectionClosed
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<CorrectionRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            draw_corrections::table
-                .find(id)
-                .select(CorrectionRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> CorrectionState {
-        self.state
-    }
-
-    fn entry(&self, act: Option<Act>) -> Entry {
-        let kind = match act {
-            None => "correction_asked",
-            Some(Act::Approve) => "correction_applied",
-            Some(Act::Lapse) => "correction_lapsed",
-            Some(_) => "correction_rejected",
-        };
-        let c = self;
-        Entry::new(
-            kind,
-            c.game,
-            serde_json::json!({
-                "correction": c.id, "attempt": c.attempt, "position": c.position,
-                "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
-                "supervisor": c.supervisor_id, "inspector": c.inspector_id,
-                "state": c.state.as_str(), "close_reason": c.close_reason,
-            }),
-        )
-    }
+// The trail's entries of a correction are the game's: its subject is the game.
+approvable! {
+    CorrectionRow in draw_corrections as "correction",
+    state: CorrectionState = |c| c.state,
+    refused: |_| Refusal::CorrectionClosed,
+    subject: |c| c.game.to_string(),
+    kind: |act| match act {
+        None => "correction_asked",
+        Some(Act::Approve) => "correction_applied",
+        Some(Act::Lapse) => "correction_lapsed",
+        Some(_) => "correction_rejected",
+    },
+    payload: |c| serde_json::json!({
+        "correction": c.id, "attempt": c.attempt, "position": c.position,
+        "old_number": c.old_number, "new_number": c.new_number, "reason": c.reason,
+        "supervisor": c.supervisor_id, "inspector": c.inspector_id,
+        "state": c.state.as_str(), "close_reason": c.close_reason,
+    }),
 }
 
 impl TwoKey for CorrectionRow {

@@ -7,16 +7,15 @@ use actix_web::{get, post, web};
 use diesel::prelude::*;
 
 use super::key_of;
-use crate::approvals::{self, Approvable, TwoKey};
-use crate::audit::log::Entry;
+use crate::approvals::{self, approvable, TwoKey};
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::store::hold::held;
+use keno_api::events::Event;
 use keno_api::Refusal;
-use keno_core::{Act, AlreadyApproved, HoldState, Key, Keys};
+use keno_core::{AlreadyApproved, HoldState, Key, Keys};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Device, Hold, ReturnRequest};
 
@@ -172,51 +171,28 @@ pub async fn return_to_service(
     })
     .await?;
     if returned {
-        state.events.publish(
-            keno_api::EventKind::DeviceReturned,
-            &serde_json::json!({ "device": device.id, "name": device.name }),
-        );
+        state
+            .events
+            .publish(&Event::DeviceReturned(keno_api::events::DeviceReturned {
+                device: device.id.clone(),
+                name: device.name.clone(),
+            }));
     }
     Ok(web::Json(device))
 }
-
-impl Approvable for HoldRow {
-    type State = HoldState;
-    const WHAT: &'static str = "device hold";
-
-    fn refusal(_: Act) -> Refusal {
-        Refusal::DeviceInService
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<HoldRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            device_holds::table.find(id).select(HoldRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> HoldState {
-        match self.returned_at {
-            Some(_) => HoldState::Returned,
-            None => HoldState::Held,
-        }
-    }
-
-    fn entry(&self, _: Option<Act>) -> Entry {
-        Entry::new(
-            "device_return_approved",
-            &self.device_id,
-            serde_json::json!({
-                "hold": self.id, "fault": self.fault_id,
-                "supervisor": self.supervisor_id, "supervisor_note": self.supervisor_note,
-                "inspector": self.inspector_id, "inspector_note": self.inspector_note,
-                "returned": self.returned_at.is_some(),
-            }),
-        )
-    }
+// Each key turned on a hold enters the trail under the device, with both keys' notes.
+approvable! {
+    HoldRow in device_holds as "device hold",
+    state: HoldState = |h| if h.returned_at.is_some() { HoldState::Returned } else { HoldState::Held },
+    refused: |_| Refusal::DeviceInService,
+    subject: |h| h.device_id.clone(),
+    kind: |_| "device_return_approved",
+    payload: |h| serde_json::json!({
+        "hold": h.id, "fault": h.fault_id,
+        "supervisor": h.supervisor_id, "supervisor_note": h.supervisor_note,
+        "inspector": h.inspector_id, "inspector_note": h.inspector_note,
+        "returned": h.returned_at.is_some(),
+    }),
 }
 
 impl TwoKey for HoldRow {

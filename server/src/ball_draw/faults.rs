@@ -23,6 +23,7 @@ use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::{load, GameRow};
 use crate::state::AppState;
+use keno_api::events::{DrawFault, Event};
 use keno_api::Refusal;
 use keno_core::{DrawMode, GameEvent, GameState};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -111,20 +112,17 @@ pub async fn report_fault(
         record(conn, game, &report, number, &why, &principal)
     })
     .await?;
-    state.events.publish(
-        keno_api::EventKind::DrawFault,
-        &serde_json::json!({
-            "game": game,
-            "fault": recorded.fault.id,
-            "kind": recorded.fault.kind,
-            "number": recorded.fault.number,
-            "reason": recorded.fault.reason,
-            "state": recorded.game.state,
-            "draw_attempt": recorded.game.draw_attempt,
-            "draw_mode": recorded.game.draw_mode,
-            "drawn": recorded.game.drawn,
-        }),
-    );
+    state.events.publish(&Event::DrawFault(DrawFault {
+        game,
+        fault: recorded.fault.id,
+        kind: recorded.fault.kind.clone(),
+        number: recorded.fault.number,
+        reason: recorded.fault.reason.clone(),
+        state: recorded.game.state.clone(),
+        draw_attempt: recorded.game.draw_attempt,
+        draw_mode: recorded.game.draw_mode.clone(),
+        drawn: recorded.game.drawn.clone(),
+    }));
     Ok((web::Json(recorded), StatusCode::CREATED))
 }
 

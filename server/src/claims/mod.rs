@@ -19,14 +19,13 @@ use utoipa::{IntoParams, ToSchema};
 
 pub use candidates::Candidate;
 
-use crate::approvals::{self, Approvable};
-use crate::audit::log::{append, Entry};
+use crate::approvals::{self, approvable};
+use crate::audit::log::append;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
-use crate::store::hold::held;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
 use keno_core::Act;
@@ -114,54 +113,29 @@ fn text(field: &str, value: &str, max: usize) -> DomainResult<String> {
 fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
     approvals::held(conn, id)
 }
-
-impl Approvable for ClaimRow {
-    type State = ClaimState;
-    const WHAT: &'static str = "claim";
-
-    fn refusal(act: Act) -> Refusal {
-        match act {
-            Act::Pay => Refusal::ClaimNotApproved,
-            _ => Refusal::ClaimDecided,
-        }
-    }
-
-    fn hold(conn: &mut DbConnection, id: i64) -> DomainResult<Option<ClaimRow>> {
-        let q = held!(
-            conn,
-            Hold::Update,
-            claims::table.find(id).select(ClaimRow::as_select()),
-            |c, q| q.first(c).optional()
-        );
-        Ok(q?)
-    }
-
-    fn state(&self) -> ClaimState {
-        self.state
-    }
-
-    fn entry(&self, act: Option<Act>) -> Entry {
-        let kind = match act {
-            None => "claim_filed",
-            Some(Act::Approve) => "claim_approved",
-            Some(Act::Pay) => "claim_paid",
-            Some(_) => "claim_rejected",
-        };
-        let c = self;
-        Entry::new(
-            kind,
-            c.id,
-            serde_json::json!({
-                "reason": c.reason, "claimant_name": c.claimant_name,
-                "postal_address": c.postal_address, "phone": c.phone,
-                "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
-                "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
-                "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
-                "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
-                "cheque_reference": c.cheque_reference,
-            }),
-        )
-    }
+approvable! {
+    ClaimRow in claims as "claim",
+    state: ClaimState = |c| c.state,
+    refused: |act| match act {
+        Act::Pay => Refusal::ClaimNotApproved,
+        _ => Refusal::ClaimDecided,
+    },
+    subject: |c| c.id.to_string(),
+    kind: |act| match act {
+        None => "claim_filed",
+        Some(Act::Approve) => "claim_approved",
+        Some(Act::Pay) => "claim_paid",
+        Some(_) => "claim_rejected",
+    },
+    payload: |c| serde_json::json!({
+        "reason": c.reason, "claimant_name": c.claimant_name,
+        "postal_address": c.postal_address, "phone": c.phone,
+        "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
+        "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
+        "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
+        "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
+        "cheque_reference": c.cheque_reference,
+    }),
 }
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {

@@ -106,13 +106,13 @@ pub async fn move_unclaimed(
     let destination = body.destination.clone();
     let s = state.clone();
     let moved = crate::store::write(&s, None, move |s, conn| -> DomainResult<Movement> {
-        let today = crate::vouchers::today(&s)?;
+        let today = crate::vouchers::today(s)?;
         // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
         // one are unclaimed for twelve months today, and no longer payable at a terminal.
         let Some(old_day) = keno_core::unclaimed_before(today) else {
             return Err(nothing());
         };
-        let won_before = day_started(&s, old_day)?;
+        let won_before = day_started(s, old_day)?;
         let id = record(
             conn,
             &destination,

@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use keno_api::events::Event as Published;
 use keno_api::EventKind;
-use serde::Serialize;
 use tokio::sync::broadcast;
 
 #[derive(Debug)]
@@ -46,8 +46,8 @@ impl Default for Events {
 impl Events {
     /// Announces a committed change: `game_opened`, `game_closed`, `number_drawn`,
     /// `game_drawn`, `game_settled` or `jackpot_changed`.
-    pub fn publish(&self, kind: EventKind, data: &impl Serialize) {
-        let data = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
+    pub fn publish(&self, event: &Published) {
+        let (kind, data) = (event.kind(), event.data());
         match &self.relay {
             Some(relay) => {
                 if let Err(unsent) = relay.send(Outgoing::Event(kind, data)) {

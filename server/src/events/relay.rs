@@ -14,6 +14,7 @@ use actix_web::web;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 
+use keno_api::events::Event;
 use keno_api::EventKind;
 
 use crate::state::AppState;
@@ -106,10 +107,10 @@ fn listen(url: &str, state: &web::Data<AppState>) {
         };
         if !first {
             // Events may have gone by while this instance was not listening.
-            state.events.deliver(
-                EventKind::Resync,
-                r#"{"reason":"event relay reconnected"}"#.into(),
-            );
+            let resync = Event::Resync(keno_api::events::Resync {
+                reason: "event relay reconnected".into(),
+            });
+            state.events.deliver(resync.kind(), resync.data());
         }
         first = false;
         'polling: loop {

@@ -264,7 +264,7 @@ pub async fn quote(
         let total = t.total_cents as u64;
         let s = state.clone();
         crate::store::read(&s, move |s, conn| -> DomainResult<SalePayment> {
-            let today = crate::vouchers::today(&s)?;
+            let today = crate::vouchers::today(s)?;
             let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;
             Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
         })

@@ -31,7 +31,7 @@ pub async fn get_voucher(
     check_code(&code)?;
     let voucher = crate::store::read(&state, move |state, conn| -> DomainResult<Voucher> {
         let v = find(conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
-        view(conn, &v, today(&state)?)
+        view(conn, &v, today(state)?)
     })
     .await?;
     Ok(web::Json(voucher))

@@ -11,11 +11,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use keno_api::events::Event as Published;
 use keno_api::games::{Game, Jackpot};
 use keno_api::principals::Me;
 use keno_api::set_bets::SetBet;
 use keno_api::tickets::{Cancellation, Payment, Quote, SoldTicket, TicketDetail};
 use keno_api::vouchers::Voucher;
+use keno_api::EventKind;
 use keno_core::Dollars;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
@@ -24,7 +26,6 @@ use ratatui::text::{Line as TextLine, Span as TextSpan};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use crate::client::{CallError, Client, Sale};
 use crate::order::{new_request_id, Order};
@@ -123,29 +124,33 @@ fn help() -> Vec<String> {
     .collect()
 }
 
-/// The event stream on a thread of its own, reconnecting when the server restarts.
-fn subscribe(server: String) -> mpsc::Receiver<(String, Value)> {
+/// The event stream on a thread of its own, reconnecting when the server restarts: `None`
+/// after each reconnection (events may have gone by).
+fn subscribe(server: String) -> mpsc::Receiver<Option<Published>> {
     let (tx, rx) = mpsc::channel();
     let server = server.trim_end_matches('/').to_string();
     std::thread::spawn(move || loop {
         let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
         if let Ok(resp) = agent.get(format!("{server}/api/v1/events")).call() {
-            let mut kind = String::new();
+            let mut kind = None;
             for line in BufReader::new(resp.into_body().into_reader())
                 .lines()
                 .map_while(Result::ok)
             {
                 if let Some(k) = line.strip_prefix("event: ") {
-                    kind = k.to_string();
-                } else if let Some(d) = line.strip_prefix("data: ") {
-                    let data = serde_json::from_str(d).unwrap_or(Value::Null);
-                    if tx.send((kind.clone(), data)).is_err() {
+                    kind = EventKind::parse(k);
+                } else if let (Some(d), Some(k)) = (line.strip_prefix("data: "), kind) {
+                    // An event this counter cannot read is skipped; the next refresh catches up.
+                    let Ok(event) = Published::read(k, d) else {
+                        continue;
+                    };
+                    if tx.send(Some(event)).is_err() {
                         return;
                     }
                 }
             }
         }
-        if tx.send(("reconnect".into(), Value::Null)).is_err() {
+        if tx.send(None).is_err() {
             return;
         }
         std::thread::sleep(Duration::from_secs(1));
@@ -157,7 +162,7 @@ impl App<'_> {
     fn run(
         &mut self,
         terminal: &mut DefaultTerminal,
-        events: mpsc::Receiver<(String, Value)>,
+        events: mpsc::Receiver<Option<Published>>,
     ) -> anyhow::Result<()> {
         let mut last_refresh = Instant::now();
         while !self.quit {
@@ -166,8 +171,11 @@ impl App<'_> {
                 self.act(action);
                 continue;
             }
-            while let Ok((kind, data)) = events.try_recv() {
-                self.on_event(&kind, &data);
+            while let Ok(event) = events.try_recv() {
+                match event {
+                    Some(event) => self.on_event(event),
+                    None => self.refresh(),
+                }
             }
             if last_refresh.elapsed() > Duration::from_secs(30) {
                 self.refresh();
@@ -199,80 +207,59 @@ impl App<'_> {
         }
     }
 
-    fn on_event(&mut self, kind: &str, data: &Value) {
-        match kind {
-            "game_opened" => {
-                self.game = Some((
-                    data["game"].as_i64().unwrap_or(0),
-                    data["closes_at"].as_str().and_then(|t| t.parse().ok()),
-                ))
+    fn on_event(&mut self, event: Published) {
+        match event {
+            Published::GameOpened(o) => {
+                self.game = Some((o.game, o.closes_at.parse().ok()));
             }
-            "game_closed" => {
-                self.drawing = Some((data["game"].as_i64().unwrap_or(0), Vec::new()));
-                if self.game.map(|g| g.0) == data["game"].as_i64() {
+            Published::GameClosed(c) => {
+                self.drawing = Some((c.game, Vec::new()));
+                if self.game.map(|g| g.0) == Some(c.game) {
                     self.game = None;
                 }
             }
-            "number_drawn" => {
-                let game = data["game"].as_i64().unwrap_or(0);
-                if self.drawing.as_ref().map(|d| d.0) != Some(game) {
-                    self.drawing = Some((game, Vec::new()));
+            Published::NumberDrawn(n) => {
+                if self.drawing.as_ref().map(|d| d.0) != Some(n.game) {
+                    self.drawing = Some((n.game, Vec::new()));
                 }
                 if let Some((_, numbers)) = &mut self.drawing {
                     // By position: a number announced again after a restart is not doubled.
-                    let position = data["position"].as_u64().unwrap_or(1).max(1) as usize;
-                    numbers.truncate(position - 1);
-                    numbers.push(data["number"].as_u64().unwrap_or(0));
+                    numbers.truncate(n.position.max(1) - 1);
+                    numbers.push(u64::from(n.number));
                 }
             }
             // Rule 10: a fault may void balls or the whole draw; the event carries what stands.
-            "draw_fault" => {
-                let game = data["game"].as_i64().unwrap_or(0);
-                let standing = data["drawn"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_u64)
-                    .collect();
-                self.drawing = Some((game, standing));
+            Published::DrawFault(f) => {
+                self.drawing = Some((f.game, f.drawn.iter().map(|&n| u64::from(n)).collect()));
                 self.status = format!(
-                    "GAME {game} DRAW FAULT: {} ({})",
-                    data["kind"].as_str().unwrap_or("?").replace('_', " "),
-                    data["reason"].as_str().unwrap_or("")
+                    "GAME {} DRAW FAULT: {} ({})",
+                    f.game,
+                    f.kind.replace('_', " "),
+                    f.reason
                 );
             }
-            "number_corrected" => {
+            Published::NumberCorrected(c) => {
                 if let Some((game, numbers)) = &mut self.drawing {
-                    let position = data["position"].as_u64().unwrap_or(0) as usize;
-                    if Some(*game) == data["game"].as_i64()
-                        && (1..=numbers.len()).contains(&position)
-                    {
-                        numbers[position - 1] = data["number"].as_u64().unwrap_or(0);
+                    let position = usize::try_from(c.position).unwrap_or(0);
+                    if *game == c.game && (1..=numbers.len()).contains(&position) {
+                        numbers[position - 1] = u64::try_from(c.number).unwrap_or(0);
                     }
                 }
             }
-            "jackpot_changed" => {
-                self.jackpots = data
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|p| {
-                        (
-                            p["spots"].as_u64().unwrap_or(0),
-                            p["pool_cents"].as_u64().unwrap_or(0),
-                        )
-                    })
-                    .collect()
+            Published::JackpotChanged(pools) => {
+                self.jackpots = pools
+                    .iter()
+                    .map(|p| (u64::from(p.spots), p.pool_cents))
+                    .collect();
             }
-            "game_invalidated" => {
+            Published::GameInvalidated(i) => {
                 self.status = format!(
                     "GAME {} INVALIDATED ({}): its wagers are refunded",
-                    data["game"],
-                    data["reason"].as_str().unwrap_or("")
+                    i.game, i.reason
                 );
                 self.refresh();
             }
-            "reconnect" => self.refresh(),
+            Published::Resync(_) => self.refresh(),
             _ => {}
         }
     }

@@ -6,31 +6,25 @@ use sha2::{Digest, Sha256};
 
 use super::chain::Trail;
 use super::Report;
+use crate::auth::PrincipalRow;
 use crate::db::schema::{principals, rule_sets};
 use crate::db::DbConnection;
 
 pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
-    type P = (
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        String,
-        i64,
-    );
-    let rows: Vec<P> = principals::table
-        .select((
-            principals::id,
-            principals::role,
-            principals::name,
-            principals::site,
-            principals::terminal,
-            principals::token_hash,
-            principals::created_at,
-        ))
+    let rows: Vec<PrincipalRow> = principals::table
+        .select(PrincipalRow::as_select())
         .load(conn)?;
-    for (id, role, name, site, terminal, token, created) in rows {
+    for PrincipalRow {
+        id,
+        role,
+        name,
+        site,
+        terminal,
+        token_hash: token,
+        created_at: created,
+        ..
+    } in rows
+    {
         if created < trail.started_at {
             continue;
         }

@@ -143,31 +143,9 @@ fn settled_again(
 }
 
 fn stored_totals(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Totals>> {
-    type Row = (i64, i64, i64, bool, i64, i64, bool, i64);
-    let row: Option<Row> = game_settlements::table
+    game_settlements::table
         .find(game)
-        .select((
-            game_settlements::ways,
-            game_settlements::total_prizes_cents,
-            game_settlements::major_prizes,
-            game_settlements::prorated,
-            game_settlements::prorate_before_cents,
-            game_settlements::prorate_after_cents,
-            game_settlements::floor_binds_for_all,
-            game_settlements::bonus_cents,
-        ))
+        .select(Totals::as_select())
         .first(conn)
-        .optional()?;
-    Ok(row.map(
-        |(ways, total, majors, prorated, before, after, floor, bonus)| Totals {
-            ways,
-            total_prizes_cents: total,
-            major_prizes: majors,
-            prorated,
-            prorate_before_cents: before,
-            prorate_after_cents: after,
-            floor_binds_for_all: floor,
-            bonus_cents: bonus,
-        },
-    ))
+        .optional()
 }
