@@ -346,7 +346,8 @@ pub struct WayResult {
     pub prorated: bool,
     /// Won (a share of) the jackpot pool (rule 12.6).
     pub jackpot: bool,
-    /// Bonus prizes won on top of the schedule (rule 6.3(e)); included in `prize_cents`.
+    /// Bonus prizes won, as offered (rule 6.3(e)). They are part of the way's prize: added to
+    /// the schedule prize before the per-way cap and pro-rating, so `prize_cents` includes them.
     pub bonus_cents: u64,
 }
 

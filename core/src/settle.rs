@@ -80,12 +80,29 @@ pub enum SettleError {
 }
 
 impl RuleSet {
-    /// Settles a game; see the module documentation.
+    /// Settles a game offering no bonus prize; see the module documentation.
     pub fn settle_game(
         &self,
         draw: &Draw,
         ways: &[WayInPlay],
         carried: &JackpotPools,
+    ) -> Result<GameSettlement, SettleError> {
+        self.settle_game_with_bonuses(draw, ways, carried, |_, _| 0)
+    }
+
+    /// Settles a game in which way `i`, catching `c` numbers, also wins the bonus prizes
+    /// `bonus(i, c)` (the sum of those whose terms it meets, [`crate::wins_bonus`]).
+    ///
+    /// Rule 6.3(e) as decided (INTERPRETATION, "Bonus prizes are prizes"): a bonus is part of
+    /// the way's prize, added to the schedule prize before the per-way cap (12.1), the
+    /// major-prize test (1(h)) and pro-rating (12.3-12.5). Only jackpot pool shares (7.2, 12.6)
+    /// stay outside both caps, added after.
+    pub fn settle_game_with_bonuses(
+        &self,
+        draw: &Draw,
+        ways: &[WayInPlay],
+        carried: &JackpotPools,
+        bonus: impl Fn(usize, u8) -> u64,
     ) -> Result<GameSettlement, SettleError> {
         let table = self.prize_table();
         let caps = self.caps();
@@ -127,18 +144,24 @@ impl RuleSet {
                 catch,
                 ..WayOutcome::default()
             };
-            if base == PrizeTable::JACKPOT {
-                outcome.jackpot = true;
-                jackpot_wins.push(index);
-            } else if base != 0 {
-                // Rule 18: the schedule amount scaled by the wager, down to the cent; then the
-                // per-way cap of rule 12.1.
-                let prize = scale(base, amount, table.raw_base(s), caps.per_way_cents);
-                outcome.prize_cents = prize;
-                // Rule 1(h): a major prize, measured after the 12.1 cap.
-                if is_major_prize(prize, caps.major_prize_cents) {
-                    majors.push(index);
+            // Rule 18: the schedule amount scaled by the wager, down to the cent.
+            let schedule = match base {
+                PrizeTable::JACKPOT => {
+                    outcome.jackpot = true;
+                    jackpot_wins.push(index);
+                    0
                 }
+                0 => 0,
+                _ => scale(base, amount, table.raw_base(s), u64::MAX),
+            };
+            // Rule 6.3(e): the bonus is part of the prize; rule 12.1: the per-way cap on both.
+            let prize = schedule
+                .saturating_add(bonus(index, catch))
+                .min(caps.per_way_cents);
+            outcome.prize_cents = prize;
+            // Rule 1(h): a major prize, measured after the 12.1 cap.
+            if prize > 0 && is_major_prize(prize, caps.major_prize_cents) {
+                majors.push(index);
             }
             outcomes.push(outcome);
         }
@@ -258,8 +281,9 @@ impl RuleSet {
                 } else {
                     share_pool(pool_cents, &stakes)
                 };
+                // On top of any bonus the way won, which the caps have already had.
                 for (&i, &share) in winners.iter().zip(&shares) {
-                    outcomes[i].prize_cents = share;
+                    outcomes[i].prize_cents += share;
                 }
                 let paid_cents: u64 = shares.iter().sum();
                 JackpotOutcome {

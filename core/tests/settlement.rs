@@ -322,3 +322,62 @@ fn schedule_outcome_is_the_settled_prize_of_every_minor_way() {
         .unwrap();
     assert!(jackpot.jackpot && jackpot.prize_cents == 0);
 }
+
+/// Rule 6.3(e) as decided: a bonus won on a way is part of its prize, so the per-way cap (12.1),
+/// the major-prize test (1(h)) and pro-rating (12.3-12.5) all see the sum.
+#[test]
+fn a_bonus_is_inside_the_per_way_cap_the_major_test_and_pro_rating() {
+    let rules = RuleSet::act_1992();
+    let pools = JackpotPools::initial(&rules);
+    let settle_with = |ways: &[WayInPlay], bonus: u64| {
+        rules
+            .settle_game_with_bonuses(
+                &draw(),
+                ways,
+                &pools,
+                |_, catch| {
+                    if catch == 1 {
+                        bonus
+                    } else {
+                        0
+                    }
+                },
+            )
+            .unwrap()
+    };
+    // $3 for 1 of 1 and a $49,999 bonus: $50,002, capped at $50,000 a way (12.1).
+    let one = settle_with(&[way(1, 1, Standard, 100)], 4_999_900);
+    assert_eq!(one.ways[0].prize_cents, 5_000_000);
+    assert!(one.prorating.is_none());
+    // $3 and a $198 bonus: $201, a major prize (1(h)) though neither part is one alone.
+    let small = settle_with(
+        &[way(1, 1, Standard, 100), way(1, 1, Standard, 100)],
+        19_800,
+    );
+    assert_eq!(small.ways[0].prize_cents, 20_100);
+    assert!(small.prorating.is_none(), "$402 is within the game's limit");
+    // Two ways of $30,003 and one of $30,006: $90,012 of majors over the game's $50,000, shared
+    // in proportion to each way's schedule prize plus bonus (12.5), rounded down to the cent.
+    let ways = [
+        way(1, 1, Standard, 100),
+        way(1, 1, Standard, 100),
+        way(1, 1, Standard, 200),
+        way(1, 0, Standard, 100),
+    ];
+    let s = settle_with(&ways, 3_000_000);
+    let before = [3_000_300u64, 3_000_300, 3_000_600];
+    let total: u64 = before.iter().sum();
+    let expected: Vec<u64> = before.iter().map(|p| p * 5_000_000 / total).collect();
+    let got: Vec<u64> = s.ways[..3].iter().map(|w| w.prize_cents).collect();
+    assert_eq!(got, expected);
+    assert!(s.ways[..3].iter().all(|w| w.prorated));
+    assert_eq!(
+        s.ways[3].prize_cents, 0,
+        "a way that misses wins no bonus here"
+    );
+    let p = s.prorating.expect("pro-rated");
+    assert_eq!((p.major_prizes, p.before_cents), (3, total));
+    assert!(s.total_prizes_cents <= 5_000_000);
+    // With no bonus the same ways are minor prizes and nothing is pro-rated.
+    assert!(settle(&ways).prorating.is_none());
+}

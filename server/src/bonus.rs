@@ -250,6 +250,17 @@ pub async fn create(
     if b.prize_cents <= 0 || b.min_amount_per_way_cents < 0 {
         return Err(invalid("the prize is more than 0 and the minimum wager not negative").into());
     }
+    // Rule 12.1: a bonus is part of the way's prize (rule 6.3(e)); one that alone is over the
+    // per-way cap could never be paid as offered.
+    let cap = state.rules.caps().per_way_cents;
+    if b.prize_cents as u64 > cap {
+        return Err(invalid(format!(
+            "a bonus prize of {} is over the {} a way may win (rule 12.1)",
+            keno_core::Dollars(b.prize_cents as u64),
+            keno_core::Dollars(cap)
+        ))
+        .into());
+    }
     let (from, to) = (
         time("window_from", &b.window_from)?,
         time("window_to", &b.window_to)?,

@@ -179,6 +179,8 @@ pub struct Totals {
     pub prorate_before_cents: i64,
     pub prorate_after_cents: i64,
     pub floor_binds_for_all: bool,
+    /// The bonus prizes won, as offered (rule 6.3(e)): already inside `total_prizes_cents`,
+    /// which pays them within the caps.
     #[serde(default)]
     pub bonus_cents: i64,
 }
@@ -215,29 +217,37 @@ pub fn compute(
     let plans = plan_all(rules, &covering)?;
     let (ways, owner) = ways_in_play(&covering, &plans);
     let planned = started.elapsed();
-    let settled = rules.settle_game(&draw, &ways, &carried)?;
     let offered = crate::bonus::offered(conn, number)?
         .into_iter()
         .map(|b| Ok((b.terms()?, b)))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    // Rule 6.3(e): the bonus prizes way `i` wins with `catch`, whether or not the schedule pays
+    // it anything.
+    let won = |i: usize, catch: u8| {
+        let played = WayPlayed {
+            bet_kind: plans[owner[i].0].kind,
+            spots: ways[i].numbers.len(),
+            amount_per_way_cents: ways[i].amount_per_way_cents,
+            catch,
+        };
+        offered
+            .iter()
+            .filter(move |(terms, _)| wins_bonus(terms, &played))
+            .map(|(_, b)| b)
+    };
+    // The bonus is part of the way's prize: inside the caps and pro-rating (keno-core).
+    let settled = rules.settle_game_with_bonuses(&draw, &ways, &carried, |i, catch| {
+        won(i, catch).map(|b| b.prize_cents as u64).sum()
+    })?;
 
     let major = rules.caps().major_prize_cents;
     let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
     let mut special_ways = Vec::new();
     let mut bonuses = Vec::new();
-    for ((outcome, &(t, w)), way) in settled.ways.iter().zip(&owner).zip(&ways) {
-        // Rule 6.3(e): a bonus is paid on top of the schedule, won or not by the schedule.
-        let played = WayPlayed {
-            bet_kind: plans[t].kind,
-            spots: way.numbers.len(),
-            amount_per_way_cents: way.amount_per_way_cents,
-            catch: outcome.catch,
-        };
-        for (_, b) in offered
-            .iter()
-            .filter(|(terms, _)| wins_bonus(terms, &played))
-        {
-            per_ticket.entry(t).or_default().0 += b.prize_cents as u64;
+    for (i, (outcome, &(t, w))) in settled.ways.iter().zip(&owner).enumerate() {
+        let mut won_bonus = false;
+        for b in won(i, outcome.catch) {
+            won_bonus = true;
             bonuses.push(BonusResultRow {
                 serial: covering[t].serial.clone(),
                 game: number,
@@ -255,7 +265,8 @@ pub fn compute(
         let entry = per_ticket.entry(t).or_default();
         entry.0 += outcome.prize_cents;
         entry.1 |= is_major;
-        if is_major {
+        // Stored whole where it cannot be worked out again from the schedule alone.
+        if is_major || won_bonus {
             special_ways.push(WayResultRow {
                 serial: covering[t].serial.clone(),
                 game: number,

@@ -8,6 +8,7 @@ use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(a_bonus_is_offered_once_approved_and_paid_on_top_of_the_schedule);
+on_both_backends!(a_bonus_is_part_of_the_prize_inside_the_caps_and_pro_rating);
 
 fn a_bonus_is_offered_once_approved_and_paid_on_top_of_the_schedule(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);
@@ -188,4 +189,99 @@ fn a_bonus_is_offered_once_approved_and_paid_on_top_of_the_schedule(db: TestDb) 
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{text}");
+}
+
+/// Rule 6.3(e) as decided (bonus prizes are prizes): a $30,000 bonus on 1-spot ways makes each
+/// way that catches a major prize of $30,003 or $30,006, so the game's majors go over the
+/// $50,000 limit and are pro-rated (12.3-12.5) as if the bonus were part of the schedule prize.
+/// The first build paid the bonus on top, after pro-rating: $30,003 a way, however many won. A
+/// bonus over the per-way cap (12.1) on its own is refused when proposed.
+fn a_bonus_is_part_of_the_prize_inside_the_caps_and_pro_rating(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let terms = |cents: i64| {
+        json!({
+            "name": "Big One", "bet_type": "standard", "spots": 1, "catch": 1,
+            "prize_cents": cents, "min_amount_per_way_cents": 100, "every_nth_game": 1,
+        })
+    };
+    let (status, e) = s.post(&w.supervisor, "/api/v1/bonus-prizes", terms(5_000_001));
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_bonus")),
+        "{e}"
+    );
+    assert!(e["message"].as_str().unwrap().contains("12.1"), "{e}");
+    let (status, created) = s.post(&w.supervisor, "/api/v1/bonus-prizes", terms(3_000_000));
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let (status, _) = s.post(
+        &inspector,
+        &format!("/api/v1/bonus-prizes/{id}/approve"),
+        json!({"reference": "CSA 2026/91"}),
+    );
+    assert_eq!(status, 200);
+    // The game open at the approval keeps what it opened with; the next offers the bonus.
+    s.close_and_settle(&w.supervisor);
+    let (_, board) = s.get("/api/v1/bonus-prizes");
+    assert_eq!(board["offered_now"], json!([id]));
+
+    // Every number on a 1-spot ticket: 1..=40 at $1, 41..=80 at $2. Exactly 20 catch.
+    let serials: Vec<(u8, String)> = (1..=80u8)
+        .map(|n| {
+            let amount = if n <= 40 { 100 } else { 200 };
+            let bet = json!({"type": "standard", "spots": [n]});
+            let t = s.sell(
+                &w.writer,
+                sale(&format!("n{n}"), bet, "standard", amount, 1),
+            );
+            (n, t["serial"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let settled = s.close_and_settle(&w.supervisor);
+    let drawn: Vec<u8> = settled["drawn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap() as u8)
+        .collect();
+    assert_eq!(drawn.len(), 20);
+
+    // The oracle: each catching way's schedule prize ($3 a dollar) plus the bonus, shared of
+    // the $50,000 limit in proportion, rounded down to the cent (rule 12.5).
+    let before = |n: u8| if n <= 40 { 300 } else { 600 } + 3_000_000u64;
+    let total: u64 = drawn.iter().map(|&n| before(n)).sum();
+    let mut paid_total = 0;
+    for (n, serial) in &serials {
+        let (_, t) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+        let way = &t["results"][0]["ways"][0];
+        if drawn.contains(n) {
+            let expected = before(*n) * 5_000_000 / total;
+            assert_eq!(way["prize_cents"].as_u64(), Some(expected), "{n}: {t}");
+            assert_eq!(way["prorated"], true, "{t}");
+            assert_eq!(way["bonus_cents"], 3_000_000);
+            assert_eq!(t["payable_cents"].as_u64(), Some(expected), "{t}");
+            paid_total += expected;
+        } else {
+            assert_eq!(way["prize_cents"], 0, "{t}");
+            assert_eq!(way["bonus_cents"], 0, "{t}");
+        }
+    }
+    assert!(paid_total <= 5_000_000, "{paid_total}");
+    let (_, record) = s.get_as(
+        &w.supervisor,
+        &format!("/api/v1/games/{}", settled["number"]),
+    );
+    assert_eq!(record["state"], "settled", "{record}");
+    // The auditor's settling again agrees, bonus and pro-rating included.
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", &db.url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -14,6 +14,7 @@ on_both_backends!(
     a_claim_payment_racing_a_terminal_payment_pays_once,
     rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable,
     rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them,
+    rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game,
 );
 
 struct Played {
@@ -658,4 +659,91 @@ fn pool(s: &keno_testkit::Server, spots: u64) -> i64 {
         .unwrap()["pool_cents"]
         .as_i64()
         .unwrap()
+}
+
+/// Rule 13.2 as decided (only prizes are unclaimed prizes): two-game tickets whose first game is
+/// invalidated (rule 17.3) owe their holders that game's refund and whatever the second game
+/// won. Twelve months on, the movement takes the prizes only; a ticket that won nothing keeps its
+/// refund, paid by claim (13.5). The first build moved the refunds with the prizes.
+fn rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let serials: Vec<String> = (1..=40)
+        .map(|n| {
+            let bet = json!({"type": "standard", "spots": [n]});
+            s.sell(&w.writer, sale(&format!("t{n}"), bet, "standard", 100, 2))["serial"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let first = s.get("/api/v1/games/current").1["number"].as_i64().unwrap();
+    let (status, inv) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{first}/invalidate"),
+        json!({"reason": "fire alarm, room cleared"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    let settled = s.close_and_settle(&w.supervisor);
+    assert_eq!(settled["number"], first + 1);
+    // Each ticket is owed its first game's share of the $2 it paid back, and its prize.
+    let owed: Vec<(String, i64)> = serials
+        .iter()
+        .map(|serial| {
+            let (_, t) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+            (serial.clone(), t["payable_cents"].as_i64().unwrap() - 100)
+        })
+        .collect();
+    assert!(owed.iter().all(|(_, prize)| *prize >= 0));
+    let prizes: i64 = owed.iter().map(|(_, p)| p).sum();
+    let winners = owed.iter().filter(|(_, p)| *p > 0).count();
+    assert!(winners > 0 && winners < 40, "{winners} of 40 won");
+
+    let day = year_and_a_month_before(settled["keno_day"].as_str().unwrap());
+    age(&db, first, &day);
+    age(&db, first + 1, &day);
+    let body = json!({"destination": "jackpot_6", "reason": "CSA approval 2027/15"});
+    let (status, moved) = s.post(&w.supervisor, "/api/v1/unclaimed/movements", body);
+    assert_eq!(status, 201, "{moved}");
+    assert_eq!(moved["total_cents"].as_i64(), Some(prizes), "{moved}");
+    assert_eq!(moved["tickets"].as_u64(), Some(winners as u64), "{moved}");
+
+    // A ticket that won nothing still holds its refund: by claim now, by cheque, once.
+    let (loser, _) = owed.iter().find(|(_, p)| *p == 0).unwrap();
+    assert_not_payable_at_a_terminal(s, &w.writer, loser);
+    let form = json!({
+        "reason": "old", "claimant_name": "Mary Citizen",
+        "postal_address": "1 Example St", "phone": "02 6200 0000",
+        "purchase_place": "735624", "purchase_date": day, "games": 2,
+        "other_details": "1 spot, $1, two games", "serial": loser,
+    });
+    let (status, claim) = s.post(&w.writer, "/api/v1/claims", form);
+    assert_eq!(status, 201, "{claim}");
+    let id = claim["id"].as_i64().unwrap();
+    let (status, _) = s.post(
+        &inspector,
+        &format!("/api/v1/claims/{id}/approve"),
+        json!({"serial": loser, "reason": "refund of game {first}"}),
+    );
+    assert_eq!(status, 200);
+    let (status, paid) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/claims/{id}/pay"),
+        json!({"cheque_reference": "CHQ-10"}),
+    );
+    assert_eq!(
+        (status, paid["paid_cents"].as_i64()),
+        (200, Some(100)),
+        "{paid}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", &db.url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

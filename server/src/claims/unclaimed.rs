@@ -255,8 +255,11 @@ fn unclaimed(
         let Ok(due) = keno_core::owed(&facts(conn, t)?) else {
             continue;
         };
-        if keno_core::at_a_terminal(due.deadline, today).is_err() {
-            owed.push((t.serial.clone(), due.total_cents as i64));
+        // Rule 13.2 moves unclaimed prizes only: the refund of an invalidated game stays the
+        // ticket holder's, by claim after the twelve months (INTERPRETATION, "Only prizes are
+        // unclaimed prizes").
+        if due.prizes_cents > 0 && keno_core::at_a_terminal(due.deadline, today).is_err() {
+            owed.push((t.serial.clone(), due.prizes_cents as i64));
         }
     }
     Ok(owed)

@@ -181,18 +181,20 @@ fn results(
                 let mut outcome = rules
                     .schedule_outcome(&draw, &in_play)
                     .map_err(anyhow::Error::from)?;
+                // A way that won a major prize or a bonus is stored whole: its bonus is inside
+                // its prize, under the caps (rule 6.3(e)).
                 if let Some(&(_, prize, prorated, jackpot)) = stored.get(&(game, i as i32)) {
                     outcome.prize_cents = prize as u64;
                     outcome.prorated = prorated;
                     outcome.jackpot = jackpot;
                 }
                 let bonus = bonuses.get(&(game, i as i32)).copied().unwrap_or(0);
-                prize_cents += outcome.prize_cents + bonus;
+                prize_cents += outcome.prize_cents;
                 ways.push(WayResult {
                     numbers: way.numbers.to_vec(),
                     spots: way.spots(),
                     catch: outcome.catch,
-                    prize_cents: outcome.prize_cents + bonus,
+                    prize_cents: outcome.prize_cents,
                     prorated: outcome.prorated,
                     jackpot: outcome.jackpot,
                     bonus_cents: bonus,
