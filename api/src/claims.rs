@@ -54,6 +54,29 @@ pub struct ClaimForm {
     /// The serial, if the claimant knows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
+    /// A claim for a voucher rather than a ticket (rules 13.1, 13.3): its code, if the claimant
+    /// has it. Not with `serial`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher_code: Option<String>,
+    /// A lost voucher: the amount it was issued for, with `purchase_date` the Keno Day it was
+    /// issued on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voucher_amount_cents: Option<i64>,
+}
+
+/// A voucher a claim may be for (rules 13.1, 13.3).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VoucherCandidate {
+    /// Its code; to a writer, `*` but for the last four digits.
+    pub code: String,
+    pub site: String,
+    pub keno_day: String,
+    pub amount_cents: i64,
+    /// What is left on it: what a claim would pay.
+    pub balance_cents: i64,
+    /// active | spent | cashed
+    pub status: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -105,4 +128,15 @@ pub struct Claim {
     /// Unpaid tickets that match the form, best first (while the claim is submitted); to a
     /// writer, each serial's last four digits only.
     pub candidates: Vec<Candidate>,
+    /// The voucher named on the form, if the claim is for one.
+    #[serde(default)]
+    pub voucher_code: Option<String>,
+    #[serde(default)]
+    pub voucher_amount_cents: Option<i64>,
+    /// The voucher the inspector approved the claim against (to a writer, its last four digits).
+    #[serde(default)]
+    pub approved_voucher: Option<String>,
+    /// Vouchers with something left that match the form (while the claim is submitted).
+    #[serde(default)]
+    pub voucher_candidates: Vec<VoucherCandidate>,
 }

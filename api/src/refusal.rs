@@ -115,6 +115,7 @@ refusals! {
 
     // Claims and unclaimed prizes (rules 13, 14).
     TicketClaimed = "ticket_claimed",
+    VoucherClaimed = "voucher_claimed",
     ClaimDecided = "claim_decided",
     ClaimNotApproved = "claim_not_approved",
     NothingToMove = "nothing_to_move",

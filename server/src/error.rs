@@ -49,8 +49,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
         | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
         | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
-        | ChequeOnly | TicketClaimed | ClaimDecided | ClaimNotApproved | NothingToMove
-        | NotABallGame | GameNotDrawing | AlreadySettled | EarlierGameNotDrawn
+        | ChequeOnly | TicketClaimed | VoucherClaimed | ClaimDecided | ClaimNotApproved
+        | NothingToMove | NotABallGame | GameNotDrawing | AlreadySettled | EarlierGameNotDrawn
         | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService | DeviceDraw | ManualDraw
         | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
         | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved

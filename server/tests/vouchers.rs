@@ -19,6 +19,7 @@ on_both_backends!(
     winning_tickets_are_paid_as_vouchers_and_tendered_for_sales,
     a_major_prize_is_not_paid_as_a_voucher_nor_tendered,
     a_voucher_is_usable_for_twelve_months_then_needs_a_claim,
+    an_old_voucher_is_paid_by_an_approved_claim_by_cheque_once,
 );
 
 fn issue(s: &Server, token: &str, request_id: &str, amount_cents: i64) -> Value {
@@ -892,4 +893,141 @@ fn a_voucher_is_usable_for_twelve_months_then_needs_a_claim(db: TestDb) {
         "{e}"
     );
     assert_eq!(voucher(s, &w.writer, &old)["balance_cents"], 1000);
+}
+
+/// Rules 13.1, 13.3, 13.5 as decided (old vouchers): thirteen months on, a voucher is paid only
+/// through an Unclaimed Prize Claim Form, which may name it by code or, lost, by its date and
+/// amount; an inspector approves the claim against it and a supervisor pays its balance by
+/// cheque, once. The first build's form took ticket serials only (`voucher_code` was refused
+/// as an unknown field), so the deposit was stranded for good.
+fn an_old_voucher_is_paid_by_an_approved_claim_by_cheque_once(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let inspector = db.principal("inspector", "INSPECTOR", None);
+    let code = issue(s, &w.writer, "old", 1_234)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let day = (chrono::Local::now().date_naive() - chrono::Months::new(13))
+        .format("%Y-%m-%d")
+        .to_string();
+    db.execute(&format!(
+        "UPDATE vouchers SET keno_day = '{day}' WHERE code = '{code}'"
+    ));
+    let form = |extra: Value| {
+        let mut f = json!({
+            "reason": "old", "claimant_name": "Ann Player", "postal_address": "2 Example St",
+            "phone": "02 6200 0001", "purchase_place": "735624", "purchase_date": day,
+        });
+        f.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        f
+    };
+    // Bad forms change nothing.
+    for (bad, code_expected) in [
+        (
+            json!({"voucher_code": code, "serial": "1234"}),
+            "invalid_claim",
+        ),
+        (json!({"voucher_code": "12345"}), "invalid_voucher_code"),
+        (json!({"voucher_amount_cents": 0}), "invalid_claim"),
+    ] {
+        let (status, e) = s.post(&w.writer, "/api/v1/claims", form(bad.clone()));
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (400, Some(code_expected)),
+            "{bad}: {e}"
+        );
+    }
+    assert_eq!(count(&db, "claims"), 0);
+
+    // By code: the writer sees the voucher's last four digits only.
+    let (status, named) = s.post(
+        &w.writer,
+        "/api/v1/claims",
+        form(json!({"voucher_code": code})),
+    );
+    assert_eq!(status, 201, "{named}");
+    let candidates = named["voucher_candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "{named}");
+    assert!(candidates[0]["code"]
+        .as_str()
+        .unwrap()
+        .ends_with(&code[18..]));
+    assert!(candidates[0]["code"].as_str().unwrap().starts_with("****"));
+    assert_eq!(candidates[0]["balance_cents"], 1_234);
+    // Lost: by the date and amount; an inspector sees the whole code.
+    let (status, lost) = s.post(
+        &w.writer,
+        "/api/v1/claims",
+        form(json!({"reason": "lost", "voucher_amount_cents": 1_234})),
+    );
+    assert_eq!(status, 201, "{lost}");
+    let lost_id = lost["id"].as_i64().unwrap();
+    let (_, seen) = s.get_as(&inspector, &format!("/api/v1/claims/{lost_id}"));
+    assert_eq!(
+        seen["voucher_candidates"][0]["code"],
+        code.as_str(),
+        "{seen}"
+    );
+
+    let id = named["id"].as_i64().unwrap();
+    let approve = |claim: i64, body: Value| {
+        s.post(&inspector, &format!("/api/v1/claims/{claim}/approve"), body)
+    };
+    let (status, e) = approve(id, json!({"reason": "ok"}));
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_claim")),
+        "{e}"
+    );
+    let (status, approved) = approve(id, json!({"voucher": code, "reason": "issued to her"}));
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["approved_voucher"], code.as_str());
+    // One voucher, one claim.
+    let (status, e) = approve(lost_id, json!({"voucher": code, "reason": "same one"}));
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("voucher_claimed")),
+        "{e}"
+    );
+
+    let pay = |claim: i64, cheque: &str| {
+        s.post(
+            &w.supervisor,
+            &format!("/api/v1/claims/{claim}/pay"),
+            json!({"cheque_reference": cheque}),
+        )
+    };
+    let (status, paid) = pay(id, "CHQ-77");
+    assert_eq!(
+        (status, paid["paid_cents"].as_i64()),
+        (200, Some(1_234)),
+        "{paid}"
+    );
+    assert_eq!(paid["state"], "paid");
+    let (status, e) = pay(id, "CHQ-78");
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("claim_not_approved")),
+        "{e}"
+    );
+    let v = voucher(s, &w.supervisor, &code);
+    assert_eq!(
+        (v["balance_cents"].as_i64(), v["status"].as_str()),
+        (Some(0), Some("cashed")),
+        "{v}"
+    );
+    let (status, e) = s.post(
+        &w.writer,
+        &format!("/api/v1/vouchers/{code}/cash"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("already_cashed")),
+        "{e}"
+    );
+    // (No `audit verify` here: the voucher was aged by editing its row, which it would catch.)
 }

@@ -73,6 +73,8 @@ pub fn run(client: &Client, command: &ClaimCommand) -> Result<Done, CallError> {
                 games: a.games,
                 other_details: a.details.clone(),
                 serial: a.serial.clone(),
+                voucher_code: None,
+                voucher_amount_cents: None,
             };
             let claim: Claim = client.post("/api/v1/claims", &form)?;
             let text = describe(&claim);

@@ -358,13 +358,17 @@ fn claims(
         .select(crate::claims::ClaimRow::as_select())
         .load(conn)?;
     for c in rows {
-        let ticket = c.ticket_serial.as_deref().unwrap_or("-");
+        let ticket = match (&c.ticket_serial, &c.approved_voucher) {
+            (Some(serial), _) => format!("ticket {serial}"),
+            (None, Some(code)) => format!("voucher {code}"),
+            (None, None) => "ticket -".to_string(),
+        };
         if let Some(at) = c.decided_at.filter(|at| (from..to).contains(at)) {
             found.push(exception(
                 at,
                 "claim_decision",
                 format!(
-                    "claim {} ({}, {}) {} for ticket {ticket}",
+                    "claim {} ({}, {}) {} for {ticket}",
                     c.id,
                     c.reason,
                     c.claimant_name,
@@ -384,7 +388,7 @@ fn claims(
                 at,
                 "claim_payment",
                 format!(
-                    "claim {} paid {} by cheque {} for ticket {ticket}",
+                    "claim {} paid {} by cheque {} for {ticket}",
                     c.id,
                     money(c.paid_cents.unwrap_or(0)),
                     c.cheque_reference.as_deref().unwrap_or("-")

@@ -63,7 +63,7 @@ fn customer_details(claim: &Claim) -> Vec<Line> {
 }
 
 fn ticket_details(claim: &Claim) -> Vec<Line> {
-    vec![
+    let mut lines = vec![
         Line::Heading("TICKET DETAILS".into()),
         Line::Text(format!("Where purchased:  {}", claim.purchase_place)),
         Line::Text(format!("Date purchased:   {}", claim.purchase_date)),
@@ -80,7 +80,21 @@ fn ticket_details(claim: &Claim) -> Vec<Line> {
             claim.serial.as_deref().unwrap_or("not known")
         )),
         Line::Text(format!("Other details:    {}", claim.other_details)),
-    ]
+    ];
+    // Rules 13.1, 13.3: a claim for a voucher names it, or a lost one's amount.
+    if claim.voucher_code.is_some() || claim.voucher_amount_cents.is_some() {
+        lines.push(Line::Text(format!(
+            "Voucher:          {} {}",
+            claim.voucher_code.as_deref().unwrap_or("code not known"),
+            claim
+                .voucher_amount_cents
+                .map_or(String::new(), |c| format!(
+                    "for {}",
+                    keno_core::Dollars(c as u64)
+                ))
+        )));
+    }
+    lines
 }
 
 /// What became of the claim: recorded, the ticket chosen, decided, paid.
@@ -96,6 +110,11 @@ fn record(claim: &Claim) -> Vec<Line> {
     if let Some(serial) = &claim.ticket_serial {
         lines.push(Line::Text(format!(
             "Ticket chosen by the Inspector: {serial}"
+        )));
+    }
+    if let Some(code) = &claim.approved_voucher {
+        lines.push(Line::Text(format!(
+            "Voucher chosen by the Inspector: {code}"
         )));
     }
     if let (Some(by), Some(at)) = (&claim.decided_by, &claim.decided_at) {

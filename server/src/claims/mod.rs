@@ -10,6 +10,7 @@
 mod candidates;
 mod form;
 pub mod unclaimed;
+mod voucher;
 
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpResponse};
@@ -31,7 +32,7 @@ use keno_api::Refusal;
 use keno_core::Act;
 pub use keno_core::ClaimState;
 // The wire's types (keno-api), where the server's modules have always found them.
-pub use keno_api::claims::{Claim, ClaimForm};
+pub use keno_api::claims::{Claim, ClaimForm, VoucherCandidate};
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = claims)]
@@ -59,6 +60,9 @@ pub struct ClaimRow {
     pub paid_by: Option<String>,
     pub paid_at: Option<i64>,
     pub cheque_reference: Option<String>,
+    pub voucher_code: Option<String>,
+    pub voucher_amount_cents: Option<i64>,
+    pub approved_voucher: Option<String>,
 }
 
 /// What a writer is shown: the tickets' serials masked ([`load_for`]).
@@ -67,11 +71,15 @@ fn for_the_counter(mut claim: Claim) -> Claim {
         c.serial = masked_serial(&c.serial);
     }
     claim.ticket_serial = claim.ticket_serial.as_deref().map(masked_serial);
+    for v in &mut claim.voucher_candidates {
+        v.code = masked_serial(&v.code);
+    }
+    claim.approved_voucher = claim.approved_voucher.as_deref().map(masked_serial);
     claim
 }
 
 /// The claim as the API shows it, with the tickets that match it.
-fn shown(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
+fn shown(r: ClaimRow, candidates: Vec<Candidate>, vouchers: Vec<VoucherCandidate>) -> Claim {
     Claim {
         id: r.id,
         reason: r.reason,
@@ -96,6 +104,10 @@ fn shown(r: ClaimRow, candidates: Vec<Candidate>) -> Claim {
         paid_at: r.paid_at.map(rfc3339),
         cheque_reference: r.cheque_reference,
         candidates,
+        voucher_code: r.voucher_code,
+        voucher_amount_cents: r.voucher_amount_cents,
+        approved_voucher: r.approved_voucher,
+        voucher_candidates: vouchers,
     }
 }
 
@@ -134,18 +146,27 @@ approvable! {
         "approx_game": c.approx_game, "games": c.games, "serial": c.serial,
         "state": c.state.as_str(), "ticket_serial": c.ticket_serial,
         "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
-        "cheque_reference": c.cheque_reference,
+        "cheque_reference": c.cheque_reference, "voucher_code": c.voucher_code,
+        "voucher_amount_cents": c.voucher_amount_cents, "approved_voucher": c.approved_voucher,
     }),
 }
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     let row = find_claim(conn, id)?;
-    let found = if row.state == ClaimState::Submitted {
-        candidates::matching(conn, &row)?
-    } else {
-        Vec::new()
-    };
-    Ok(shown(row, found))
+    if row.state != ClaimState::Submitted {
+        return Ok(shown(row, Vec::new(), Vec::new()));
+    }
+    // A claim for a voucher lists vouchers; one for a ticket, tickets.
+    Ok(match voucher::named(&row) {
+        true => {
+            let found = voucher::matching(conn, &row)?;
+            shown(row, Vec::new(), found)
+        }
+        false => {
+            let found = candidates::matching(conn, &row)?;
+            shown(row, found, Vec::new())
+        }
+    })
 }
 
 /// The claim as `principal` may see it. A writer sees only the claims recorded at its own site
@@ -226,6 +247,7 @@ pub async fn file(
         )
         .into());
     }
+    let (voucher_code, voucher_amount) = voucher::named_on(&f, f.serial.is_some())?;
     let serial = f
         .serial
         .map(|s| {
@@ -247,6 +269,8 @@ pub async fn file(
                 claims::games.eq(f.games),
                 claims::other_details.eq(f.other_details.trim()),
                 claims::serial.eq(&serial),
+                claims::voucher_code.eq(&voucher_code),
+                claims::voucher_amount_cents.eq(voucher_amount),
                 claims::state.eq(ClaimState::Submitted.as_str()),
                 claims::recorded_by.eq(&principal.id),
                 claims::recorded_at.eq(now_micros()),
@@ -313,7 +337,10 @@ pub async fn list(
             q = q.filter(claims::state.eq(s));
         }
         let rows: Vec<ClaimRow> = q.load(conn)?;
-        Ok(rows.into_iter().map(|r| shown(r, Vec::new())).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| shown(r, Vec::new(), Vec::new()))
+            .collect())
     })
     .await?;
     Ok(web::Json(claims))
@@ -323,8 +350,42 @@ pub async fn list(
 #[serde(deny_unknown_fields)]
 pub struct ClaimApproval {
     /// The ticket the claim is for, chosen from the candidates.
-    pub serial: String,
+    #[serde(default)]
+    pub serial: Option<String>,
+    /// Or the voucher it is for (rules 13.1, 13.3), chosen from the voucher candidates.
+    #[serde(default)]
+    pub voucher: Option<String>,
     pub reason: String,
+}
+
+/// What an approval names: a ticket or a voucher, one of them.
+enum Claimed {
+    Ticket(String),
+    Voucher(String),
+}
+
+impl Claimed {
+    fn of(a: &ClaimApproval) -> DomainResult<Claimed> {
+        fn trimmed(s: &Option<String>) -> Option<&str> {
+            s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+        }
+        match (trimmed(&a.serial), trimmed(&a.voucher)) {
+            (Some(serial), None) => Ok(Claimed::Ticket(serial.to_string())),
+            (None, Some(code)) => Ok(Claimed::Voucher(code.to_string())),
+            _ => Err(Failure::refuse(
+                Refusal::InvalidClaim,
+                "approve the claim for one ticket (serial) or one voucher (voucher)",
+            )),
+        }
+    }
+
+    /// The columns the approval sets: (ticket_serial, approved_voucher).
+    fn columns(&self) -> (Option<&str>, Option<&str>) {
+        match self {
+            Claimed::Ticket(s) => (Some(s), None),
+            Claimed::Voucher(c) => (None, Some(c)),
+        }
+    }
 }
 
 /// An inspector approves a claim for one ticket (rule 14: payment is at the inspector's
@@ -350,17 +411,22 @@ pub async fn approve(
     let id = id.into_inner();
     let body = body.into_inner();
     let why = crate::ball_draw::reason(&body.reason)?;
-    let serial = body.serial.trim().to_string();
+    let claimed = Claimed::of(&body)?;
     let claim = crate::store::write(&state, None, move |_, conn| {
         // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
         // the ticket named.
         approvals::decide::<ClaimRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, to| {
-            claimable(conn, id, &serial)?;
+            match &claimed {
+                Claimed::Ticket(serial) => claimable(conn, id, serial)?,
+                Claimed::Voucher(code) => voucher::claimable(conn, id, code)?,
+            }
+            let (serial, code) = claimed.columns();
             Ok(diesel::update(claims::table.find(id))
                 .filter(claims::state.eq(ClaimState::Submitted.as_str()))
                 .set((
                     claims::state.eq(to.as_str()),
-                    claims::ticket_serial.eq(&serial),
+                    claims::ticket_serial.eq(serial),
+                    claims::approved_voucher.eq(code),
                     claims::decided_by.eq(&principal.id),
                     claims::decided_at.eq(now_micros()),
                     claims::decision_reason.eq(&why),
@@ -489,6 +555,9 @@ fn pay_cheque(
     cheque: &str,
     by: &str,
 ) -> DomainResult<usize> {
+    if let Some(code) = &row.approved_voucher {
+        return voucher::pay(conn, row, code, (to, cheque, by));
+    }
     let serial = row.ticket_serial.clone().ok_or_else(|| {
         Failure::Internal(anyhow::anyhow!("claim {} approved for no ticket", row.id))
     })?;

@@ -282,6 +282,9 @@ diesel::table! {
         paid_by -> Nullable<Text>,
         paid_at -> Nullable<BigInt>,
         cheque_reference -> Nullable<Text>,
+        voucher_code -> Nullable<Text>,
+        voucher_amount_cents -> Nullable<BigInt>,
+        approved_voucher -> Nullable<Text>,
     }
 }
 

@@ -7,11 +7,11 @@
 use actix_web::{post, web};
 use diesel::prelude::*;
 
-use super::{at_a_terminal, check_code, lock, today, view, VoucherStatus};
+use super::{at_a_terminal, check_code, lock, today, view, VoucherRow, VoucherStatus};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
-use crate::db::{now_micros, rfc3339};
+use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::Refusal;
@@ -42,69 +42,83 @@ pub async fn cash_out(
     check_code(&code)?;
     let paid = crate::store::write(&state, None, move |state, conn| -> DomainResult<CashOut> {
         let today = today(state)?;
-        let (paid, row) = {
-            let mut v = lock(conn, &[code.as_str()])?
-                .pop()
-                .ok_or_else(|| Failure::not_found("voucher"))?;
-            if v.status == VoucherStatus::Cashed {
-                return Err(Failure::refuse(
-                    Refusal::AlreadyCashed,
-                    format!(
-                        "voucher {code} was cashed out already: {} paid at {}",
-                        keno_core::Dollars(v.cashed_cents as u64),
-                        v.cashed_at.map(rfc3339).unwrap_or_default()
-                    ),
-                ));
-            }
-            if v.balance_cents == 0 {
-                return Err(Failure::refuse(
-                    Refusal::VoucherEmpty,
-                    format!("voucher {code} has been spent: nothing is left on it"),
-                ));
-            }
-            // Rule 13.1: at a terminal for twelve months only.
-            at_a_terminal(&v, today)?;
-            let now = now_micros();
-            let paid = v.balance_cents;
-            let changed = diesel::update(vouchers::table.find(&v.code))
-                .filter(vouchers::status.eq(VoucherStatus::Active.as_str()))
-                .filter(vouchers::balance_cents.eq(paid))
-                .set((
-                    vouchers::balance_cents.eq(0),
-                    vouchers::cashed_cents.eq(paid),
-                    vouchers::cashed_at.eq(now),
-                    vouchers::cashed_by.eq(&principal.id),
-                    vouchers::status.eq(VoucherStatus::Cashed.as_str()),
-                ))
-                .execute(conn)?;
-            if changed != 1 {
-                return Err(Failure::refuse(
-                    Refusal::VoucherChanged,
-                    "the voucher changed meanwhile: look it up again",
-                ));
-            }
-            crate::audit::log::append(
-                conn,
-                vec![Entry::new(
-                    "voucher_cashed",
-                    &v.code,
-                    serde_json::json!({ "cashed_cents": paid, "cashed_at": now }),
-                )
-                .by(&principal.id)],
-            )?;
-            v.balance_cents = 0;
-            v.cashed_cents = paid;
-            v.cashed_at = Some(now);
-            v.cashed_by = Some(principal.id.clone());
-            v.status = VoucherStatus::Cashed;
-            (paid, v)
-        };
+        let v = lock(conn, &[code.as_str()])?
+            .pop()
+            .ok_or_else(|| Failure::not_found("voucher"))?;
+        has_balance(&v)?;
+        // Rule 13.1: at a terminal for twelve months only; then by claim.
+        at_a_terminal(&v, today)?;
+        let row = pay_out(conn, v, &principal.id)?;
         Ok(CashOut {
-            paid_cents: paid,
+            paid_cents: row.cashed_cents,
             method: PayMethod::Cash.to_string(),
             voucher: view(conn, &row, today)?,
         })
     })
     .await?;
     Ok(web::Json(paid))
+}
+
+/// Pays out what is left on voucher `v` (held by [`lock`]), once: a cash-out at a terminal, or
+/// the cheque of a claim approved against it (rule 13.5). The update is guarded by the balance
+/// read, so two payments of one voucher cannot both succeed.
+pub fn pay_out(conn: &mut DbConnection, mut v: VoucherRow, by: &str) -> DomainResult<VoucherRow> {
+    has_balance(&v)?;
+    let code = v.code.clone();
+    let now = now_micros();
+    let paid = v.balance_cents;
+    let changed = diesel::update(vouchers::table.find(&code))
+        .filter(vouchers::status.eq(VoucherStatus::Active.as_str()))
+        .filter(vouchers::balance_cents.eq(paid))
+        .set((
+            vouchers::balance_cents.eq(0),
+            vouchers::cashed_cents.eq(paid),
+            vouchers::cashed_at.eq(now),
+            vouchers::cashed_by.eq(by),
+            vouchers::status.eq(VoucherStatus::Cashed.as_str()),
+        ))
+        .execute(conn)?;
+    if changed != 1 {
+        return Err(Failure::refuse(
+            Refusal::VoucherChanged,
+            "the voucher changed meanwhile: look it up again",
+        ));
+    }
+    crate::audit::log::append(
+        conn,
+        vec![Entry::new(
+            "voucher_cashed",
+            &code,
+            serde_json::json!({ "cashed_cents": paid, "cashed_at": now }),
+        )
+        .by(by)],
+    )?;
+    v.balance_cents = 0;
+    v.cashed_cents = paid;
+    v.cashed_at = Some(now);
+    v.cashed_by = Some(by.to_string());
+    v.status = VoucherStatus::Cashed;
+    Ok(v)
+}
+
+/// Something is left on voucher `v` to pay out: not paid out already, not all spent.
+fn has_balance(v: &VoucherRow) -> DomainResult<()> {
+    let code = &v.code;
+    if v.status == VoucherStatus::Cashed {
+        return Err(Failure::refuse(
+            Refusal::AlreadyCashed,
+            format!(
+                "voucher {code} was paid out already: {} at {}",
+                keno_core::Dollars(v.cashed_cents as u64),
+                v.cashed_at.map(rfc3339).unwrap_or_default()
+            ),
+        ));
+    }
+    if v.balance_cents == 0 {
+        return Err(Failure::refuse(
+            Refusal::VoucherEmpty,
+            format!("voucher {code} has been spent: nothing is left on it"),
+        ));
+    }
+    Ok(())
 }

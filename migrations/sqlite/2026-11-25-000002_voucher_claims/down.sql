@@ -1,0 +1,3 @@
+ALTER TABLE claims DROP COLUMN approved_voucher;
+ALTER TABLE claims DROP COLUMN voucher_amount_cents;
+ALTER TABLE claims DROP COLUMN voucher_code;
