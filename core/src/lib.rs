@@ -65,7 +65,7 @@ pub use keno_day::{KenoDay, KenoDayError};
 pub use money::Dollars;
 pub use payable::{owed, payable, GamePrize, PayRefusal, Payable, PayableFacts, Played};
 pub use pricing::Price;
-pub use prize::{is_major_prize, wins_bonus, BonusTerms, WayPlayed};
+pub use prize::{fund_draw, is_major_prize, wins_bonus, BonusTerms, WayPlayed};
 pub use refund::game_refund;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};

@@ -42,3 +42,22 @@ pub fn wins_bonus(terms: &BonusTerms, way: &WayPlayed) -> bool {
         && way.amount_per_way_cents >= terms.min_amount_per_way_cents
         && way.catch == terms.catch
 }
+
+/// Rule 13.2 (INTERPRETATION, "The bonus fund"): what the bonus fund pays of the bonus prizes
+/// marked as funded by it that a game's ways won (`won_cents`): all of them while its balance
+/// allows, else what is left in it; the operator pays the rest. The fund never goes below 0.
+pub fn fund_draw(balance_cents: u64, won_cents: u64) -> u64 {
+    balance_cents.min(won_cents)
+}
+
+#[cfg(test)]
+mod fund_tests {
+    use super::fund_draw;
+
+    #[test]
+    fn the_fund_pays_what_it_holds_and_no_more() {
+        assert_eq!(fund_draw(10_000, 2_500), 2_500);
+        assert_eq!(fund_draw(1_000, 2_500), 1_000);
+        assert_eq!(fund_draw(0, 2_500), 0);
+    }
+}

@@ -46,6 +46,7 @@ use keno_api::Refusal;
         crate::bonus::approve,
         crate::bonus::withdraw,
         crate::bonus::list,
+        crate::bonus_fund::show,
         crate::claims::file,
         crate::claims::get_claim,
         crate::claims::list,
@@ -248,6 +249,7 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::bonus::approve)
         .service(crate::bonus::withdraw)
         .service(crate::bonus::list)
+        .service(crate::bonus_fund::show)
         .service(crate::claims::file)
         .service(crate::claims::list)
         .service(crate::claims::form_pdf)

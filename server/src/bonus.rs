@@ -41,6 +41,7 @@ pub struct BonusRow {
     pub approved_at: Option<i64>,
     pub withdrawn_by: Option<String>,
     pub withdrawn_at: Option<i64>,
+    pub funded_by_bonus_fund: bool,
 }
 
 impl BonusRow {
@@ -133,6 +134,9 @@ pub struct NewBonus {
     pub window_from: Option<String>,
     /// ...until (RFC 3339).
     pub window_to: Option<String>,
+    /// Paid from the bonus fund (rule 13.2) while it holds enough; by the operator otherwise.
+    #[serde(default)]
+    pub funded_by_bonus_fund: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -154,6 +158,8 @@ pub struct Bonus {
     pub created_by: String,
     pub created_at: String,
     pub withdrawn_by: Option<String>,
+    /// Paid from the bonus fund (rule 13.2).
+    pub funded_by_bonus_fund: bool,
 }
 
 impl From<BonusRow> for Bonus {
@@ -176,6 +182,7 @@ impl From<BonusRow> for Bonus {
             created_by: b.created_by,
             created_at: rfc3339(b.created_at),
             withdrawn_by: b.withdrawn_by,
+            funded_by_bonus_fund: b.funded_by_bonus_fund,
         }
     }
 }
@@ -210,6 +217,7 @@ approvable! {
         "prize_cents": b.prize_cents, "every_nth_game": b.every_nth_game,
         "window_from": b.window_from, "window_to": b.window_to,
         "approval_reference": b.approval_reference,
+        "funded_by_bonus_fund": b.funded_by_bonus_fund,
     }),
 }
 
@@ -288,6 +296,7 @@ pub async fn create(
                 bonus_prizes::every_nth_game.eq(b.every_nth_game),
                 bonus_prizes::window_from.eq(from),
                 bonus_prizes::window_to.eq(to),
+                bonus_prizes::funded_by_bonus_fund.eq(b.funded_by_bonus_fund),
                 bonus_prizes::created_by.eq(&principal.id),
                 bonus_prizes::created_at.eq(now_micros()),
             ))

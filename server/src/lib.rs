@@ -12,6 +12,7 @@ mod audit;
 mod auth;
 mod ball_draw;
 mod bonus;
+mod bonus_fund;
 mod claims;
 mod cli;
 mod clock;

@@ -61,6 +61,8 @@ pub fn settle(
         let c = compute(rules, conn, number, &numbers)?;
         let computed = started.elapsed();
         let totals = record(conn, number, &numbers, &c)?;
+        // Rule 13.2: the bonus fund pays the funded bonus prizes won, while it holds enough.
+        crate::bonus_fund::draw(conn, number, c.funded_bonus_cents, now_micros())?;
         state.faults.pause("settlement");
         tracing::info!(
             game = number,
@@ -163,6 +165,9 @@ pub struct Computed {
     pub special_ways: Vec<WayResultRow>,
     /// Bonus prizes won (rule 6.3(e)), on top of the schedule.
     pub bonuses: Vec<BonusResultRow>,
+    /// Of the prizes, what the bonus prizes marked as funded by the bonus fund came to (each
+    /// way's no more than its prize after the caps).
+    pub funded_bonus_cents: u64,
     pub settled: GameSettlement,
     loaded: std::time::Duration,
     planned: std::time::Duration,
@@ -217,78 +222,119 @@ pub fn compute(
     let plans = plan_all(rules, &covering)?;
     let (ways, owner) = ways_in_play(&covering, &plans);
     let planned = started.elapsed();
-    let offered = crate::bonus::offered(conn, number)?
-        .into_iter()
-        .map(|b| Ok((b.terms()?, b)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    // Rule 6.3(e): the bonus prizes way `i` wins with `catch`, whether or not the schedule pays
-    // it anything.
-    let won = |i: usize, catch: u8| {
-        let played = WayPlayed {
-            bet_kind: plans[owner[i].0].kind,
-            spots: ways[i].numbers.len(),
-            amount_per_way_cents: ways[i].amount_per_way_cents,
-            catch,
-        };
-        offered
-            .iter()
-            .filter(move |(terms, _)| wins_bonus(terms, &played))
-            .map(|(_, b)| b)
+    let offered = Offered {
+        bonuses: crate::bonus::offered(conn, number)?
+            .into_iter()
+            .map(|b| Ok((b.terms()?, b)))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        plans: &plans,
+        ways: &ways,
+        owner: &owner,
     };
     // The bonus is part of the way's prize: inside the caps and pro-rating (keno-core).
     let settled = rules.settle_game_with_bonuses(&draw, &ways, &carried, |i, catch| {
-        won(i, catch).map(|b| b.prize_cents as u64).sum()
+        offered.won(i, catch).map(|b| b.prize_cents as u64).sum()
     })?;
-
-    let major = rules.caps().major_prize_cents;
-    let mut per_ticket: BTreeMap<usize, (u64, bool)> = BTreeMap::new();
-    let mut special_ways = Vec::new();
-    let mut bonuses = Vec::new();
-    for (i, (outcome, &(t, w))) in settled.ways.iter().zip(&owner).enumerate() {
-        let mut won_bonus = false;
-        for b in won(i, outcome.catch) {
-            won_bonus = true;
-            bonuses.push(BonusResultRow {
-                serial: covering[t].serial.clone(),
-                game: number,
-                way_index: w as i32,
-                bonus_id: b.id,
-                prize_cents: b.prize_cents,
-            });
-        }
-        if outcome.prize_cents == 0 {
-            continue;
-        }
-        // Rule 1(h); a jackpot win or a pro-rated prize (12.3-12.6) is one too.
-        let is_major =
-            outcome.jackpot || is_major_prize(outcome.prize_cents, major) || outcome.prorated;
-        let entry = per_ticket.entry(t).or_default();
-        entry.0 += outcome.prize_cents;
-        entry.1 |= is_major;
-        // Stored whole where it cannot be worked out again from the schedule alone.
-        if is_major || won_bonus {
-            special_ways.push(WayResultRow {
-                serial: covering[t].serial.clone(),
-                game: number,
-                way_index: w as i32,
-                catch: i32::from(outcome.catch),
-                prize_cents: outcome.prize_cents as i64,
-                prorated: outcome.prorated,
-                jackpot: outcome.jackpot,
-            });
-        }
-    }
-    let results = ticket_results(number, &covering, &per_ticket);
+    let tally = Tally::of(
+        (number, &covering),
+        &settled,
+        &offered,
+        rules.caps().major_prize_cents,
+    );
     Ok(Computed {
         tickets: covering.len(),
         ways: ways.len(),
-        results,
-        special_ways,
-        bonuses,
+        results: ticket_results(number, &covering, &tally.per_ticket),
+        special_ways: tally.special_ways,
+        bonuses: tally.bonuses,
+        funded_bonus_cents: tally.funded_bonus_cents,
         settled,
         loaded,
         planned,
     })
+}
+
+/// The bonus prizes a game offers (rule 6.3(e)), and the ways in play that may win them.
+struct Offered<'a> {
+    bonuses: Vec<(keno_core::BonusTerms, crate::bonus::BonusRow)>,
+    plans: &'a [BetPlan],
+    ways: &'a [WayInPlay],
+    owner: &'a [(usize, u32)],
+}
+
+impl Offered<'_> {
+    /// The bonus prizes way `i` wins with `catch`, whether or not the schedule pays it.
+    fn won(&self, i: usize, catch: u8) -> impl Iterator<Item = &crate::bonus::BonusRow> {
+        let played = WayPlayed {
+            bet_kind: self.plans[self.owner[i].0].kind,
+            spots: self.ways[i].numbers.len(),
+            amount_per_way_cents: self.ways[i].amount_per_way_cents,
+            catch,
+        };
+        self.bonuses
+            .iter()
+            .filter(move |(terms, _)| wins_bonus(terms, &played))
+            .map(|(_, b)| b)
+    }
+}
+
+/// What the settled ways come to, per ticket and per way, as stored.
+#[derive(Default)]
+struct Tally {
+    per_ticket: BTreeMap<usize, (u64, bool)>,
+    special_ways: Vec<WayResultRow>,
+    bonuses: Vec<BonusResultRow>,
+    funded_bonus_cents: u64,
+}
+
+impl Tally {
+    fn of(
+        (number, covering): (i64, &[Covering]),
+        settled: &GameSettlement,
+        offered: &Offered<'_>,
+        major: u64,
+    ) -> Tally {
+        let mut tally = Tally::default();
+        for (i, (outcome, &(t, w))) in settled.ways.iter().zip(offered.owner).enumerate() {
+            let serial = &covering[t].serial;
+            let won: Vec<_> = offered.won(i, outcome.catch).collect();
+            let funded: u64 = won
+                .iter()
+                .filter(|b| b.funded_by_bonus_fund)
+                .map(|b| b.prize_cents as u64)
+                .sum();
+            tally.funded_bonus_cents += funded.min(outcome.prize_cents);
+            tally.bonuses.extend(won.iter().map(|b| BonusResultRow {
+                serial: serial.clone(),
+                game: number,
+                way_index: w as i32,
+                bonus_id: b.id,
+                prize_cents: b.prize_cents,
+            }));
+            if outcome.prize_cents == 0 {
+                continue;
+            }
+            // Rule 1(h); a jackpot win or a pro-rated prize (12.3-12.6) is one too.
+            let is_major =
+                outcome.jackpot || is_major_prize(outcome.prize_cents, major) || outcome.prorated;
+            let entry = tally.per_ticket.entry(t).or_default();
+            entry.0 += outcome.prize_cents;
+            entry.1 |= is_major;
+            // Stored whole where it cannot be worked out again from the schedule alone.
+            if is_major || !won.is_empty() {
+                tally.special_ways.push(WayResultRow {
+                    serial: serial.clone(),
+                    game: number,
+                    way_index: w as i32,
+                    catch: i32::from(outcome.catch),
+                    prize_cents: outcome.prize_cents as i64,
+                    prorated: outcome.prorated,
+                    jackpot: outcome.jackpot,
+                });
+            }
+        }
+        tally
+    }
 }
 
 /// The tickets covering game `number`.

@@ -15,6 +15,7 @@ on_both_backends!(
     rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable,
     rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them,
     rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game,
+    rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on,
 );
 
 struct Played {
@@ -745,5 +746,92 @@ fn rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game(db: TestD
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Rule 13.2 as decided (the bonus fund): prizes moved "to fund bonus prizes" become a balance;
+/// a bonus prize marked as funded by it draws on it when a game paying it settles, never below
+/// 0; each movement is in the audit trail, which `audit verify` compares. The first build only
+/// labelled the movement: there was no fund to show (`GET /api/v1/bonus-fund` was a 404).
+fn rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on(db: TestDb) {
+    let p = played(&db);
+    let s = &p.w.server;
+    let owed_total: i64 = p.winners.iter().map(|(_, o)| o).sum();
+    age(&db, p.game, &year_and_a_month_before(&p.keno_day));
+    let body = json!({"destination": "bonus_fund", "reason": "CSA approval 2027/16"});
+    let (status, moved) = s.post(&p.w.supervisor, "/api/v1/unclaimed/movements", body);
+    assert_eq!(status, 201, "{moved}");
+    assert_eq!(s.get_as(&p.w.writer, "/api/v1/bonus-fund").0, 403);
+    let (status, fund) = s.get_as(&p.inspector, "/api/v1/bonus-fund");
+    assert_eq!(status, 200, "{fund}");
+    assert_eq!(fund["balance_cents"], owed_total, "{fund}");
+    assert_eq!(fund["movements"][0]["unclaimed_movement"], moved["id"]);
+
+    // A bonus the fund pays: $5 for a 1-spot catching its number, every game.
+    let bonus = json!({
+        "name": "Fund One", "bet_type": "standard", "spots": 1, "catch": 1,
+        "prize_cents": 500, "min_amount_per_way_cents": 100, "every_nth_game": 1,
+        "funded_by_bonus_fund": true,
+    });
+    let (status, created) = s.post(&p.w.supervisor, "/api/v1/bonus-prizes", bonus);
+    assert_eq!(
+        (status, created["funded_by_bonus_fund"].as_bool()),
+        (201, Some(true)),
+        "{created}"
+    );
+    let id = created["id"].as_i64().unwrap();
+    let (status, _) = s.post(
+        &p.inspector,
+        &format!("/api/v1/bonus-prizes/{id}/approve"),
+        json!({"reference": "CSA 2027/17"}),
+    );
+    assert_eq!(status, 200);
+    s.close_and_settle(&p.w.supervisor);
+    for n in 1..=40 {
+        let bet = json!({"type": "standard", "spots": [n]});
+        s.sell(&p.w.writer, sale(&format!("f{n}"), bet, "standard", 100, 1));
+    }
+    let settled = s.close_and_settle(&p.w.supervisor);
+    let caught = settled["drawn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n.as_i64().unwrap() <= 40)
+        .count() as i64;
+    let drawn_out = (caught * 500).min(owed_total);
+    let (_, fund) = s.get_as(&p.inspector, "/api/v1/bonus-fund");
+    assert_eq!(fund["balance_cents"], owed_total - drawn_out, "{fund}");
+    if drawn_out > 0 {
+        let last = fund["movements"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            (last["cents"].as_i64(), &last["game"]),
+            (Some(-drawn_out), &settled["number"]),
+            "{fund}"
+        );
+    }
+    let verify = || {
+        Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .args(["audit", "verify", "--database-url", &db.url])
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A movement changed behind the server's back is found.
+    db.execute("UPDATE bonus_fund_movements SET cents = cents + 100 WHERE id = 1");
+    let out = verify();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && text.contains("bonus fund movement 1"),
+        "{text}"
     );
 }

@@ -16,6 +16,7 @@ use keno_core::TicketStatus;
 use super::pdf::{self, Line, WIDTH_CHARS};
 use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow};
 use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
+use crate::db::rfc3339;
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
 
@@ -92,6 +93,8 @@ struct Daily {
     sales: Sales,
     cancellations: Vec<Cancellation>,
     payments: Payments,
+    /// The bonus fund's movements up to the end of the day, with the balance after each.
+    fund: Vec<crate::bonus_fund::FundMovement>,
 }
 
 impl Daily {
@@ -146,7 +149,13 @@ impl Daily {
             }
             Ok(())
         })?;
+        let fund = crate::bonus_fund::history(conn)?
+            .movements
+            .into_iter()
+            .filter(|m| m.recorded_at.as_str() < rfc3339(range.window.1).as_str())
+            .collect();
         Ok(Daily {
+            fund,
             day,
             range,
             people,
@@ -178,6 +187,7 @@ impl Daily {
         self.payments_section(&mut out);
         self.jackpots_section(&mut out);
         self.invalidations_section(&mut out);
+        self.fund_section(&mut out);
         out.0
     }
 
@@ -448,6 +458,35 @@ impl Daily {
                 money(p.next_pool_cents)
             ));
         }
+    }
+
+    /// Rule 13.2: the day's movements of the bonus fund and its balance at the day's end.
+    fn fund_section(&self, out: &mut Report) {
+        out.heading("9. BONUS FUND (RULE 13.2)");
+        let start = rfc3339(self.range.window.0);
+        let today: Vec<_> = self
+            .fund
+            .iter()
+            .filter(|m| m.recorded_at >= start)
+            .collect();
+        for m in &today {
+            let what = match (m.unclaimed_movement, m.game) {
+                (Some(u), _) => format!("unclaimed prizes moved in (movement {u})"),
+                (None, Some(g)) => format!("funded bonus prizes of game {g}"),
+                (None, None) => "movement".to_string(),
+            };
+            out.text(format!(
+                "{:>13}  {what}; balance {}",
+                money(m.cents),
+                money(m.balance_cents)
+            ));
+        }
+        let balance = self.fund.last().map_or(0, |m| m.balance_cents);
+        out.text(format!(
+            "{} movement(s) today; the fund holds {} at the end of the day.",
+            today.len(),
+            money(balance)
+        ));
     }
 
     fn invalidations_section(&self, out: &mut Report) {

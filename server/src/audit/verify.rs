@@ -19,6 +19,7 @@
 
 mod catalogue;
 mod chain;
+mod fund;
 mod principals;
 mod settlements;
 mod tickets;
@@ -70,6 +71,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         vouchers::check(conn, &trail, &mut report)?;
         principals::check(conn, &trail, &mut report)?;
         catalogue::check(conn, &trail, &mut report)?;
+        fund::check(conn, &trail, &mut report)?;
         settlements::check(conn, &trail, &unreadable, &mut report)
     })?;
     if report.problems.is_empty() {

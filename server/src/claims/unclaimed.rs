@@ -183,6 +183,10 @@ fn record(
             ))
             .execute(conn)?;
     }
+    // Rule 13.2: to fund bonus prizes: the bonus fund's balance.
+    if destination == "bonus_fund" {
+        crate::bonus_fund::credit(conn, row.id, total, now, by)?;
+    }
     if let Some(spots) = spots {
         diesel::insert_into(jackpot_additions::table)
             .values((

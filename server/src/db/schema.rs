@@ -339,6 +339,17 @@ diesel::table! {
         approved_at -> Nullable<BigInt>,
         withdrawn_by -> Nullable<Text>,
         withdrawn_at -> Nullable<BigInt>,
+        funded_by_bonus_fund -> Bool,
+    }
+}
+
+diesel::table! {
+    bonus_fund_movements (id) {
+        id -> BigInt,
+        cents -> BigInt,
+        unclaimed_movement -> Nullable<BigInt>,
+        game -> Nullable<BigInt>,
+        recorded_at -> BigInt,
     }
 }
 
@@ -461,6 +472,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     unclaimed_prizes_moved,
     jackpot_additions,
     bonus_prizes,
+    bonus_fund_movements,
     game_bonus_offers,
     bonus_results,
     vouchers,

@@ -33,6 +33,8 @@ pub struct Trail {
     pub sets_retired: BTreeMap<i64, Value>,
     pub approvals_recorded: BTreeMap<i64, Value>,
     pub approvals_withdrawn: BTreeMap<i64, Value>,
+    /// Id -> the movement of the bonus fund as recorded.
+    pub fund_moved: BTreeMap<i64, Value>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -202,6 +204,9 @@ impl Trail {
             }
             "special3_approval_withdrawn" => {
                 self.approvals_withdrawn.insert(subject.parse()?, payload);
+            }
+            "bonus_fund_moved" => {
+                self.fund_moved.insert(subject.parse()?, payload);
             }
             _ => {}
         }
