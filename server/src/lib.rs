@@ -15,6 +15,7 @@ mod bonus;
 mod claims;
 mod cli;
 mod clock;
+mod closures;
 mod db;
 mod device;
 mod display;
