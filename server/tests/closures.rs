@@ -94,62 +94,102 @@ fn refused(server: &Server, token: &str, body: Value, status: u16, code: &str) {
     );
 }
 
+fn body(closes_at: &str, inspector: &str) -> Value {
+    json!({"closes_at": closes_at, "inspector_notified": inspector, "reason": "power works"})
+}
+
+fn code(answer: &(u16, Value)) -> (u16, Option<&str>) {
+    (answer.0, answer.1["error"].as_str())
+}
+
+/// Every closure rule 16.2 does not allow is refused, and nothing is recorded.
+fn improper_closures_are_refused(db: &TestDb, server: &Server, writer: &str, supervisor: &str) {
+    let at = rfc3339_in(15 * 60);
+    // A writer may not close Keno.
+    refused(server, writer, body(&at, "Insp. Jones"), 403, "forbidden");
+    // Rule 16.2: the inspector is told first; its record is required.
+    refused(server, supervisor, body(&at, "  "), 400, "invalid_closure");
+    let no_inspector = json!({"closes_at": at, "reason": "power works"});
+    refused(server, supervisor, no_inspector, 400, "invalid_request");
+    // Rule 16.2: players have at least the notice period (10 minutes here).
+    let soon = body(&rfc3339_in(60), "Insp. Jones");
+    refused(server, supervisor, soon, 400, "invalid_closure");
+    // Rule 16.1: before today's normal end of gaming, not another day.
+    let tomorrow = body(&rfc3339_in(25 * 3600), "Insp. Jones");
+    refused(server, supervisor, tomorrow, 400, "invalid_closure");
+    refused(
+        server,
+        supervisor,
+        body("9 pm", "Insp. Jones"),
+        400,
+        "invalid_closure",
+    );
+    // Nothing was changed by any of them.
+    assert_eq!(closure_now(server), Value::Null);
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM keno_closures"), 0);
+}
+
+/// Withdrawn by a supervisor with a reason, once, before it takes effect: the notice goes.
+fn withdraw(
+    server: &Server,
+    events: &Receiver<(String, Value)>,
+    id: i64,
+    writer: &str,
+    supervisor: &str,
+) {
+    let path = format!("/api/v1/keno/closures/{id}/withdraw");
+    assert_eq!(server.post(writer, &path, json!({"reason": "x"})).0, 403);
+    let empty = server.post(supervisor, &path, json!({"reason": ""}));
+    assert_eq!(code(&empty), (400, Some("invalid_reason")));
+    let (status, answer) = server.post(supervisor, &path, json!({"reason": "power back"}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["state"], "withdrawn");
+    assert_eq!(answer["withdrawal_reason"], "power back");
+    let event = next_closure_event(events);
+    assert_eq!(
+        (event["id"].as_i64(), &event["withdrawn"]),
+        (Some(id), &json!(true))
+    );
+    assert_eq!(closure_now(server), Value::Null);
+    let again = server.post(supervisor, &path, json!({"reason": "again"}));
+    assert_eq!(code(&again), (409, Some("closure_not_open")));
+    let unknown = "/api/v1/keno/closures/999/withdraw";
+    assert_eq!(
+        server.post(supervisor, unknown, json!({"reason": "x"})).0,
+        404
+    );
+}
+
+/// Both acts are in the audit trail and the day's exceptions, with who and why.
+fn audited(db: &TestDb, day: &str, day_start: &str) {
+    let entries = db.query_i64(
+        "SELECT COUNT(*) AS n FROM audit_log \
+         WHERE kind IN ('keno_closure_scheduled', 'keno_closure_withdrawn')",
+    );
+    assert_eq!(entries, 2);
+    let found = exceptions(db, day, day_start);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let what = found[0]["what"].as_str().unwrap();
+    assert!(what.contains("Insp. Jones, CI-118"), "{what}");
+    assert_eq!(found[0]["why"], "power works");
+    assert_eq!(found[1]["why"], "power back");
+    assert!(found
+        .iter()
+        .all(|e| e["who"].as_str().unwrap().contains("SUPER")));
+}
+
 fn a_closure_needs_the_inspector_and_the_notice_is_announced_and_can_be_withdrawn(db: TestDb) {
     let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
     let supervisor = db.principal("supervisor", "SUPER", None);
     let start = all_day_from_an_hour_ago();
     let owned = hours(&start);
     // Notice of 10 minutes; games closed by hand.
-    let server = Server::start(
-        &db,
-        &args(
-            &owned,
-            &["--game-interval", "3600", "--closure-notice", "600"],
-        ),
-    );
+    let more = ["--game-interval", "3600", "--closure-notice", "600"];
+    let server = Server::start(&db, &args(&owned, &more));
     let events = subscribe(&server);
-    let at = rfc3339_in(15 * 60);
-    let body = |closes_at: &str, inspector: &str| json!({"closes_at": closes_at, "inspector_notified": inspector, "reason": "power works"});
-    // A writer may not close Keno.
-    refused(&server, &writer, body(&at, "Insp. Jones"), 403, "forbidden");
-    // Rule 16.2: the inspector is told first; its record is required.
-    refused(
-        &server,
-        &supervisor,
-        body(&at, "  "),
-        400,
-        "invalid_closure",
-    );
-    let no_inspector = json!({"closes_at": at, "reason": "power works"});
-    refused(&server, &supervisor, no_inspector, 400, "invalid_request");
-    // Rule 16.2: players have at least the notice period (10 minutes here).
-    refused(
-        &server,
-        &supervisor,
-        body(&rfc3339_in(60), "Insp. Jones"),
-        400,
-        "invalid_closure",
-    );
-    // Rule 16.1: before today's normal end of gaming, not another day.
-    let tomorrow = rfc3339_in(25 * 3600);
-    refused(
-        &server,
-        &supervisor,
-        body(&tomorrow, "Insp. Jones"),
-        400,
-        "invalid_closure",
-    );
-    refused(
-        &server,
-        &supervisor,
-        body("9 pm", "Insp. Jones"),
-        400,
-        "invalid_closure",
-    );
-    // Nothing was changed by any of them.
-    assert_eq!(closure_now(&server), Value::Null);
-    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM keno_closures"), 0);
+    improper_closures_are_refused(&db, &server, &writer, &supervisor);
 
+    let at = rfc3339_in(15 * 60);
     let (status, closure) = schedule(&server, &supervisor, body(&at, "Insp. Jones, CI-118"));
     assert_eq!(status, 201, "{closure}");
     assert_eq!(closure["state"], "scheduled");
@@ -158,73 +198,27 @@ fn a_closure_needs_the_inspector_and_the_notice_is_announced_and_can_be_withdraw
     let hh_mm = closure["closes_at_local"].as_str().unwrap().to_string();
     // The notice, from the moment it is scheduled: announced and public.
     let event = next_closure_event(&events);
-    assert_eq!(event["id"], id);
-    assert_eq!(event["withdrawn"], false);
+    assert_eq!(
+        (event["id"].as_i64(), &event["withdrawn"]),
+        (Some(id), &json!(false))
+    );
     assert_eq!(event["closes_at_local"], hh_mm.as_str());
     let notice = closure_now(&server);
-    assert_eq!(notice["id"], id);
-    assert_eq!(notice["state"], "scheduled");
+    assert_eq!(
+        (notice["id"].as_i64(), &notice["state"]),
+        (Some(id), &json!("scheduled"))
+    );
     assert_eq!(notice["message"], format!("KENO CLOSES AT {hh_mm}"));
     assert!(notice.get("inspector_notified").is_none(), "{notice}");
     // One closure in force per Keno Day.
     let later = rfc3339_in(20 * 60);
-    refused(
-        &server,
-        &supervisor,
-        body(&later, "Insp. Jones"),
-        409,
-        "closure_scheduled",
-    );
-    // A game still opens before it.
+    let twice = schedule(&server, &supervisor, body(&later, "Insp. Jones"));
+    assert_eq!(code(&twice), (409, Some("closure_scheduled")));
+    // A game is still open before it.
     assert_eq!(server.get("/api/v1/games/current").0, 200);
 
-    let withdraw = format!("/api/v1/keno/closures/{id}/withdraw");
-    let (status, answer) = server.post(&writer, &withdraw, json!({"reason": "x"}));
-    assert_eq!(status, 403, "{answer}");
-    let (status, answer) = server.post(&supervisor, &withdraw, json!({"reason": ""}));
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (400, Some("invalid_reason"))
-    );
-    let (status, answer) = server.post(&supervisor, &withdraw, json!({"reason": "power back"}));
-    assert_eq!(status, 200, "{answer}");
-    assert_eq!(answer["state"], "withdrawn");
-    assert_eq!(answer["withdrawal_reason"], "power back");
-    let event = next_closure_event(&events);
-    assert_eq!(
-        (event["id"].as_i64(), &event["withdrawn"]),
-        (Some(id), &json!(true))
-    );
-    assert_eq!(closure_now(&server), Value::Null);
-    let (status, answer) = server.post(&supervisor, &withdraw, json!({"reason": "again"}));
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (409, Some("closure_not_open"))
-    );
-    let (status, _) = server.post(
-        &supervisor,
-        "/api/v1/keno/closures/999/withdraw",
-        json!({"reason": "x"}),
-    );
-    assert_eq!(status, 404);
-
-    // Both acts are in the audit trail and the day's exceptions.
-    let entries = db.query_i64(
-        "SELECT COUNT(*) AS n FROM audit_log WHERE kind IN ('keno_closure_scheduled', 'keno_closure_withdrawn')",
-    );
-    assert_eq!(entries, 2);
-    let day = closure["keno_day"].as_str().unwrap();
-    let found = exceptions(&db, day, &start);
-    assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found[0]["what"]
-        .as_str()
-        .unwrap()
-        .contains("Insp. Jones, CI-118"));
-    assert_eq!(found[0]["why"], "power works");
-    assert_eq!(found[1]["why"], "power back");
-    assert!(found
-        .iter()
-        .all(|e| e["who"].as_str().unwrap().contains("SUPER")));
+    withdraw(&server, &events, id, &writer, &supervisor);
+    audited(&db, closure["keno_day"].as_str().unwrap(), &start);
     // Once withdrawn, another closure may be scheduled.
     let (status, again) = schedule(&server, &supervisor, body(&later, "Insp. Jones"));
     assert_eq!(status, 201, "{again}");
