@@ -50,6 +50,30 @@ impl ClosureRow {
         ClosureState::at(self.withdrawn_at.is_some(), self.closes_at, now)
     }
 
+    /// The audit trail's record of it as scheduled (`keno_closure_scheduled`), which
+    /// `audit verify` compares with the row.
+    pub fn scheduled_payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "keno_day": self.keno_day,
+            "closes_at": self.closes_at,
+            "inspector_notified": self.inspector_notified,
+            "reason": self.reason,
+            "scheduled_by": self.scheduled_by,
+            "scheduled_at": self.scheduled_at,
+        })
+    }
+
+    /// The audit trail's record of its withdrawal (`keno_closure_withdrawn`), if withdrawn.
+    pub fn withdrawn_payload(&self) -> Option<serde_json::Value> {
+        self.withdrawn_at.map(|at| {
+            serde_json::json!({
+                "withdrawn_at": at,
+                "withdrawn_by": self.withdrawn_by,
+                "reason": self.withdrawal_reason,
+            })
+        })
+    }
+
     fn view(self, now: i64) -> Closure {
         Closure {
             state: self.state(now).into(),
@@ -225,13 +249,7 @@ fn record(
         vec![crate::audit::log::Entry::new(
             "keno_closure_scheduled",
             row.id,
-            serde_json::json!({
-                "keno_day": row.keno_day,
-                "closes_at": row.closes_at,
-                "inspector_notified": row.inspector_notified,
-                "reason": row.reason,
-                "scheduled_at": row.scheduled_at,
-            }),
+            row.scheduled_payload(),
         )
         .by(principal)],
     )?;
@@ -368,19 +386,16 @@ fn withdrawn(
             keno_closures::withdrawal_reason.eq(reason),
         ))
         .execute(conn)?;
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            "keno_closure_withdrawn",
-            id,
-            serde_json::json!({ "withdrawn_at": now, "reason": reason }),
-        )
-        .by(principal)],
-    )?;
-    Ok(ClosureRow {
+    let row = ClosureRow {
         withdrawn_at: Some(now),
         withdrawn_by: Some(principal.to_string()),
         withdrawal_reason: Some(reason.to_string()),
         ..row
-    })
+    };
+    let payload = row.withdrawn_payload().expect("just withdrawn");
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new("keno_closure_withdrawn", id, payload).by(principal)],
+    )?;
+    Ok(row)
 }

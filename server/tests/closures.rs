@@ -176,6 +176,32 @@ fn audited(db: &TestDb, day: &str, day_start: &str) {
     assert!(found
         .iter()
         .all(|e| e["who"].as_str().unwrap().contains("SUPER")));
+    // `audit verify` compares each closure with its entries, and finds one changed.
+    assert_eq!(verify(db), (0, String::new()));
+    db.execute("UPDATE keno_closures SET inspector_notified = 'nobody'");
+    let (code, problems) = verify(db);
+    assert_ne!(code, 0);
+    assert!(
+        problems.contains("differs from the closure scheduled"),
+        "{problems}"
+    );
+    db.execute("UPDATE keno_closures SET inspector_notified = 'Insp. Jones, CI-118'");
+    assert_eq!(verify(db).0, 0);
+}
+
+/// `keno-server audit verify`: its exit code, and its lines naming a closure.
+fn verify(db: &TestDb) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", &db.url])
+        .env("KENO_LOG", "warn")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let closures: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("early closure of Keno"))
+        .collect();
+    (out.status.code().unwrap_or(-1), closures.join("\n"))
 }
 
 fn a_closure_needs_the_inspector_and_the_notice_is_announced_and_can_be_withdrawn(db: TestDb) {

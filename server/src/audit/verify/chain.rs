@@ -33,6 +33,8 @@ pub struct Trail {
     pub sets_retired: BTreeMap<i64, Value>,
     pub approvals_recorded: BTreeMap<i64, Value>,
     pub approvals_withdrawn: BTreeMap<i64, Value>,
+    pub closures_scheduled: BTreeMap<i64, Value>,
+    pub closures_withdrawn: BTreeMap<i64, Value>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -202,6 +204,12 @@ impl Trail {
             }
             "special3_approval_withdrawn" => {
                 self.approvals_withdrawn.insert(subject.parse()?, payload);
+            }
+            "keno_closure_scheduled" => {
+                self.closures_scheduled.insert(subject.parse()?, payload);
+            }
+            "keno_closure_withdrawn" => {
+                self.closures_withdrawn.insert(subject.parse()?, payload);
             }
             _ => {}
         }
