@@ -179,6 +179,9 @@ function listen() {
   on("game_opened", (d) => {
     shown.open = d.game;
     shown.closesAt = Date.parse(d.closes_at);
+    // A game opening after an early closure is the next Keno Day's (rule 16.2): read whether
+    // a closure is still in force.
+    if (shown.closure) refresh();
     tick();
   });
   on("game_closed", (d) => {

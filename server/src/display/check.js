@@ -116,3 +116,5 @@ function listen() {
 
 listen();
 setInterval(paintClosure, 1000);
+// A closure binds its own Keno Day: read again now and then, so the next day's page drops it.
+setInterval(() => readClosure().catch(() => {}), 60000);
