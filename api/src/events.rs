@@ -58,6 +58,8 @@ event_kinds! {
     SchedulesChanged = "schedules_changed",
     /// The set-bet catalogue changed.
     SetBetsChanged = "set_bets_changed",
+    /// Keno closes early (rule 16.2), or a closure was withdrawn: [`KenoClosure`].
+    KenoClosure = "keno_closure",
     /// Events may have been missed (the relay reconnected, or one was too large to relay):
     /// a client reads the state again.
     Resync = "resync",
@@ -180,6 +182,20 @@ pub struct SetBetsChanged {
     pub id: i64,
 }
 
+/// `keno_closure` (rule 16.2): a closure of Keno scheduled (the notice every display and
+/// counter shows from now), or withdrawn (`withdrawn`: the notice is taken down).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KenoClosure {
+    pub id: i64,
+    /// The Keno Day it closes (YYYY-MM-DD).
+    pub keno_day: String,
+    /// RFC 3339.
+    pub closes_at: String,
+    /// hh:mm on the venue's clock, as the notice shows it: `KENO CLOSES AT hh:mm`.
+    pub closes_at_local: String,
+    pub withdrawn: bool,
+}
+
 /// `resync`: why a client should read the state again.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resync {
@@ -205,6 +221,7 @@ pub enum Event {
     DeviceReturned(DeviceReturned),
     SchedulesChanged(SchedulesChanged),
     SetBetsChanged(SetBetsChanged),
+    KenoClosure(KenoClosure),
     Resync(Resync),
 }
 
@@ -223,6 +240,7 @@ impl Event {
             Event::DeviceReturned(_) => EventKind::DeviceReturned,
             Event::SchedulesChanged(_) => EventKind::SchedulesChanged,
             Event::SetBetsChanged(_) => EventKind::SetBetsChanged,
+            Event::KenoClosure(_) => EventKind::KenoClosure,
             Event::Resync(_) => EventKind::Resync,
         }
     }
@@ -243,6 +261,7 @@ impl Event {
             EventKind::DeviceReturned => Event::DeviceReturned(payload(data)?),
             EventKind::SchedulesChanged => Event::SchedulesChanged(payload(data)?),
             EventKind::SetBetsChanged => Event::SetBetsChanged(payload(data)?),
+            EventKind::KenoClosure => Event::KenoClosure(payload(data)?),
             EventKind::Resync => Event::Resync(payload(data)?),
         })
     }

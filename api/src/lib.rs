@@ -12,6 +12,7 @@
 //! - [`draw`]: the ball draw: balls, faults, corrections, devices, the draw record;
 //! - [`vouchers`]: issuing a voucher, and the voucher with its spends and cash-out;
 //! - [`claims`]: the Unclaimed Prize Claim Form and the claim;
+//! - [`closures`]: Keno closed early with notice (rule 16.2) and the notice players see;
 //! - [`principals`]: who is calling (`/principals/me`) and the roles;
 //! - [`events`]: the names and payloads of the event stream.
 //!
@@ -21,6 +22,7 @@
 //! are the descriptions of the published schemas.
 
 pub mod claims;
+pub mod closures;
 pub mod draw;
 pub mod events;
 pub mod games;

@@ -66,6 +66,9 @@ refusals! {
     NumberRequired = "number_required",
     DeviceRequired = "device_required",
     NotADevice = "not_a_device",
+    /// A closure of Keno that rule 16.2 does not allow: no inspector's notification recorded,
+    /// too little notice, or not before today's normal end of gaming.
+    InvalidClosure = "invalid_closure",
 
     // Who is asking.
     Unauthorized = "unauthorized",
@@ -152,6 +155,12 @@ refusals! {
     AlreadyWithdrawn = "already_withdrawn",
     BonusDecided = "bonus_decided",
     Special3NotDefined = "special3_not_defined",
+
+    // Early closure of Keno (rule 16.2).
+    /// A closure is already scheduled (or in effect) for today's Keno Day.
+    ClosureScheduled = "closure_scheduled",
+    /// The closure has taken effect or was withdrawn: it can no longer be withdrawn.
+    ClosureNotOpen = "closure_not_open",
 
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.

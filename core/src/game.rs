@@ -713,18 +713,31 @@ pub enum ClockStep {
 }
 
 /// The clock's decision, from the open game (its number and `closes_at`), whether `now` is
-/// inside Keno hours (rule 16.1; the caller knows the hours and the time zone), and `now`.
+/// inside Keno hours (rule 16.1; the caller knows the hours and the time zone), the time of
+/// the early closure in force today if any (rule 16.2, [`crate::closure`]), and `now`.
 ///
 /// A game left open past the end of Keno hours still closes at its time, so that it is drawn;
 /// only the next game is not opened.
-pub fn clock_step(open_game: Option<(i64, i64)>, keno_day_open: bool, now: i64) -> ClockStep {
+pub fn clock_step(
+    open_game: Option<(i64, i64)>,
+    keno_day_open: bool,
+    closure: Option<i64>,
+    now: i64,
+) -> ClockStep {
+    // Rule 16.2: no game opens at or after the closure; Keno opens again the next Keno Day.
+    let may_open = keno_day_open && crate::closure::may_open(closure, now);
     match open_game {
-        Some((game, closes_at)) if closes_at <= now => ClockStep::Close {
-            game,
-            open_next: keno_day_open,
-        },
-        Some((_, closes_at)) => ClockStep::WaitUntil(closes_at),
-        None if keno_day_open => ClockStep::OpenNext,
+        // Rule 16.2: a game still open when Keno closes early closes with it.
+        Some((game, closes_at)) if crate::closure::effective_close(closes_at, closure) <= now => {
+            ClockStep::Close {
+                game,
+                open_next: may_open,
+            }
+        }
+        Some((_, closes_at)) => {
+            ClockStep::WaitUntil(crate::closure::effective_close(closes_at, closure))
+        }
+        None if may_open => ClockStep::OpenNext,
         None => ClockStep::Idle,
     }
 }

@@ -19,12 +19,13 @@
 //!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
-//!   17.3).
+//!   17.3), [`closure`] (Keno closed early with notice, rule 16.2).
 
 pub mod approval;
 pub mod bet;
 pub mod board;
 pub mod cancel;
+pub mod closure;
 mod code;
 pub mod deadline;
 pub mod error;
@@ -53,6 +54,7 @@ pub use approval::{
 pub use bet::{Bet, BetKind, BetPlan, Marks, PlannedWay, SetMode, WayCount};
 pub use board::{Draw, NumberSet, Selection};
 pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};
+pub use closure::{check_closure, game_closes_at, ClosureError, ClosureState, KenoDayHours};
 pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
 pub use error::{BetError, SelectionError};
 pub use game::{

@@ -101,7 +101,7 @@ impl SimGame {
 
     /// One turn of the game clock.
     fn clock(&mut self) -> ClockStep {
-        let step = clock_step(self.open_game(), self.keno_open, self.now);
+        let step = clock_step(self.open_game(), self.keno_open, None, self.now);
         match step {
             ClockStep::OpenNext => self.open_next(),
             ClockStep::Close { game, open_next } => {
@@ -684,15 +684,56 @@ fn a_standing_count_outside_the_draw_is_refused() {
 #[test]
 fn the_clock_closes_at_the_time_and_not_before() {
     let open = Some((4, T0));
-    assert_eq!(clock_step(open, true, T0 - 1), ClockStep::WaitUntil(T0));
+    assert_eq!(
+        clock_step(open, true, None, T0 - 1),
+        ClockStep::WaitUntil(T0)
+    );
     let close = ClockStep::Close {
         game: 4,
         open_next: true,
     };
-    assert_eq!(clock_step(open, true, T0), close);
-    assert_eq!(clock_step(open, true, T0 + 1), close);
-    assert_eq!(clock_step(None, true, T0), ClockStep::OpenNext);
-    assert_eq!(clock_step(None, false, T0), ClockStep::Idle);
+    assert_eq!(clock_step(open, true, None, T0), close);
+    assert_eq!(clock_step(open, true, None, T0 + 1), close);
+    assert_eq!(clock_step(None, true, None, T0), ClockStep::OpenNext);
+    assert_eq!(clock_step(None, false, None, T0), ClockStep::Idle);
+}
+
+#[test]
+fn rule_16_2_no_game_opens_after_an_early_closure_and_keno_opens_again_the_next_day() {
+    let closure = Some(T0 + INTERVAL / 2);
+    // A game open when the closure was scheduled closes at it, not at its own time.
+    let open = Some((4, T0 + INTERVAL));
+    assert_eq!(
+        clock_step(open, true, closure, T0),
+        ClockStep::WaitUntil(T0 + INTERVAL / 2)
+    );
+    // At the closure it closes, and no next game opens: Keno is closed for the day.
+    assert_eq!(
+        clock_step(open, true, closure, T0 + INTERVAL / 2),
+        ClockStep::Close {
+            game: 4,
+            open_next: false
+        }
+    );
+    assert_eq!(
+        clock_step(None, true, closure, T0 + INTERVAL),
+        ClockStep::Idle
+    );
+    // A game closing before the closure keeps its time, and the next one may open.
+    let early = Some((4, T0 + INTERVAL / 4));
+    assert_eq!(
+        clock_step(early, true, closure, T0 + INTERVAL / 4),
+        ClockStep::Close {
+            game: 4,
+            open_next: true
+        }
+    );
+    // The next Keno Day has no closure in force (it was today's): games open as usual, so the
+    // unplayed games of multi-game tickets, the next game numbers, are played then.
+    assert_eq!(
+        clock_step(None, true, None, T0 + 100 * INTERVAL),
+        ClockStep::OpenNext
+    );
 }
 
 /// What the facts of any game reached by the rules look like.
@@ -895,7 +936,7 @@ proptest! {
         now in T0..T0 + INTERVAL,
         keno_open in any::<bool>(),
     ) {
-        match clock_step(Some((1, closes_at)), keno_open, now) {
+        match clock_step(Some((1, closes_at)), keno_open, None, now) {
             ClockStep::Close { game, open_next } => {
                 prop_assert!(closes_at <= now);
                 prop_assert_eq!((game, open_next), (1, keno_open));

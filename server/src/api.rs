@@ -64,6 +64,9 @@ use keno_api::Refusal;
         crate::special3::list,
         crate::special3::record,
         crate::special3::withdraw,
+        crate::closures::schedule,
+        crate::closures::current,
+        crate::closures::withdraw,
         events::stream_events,
     ),
     modifiers(&BearerAuth, &UnreadableRequests)
@@ -261,7 +264,8 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::claims::unclaimed::movements);
 }
 
-/// The prize schedules, the set-bet catalogue and the approvals of Special 3.
+/// The prize schedules, the set-bet catalogue, the approvals of Special 3 and early closures
+/// of Keno (rule 16.2).
 fn catalogue_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(crate::schedules::list)
         .service(crate::set_bets::list)
@@ -270,7 +274,10 @@ fn catalogue_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::set_bets::retire)
         .service(crate::special3::list)
         .service(crate::special3::record)
-        .service(crate::special3::withdraw);
+        .service(crate::special3::withdraw)
+        .service(crate::closures::schedule)
+        .service(crate::closures::current)
+        .service(crate::closures::withdraw);
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {

@@ -71,6 +71,11 @@ pub struct ServeArgs {
     /// that time holds settlement until it is approved or rejected.
     #[arg(long, env = "KENO_BALL_CHECK", default_value_t = 15.0)]
     pub ball_check: f64,
+    /// Seconds of notice players must have of an early closure of Keno (rule 16.2): a closure
+    /// can be scheduled no sooner than this from now, and the displays and counters show it
+    /// from the moment it is scheduled.
+    #[arg(long, env = "KENO_CLOSURE_NOTICE", default_value_t = 900.0)]
+    pub closure_notice: f64,
     /// Public ticket checks allowed per client address and minute (after a burst of 10).
     #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
     pub check_rate: u32,

@@ -59,7 +59,9 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
     let now = now_micros();
     let open = crate::games::open_game(conn)?.map(|g| (g.number, g.closes_at));
     let keno_open = s.settings.hours.keno_day(chrono::Local::now()).is_some();
-    match clock_step(open, keno_open, now) {
+    // Rule 16.2: the early closure of today's Keno Day, if one is in force.
+    let closure = crate::closures::closes_at(s, conn, now)?;
+    match clock_step(open, keno_open, closure, now) {
         ClockStep::OpenNext => {
             let opened = ensure_open_game(s, conn, term)?;
             Ok(if opened.is_some() {
@@ -75,7 +77,8 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
         }
         ClockStep::WaitUntil(at) => Ok(Duration::from_micros((at - now).max(0) as u64)),
         ClockStep::Idle => {
-            // Keno is closed: look again at the start of the next Keno Day (or in a minute).
+            // Keno is closed (its hours are over, or it closed early: rule 16.2): look again at
+            // the start of the next Keno Day (or in a minute).
             let next = s.settings.hours.next_start(chrono::Local::now());
             let wait = (next - chrono::Local::now())
                 .to_std()

@@ -25,7 +25,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | InvalidKenoDay | InvalidRange | InvalidReason | InvalidName | InvalidDescription
         | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
         | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
-        | DeviceRequired | NotADevice => StatusCode::BAD_REQUEST,
+        | DeviceRequired | NotADevice | InvalidClosure => StatusCode::BAD_REQUEST,
         Unauthorized => StatusCode::UNAUTHORIZED,
         Forbidden => StatusCode::FORBIDDEN,
         NotFound | NoOpenGame => StatusCode::NOT_FOUND,
@@ -55,7 +55,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
         | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved
         | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
-        | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck => StatusCode::CONFLICT,
+        | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
+        | ClosureNotOpen => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -164,8 +164,9 @@ pub fn open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
         .optional()
 }
 
-/// Opens the next game if none is open and it is within Keno hours. Game numbers count on
-/// from the last game ever played: they never restart.
+/// Opens the next game if none is open, it is within Keno hours and Keno has not closed early
+/// (rule 16.2). Game numbers count on from the last game ever played: they never restart, so
+/// a multi-game ticket's games not played before a closure are the next games opened.
 pub fn ensure_open_game(
     state: &AppState,
     conn: &mut DbConnection,
@@ -200,17 +201,25 @@ fn insert_next_game(
     let Some(keno_day) = state.settings.hours.keno_day(local) else {
         return Ok(None);
     };
+    let keno_day = keno_day.format("%Y-%m-%d").to_string();
+    // Rule 16.2: no game opens at or after an early closure of this Keno Day, and one that
+    // would close after it closes at it.
+    let closure = crate::closures::in_force(conn, &keno_day)?.map(|c| c.closes_at);
+    let interval = state.settings.game_interval.as_micros() as i64;
+    let Some(closes_at) = keno_core::game_closes_at(now, interval, closure) else {
+        return Ok(None);
+    };
     let last: Option<i64> = games::table
         .select(diesel::dsl::max(games::number))
         .first(conn)?;
     let row = GameRow {
         number: last.unwrap_or(0) + 1,
-        keno_day: keno_day.format("%Y-%m-%d").to_string(),
+        keno_day,
         state: GameState::Open,
         source: state.settings.draw_source,
         rule_set: state.rule_set_hash.clone(),
         opened_at: now,
-        closes_at: now + state.settings.game_interval.as_micros() as i64,
+        closes_at,
         closed_at: None,
         drawn_at: None,
         settled_at: None,

@@ -80,6 +80,33 @@ impl KenoHours {
             .unwrap_or(t + Duration::hours(1))
     }
 
+    /// When the gaming of Keno Day `day` starts and normally ends (rules 1(d), 16.1), in
+    /// microseconds: what the core checks an early closure against (rule 16.2).
+    pub fn hours_of(&self, day: NaiveDate) -> keno_core::KenoDayHours {
+        let end_date = if self.start < self.end {
+            day
+        } else {
+            day.succ_opt().unwrap_or(day)
+        };
+        // All day (start equal to end): the day ends when the next one starts.
+        let end = if self.start == self.end {
+            self.start
+        } else {
+            self.end
+        };
+        let micros = |date: NaiveDate, time: NaiveTime| {
+            let naive = date.and_time(time);
+            Local.from_local_datetime(&naive).earliest().map_or_else(
+                || naive.and_utc().timestamp_micros(),
+                |t| t.timestamp_micros(),
+            )
+        };
+        keno_core::KenoDayHours {
+            starts_at: micros(day, self.start),
+            ends_at: micros(end_date, end),
+        }
+    }
+
     /// Parses "HH:MM".
     pub fn parse_time(s: &str) -> Result<NaiveTime, String> {
         NaiveTime::parse_from_str(s, "%H:%M").map_err(|_| format!("{s:?} is not a time as HH:MM"))
@@ -124,6 +151,26 @@ mod tests {
         assert_eq!(h.latest_started_day(at(3, 0)), day(21).unwrap());
         assert_eq!(h.latest_started_day(at(9, 59)), day(21).unwrap());
         assert_eq!(h.latest_started_day(at(10, 0)), day(22).unwrap());
+    }
+
+    #[test]
+    fn rule_16_1_the_hours_of_a_keno_day_end_the_next_morning_or_at_the_next_start() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let next = |h, m| {
+            Local
+                .from_local_datetime(&day.succ_opt().unwrap().and_hms_opt(h, m, 0).unwrap())
+                .earliest()
+                .unwrap()
+                .timestamp_micros()
+        };
+        let h = hours("10:00", "02:00").hours_of(day);
+        assert_eq!(h.starts_at, at(10, 0).timestamp_micros());
+        assert_eq!(h.ends_at, next(2, 0));
+        assert_eq!(
+            hours("10:00", "23:00").hours_of(day).ends_at,
+            at(23, 0).timestamp_micros()
+        );
+        assert_eq!(hours("06:00", "06:00").hours_of(day).ends_at, next(6, 0));
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod bonus_fund;
 mod claims;
 mod cli;
 mod clock;
+mod closures;
 mod db;
 mod device;
 mod display;

@@ -92,6 +92,8 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
         draw_source: args.draw_source.into(),
         ball_check: std::time::Duration::try_from_secs_f64(args.ball_check)
             .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
+        closure_notice: std::time::Duration::try_from_secs_f64(args.closure_notice)
+            .map_err(|_| anyhow::anyhow!("--closure-notice must be 0 or more seconds"))?,
     })
 }
 

@@ -20,6 +20,8 @@ pub struct Settings {
     pub draw_source: DrawSource,
     /// How long a ball draw stays open to correction after its 20th ball (rule 10.1).
     pub ball_check: Duration,
+    /// The least notice players have of an early closure of Keno (rule 16.2).
+    pub closure_notice: Duration,
 }
 
 impl Settings {

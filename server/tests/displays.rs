@@ -323,3 +323,68 @@ fn dollars_are_grouped_by_thousands() {
     assert_eq!(dollars(270_000), "$2,700.00");
     assert_eq!(dollars(123_456_789), "$1,234,567.89");
 }
+
+const CLOSURE_STATE: &str = r#"
+    const c = document.getElementById('closure');
+    return { hidden: c.hidden, text: c.textContent };
+"#;
+
+/// Rule 16.2: the board and the check page show "KENO CLOSES AT hh:mm" from the moment a
+/// closure is scheduled (read at load, and heard on the event stream), and take it down when it
+/// is withdrawn.
+#[test]
+fn the_board_and_the_check_page_give_notice_of_an_early_closure() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    // Keno all day from an hour ago: a closure ten minutes ahead is before the day's end.
+    let start = (chrono::Local::now() - chrono::Duration::hours(1))
+        .format("%H:%M")
+        .to_string();
+    let args = [
+        "--game-interval",
+        "3600",
+        "--keno-day-start",
+        &start,
+        "--keno-day-end",
+        &start,
+        "--closure-notice",
+        "60",
+    ];
+    let server = Server::start(&db, &args);
+    browser.goto(&format!("{}/display", server.base));
+    browser.wait_for("the board", BOARD_STATE, |s| s["status"] == "OPEN FOR PLAY");
+    assert_eq!(browser.run(CLOSURE_STATE)["hidden"], true);
+    let body = json!({
+        "closes_at": keno_testkit::rfc3339_in(600),
+        "inspector_notified": "Insp. Jones",
+        "reason": "staff shortage",
+    });
+    let (status, closure) = server.post(&supervisor, "/api/v1/keno/closures", body);
+    assert_eq!(status, 201, "{closure}");
+    let words = format!(
+        "KENO CLOSES AT {}",
+        closure["closes_at_local"].as_str().unwrap()
+    );
+    // Heard on the event stream by the board already open.
+    browser.wait_for("the notice on the board", CLOSURE_STATE, |s| {
+        s["hidden"] == false && s["text"] == words.as_str()
+    });
+    // Read at load by the check page.
+    browser.goto(&format!("{}/check", server.base));
+    browser.wait_for("the notice on the check page", CLOSURE_STATE, |s| {
+        s["hidden"] == false && s["text"] == words.as_str()
+    });
+    let id = closure["id"].as_i64().unwrap();
+    let (status, _) = server.post(
+        &supervisor,
+        &format!("/api/v1/keno/closures/{id}/withdraw"),
+        json!({"reason": "staff found"}),
+    );
+    assert_eq!(status, 200);
+    browser.wait_for("the notice taken down", CLOSURE_STATE, |s| {
+        s["hidden"] == true
+    });
+}

@@ -127,6 +127,14 @@ const TABLE: &[(&str, &str, Who)] = &[
         "/api/v1/special3/approvals/{id}/withdraw",
         Roles(SUPERVISOR_INSPECTOR),
     ),
+    // Early closure of Keno (rule 16.2).
+    ("POST", "/api/v1/keno/closures", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/keno/closure", Public),
+    (
+        "POST",
+        "/api/v1/keno/closures/{id}/withdraw",
+        Roles(SUPERVISOR),
+    ),
     // Claims and unclaimed prizes.
     ("POST", "/api/v1/claims", Roles(&["writer", "supervisor"])),
     ("GET", "/api/v1/claims", Roles(OVERSIGHT)),

@@ -1,7 +1,8 @@
 //! `keno-server audit exceptions`: what a supervisor reviews each day (as Nevada's keno MICS
 //! asks): void draws and other faults, draw corrections, invalidated games, cancellations,
 //! prizes paid late, new rule sets and principals, devices returned to service, set bets added to
-//! or retired from the catalogue, approvals of Special 3 recorded or withdrawn. Each with when,
+//! or retired from the catalogue, approvals of Special 3 recorded or withdrawn, early closures of
+//! Keno scheduled (with the inspector told) or withdrawn (rule 16.2). Each with when,
 //! what, who and why; as text, or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -13,8 +14,10 @@ use super::queries::{self, fault_kind};
 use super::report::money;
 use super::source::{self, People, Range, Source, SourceArgs, Span};
 use crate::auth::PrincipalRow;
+use crate::closures::{local_hh_mm, ClosureRow};
 use crate::db::schema::{
-    claims, device_holds, draw_faults, principals, rule_sets, set_bets, special3_approvals,
+    claims, device_holds, draw_faults, keno_closures, principals, rule_sets, set_bets,
+    special3_approvals,
 };
 use crate::db::{rfc3339, DbConnection};
 use crate::set_bets::SetBetRow;
@@ -42,7 +45,7 @@ struct Exception {
     #[serde(skip)]
     micros: i64,
     /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
-    /// rule_set | principal | device_returned | set_bet | special3_approval
+    /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure
     kind: &'static str,
     game: Option<i64>,
     serial: Option<String>,
@@ -120,6 +123,7 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     devices_returned(conn, &people, range.window, &mut found)?;
     set_bet_changes(conn, &people, range.window, &mut found)?;
     special3_approvals(conn, &people, range.window, &mut found)?;
+    keno_closures(conn, &people, range.window, &mut found)?;
     found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
     Ok(Exceptions {
         keno_day: source::day_text(day),
@@ -616,6 +620,65 @@ fn special3_approvals(
                 ),
                 people.who(a.withdrawn_by.as_deref()),
                 a.withdrawal_reason.clone().unwrap_or_default(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Early closures of Keno (rule 16.2): each scheduled, with the inspector told and the notice
+/// given, and each withdrawn, when it happened in the day's hours.
+fn keno_closures(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    let rows: Vec<ClosureRow> = keno_closures::table
+        .filter(
+            keno_closures::scheduled_at
+                .ge(from)
+                .and(keno_closures::scheduled_at.lt(to))
+                .or(keno_closures::withdrawn_at
+                    .ge(from)
+                    .and(keno_closures::withdrawn_at.lt(to))),
+        )
+        .order(keno_closures::id)
+        .select(ClosureRow::as_select())
+        .load(conn)?;
+    for c in rows {
+        if (from..to).contains(&c.scheduled_at) {
+            let notice_minutes = (c.closes_at - c.scheduled_at) / 60_000_000;
+            found.push(exception(
+                c.scheduled_at,
+                "keno_closure",
+                format!(
+                    "closure {} of Keno Day {} scheduled for {} ({}), notice to players from now ({notice_minutes} min); inspector told: {:?} (rule 16.2)",
+                    c.id,
+                    c.keno_day,
+                    local_hh_mm(c.closes_at),
+                    rfc3339(c.closes_at),
+                    c.inspector_notified
+                ),
+                people.who(Some(&c.scheduled_by)),
+                c.reason.clone(),
+            ));
+        }
+        if let Some(at) = c.withdrawn_at.filter(|at| (from..to).contains(at)) {
+            let why = c.withdrawal_reason.clone().ok_or_else(|| {
+                anyhow::anyhow!("closure {}: withdrawn without a recorded reason", c.id)
+            })?;
+            found.push(exception(
+                at,
+                "keno_closure",
+                format!(
+                    "closure {} of Keno Day {} at {} withdrawn: Keno runs its normal hours (rule 16.2)",
+                    c.id,
+                    c.keno_day,
+                    local_hh_mm(c.closes_at)
+                ),
+                people.who(c.withdrawn_by.as_deref()),
+                why,
             ));
         }
     }

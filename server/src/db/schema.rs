@@ -445,6 +445,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    keno_closures (id) {
+        id -> BigInt,
+        keno_day -> Text,
+        closes_at -> BigInt,
+        inspector_notified -> Text,
+        reason -> Text,
+        scheduled_by -> Text,
+        scheduled_at -> BigInt,
+        withdrawn_at -> Nullable<BigInt>,
+        withdrawn_by -> Nullable<Text>,
+        withdrawal_reason -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(set_bet_tickets -> set_bets (set_bet_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -480,4 +495,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     set_bets,
     set_bet_tickets,
     special3_approvals,
+    keno_closures,
 );

@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, skew: 0 };
+const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, skew: 0, closure: null };
 let schedules = [];
 let prizeTurn = 0;
 
@@ -104,7 +104,23 @@ function paintPrizes() {
     `<h2>Prizes</h2><table><caption>${column.spots} spot · ${dollars(standard.base_wager_cents)} ticket</caption>${rows}</table>`;
 }
 
+// Rule 16.2: notice of an early closure from the moment it is scheduled until Keno next opens.
+// `closure` is the server's notice (GET /api/v1/keno/closure) or a keno_closure event.
+function paintClosure() {
+  const c = $("closure");
+  const closure = shown.closure;
+  if (!closure) {
+    c.hidden = true;
+    c.textContent = "";
+    return;
+  }
+  const closed = Date.now() + shown.skew >= Date.parse(closure.closes_at);
+  c.textContent = (closed ? "KENO CLOSED AT " : "KENO CLOSES AT ") + closure.closes_at_local;
+  c.hidden = false;
+}
+
 function tick() {
+  paintClosure();
   const c = $("countdown");
   if (!shown.closesAt) {
     c.textContent = shown.open === null ? "Keno is closed" : "";
@@ -127,6 +143,8 @@ async function refresh() {
       shown.open = null;
       shown.closesAt = null;
     }
+    shown.closure = (await api("/api/v1/keno/closure")).closure;
+    paintClosure();
     const recent = await api(
       "/api/v1/games?state=closed,drawing,drawn,settled,void,invalidated&order=desc&limit=7");
     if (recent.length) {
@@ -161,6 +179,9 @@ function listen() {
   on("game_opened", (d) => {
     shown.open = d.game;
     shown.closesAt = Date.parse(d.closes_at);
+    // A game opening after an early closure is the next Keno Day's (rule 16.2): read whether
+    // a closure is still in force.
+    if (shown.closure) refresh();
     tick();
   });
   on("game_closed", (d) => {
@@ -191,6 +212,10 @@ function listen() {
   on("game_invalidated", (d) =>
     refresh().then(() =>
       notice("Game " + d.game + " is invalidated: every wager on it is refunded")));
+  on("keno_closure", (d) => {
+    shown.closure = d.withdrawn ? null : d;
+    paintClosure();
+  });
   on("resync", () => refresh());
 }
 

@@ -75,3 +75,46 @@ $("form").addEventListener("submit", (e) => {
   }
   check(serial).catch(() => say("The Keno server cannot be reached just now. Please try again."));
 });
+
+// Rule 16.2: the notice of an early closure, here as on the board: read at load and again
+// whenever the event stream (re)connects or announces a closure or its withdrawal.
+let closure = null;
+
+function paintClosure() {
+  const c = $("closure");
+  if (!closure) {
+    c.hidden = true;
+    c.textContent = "";
+    return;
+  }
+  const closed = Date.now() >= Date.parse(closure.closes_at);
+  c.textContent = (closed ? "KENO CLOSED AT " : "KENO CLOSES AT ") + closure.closes_at_local;
+  c.hidden = false;
+}
+
+async function readClosure() {
+  const response = await fetch("/api/v1/keno/closure", { cache: "no-store" });
+  if (response.ok) {
+    closure = (await response.json()).closure;
+    paintClosure();
+  }
+}
+
+function listen() {
+  const events = new EventSource("/api/v1/events");
+  events.onopen = () => readClosure().catch(() => {});
+  events.onerror = () => {
+    if (events.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+  };
+  events.addEventListener("keno_closure", (e) => {
+    const d = JSON.parse(e.data);
+    closure = d.withdrawn ? null : d;
+    paintClosure();
+  });
+  events.addEventListener("resync", () => readClosure().catch(() => {}));
+}
+
+listen();
+setInterval(paintClosure, 1000);
+// A closure binds its own Keno Day: read again now and then, so the next day's page drops it.
+setInterval(() => readClosure().catch(() => {}), 60000);

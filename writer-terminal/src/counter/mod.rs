@@ -1,7 +1,8 @@
 //! The full-screen counter: the writer's screen (rules 5, 6, 8, 11).
 //!
 //! The header is kept live from the server's event stream: the game open for sale and the
-//! seconds to its close, the jackpot pools, the numbers as they are drawn. One input line
+//! seconds to its close, the jackpot pools, the numbers as they are drawn, and the notice of an
+//! early closure of Keno (rule 16.2: "KENO CLOSES AT hh:mm"). One input line
 //! takes everything (see [`command`]): a sale is priced by the server first and sold on Enter.
 
 pub mod command;
@@ -11,6 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use keno_api::closures::ClosureInForce;
 use keno_api::events::Event as Published;
 use keno_api::games::{Game, Jackpot};
 use keno_api::principals::Me;
@@ -54,6 +56,8 @@ struct App<'a> {
     client: Client,
     writer: String,
     game: Option<(i64, Option<DateTime<Utc>>)>,
+    /// The early closure in force today (rule 16.2): its hh:mm on the venue's clock, and when.
+    closure: Option<(String, Option<DateTime<Utc>>)>,
     jackpots: Vec<(u64, u64)>,
     drawing: Option<(i64, Vec<u64>)>,
     input: String,
@@ -87,6 +91,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         client,
         writer,
         game: None,
+        closure: None,
         jackpots: Vec::new(),
         drawing: None,
         input: String::new(),
@@ -199,6 +204,11 @@ impl App<'_> {
             .get::<Game>("/api/v1/games/current")
             .ok()
             .map(|g| (g.number, g.closes_at.parse().ok()));
+        if let Ok(now) = self.client.get::<ClosureInForce>("/api/v1/keno/closure") {
+            self.closure = now
+                .closure
+                .map(|c| (c.closes_at_local, c.closes_at.parse().ok()));
+        }
         if let Ok(pools) = self.client.get::<Vec<Jackpot>>("/api/v1/jackpots") {
             self.jackpots = pools
                 .iter()
@@ -258,6 +268,11 @@ impl App<'_> {
                     i.game, i.reason
                 );
                 self.refresh();
+            }
+            // Rule 16.2: the notice from the moment the closure is scheduled; gone if withdrawn.
+            Published::KenoClosure(c) => {
+                self.closure =
+                    (!c.withdrawn).then(|| (c.closes_at_local, c.closes_at.parse().ok()));
             }
             Published::Resync(_) => self.refresh(),
             _ => {}
@@ -612,8 +627,16 @@ impl App<'_> {
             format!("GAME {g} DRAWN: {}", ns.join(" "))
         });
         let bold = Style::default().add_modifier(Modifier::BOLD);
+        let mut first = vec![TextSpan::styled(game, bold)];
+        if let Some(notice) = closure_notice(self.closure.as_ref(), Utc::now()) {
+            first.push(TextSpan::raw("   "));
+            first.push(TextSpan::styled(
+                notice,
+                bold.add_modifier(Modifier::REVERSED),
+            ));
+        }
         let header = Paragraph::new(vec![
-            TextLine::from(vec![TextSpan::styled(game, bold)]),
+            TextLine::from(first),
             TextLine::from(format!("JACKPOTS  {}", pools.join("   "))),
             TextLine::from(drawing),
         ])
@@ -644,6 +667,21 @@ impl App<'_> {
     }
 }
 
+/// The header's notice of an early closure (rule 16.2): "KENO CLOSES AT hh:mm" until it comes,
+/// then "KENO CLOSED AT hh:mm" for the rest of the Keno Day.
+fn closure_notice(
+    closure: Option<&(String, Option<DateTime<Utc>>)>,
+    now: DateTime<Utc>,
+) -> Option<String> {
+    let (hh_mm, at) = closure?;
+    let closed = at.is_some_and(|at| now >= at);
+    Some(if closed {
+        format!("KENO CLOSED AT {hh_mm}")
+    } else {
+        format!("KENO CLOSES AT {hh_mm}")
+    })
+}
+
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
 fn dollars(cents: i64) -> Dollars {
     Dollars(u64::try_from(cents).unwrap_or(0))
@@ -653,5 +691,26 @@ fn refusal(e: CallError) -> String {
     match e {
         CallError::Refused { code, message, .. } => format!("REFUSED ({code}): {message}"),
         CallError::Network(m) | CallError::NotSent(m) => format!("server not reached: {m}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_16_2_the_header_gives_notice_of_an_early_closure() {
+        let at: DateTime<Utc> = "2026-11-25T10:45:00Z".parse().unwrap();
+        let closure = ("21:45".to_string(), Some(at));
+        let before = at - chrono::Duration::minutes(15);
+        assert_eq!(
+            closure_notice(Some(&closure), before).as_deref(),
+            Some("KENO CLOSES AT 21:45")
+        );
+        assert_eq!(
+            closure_notice(Some(&closure), at).as_deref(),
+            Some("KENO CLOSED AT 21:45")
+        );
+        assert_eq!(closure_notice(None, before), None);
     }
 }

@@ -1,4 +1,5 @@
-//! The set-bet catalogue and the approvals of Special 3 against their entries, and every set
+//! The set-bet catalogue, the approvals of Special 3 and the early closures of Keno (rule
+//! 16.2) against their entries, and every set
 //! bet's numbers against its set: a fixed one plays the set's groups, a random one groups of
 //! the same sizes, each with the set's combinations.
 
@@ -10,7 +11,8 @@ use serde_json::Value;
 use super::chain::Trail;
 use super::Report;
 use crate::audit::queries::stored_json;
-use crate::db::schema::{set_bet_tickets, set_bets, special3_approvals, tickets};
+use crate::closures::ClosureRow;
+use crate::db::schema::{keno_closures, set_bet_tickets, set_bets, special3_approvals, tickets};
 use crate::db::DbConnection;
 use crate::set_bets::SetBetRow;
 use crate::special3::ApprovalRow;
@@ -48,13 +50,42 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         .collect();
     let (recorded, withdrawn) = (&trail.approvals_recorded, &trail.approvals_withdrawn);
     APPROVALS.check(&listed, recorded, withdrawn, report);
+    let closures = check_closures(conn, trail, report)?;
     println!(
-        "checked: {} set bets, {} tickets sold from them, {} approvals of Special 3",
+        "checked: {} set bets, {} tickets sold from them, {} approvals of Special 3, {} early \
+         closures of Keno",
         sets.len(),
         sold,
-        approvals.len()
+        approvals.len(),
+        closures
     );
     Ok(())
+}
+
+/// Each early closure of Keno (rule 16.2) against the entries of its scheduling and its
+/// withdrawal; how many there are.
+fn check_closures(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<usize> {
+    let closures: Vec<ClosureRow> = keno_closures::table
+        .order(keno_closures::id)
+        .select(ClosureRow::as_select())
+        .load(conn)?;
+    let listed: Vec<Listed> = closures
+        .iter()
+        .map(|c| Listed {
+            id: c.id,
+            label: &c.keno_day,
+            added: c.scheduled_payload(),
+            ended_at: c.withdrawn_at,
+            ended: c.withdrawn_payload(),
+        })
+        .collect();
+    let (scheduled, withdrawn) = (&trail.closures_scheduled, &trail.closures_withdrawn);
+    CLOSURES.check(&listed, scheduled, withdrawn, report);
+    Ok(closures.len())
 }
 
 /// A kind of record kept as a list: each added once, and ended (retired, withdrawn) at most
@@ -83,6 +114,14 @@ const SET_BETS: List = List {
 const APPROVALS: List = List {
     kind: "Special 3 approval",
     added: "the approval recorded",
+    ended: "withdrawn",
+    ended_at: "withdrawn_at",
+    kept_in: "the record",
+};
+
+const CLOSURES: List = List {
+    kind: "early closure of Keno",
+    added: "the closure scheduled",
     ended: "withdrawn",
     ended_at: "withdrawn_at",
     kept_in: "the record",

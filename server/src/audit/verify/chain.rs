@@ -35,6 +35,8 @@ pub struct Trail {
     pub approvals_withdrawn: BTreeMap<i64, Value>,
     /// Id -> the movement of the bonus fund as recorded.
     pub fund_moved: BTreeMap<i64, Value>,
+    pub closures_scheduled: BTreeMap<i64, Value>,
+    pub closures_withdrawn: BTreeMap<i64, Value>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -207,6 +209,12 @@ impl Trail {
             }
             "bonus_fund_moved" => {
                 self.fund_moved.insert(subject.parse()?, payload);
+            }
+            "keno_closure_scheduled" => {
+                self.closures_scheduled.insert(subject.parse()?, payload);
+            }
+            "keno_closure_withdrawn" => {
+                self.closures_withdrawn.insert(subject.parse()?, payload);
             }
             _ => {}
         }

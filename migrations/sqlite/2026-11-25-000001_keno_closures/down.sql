@@ -1,0 +1,1 @@
+DROP TABLE keno_closures;
