@@ -387,6 +387,10 @@ pub struct TicketDetail {
     pub paid_as_voucher: Option<String>,
     /// Tendered for a sale (`pay_method = "tender"`): the ticket it paid for.
     pub tendered_for: Option<String>,
+    /// How it was paid, part by part (rule 12.2: the minor wins in cash, the major prizes by
+    /// cheque or in cash); empty while unpaid.
+    #[serde(default)]
+    pub payment_parts: Vec<PaymentPart>,
 }
 
 /// What a player may see of a ticket (the public check).
@@ -420,10 +424,22 @@ pub struct TicketCheck {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Payment {
     pub paid_cents: i64,
-    /// cash | cheque: a ticket with a major prize is paid by cheque (rule 12.2). (A ticket's
-    /// `pay_method` may also be `voucher`, paid as a voucher, `tender`, tendered for a sale, or
-    /// `claim_cheque`, paid on a claim.)
+    /// cash | cheque | cash_and_cheque: the minor wins in cash, the major prizes by cheque unless
+    /// paid in cash too (rule 12.2). (A ticket's `pay_method` may also be `voucher`, paid as a
+    /// voucher, `tender`, tendered for a sale, or `claim_cheque`, paid on a claim.)
     pub method: String,
+    /// What was paid how: a cash part and a cheque part for the major prizes (rule 12.2).
+    #[serde(default)]
+    pub parts: Vec<PaymentPart>,
+}
+
+/// One part of a payment.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PaymentPart {
+    /// cash | cheque (or the one way a payment not made at a terminal was made)
+    pub method: String,
+    pub cents: i64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -65,7 +65,9 @@ pub use game::{
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use keno_day::{KenoDay, KenoDayError};
 pub use money::Dollars;
-pub use payable::{owed, payable, GamePrize, PayRefusal, Payable, PayableFacts, Played};
+pub use payable::{
+    owed, payable, GamePrize, MajorPrizesBy, PayPart, PayRefusal, Payable, PayableFacts, Played,
+};
 pub use pricing::Price;
 pub use prize::{fund_draw, is_major_prize, wins_bonus, BonusTerms, WayPlayed};
 pub use refund::game_refund;

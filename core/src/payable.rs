@@ -1,8 +1,9 @@
 //! What a ticket pays, and how (rules 11.5, 12.2, 13.1; general rule 18.2).
 //!
 //! A ticket is paid once (11.5), after every game it plays is settled or invalidated: its
-//! prizes and the refunds of its invalidated games together, in one payment. A ticket with a
-//! major prize (1(h)) is paid by cheque, otherwise in cash (12.2); it may instead be paid as a
+//! prizes and the refunds of its invalidated games together, in one payment. At a terminal it
+//! is paid in parts ([`Payable::parts`], 12.2): the minor wins and refunds in cash, the major
+//! prizes (1(h)) by cheque unless the payer pays them in cash too. It may instead be paid as a
 //! voucher or tendered for a sale, but not with a major prize. At a terminal only for twelve
 //! months after its last game's Keno Day (13.1); after that by an Unclaimed Prize Claim Form.
 //!
@@ -47,6 +48,9 @@ pub struct PayableFacts {
     pub prizes: Vec<GamePrize>,
     /// The refunds of its invalidated games (general rule 18.2), one per game.
     pub refunds_cents: Vec<u64>,
+    /// Of the prizes, each major prize (rule 1(h)): a way's win of the major-prize amount or
+    /// more, pro-rated or a jackpot share.
+    pub major_prizes_cents: Vec<u64>,
 }
 
 /// What a ticket pays.
@@ -60,6 +64,8 @@ pub struct Payable {
     pub refunds_cents: u64,
     /// Some of the prizes is a major prize (rule 1(h)).
     pub major: bool,
+    /// Of the prizes, the major prizes: what may be paid by cheque (rule 12.2).
+    pub major_cents: u64,
     /// The last Keno Day a terminal may pay it (rule 13.1).
     pub deadline: KenoDay,
     /// Rule 12.2: cheque with a major prize, cash otherwise; [`Payable::as_voucher`],
@@ -97,6 +103,7 @@ fn not_paid_as(method: &PayMethod) -> &'static str {
         PayMethod::Tender => "tendered",
         PayMethod::Voucher => "as a voucher",
         PayMethod::Cash => "in cash",
+        PayMethod::CashAndCheque => "in cash and by cheque",
         PayMethod::Cheque | PayMethod::ClaimCheque => "by cheque",
     }
 }
@@ -149,11 +156,28 @@ pub fn owed(facts: &PayableFacts) -> Result<Payable, PayRefusal> {
         return Err(PayRefusal::NoPrize);
     }
     let major = facts.prizes.iter().any(|p| p.major);
+    // Never more than the prizes: a ticket settled before the split was stored counts its whole
+    // prize of a game with a major as major.
+    let major_cents = facts
+        .major_prizes_cents
+        .iter()
+        .sum::<u64>()
+        .min(prizes_cents);
+    let major_cents = match (major, major_cents) {
+        (true, 0) => facts
+            .prizes
+            .iter()
+            .filter(|p| p.major)
+            .map(|p| p.prize_cents)
+            .sum(),
+        _ => major_cents,
+    };
     Ok(Payable {
         total_cents,
         prizes_cents,
         refunds_cents,
         major,
+        major_cents,
         deadline: terminal_deadline(last_keno_day),
         // Rule 12.2.
         method: if major {
@@ -172,7 +196,57 @@ pub fn payable(facts: &PayableFacts, today: KenoDay) -> Result<Payable, PayRefus
     Ok(due)
 }
 
+/// How the payer pays the major prizes of a ticket paid at a terminal (rule 12.2: "a major
+/// prize may be paid by cheque").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MajorPrizesBy {
+    #[default]
+    Cheque,
+    Cash,
+}
+
+/// One part of a payment: so much, paid so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PayPart {
+    pub method: PayMethod,
+    pub cents: u64,
+}
+
 impl Payable {
+    /// Rule 12.2 (INTERPRETATION, "Cash, and cheque for major prizes only"): a payment at a
+    /// terminal in parts: the minor wins and refunds in cash, the major prizes by cheque unless
+    /// the payer pays them in cash too. Paid any other way (a voucher, a tender, a claim) it is
+    /// one part.
+    pub fn parts(&self, majors: MajorPrizesBy) -> Vec<PayPart> {
+        if !matches!(self.method, PayMethod::Cash | PayMethod::Cheque) {
+            return vec![PayPart {
+                method: self.method,
+                cents: self.total_cents,
+            }];
+        }
+        let cheque = match majors {
+            MajorPrizesBy::Cheque => self.major_cents,
+            MajorPrizesBy::Cash => 0,
+        };
+        [
+            (PayMethod::Cash, self.total_cents - cheque),
+            (PayMethod::Cheque, cheque),
+        ]
+        .into_iter()
+        .filter(|&(_, cents)| cents > 0)
+        .map(|(method, cents)| PayPart { method, cents })
+        .collect()
+    }
+
+    /// The method a payment in `parts` is stored as: the one method, or cash and cheque.
+    pub fn method_of(parts: &[PayPart]) -> PayMethod {
+        match parts {
+            [one] => one.method,
+            _ => PayMethod::CashAndCheque,
+        }
+    }
+
     /// Paid as a voucher instead (rule 1(n)(ii)); not with a major prize (rule 12.2).
     pub fn as_voucher(self) -> Result<Payable, PayRefusal> {
         self.instead(PayMethod::Voucher)

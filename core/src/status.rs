@@ -36,6 +36,8 @@ pub enum PayMethod {
     Tender,
     /// By cheque, on an approved Unclaimed Prize Claim Form (rules 13.5, 14).
     ClaimCheque,
+    /// At a terminal in parts (rule 12.2): the minor wins in cash, the major prizes by cheque.
+    CashAndCheque,
 }
 
 /// A ticket status the API does not know.
@@ -45,7 +47,9 @@ pub struct UnknownTicketStatus(pub String);
 
 /// A payment method the API does not know.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{0:?} is not a payment method: cash, cheque, voucher, tender or claim_cheque")]
+#[error(
+    "{0:?} is not a payment method: cash, cheque, voucher, tender, claim_cheque or cash_and_cheque"
+)]
 pub struct UnknownPayMethod(pub String);
 
 impl TicketStatus {
@@ -66,12 +70,13 @@ impl TicketStatus {
 }
 
 impl PayMethod {
-    pub const ALL: [PayMethod; 5] = [
+    pub const ALL: [PayMethod; 6] = [
         PayMethod::Cash,
         PayMethod::Cheque,
         PayMethod::Voucher,
         PayMethod::Tender,
         PayMethod::ClaimCheque,
+        PayMethod::CashAndCheque,
     ];
 
     /// The word stored and shown.
@@ -82,6 +87,7 @@ impl PayMethod {
             PayMethod::Voucher => "voucher",
             PayMethod::Tender => "tender",
             PayMethod::ClaimCheque => "claim_cheque",
+            PayMethod::CashAndCheque => "cash_and_cheque",
         }
     }
 }

@@ -1,8 +1,8 @@
 //! What a ticket pays, and how (rules 11.5, 12.2, 13.1; general rule 18.2).
 
 use keno_core::{
-    owed, payable, ClaimRequired, GamePrize, KenoDay, PayMethod, PayRefusal, Payable, PayableFacts,
-    Played, TicketStatus,
+    owed, payable, ClaimRequired, GamePrize, KenoDay, MajorPrizesBy, PayMethod, PayPart,
+    PayRefusal, Payable, PayableFacts, Played, TicketStatus,
 };
 
 fn day(text: &str) -> KenoDay {
@@ -23,6 +23,7 @@ fn won() -> PayableFacts {
             major: false,
         }],
         refunds_cents: vec![],
+        major_prizes_cents: vec![],
     }
 }
 
@@ -40,6 +41,7 @@ fn a_minor_prize_is_paid_in_cash_for_twelve_months() {
             prizes_cents: 500,
             refunds_cents: 0,
             major: false,
+            major_cents: 0,
             deadline: day("2027-11-23"),
             method: PayMethod::Cash,
         }
@@ -259,5 +261,64 @@ fn the_view_shows_payable_or_why_not_from_the_same_call() {
     assert_eq!(
         show(&won(), day("2028-01-01")),
         (0, "claim_required".into())
+    );
+}
+
+/// Rule 12.2 as decided: the minor wins (and refunds) in cash, each major prize by cheque or,
+/// as the payer chooses, in cash; paid another way, one part.
+#[test]
+fn rule_12_2_a_payment_is_in_parts_cash_and_a_cheque_for_the_majors() {
+    let mut facts = won();
+    facts.prizes.push(GamePrize {
+        prize_cents: 21_000 + 7_000,
+        major: true,
+    });
+    facts.major_prizes_cents = vec![21_000];
+    facts.refunds_cents = vec![100];
+    let due = owed(&facts).unwrap();
+    assert_eq!(
+        (due.total_cents, due.major_cents),
+        (500 + 28_000 + 100, 21_000)
+    );
+    let part = |method, cents| PayPart { method, cents };
+    assert_eq!(
+        due.parts(MajorPrizesBy::Cheque),
+        vec![
+            part(PayMethod::Cash, 7_600),
+            part(PayMethod::Cheque, 21_000)
+        ]
+    );
+    assert_eq!(
+        due.parts(MajorPrizesBy::Cash),
+        vec![part(PayMethod::Cash, 28_600)]
+    );
+    assert_eq!(
+        Payable::method_of(&due.parts(MajorPrizesBy::Cheque)),
+        PayMethod::CashAndCheque
+    );
+    assert_eq!(
+        Payable::method_of(&due.parts(MajorPrizesBy::Cash)),
+        PayMethod::Cash
+    );
+    // All major: one cheque, as before.
+    let mut all = won();
+    all.prizes = vec![GamePrize {
+        prize_cents: 30_000,
+        major: true,
+    }];
+    all.major_prizes_cents = vec![30_000];
+    let due = owed(&all).unwrap();
+    assert_eq!(
+        due.parts(MajorPrizesBy::Cheque),
+        vec![part(PayMethod::Cheque, 30_000)]
+    );
+    // Settled before the majors were stored apart: the games with a major count whole.
+    all.major_prizes_cents = vec![];
+    assert_eq!(owed(&all).unwrap().major_cents, 30_000);
+    // A claim pays one cheque for all (rule 13.5).
+    let claim = owed(&facts).unwrap().by_claim();
+    assert_eq!(
+        claim.parts(MajorPrizesBy::Cheque),
+        vec![part(PayMethod::ClaimCheque, 28_600)]
     );
 }

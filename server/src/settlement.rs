@@ -330,6 +330,7 @@ impl Tally {
                     prize_cents: outcome.prize_cents as i64,
                     prorated: outcome.prorated,
                     jackpot: outcome.jackpot,
+                    major: is_major,
                 });
             }
         }
@@ -414,13 +415,17 @@ pub fn results_digest(
                 w.prize_cents,
                 w.prorated,
                 w.jackpot,
+                w.major,
             )
         })
         .collect();
     w.sort();
-    for (serial, way, catch, prize, prorated, jackpot) in w {
+    for (serial, way, catch, prize, prorated, jackpot, major) in w {
+        // A minor way is marked, a major one is not: the digests of games settled when only
+        // major prizes were stored read as they always did.
+        let minor = if major { "" } else { "|minor" };
         h.update(format!(
-            "{serial}|{way}|{catch}|{prize}|{prorated}|{jackpot}\n"
+            "{serial}|{way}|{catch}|{prize}|{prorated}|{jackpot}{minor}\n"
         ));
     }
     let mut b: Vec<_> = bonuses
@@ -507,6 +512,9 @@ pub struct WayResultRow {
     pub prize_cents: i64,
     pub prorated: bool,
     pub jackpot: bool,
+    /// A major prize (rule 1(h)): the part of a payment a cheque may pay (rule 12.2). A way is
+    /// stored too when it won a bonus prize under the major-prize amount.
+    pub major: bool,
 }
 
 /// Writes the results the fastest way each backend has: PostgreSQL's COPY; on SQLite one

@@ -10,6 +10,7 @@ on_both_backends!(
     bad_balls_are_refused_and_change_nothing,
     rule_10_3_a_device_draw_goes_on_after_a_restart,
     fault_reports_that_cannot_be_right_are_refused_and_change_nothing,
+    rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash,
 );
 
 fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
@@ -316,5 +317,92 @@ fn fault_reports_that_cannot_be_right_are_refused_and_change_nothing(db: TestDb)
     assert_eq!(
         (status, e["error"].as_str()),
         (409, Some("another_device_drawing"))
+    );
+}
+
+/// Rule 12.2 as decided (cash, and cheque for major prizes only): a ticket with a minor win and
+/// a major prize is paid in parts, the minor win in cash and the major prize by cheque, or all
+/// in cash as the payer chooses; the view shows the parts and `audit verify` checks them. The
+/// first build paid such a ticket wholly by cheque. The balls are the test's, so the draw is
+/// known.
+fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let s = &w.server;
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    // Two ways at $70: a 1-spot on 1 ($210 for 1 of 1: major) and a 3-spot on 21, 22, 23 ($70
+    // for 2 of 3: minor).
+    let bet = json!({"type": "way", "groups": [[1], [21, 22, 23]], "combine": [1]});
+    let serial = |t: Value| t["serial"].as_str().unwrap().to_string();
+    let a = serial(s.sell(&w.writer, sale("a", bet.clone(), "standard", 7_000, 1)));
+    let b = serial(s.sell(&w.writer, sale("b", bet, "standard", 7_000, 1)));
+    let game = close(&w);
+    let balls = [1, 21, 22].into_iter().chain(30..47);
+    for n in balls {
+        assert_eq!(ball(s, &device, game, n).0, 201);
+    }
+    s.wait_settled(game);
+    let (_, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{a}"));
+    let ways = &d["results"][0]["ways"];
+    let (major, minor) = (
+        ways[0]["prize_cents"].as_i64().unwrap(),
+        ways[1]["prize_cents"].as_i64().unwrap(),
+    );
+    assert_eq!((major, minor), (21_000, 7_000), "{d}");
+    assert_eq!(d["payment_parts"], json!([]), "unpaid: no parts");
+
+    let (status, paid) = s.post(&w.writer, &format!("/api/v1/tickets/{a}/pay"), Value::Null);
+    assert_eq!(status, 200, "{paid}");
+    let parts = json!([{"method": "cash", "cents": 7_000}, {"method": "cheque", "cents": 21_000}]);
+    assert_eq!(
+        (&paid["method"], &paid["parts"]),
+        (&json!("cash_and_cheque"), &parts),
+        "{paid}"
+    );
+    let (_, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{a}"));
+    assert_eq!(d["payment_parts"], parts, "{d}");
+
+    let (status, e) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{b}/pay?major_prizes=gold"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_request")),
+        "{e}"
+    );
+    let (status, paid) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{b}/pay?major_prizes=cash"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{paid}");
+    assert_eq!(
+        paid["parts"],
+        json!([{"method": "cash", "cents": 28_000}]),
+        "{paid}"
+    );
+    assert_eq!(paid["method"], "cash");
+
+    let verify = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .args(["audit", "verify", "--database-url", &db.url])
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    db.execute(&format!(
+        "UPDATE payment_parts SET method = 'cash' WHERE serial = '{a}' AND part = 2"
+    ));
+    let out = verify();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && text.contains("paid in parts"),
+        "{text}"
     );
 }

@@ -141,6 +141,7 @@ diesel::table! {
         prize_cents -> BigInt,
         prorated -> Bool,
         jackpot -> Bool,
+        major -> Bool,
     }
 }
 
@@ -462,6 +463,15 @@ diesel::table! {
 
 diesel::joinable!(set_bet_tickets -> set_bets (set_bet_id));
 
+diesel::table! {
+    payment_parts (serial, part) {
+        serial -> Text,
+        part -> Integer,
+        method -> Text,
+        cents -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -496,4 +506,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     set_bet_tickets,
     special3_approvals,
     keno_closures,
+    payment_parts,
 );

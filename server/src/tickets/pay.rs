@@ -1,7 +1,8 @@
 //! `POST /api/v1/tickets/{serial}/pay`: pays a winning ticket once (rules 11.5, 12.2).
 //!
 //! A ticket is paid once, when every game it plays is settled: the whole prize in one
-//! payment. Two pays at once pay once: the update that marks the ticket paid only matches an
+//! payment, in parts (rule 12.2): the minor wins in cash, the major prizes by cheque unless the
+//! payer chooses cash (`?major_prizes=cash`); each part is kept (`payment_parts`). Two pays at once pay once: the update that marks the ticket paid only matches an
 //! unpaid ticket, and the loser of the race is told it is already paid. A winning ticket may
 //! also be paid as a voucher (`vouchers::issue`) or tendered for a sale (`tickets::tender`):
 //! the same `facts`, `keno_core::payable` and `mark_paid`.
@@ -12,21 +13,33 @@ use diesel::prelude::*;
 use super::{find, TicketRow};
 use crate::audit::log::Entry;
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{games, ticket_refunds, ticket_results, tickets};
+use crate::db::schema::{
+    games, payment_parts, ticket_refunds, ticket_results, tickets, way_results,
+};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_core::{
-    GamePrize, GameState, KenoDay, PayMethod, PayRefusal, PayableFacts, Played, TicketStatus,
+    GamePrize, GameState, KenoDay, MajorPrizesBy, PayMethod, PayPart, PayRefusal, Payable,
+    PayableFacts, Played, TicketStatus,
 };
 // The wire's type (keno-api), where the server's modules have always found it.
-pub use keno_api::tickets::Payment;
+pub use keno_api::tickets::{Payment, PaymentPart};
+
+/// How the payer pays: the major prizes by cheque (the default) or in cash (rule 12.2).
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PayOptions {
+    /// cheque (default) or cash
+    #[param(value_type = Option<String>)]
+    pub major_prizes: Option<MajorPrizesBy>,
+}
 
 /// Pays what the ticket won, once.
 #[utoipa::path(
     tag = "tickets",
     security(("bearer" = [])),
-    params(("serial" = String, Path)),
+    params(("serial" = String, Path), PayOptions),
     responses(
         (status = 200, body = Payment),
         (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`"),
@@ -38,11 +51,13 @@ pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
     serial: web::Path<String>,
+    options: web::Query<PayOptions>,
 ) -> ApiResult<web::Json<Payment>> {
     let serial = serial.into_inner();
+    let majors = options.major_prizes.unwrap_or_default();
     let payment = crate::store::write(&state, Some("payment"), move |state, conn| {
         let today = crate::vouchers::today(state)?;
-        pay_in(conn, &serial, &principal, today)
+        pay_in(conn, &serial, &principal, (today, majors))
     })
     .await?;
     Ok(web::Json(payment))
@@ -52,23 +67,82 @@ fn pay_in(
     conn: &mut DbConnection,
     serial: &str,
     principal: &Principal,
-    today: KenoDay,
+    (today, majors): (KenoDay, MajorPrizesBy),
 ) -> DomainResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    // Rules 11.5, 12.2, 13.1: the core decides what is paid, and how.
+    // Rules 11.5, 12.2, 13.1: the core decides what is paid, and in what parts.
     let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
+    let parts = due.parts(majors);
+    let method = Payable::method_of(&parts);
     let entry = mark_paid(
         conn,
         &t,
         due.total_cents,
-        due.method,
+        method,
         &principal.id,
-        serde_json::json!({}),
+        serde_json::json!({ "parts": parts_json(&parts) }),
     )?;
+    record_parts(conn, &t.serial, &parts)?;
     crate::audit::log::append(conn, vec![entry])?;
     Ok(Payment {
         paid_cents: due.total_cents as i64,
-        method: due.method.to_string(),
+        method: method.to_string(),
+        parts: shown(&parts),
+    })
+}
+
+/// The parts as the audit trail records them: `[method, cents]` each.
+pub fn parts_json(parts: &[PayPart]) -> serde_json::Value {
+    parts
+        .iter()
+        .map(|p| serde_json::json!([p.method.as_str(), p.cents]))
+        .collect()
+}
+
+fn shown(parts: &[PayPart]) -> Vec<PaymentPart> {
+    parts
+        .iter()
+        .map(|p| PaymentPart {
+            method: p.method.to_string(),
+            cents: p.cents as i64,
+        })
+        .collect()
+}
+
+fn record_parts(conn: &mut DbConnection, serial: &str, parts: &[PayPart]) -> QueryResult<()> {
+    for (i, p) in parts.iter().enumerate() {
+        diesel::insert_into(payment_parts::table)
+            .values((
+                payment_parts::serial.eq(serial),
+                payment_parts::part.eq(i as i32 + 1),
+                payment_parts::method.eq(p.method.as_str()),
+                payment_parts::cents.eq(p.cents as i64),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// How ticket `t` was paid, part by part: as recorded, or (paid in one way, as a voucher, a
+/// tender or a claim) its one method. Empty while unpaid.
+pub fn paid_parts(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Vec<PaymentPart>> {
+    let rows: Vec<(String, i64)> = payment_parts::table
+        .filter(payment_parts::serial.eq(&t.serial))
+        .order(payment_parts::part)
+        .select((payment_parts::method, payment_parts::cents))
+        .load(conn)?;
+    if !rows.is_empty() {
+        return Ok(rows
+            .into_iter()
+            .map(|(method, cents)| PaymentPart { method, cents })
+            .collect());
+    }
+    Ok(match t.pay_method {
+        Some(method) => vec![PaymentPart {
+            method: method.to_string(),
+            cents: t.paid_cents,
+        }],
+        None => Vec::new(),
     })
 }
 
@@ -122,7 +196,18 @@ pub fn facts(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<PayableFact
         .into_iter()
         .map(|r| unsigned(r, "a refund", &whose))
         .collect::<DomainResult<_>>()?;
+    // Rule 12.2: the major prizes, which a cheque may pay.
+    let major_prizes_cents = way_results::table
+        .filter(way_results::serial.eq(&t.serial))
+        .filter(way_results::game.le(last))
+        .filter(way_results::major.eq(true))
+        .select(way_results::prize_cents)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(|p| unsigned(p, "a major prize", &whose))
+        .collect::<DomainResult<_>>()?;
     Ok(PayableFacts {
+        major_prizes_cents,
         status: t.status,
         first_game: unsigned(t.first_game, "its first game", &whose)?,
         last_played_game: unsigned(last, "its last game", &whose)?,

@@ -54,6 +54,7 @@ pub fn detail(
         payable_cents,
         cheque,
         not_payable,
+        payment_parts: super::pay::paid_parts(conn, t)?,
     })
 }
 

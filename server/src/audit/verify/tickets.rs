@@ -13,6 +13,7 @@ use crate::db::DbConnection;
 use crate::tickets::sale::sold_payload;
 use crate::tickets::{TicketRow, WaysLine};
 use keno_core::{PayMethod, TicketStatus};
+use serde_json::Value;
 
 /// The tickets whose numbers cannot be read: the games they cover cannot be settled again.
 pub struct Unreadable(Vec<(String, i64, i64)>);
@@ -33,6 +34,7 @@ pub fn check(
     report: &mut Report,
 ) -> anyhow::Result<Unreadable> {
     let from_sets = sold_from_sets(conn)?;
+    let parts = paid_in_parts(conn)?;
     let mut unreadable = Unreadable(Vec::new());
     let (mut checked, mut seen) = (0usize, 0usize);
     for_each_page(
@@ -59,6 +61,7 @@ pub fn check(
             seen += usize::from(sold_as_recorded(&t, trail, &from_sets, report));
             cancelled_as_recorded(&t, trail, report);
             paid_as_recorded(&t, trail, report);
+            parts_as_recorded(&t, trail, &parts, report);
             Ok(())
         },
     )?;
@@ -157,6 +160,48 @@ fn paid_as_recorded(t: &TicketRow, trail: &Trail, report: &mut Report) {
         report.differ(format!(
             "ticket {}: {} with {} paid, the trail says {trail_paid} paid",
             t.serial, t.status, t.paid_cents
+        ));
+    }
+}
+
+/// Every payment's parts (rule 12.2), by serial: `[method, cents]` each, in order.
+fn paid_in_parts(conn: &mut DbConnection) -> QueryResult<HashMap<String, Value>> {
+    use crate::db::schema::payment_parts;
+    let rows: Vec<(String, String, i64)> = payment_parts::table
+        .order((payment_parts::serial, payment_parts::part))
+        .select((
+            payment_parts::serial,
+            payment_parts::method,
+            payment_parts::cents,
+        ))
+        .load(conn)?;
+    let mut by_serial: HashMap<String, Vec<Value>> = HashMap::new();
+    for (serial, method, cents) in rows {
+        by_serial
+            .entry(serial)
+            .or_default()
+            .push(serde_json::json!([method, cents]));
+    }
+    Ok(by_serial
+        .into_iter()
+        .map(|(s, parts)| (s, Value::Array(parts)))
+        .collect())
+}
+
+/// The parts a payment was made in are the parts its entry records, both ways.
+fn parts_as_recorded(
+    t: &TicketRow,
+    trail: &Trail,
+    parts: &HashMap<String, Value>,
+    report: &mut Report,
+) {
+    let recorded = trail.paid.get(&t.serial).and_then(|p| p.get("parts"));
+    if recorded != parts.get(&t.serial) {
+        report.differ(format!(
+            "ticket {}: paid in parts {:?}, the trail says {:?}",
+            t.serial,
+            parts.get(&t.serial),
+            recorded
         ));
     }
 }
