@@ -309,6 +309,10 @@ pub struct Ticket {
     /// The catalogue set a set bet was sold from (its `groups` are the numbers played); null
     /// for other bets.
     pub set_bet: Option<SetBetRef>,
+    /// Keno To Go (rule 1(f)): 50 or more consecutive games, as the rule set it was sold under
+    /// counts them (`keno_to_go_from`). Absent from a server older than this field.
+    #[serde(default)]
+    pub keno_to_go: Option<bool>,
 }
 
 /// A ticket sold, and how it was paid.
@@ -418,6 +422,13 @@ pub struct TicketCheck {
     pub paid_cents: i64,
     /// The catalogue set a set bet was sold from; null for other bets.
     pub set_bet: Option<SetBetRef>,
+    /// Games cancelled and refunded (rule 8): not in `results`, never played. Absent from a
+    /// server older than this field.
+    #[serde(default)]
+    pub cancelled_games: Vec<i64>,
+    /// What the cancellation refunded for `cancelled_games`.
+    #[serde(default)]
+    pub refund_cents: i64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -388,3 +388,89 @@ fn the_board_and_the_check_page_give_notice_of_an_early_closure() {
         s["hidden"] == true
     });
 }
+
+/// A writer's cancel (rule 8): the refund.
+fn cancel(server: &Server, writer: &str, serial: &str) -> u64 {
+    let (status, c) = server.post(
+        writer,
+        &format!("/api/v1/tickets/{serial}/cancel"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{c}");
+    c["refund_cents"].as_u64().unwrap()
+}
+
+/// Issue 16 (8), issue 19: every game of a ticket is on the check page, a game invalidated
+/// (rule 17.3) and a game cancelled (rule 8) each as such with its refund, and a ticket
+/// cancelled whole says what was refunded, never "won $0.00".
+#[test]
+fn the_check_page_shows_games_cancelled_and_invalidated_with_their_refunds() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Server::start(&db, keno_testkit::MANUAL_CLOCK);
+    let bet = json!({"type": "standard", "spots": [1, 2, 3, 4]});
+    let three = server.sell(&writer, sale("three", bet, "standard", 200, 3));
+    let first = server.close_and_settle(&supervisor)["number"]
+        .as_i64()
+        .unwrap();
+    // The second game invalidated while open; the third then cancelled (8.2: games unplayed).
+    let (status, inv) = server.post(
+        &supervisor,
+        &format!("/api/v1/games/{}/invalidate", first + 1),
+        json!({"reason": "fire alarm"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    let three = three["serial"].as_str().unwrap();
+    assert_eq!(cancel(&server, &writer, three), 200);
+    // The public check carries the cancelled games and their refund.
+    let (_, checked) = server.get(&format!("/api/v1/tickets/{three}/check"));
+    assert_eq!(checked["cancelled_games"], json!([first + 2]), "{checked}");
+    assert_eq!(checked["refund_cents"], 200);
+
+    browser.goto(&format!("{}/check", server.base));
+    let shown = check_in_page(&browser, three);
+    let games = shown["games"].as_array().unwrap();
+    let listed: Vec<i64> = games.iter().map(|g| g["game"].as_i64().unwrap()).collect();
+    assert_eq!(listed, vec![first, first + 1, first + 2], "{shown}");
+    let text = |i: usize| games[i]["text"].as_str().unwrap().to_string();
+    assert!(text(1).contains("INVALIDATED (REFUNDED $2.00)"), "{shown}");
+    assert!(text(2).contains("CANCELLED, REFUNDED $2.00"), "{shown}");
+    let summary = shown["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!("games {} cancelled, $2.00 refunded", first + 2)),
+        "{summary}"
+    );
+    keep_screenshot(&browser.screenshot(), "check-closed.png");
+
+    // A ticket cancelled whole before its first game (8.1): every game cancelled, the refund.
+    let later = server.sell(
+        &writer,
+        sale(
+            "later",
+            json!({"type": "quick_pick", "count": 5}),
+            "standard",
+            300,
+            2,
+        ),
+    );
+    let later = later["serial"].as_str().unwrap();
+    assert_eq!(cancel(&server, &writer, later), 600);
+    let shown = check_in_page(&browser, later);
+    let summary = shown["summary"].as_str().unwrap();
+    assert!(summary.contains("CANCELLED: $6.00 refunded"), "{summary}");
+    assert!(!summary.contains("won"), "{summary}");
+    let games = shown["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2, "{shown}");
+    for g in games {
+        let text = g["text"].as_str().unwrap();
+        assert!(
+            text.contains("CANCELLED, REFUNDED ($6.00 for games"),
+            "{text}"
+        );
+        assert!(!text.contains("$0.00"), "{text}");
+    }
+}

@@ -661,11 +661,11 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
             .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
             .ok()
     });
-    let (ticket, payment) = match &now {
-        Some(d) => (&d.ticket, &d.payment),
-        None => (&saved.ticket, &saved.payment),
+    // With the server's record, the games cancelled or invalidated since are listed.
+    let mut receipt = match &now {
+        Some(d) => Receipt::from_detail(d, cli.casino()),
+        None => Receipt::from_ticket(&saved.ticket, &saved.payment, cli.casino()),
     };
-    let mut receipt = Receipt::from_ticket(ticket, payment, cli.casino());
     receipt.reprint = true;
     match &now {
         Some(d) => print_or_json(cli, d, || receipt.to_text()),

@@ -1,10 +1,12 @@
 //! The receipt ticket laid out as Diagram C: the one model every printer (text, ESC/POS, PDF)
 //! renders. Built from the server's record of the ticket (rule 5.3).
 
+use std::sync::OnceLock;
+
 use chrono::{DateTime, Local};
-use keno_api::tickets::{SalePayment, Schedule, Ticket};
+use keno_api::tickets::{GameResult, SalePayment, Schedule, Ticket, TicketDetail};
 use keno_api::vouchers::Voucher;
-use keno_core::Dollars;
+use keno_core::{Dollars, RuleSet};
 
 /// Everything Diagram C prints, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +29,10 @@ pub struct Receipt {
     pub first_game: String,
     pub last_game: String,
     pub games: String,
+    /// Rule 1(f): the ticket plays 50 or more consecutive games.
+    pub keno_to_go: bool,
+    /// Games the multi-game discount does not charge (rule 6.2(a),(b)).
+    pub free_games: u32,
     pub game_cost: String,
     pub ticket_total: String,
     pub serial: String,
@@ -37,6 +43,9 @@ pub struct Receipt {
     pub status: String,
     /// How it was paid when vouchers or winning tickets paid some of it (rule 6.1).
     pub payment: Vec<String>,
+    /// Games that will never be played, and their refunds: cancelled (rule 8) or invalidated
+    /// (rule 17.3). A reprint lists them, so the paper agrees with the server's record.
+    pub closed: Vec<(String, String)>,
 }
 
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
@@ -47,6 +56,51 @@ fn dollars(c: i64) -> Dollars {
 /// A schedule as the receipt names it: "SPECIAL 1", "JACKPOT".
 fn schedule_name(s: Schedule) -> String {
     s.as_str().replace("special", "SPECIAL ").to_uppercase()
+}
+
+/// Rule 1(f) from the ticket as sent: the server's word, or for a server that does not say,
+/// the built-in rule set's count (the terminal never holds the operator's rule set).
+fn is_keno_to_go(ticket: &Ticket) -> bool {
+    static BUILT_IN: OnceLock<RuleSet> = OnceLock::new();
+    ticket.keno_to_go.unwrap_or_else(|| {
+        let games = u32::try_from(ticket.games).unwrap_or(0);
+        BUILT_IN
+            .get_or_init(RuleSet::act_1992)
+            .games()
+            .is_keno_to_go(games)
+    })
+}
+
+/// Rule 6.2(a),(b): the games of the ticket its total does not charge for.
+fn free_games(ticket: &Ticket) -> u32 {
+    u32::try_from(ticket.games.saturating_sub(ticket.charged_games)).unwrap_or(0)
+}
+
+/// The games a ticket will never play, each with its refund: the games cancelled (rule 8, one
+/// refund for all of them) and each game invalidated (rule 17.3, its share of the charge).
+fn closed_games(ticket: &Ticket, results: &[GameResult]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if !ticket.cancelled_games.is_empty() {
+        let plural = if ticket.cancelled_games.len() > 1 {
+            "S"
+        } else {
+            ""
+        };
+        out.push((
+            format!(
+                "CANCELLED GAME{plural} {},",
+                crate::views::game_range(&ticket.cancelled_games)
+            ),
+            format!("REFUND {}", dollars(ticket.refund_cents)),
+        ));
+    }
+    for r in results.iter().filter(|r| r.state == "invalidated") {
+        out.push((
+            format!("GAME {} INVALIDATED,", r.game),
+            format!("REFUND {}", Dollars(r.refund_cents)),
+        ));
+    }
+    out
 }
 
 /// "$3" for whole dollars, "$0.50" otherwise, as the WAYS SPOTS AMOUNT column shows it.
@@ -117,6 +171,8 @@ impl Receipt {
             first_game: ticket.first_game.to_string(),
             last_game: ticket.last_game.to_string(),
             games: format!("{:03}", ticket.games.max(0)),
+            keno_to_go: is_keno_to_go(ticket),
+            free_games: free_games(ticket),
             game_cost: dollars(ticket.game_cost_cents).to_string(),
             ticket_total: dollars(ticket.total_cents).to_string(),
             serial: ticket.serial.clone(),
@@ -124,36 +180,60 @@ impl Receipt {
             reprint: false,
             status: ticket.status.clone(),
             payment: payment_lines(payment),
+            closed: closed_games(ticket, &[]),
+        }
+    }
+
+    /// The receipt of a ticket as the server's full view has it now: with the games cancelled
+    /// and invalidated since the sale, for a reprint.
+    pub fn from_detail(detail: &TicketDetail, casino: &str) -> Receipt {
+        Receipt {
+            closed: closed_games(&detail.ticket, &detail.results),
+            ..Receipt::from_ticket(&detail.ticket, &detail.payment, casino)
         }
     }
 
     /// The receipt as printed lines, top to bottom: one layout for every printer.
     pub fn lines(&self) -> Vec<Line> {
         let mut out = Vec::new();
-        let plain = |t: String| Line::Text(vec![Span::plain(t)]);
+        self.heading(&mut out);
+        self.grid(&mut out);
+        self.games_and_cost(&mut out);
+        out.push(Line::Barcode(self.serial.clone()));
+        out.push(Line::Text(vec![Span::bold("WAYS SPOTS AMOUNT".into())]));
+        for w in &self.ways {
+            out.push(plain(w.clone()));
+        }
+        if !self.payment.is_empty() {
+            out.push(Line::Text(vec![Span::bold("PAID BY".into())]));
+            for p in &self.payment {
+                out.push(plain(p.clone()));
+            }
+        }
+        out
+    }
+
+    /// A reprint's marks, then Diagram C's header: CASINO KENO, PLAY YOUR GAME and the casino on
+    /// the left; RECEIPT TICKET, the bet type and the date and time on the right.
+    fn heading(&self, out: &mut Vec<Line>) {
         if self.reprint {
-            out.push(Line::Text(vec![Span::bold(format!(
-                "{:^WIDTH$}",
-                "*** REPRINT ***"
-            ))]));
+            out.push(bold(format!("{:^WIDTH$}", "*** REPRINT ***")));
         }
         if self.reprint && (self.status == "cancelled" || self.status == "paid") {
             let note = format!("*** TICKET {} ***", self.status.to_uppercase());
-            out.push(Line::Text(vec![Span::bold(format!("{note:^WIDTH$}"))]));
+            out.push(bold(format!("{note:^WIDTH$}")));
         }
-        // Diagram C's header: CASINO KENO, PLAY YOUR GAME and the casino on the left; RECEIPT
-        // TICKET, the bet type and the date and time on the right.
-        out.push(Line::Text(vec![Span::bold(format!(
+        out.push(bold(format!(
             "{:<24}{:>24}",
             "CASINO KENO", "RECEIPT TICKET"
-        ))]));
+        )));
         two(
-            &mut out,
+            out,
             Span::plain("PLAY YOUR GAME".into()),
             Span::bold(self.bet.clone()),
         );
         two(
-            &mut out,
+            out,
             Span::plain(self.casino.clone()),
             Span::plain(format!("DATE: {} TIME: {}", self.date, self.time)),
         );
@@ -162,6 +242,10 @@ impl Receipt {
             "No. {}, TERMINAL {}, SITE {}",
             self.ticket_number, self.terminal, self.site
         )));
+    }
+
+    /// The 80-number grid with the marked numbers reversed, then the set and selections.
+    fn grid(&self, out: &mut Vec<Line>) {
         for row in 0..8u8 {
             let cells = (1..=10u8)
                 .map(|col| {
@@ -185,40 +269,48 @@ impl Receipt {
             Span::plain("SELECTION(S): ".into()),
             Span::bold(self.selections.clone()),
         ]));
+    }
+
+    /// Amount per way, first and last game, the games (Keno To Go and the free games of the
+    /// discount with them), the game cost and the total; on a reprint, the games closed since.
+    fn games_and_cost(&self, out: &mut Vec<Line>) {
         two(
-            &mut out,
+            out,
             Span::plain(format!("AMOUNT/WAY {}", self.amount_per_way)),
             Span::plain(format!("FIRST GAME {}", self.first_game)),
         );
         two(
-            &mut out,
+            out,
             Span::plain(format!("SERIAL No. {}", self.serial)),
             Span::plain(format!("LAST GAME {}", self.last_game)),
         );
+        // Rule 1(f): a Keno To Go ticket is cancelled only whole, before its first game (8.2);
+        // the player and the writer see at once which kind of ticket it is.
+        if self.keno_to_go {
+            out.push(bold(format!("{:>WIDTH$}", "KENO TO GO")));
+        }
         out.push(plain(format!(
             "{:>WIDTH$}",
             format!("GAMES {}", self.games)
         )));
+        // Rule 6.2(a),(b): the games played but not charged for.
+        if self.free_games > 0 {
+            let free = format!("FREE GAMES {}", self.free_games);
+            out.push(plain(format!("{free:>WIDTH$}")));
+        }
         out.push(plain(format!(
             "{:>WIDTH$}",
             format!("GAME COST {}", self.game_cost)
         )));
-        out.push(Line::Text(vec![Span::bold(format!(
+        out.push(bold(format!(
             "{:>WIDTH$}",
             format!("TICKET TOTAL {}", self.ticket_total)
-        ))]));
-        out.push(Line::Barcode(self.serial.clone()));
-        out.push(Line::Text(vec![Span::bold("WAYS SPOTS AMOUNT".into())]));
-        for w in &self.ways {
-            out.push(plain(w.clone()));
-        }
-        if !self.payment.is_empty() {
-            out.push(Line::Text(vec![Span::bold("PAID BY".into())]));
-            for p in &self.payment {
-                out.push(plain(p.clone()));
+        )));
+        if self.reprint {
+            for (games, refund) in &self.closed {
+                two(out, Span::bold(games.clone()), Span::bold(refund.clone()));
             }
         }
-        out
     }
 
     /// The receipt as plain text, 48 columns (a thermal printer's width); marked numbers in
@@ -333,6 +425,16 @@ pub fn voucher(v: &Voucher, casino: &str, title: &str) -> Vec<Line> {
         "UNTIL; after it, by Unclaimed Prize Claim Form.".into(),
     ));
     out
+}
+
+/// A line of plain text.
+fn plain(text: String) -> Line {
+    Line::Text(vec![Span::plain(text)])
+}
+
+/// A line of bold text.
+fn bold(text: String) -> Line {
+    Line::Text(vec![Span::bold(text)])
 }
 
 /// Characters on a line of a thermal receipt.
@@ -645,5 +747,112 @@ mod tests {
         assert!(!receipt(json!({"groups": [[1]]}), "C")
             .to_text()
             .contains("PAID BY"));
+    }
+    /// The bold text lines of a receipt, as printed.
+    fn bold_lines(lines: &[Line]) -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Text(spans) if spans.iter().any(|s| s.bold) => {
+                    Some(spans.iter().map(Span::as_text).collect())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rule_1_f_a_ticket_of_50_games_is_keno_to_go_with_its_free_game() {
+        let sold = json!({"groups": [[1]], "games": 50, "charged_games": 49,
+                          "game_cost_cents": 100, "total_cents": 4900});
+        let r = receipt(sold, "C");
+        assert!(r.keno_to_go);
+        assert_eq!(r.free_games, 1);
+        let text = r.to_text();
+        assert!(text.contains("GAMES 050\n"), "{text}");
+        assert!(text.contains("FREE GAMES 1\n"), "{text}");
+        let bold = bold_lines(&r.lines());
+        assert!(
+            bold.iter().any(|l| l.trim() == "KENO TO GO"),
+            "KENO TO GO is not a bold line: {bold:?}"
+        );
+        // Near the games, in the order the writer reads them; 48 columns.
+        let at = |s: &str| text.find(s).unwrap();
+        assert!(at("KENO TO GO") < at("GAMES 050") && at("FREE GAMES") < at("GAME COST"));
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        // 100 games: two free games (rule 6.2(b)).
+        let hundred = json!({"groups": [[1]], "games": 100, "charged_games": 98});
+        assert!(receipt(hundred, "C").to_text().contains("FREE GAMES 2\n"));
+    }
+
+    #[test]
+    fn forty_nine_games_are_not_keno_to_go() {
+        let text = receipt(
+            json!({"groups": [[1]], "games": 49, "charged_games": 49}),
+            "C",
+        )
+        .to_text();
+        assert!(
+            !text.contains("KENO TO GO") && !text.contains("FREE GAMES"),
+            "{text}"
+        );
+        // The server's word wins over the built-in count: an operator's rule set may start
+        // Keno To Go elsewhere.
+        let server_says = json!({"groups": [[1]], "games": 49, "charged_games": 49,
+                                 "keno_to_go": true});
+        assert!(receipt(server_says, "C").to_text().contains("KENO TO GO"));
+        let not_to_go = json!({"groups": [[1]], "games": 60, "charged_games": 59,
+                               "keno_to_go": false});
+        let text = receipt(not_to_go, "C").to_text();
+        assert!(!text.contains("KENO TO GO") && text.contains("FREE GAMES 1"));
+    }
+
+    /// The server's full view of a ticket of games 4-7: game 4 invalidated, 5-7 cancelled.
+    fn closed_detail() -> TicketDetail {
+        let mut detail = serde_json::to_value(ticket(json!({
+            "groups": [[1]], "first_game": 4, "last_game": 7, "games": 4, "charged_games": 4,
+            "game_cost_cents": 300, "total_cents": 1200, "cancelled_games": [5, 6, 7],
+            "refund_cents": 900
+        })))
+        .unwrap();
+        let view = json!({
+            "results": [{"game": 4, "state": "invalidated", "ways": [], "prize_cents": 0,
+                         "refund_cents": 300}],
+            "won_cents": 0, "invalidated_refund_cents": 300, "payable_cents": 300,
+            "cheque": false, "not_payable": null, "payment": SalePayment::cash(1200),
+            "paid_as_voucher": null, "tendered_for": null
+        });
+        for (k, v) in view.as_object().unwrap() {
+            detail[k] = v.clone();
+        }
+        serde_json::from_value(detail).unwrap()
+    }
+
+    #[test]
+    fn a_reprint_lists_the_games_cancelled_and_invalidated_with_their_refunds() {
+        let detail = closed_detail();
+        let mut r = Receipt::from_detail(&detail, "C");
+        assert!(!r.to_text().contains("CANCELLED"), "only a reprint says it");
+        r.reprint = true;
+        let text = r.to_text();
+        let bold = bold_lines(&r.lines()).join("\n");
+        for line in [
+            "CANCELLED GAMES 5-7,",
+            "REFUND $9.00",
+            "GAME 4 INVALIDATED,",
+            "REFUND $3.00",
+        ] {
+            assert!(bold.contains(line), "{line} missing from\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        // One game cancelled reads in the singular.
+        let one = Ticket {
+            cancelled_games: vec![7],
+            refund_cents: 300,
+            ..detail.ticket.clone()
+        };
+        let mut r = Receipt::from_ticket(&one, &SalePayment::cash(0), "C");
+        r.reprint = true;
+        assert!(r.to_text().contains("CANCELLED GAME 7,"), "{}", r.to_text());
     }
 }

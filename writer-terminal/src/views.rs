@@ -15,29 +15,41 @@ fn cents(c: impl TryInto<u64>) -> String {
     Dollars(c.try_into().unwrap_or(0)).to_string()
 }
 
-/// A checked ticket: each game's state, catches and prize, what it won and what is payable.
+/// A checked ticket: its status, each game's state, catches and prize, the games it will never
+/// play (cancelled, invalidated) with their refunds, what it won and what is payable.
 pub fn ticket(t: &TicketDetail) -> Vec<String> {
-    let mut out = vec![format!(
-        "TICKET {}  {}",
-        t.ticket.serial,
-        t.ticket.status.to_uppercase()
-    )];
+    let mut out = vec![format!("TICKET {}  {}", t.ticket.serial, status(t))];
     for r in &t.results {
         let catches: Vec<String> = r
             .ways
             .iter()
             .map(|w| format!("{}/{}", w.catch, w.spots))
             .collect();
-        let amount = if r.refund_cents > 0 {
-            format!("REFUND {}", cents(r.refund_cents))
+        // Rule 17.3: an invalidated game pays nothing and refunds its share of the charge.
+        let (state, amount) = if r.state == "invalidated" {
+            (
+                "INVALIDATED".to_string(),
+                format!("REFUND {}", cents(r.refund_cents)),
+            )
         } else {
-            cents(r.prize_cents)
+            (r.state.clone(), cents(r.prize_cents))
         };
         out.push(format!(
-            "GAME {:<8} {:<11} {:<24} {amount}",
+            "GAME {:<8} {state:<11} {:<24} {amount}",
             r.game,
-            r.state,
             catches.join(" "),
+        ));
+    }
+    // Rule 8: the games cancelled are not in the results (never played): shown with the refund
+    // the cancellation paid.
+    let cancelled = &t.ticket.cancelled_games;
+    if !cancelled.is_empty() {
+        let label = if cancelled.len() > 1 { "GAMES" } else { "GAME" };
+        out.push(format!(
+            "{:<13} {:<36} REFUNDED {}",
+            format!("{label} {}", game_range(cancelled)),
+            "CANCELLED",
+            cents(t.ticket.refund_cents)
         ));
     }
     out.push(format!(
@@ -49,6 +61,27 @@ pub fn ticket(t: &TicketDetail) -> Vec<String> {
         out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
     }
     out
+}
+
+/// The ticket's status as the writer must read it: a ticket whose later games were cancelled
+/// (rule 8.2) is still "active" on the server for the games it plays, but is not the ticket it
+/// was sold as.
+fn status(t: &TicketDetail) -> String {
+    let status = t.ticket.status.to_uppercase();
+    match (status.as_str(), t.ticket.cancelled_games.is_empty()) {
+        (_, true) | ("CANCELLED", _) => status,
+        ("ACTIVE", false) => "PART CANCELLED".into(),
+        (_, false) => format!("{status}, PART CANCELLED"),
+    }
+}
+
+/// Consecutive games as "5-10", or "5" for one game.
+pub fn game_range(games: &[i64]) -> String {
+    match (games.first(), games.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    }
 }
 
 /// The numbers of games from the draw history, newest first.
@@ -78,11 +111,7 @@ pub fn payment(paid: &Payment) -> (String, Vec<(&'static str, String)>) {
 pub fn cancellation(c: &Cancellation) -> (String, Vec<(&'static str, String)>) {
     let games = &c.games_cancelled;
     let refund = cents(c.refund_cents);
-    let range = match (games.first(), games.last()) {
-        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
-        (Some(a), _) => a.to_string(),
-        _ => String::new(),
-    };
+    let range = game_range(games);
     (
         format!("CANCELLED {} game(s): REFUND {refund}", games.len()),
         vec![("GAMES CANCELLED", range), ("REFUND", refund)],

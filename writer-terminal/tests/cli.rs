@@ -1350,3 +1350,169 @@ fn a_lost_ticket_claim_is_filed_shown_and_printed_from_the_command_line() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_claim"));
 }
+
+/// Rule 1(f), 6.2(a),(b): a ticket of 50 games prints KENO TO GO and its free game, as the
+/// printer receives it; one of 49 games prints neither.
+#[test]
+fn a_keno_to_go_receipt_says_so_with_its_free_games() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token) = (w.server, w.writer);
+    let state = tempfile::tempdir().unwrap();
+    let printed = |games: &str| {
+        let path = state.path().join(format!("receipt-{games}.bin"));
+        let printer = format!("escpos:file:{}", path.display());
+        let t = json_out(&terminal(
+            &s.base,
+            &token,
+            state.path(),
+            &[
+                "--json", "--print", &printer, "sell", "--spots", "7", "--amount", "1", "--games",
+                games,
+            ],
+        ));
+        (t, decode_escpos(&std::fs::read(&path).unwrap()).lines)
+    };
+    let (t, lines) = printed("50");
+    assert_eq!(
+        (t["games"].as_u64(), t["charged_games"].as_u64()),
+        (Some(50), Some(49))
+    );
+    assert_eq!(t["keno_to_go"], true, "the server says so");
+    let text = lines.join("\n");
+    for field in [
+        "KENO TO GO",
+        "GAMES 050",
+        "FREE GAMES 1",
+        "TICKET TOTAL $49.00",
+    ] {
+        assert!(text.contains(field), "{field} missing from\n{text}");
+    }
+    assert!(lines.iter().all(|l| l.chars().count() <= 48), "{text}");
+    let (t, lines) = printed("49");
+    assert_eq!(t["keno_to_go"], false);
+    let text = lines.join("\n");
+    assert!(
+        !text.contains("KENO TO GO") && !text.contains("FREE GAMES"),
+        "{text}"
+    );
+}
+
+/// Starts the counter in tmux against `s` as `token`; `None` without tmux.
+fn counter(s: &Server, token: &str, state: &std::path::Path, name: &str) -> Option<Tmux> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI must install tmux"
+        );
+        eprintln!("skipped: tmux is not installed");
+        return None;
+    }
+    let session = format!("keno-{name}-{}", std::process::id());
+    let cmd = format!(
+        "{} --server {} --token {token} --state-dir {}",
+        env!("CARGO_BIN_EXE_writer-terminal"),
+        s.base,
+        state.display()
+    );
+    let started = Command::new("tmux")
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            &session,
+            "-x",
+            "110",
+            "-y",
+            "50",
+            &cmd,
+        ])
+        .status()
+        .unwrap();
+    assert!(started.success());
+    Some(Tmux { session })
+}
+
+/// Issue 16 (8), issue 19: a ticket of three games, the first settled, the second invalidated
+/// (rule 17.3), the third cancelled (rule 8.2), reads so wherever it is shown: the writer's
+/// check (its real status, the games closed and their refunds), the reprinted receipt as the
+/// printer receives it, and the counter's ticket panel.
+#[test]
+fn games_cancelled_and_invalidated_show_on_the_check_the_reprint_and_the_counter() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let (s, token, supervisor) = (w.server, w.writer, w.supervisor);
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| terminal(&s.base, &token, state.path(), args);
+    let t = json_out(&run(&[
+        "--json", "sell", "--spots", "1,2,3,4", "--amount", "2", "--games", "3",
+    ]));
+    let serial = t["serial"].as_str().unwrap().to_string();
+    let first = s.close_and_settle(&supervisor)["number"].as_i64().unwrap();
+    let (status, inv) = s.post(
+        &supervisor,
+        &format!("/api/v1/games/{}/invalidate", first + 1),
+        serde_json::json!({"reason": "fire alarm"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    let out = run(&["cancel", &serial]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The writer's check: not ACTIVE, every game closed with its refund.
+    let check = String::from_utf8(run(&["check", &serial]).stdout).unwrap();
+    for field in [
+        format!("TICKET {serial}  PART CANCELLED"),
+        format!("GAME {:<8} INVALIDATED", first + 1),
+        "REFUND $2.00".into(),
+        format!("GAME {:<8} CANCELLED", first + 2),
+        "REFUNDED $2.00".into(),
+    ] {
+        assert!(check.contains(&field), "{field:?} missing from\n{check}");
+    }
+
+    // The reprint, as the printer receives it.
+    let path = state.path().join("reprint.bin");
+    let printer = format!("escpos:file:{}", path.display());
+    let out = run(&["--print", &printer, "reprint"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = decode_escpos(&std::fs::read(&path).unwrap()).lines;
+    let printed = lines.join("\n");
+    let cancelled = format!("CANCELLED GAME {},", first + 2);
+    let invalidated = format!("GAME {} INVALIDATED,", first + 1);
+    for (games, refund) in [(&cancelled, "REFUND $2.00"), (&invalidated, "REFUND $2.00")] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(games.as_str()) && l.ends_with(refund)),
+            "{games} {refund} missing from\n{printed}"
+        );
+    }
+    assert!(lines.iter().all(|l| l.chars().count() <= 48), "{printed}");
+
+    // The counter: the serial scanned shows the same; rp reprints with the games closed.
+    let Some(counter) = counter(&s, &token, state.path(), "closed") else {
+        return;
+    };
+    counter.wait_for("OPEN FOR SALE");
+    counter.keys(&serial);
+    let screen = counter.wait_for(&format!("TICKET {serial}  PART CANCELLED"));
+    for field in [
+        format!("GAME {:<8} INVALIDATED", first + 1),
+        format!("GAME {:<8} CANCELLED", first + 2),
+        "REFUNDED $2.00".into(),
+    ] {
+        assert!(screen.contains(&field), "{field:?} missing from\n{screen}");
+    }
+    counter.keys("rp");
+    counter.wait_for(&cancelled);
+    counter.keys("q");
+}

@@ -25,6 +25,57 @@ const plainWords = {
   too_many_requests: "Too many checks from this screen. Please wait a minute and try again.",
 };
 
+// Consecutive games as "5-10", or "5" for one game.
+function gameRange(games) {
+  return games.length > 1 ? `${games[0]}-${games[games.length - 1]}` : `${games[0]}`;
+}
+
+// One game played (or still to play): its catches, marked against the numbers drawn.
+function playedGame(r, drawn) {
+  const ways = r.ways.map((w) => {
+    const numbers = w.numbers
+      .map((n) => `<span class="${drawn.includes(n) ? "hit" : ""}">${n}</span>`)
+      .join("");
+    const prize = w.prize_cents ? ` · <b class="won">${dollars(w.prize_cents)}</b>` : "";
+    return `<div class="numbers">${numbers} · caught ${w.catch} of ${w.spots}${prize}</div>`;
+  }).join("");
+  const outcome = {
+    settled: r.prize_cents ? `WON ${dollars(r.prize_cents)}` : "no prize",
+    // Rule 17.3: an invalidated game pays nothing; its share of the wager is refunded.
+    invalidated: `INVALIDATED (REFUNDED ${dollars(r.refund_cents ?? 0)})`,
+  }[r.state] ?? "not drawn yet";
+  return `<div class="game" data-game="${r.game}"><b>Game ${r.game}</b>: ` +
+    `<span class="${r.prize_cents ? "won" : ""}">${escape(outcome)}</span>${ways}</div>`;
+}
+
+// Rule 8: the games cancelled are never played; the cancellation refunded them together.
+function cancelledGames(body) {
+  const games = body.cancelled_games ?? [];
+  if (!games.length) return "";
+  const refund = games.length > 1
+    ? `REFUNDED (${dollars(body.refund_cents ?? 0)} for games ${gameRange(games)})`
+    : `REFUNDED ${dollars(body.refund_cents ?? 0)}`;
+  return games.map((g) => `<div class="game cancelled" data-game="${g}"><b>Game ${g}</b>: ` +
+    `<span>CANCELLED, ${escape(refund)}</span></div>`).join("");
+}
+
+// What the ticket came to: a cancelled ticket its refund, never "won $0.00".
+function summary(body) {
+  const cancelled = body.cancelled_games ?? [];
+  const refund = dollars(body.refund_cents ?? 0);
+  if (body.status === "cancelled") {
+    return `Ticket ${escape(body.serial)} · CANCELLED: <b>${refund}</b> refunded`;
+  }
+  const status = body.status === "paid" ? " · PAID" : "";
+  return `Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
+    (cancelled.length ? `; games ${gameRange(cancelled)} cancelled, ${refund} refunded` : "") +
+    (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +
+    // Rule 13.1: more than 12 months after its Keno Day a writer no longer pays it.
+    (body.not_payable === "claim_required"
+      ? ", no longer paid at a Keno writer (more than 12 months): claim it with an Unclaimed Prize Claim Form"
+      : "");
+}
+
 async function check(serial) {
   say(null);
   $("result").innerHTML = "";
@@ -40,30 +91,11 @@ async function check(serial) {
     const g = await fetch(`/api/v1/games/${r.game}`).then((x) => x.json()).catch(() => null);
     drawn[r.game] = g ? g.drawn : [];
   }));
-  const games = body.results.map((r) => {
-    const ways = r.ways.map((w) => {
-      const numbers = w.numbers
-        .map((n) => `<span class="${drawn[r.game].includes(n) ? "hit" : ""}">${n}</span>`)
-        .join("");
-      const prize = w.prize_cents ? ` · <b class="won">${dollars(w.prize_cents)}</b>` : "";
-      return `<div class="numbers">${numbers} · caught ${w.catch} of ${w.spots}${prize}</div>`;
-    }).join("");
-    const outcome = {
-      settled: r.prize_cents ? `WON ${dollars(r.prize_cents)}` : "no prize",
-      invalidated: `game invalidated: ${dollars(r.refund_cents ?? 0)} refunded`,
-    }[r.state] ?? "not drawn yet";
-    return `<div class="game" data-game="${r.game}"><b>Game ${r.game}</b>: ` +
-      `<span class="${r.prize_cents ? "won" : ""}">${escape(outcome)}</span>${ways}</div>`;
-  }).join("");
-  const status = body.status === "paid" ? " · PAID" : body.status === "cancelled" ? " · CANCELLED" : "";
-  $("result").innerHTML =
-    `<p id="summary">Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
-    (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +
-    // Rule 13.1: more than 12 months after its Keno Day a writer no longer pays it.
-    (body.not_payable === "claim_required"
-      ? ", no longer paid at a Keno writer (more than 12 months): claim it with an Unclaimed Prize Claim Form"
-      : "") +
-    `</p><p>Your numbers: ${body.groups.map((g) => g.join(" ")).join(" | ")}</p>${games}`;
+  // Every game of the ticket, in order: played, invalidated, to come, then cancelled.
+  const games = body.results.map((r) => playedGame(r, drawn[r.game])).join("") +
+    cancelledGames(body);
+  $("result").innerHTML = `<p id="summary">${summary(body)}</p>` +
+    `<p>Your numbers: ${body.groups.map((g) => g.join(" ")).join(" | ")}</p>${games}`;
 }
 
 $("form").addEventListener("submit", (e) => {

@@ -18,6 +18,7 @@ use crate::db::schema::{games, set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::DomainResult;
 use crate::set_bets::SetBetMode;
+use crate::state::AppState;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::set_bets::SetBetRef;
 pub use keno_api::tickets::{BetRequest, Schedule, Ticket, WaysLine};
@@ -174,11 +175,19 @@ pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Option
     Ok(Some(SetBetRef { id, name, mode }))
 }
 
-/// The ticket as the API shows it, with the set it was sold from.
-pub fn view(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Ticket> {
+/// The ticket as the API shows it, with the set it was sold from and whether it is Keno To Go
+/// under the rule set it was sold under (rule 1(f)).
+pub fn view(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Ticket> {
     let mut ticket = Ticket::try_from(t)?;
     ticket.set_bet = set_bet_of(conn, t)?;
+    let sold_under = app.rule_sets.get(conn, &t.rule_set)?;
+    ticket.keno_to_go = Some(is_keno_to_go(&sold_under, t));
     Ok(ticket)
+}
+
+/// Rule 1(f): the ticket plays enough consecutive games under `rules` to be Keno To Go.
+pub fn is_keno_to_go(rules: &RuleSet, t: &TicketRow) -> bool {
+    u32::try_from(t.games).is_ok_and(|g| rules.games().is_keno_to_go(g))
 }
 
 pub fn ways_lines(plan: &BetPlan) -> Vec<WaysLine> {
@@ -237,6 +246,8 @@ impl TryFrom<&TicketRow> for Ticket {
             pay_method: t.pay_method.map(|m| m.to_string()),
             request_id: t.request_id.clone(),
             set_bet: None,
+            // Rule 1(f) needs the rule set it was sold under: `view` and the sale fill it in.
+            keno_to_go: None,
         })
     }
 }

@@ -119,7 +119,7 @@ pub async fn sell(
                         .jackpots_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                return Ok(sold_now(&sale, &t, payment)?);
+                return Ok(sold_now(&state, &sale, &t, payment)?);
             }
             // How it was paid, as recorded when it was sold: a retry spends nothing.
             Some(Outcome::AlreadySold(t)) => return answer(&state, *t).await,
@@ -136,6 +136,7 @@ pub async fn sell(
 
 /// 201 with the ticket just sold and how it was paid.
 fn sold_now(
+    state: &AppState,
     sale: &Sale,
     t: &TicketRow,
     payment: Option<SalePayment>,
@@ -144,6 +145,8 @@ fn sold_now(
     Ok(HttpResponse::Created().json(SoldTicket {
         ticket: Ticket {
             set_bet: sale.set_bet.clone(),
+            // Sold just now under the rule set in force (rule 1(f)).
+            keno_to_go: Some(super::is_keno_to_go(&state.rules, t)),
             ..Ticket::try_from(t)?
         },
         payment,
@@ -157,8 +160,10 @@ async fn sold_or(
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold =
-        crate::store::read(&s, move |_, conn| sold_before(conn, &writer, &request_id)).await?;
+    let sold = crate::store::read(&s, move |app, conn| {
+        sold_before(app, conn, &writer, &request_id)
+    })
+    .await?;
     match sold {
         Some(t) => Ok(HttpResponse::Ok().json(t)),
         None => Err(refusal.into()),
@@ -169,10 +174,10 @@ async fn sold_or(
 /// as recorded.
 async fn answer(state: &web::Data<AppState>, t: TicketRow) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = crate::store::read(&s, move |_, conn| -> DomainResult<SoldTicket> {
+    let sold = crate::store::read(&s, move |app, conn| -> DomainResult<SoldTicket> {
         Ok(SoldTicket {
             payment: tender::load_payment(conn, &t)?,
-            ticket: view(conn, &t)?,
+            ticket: view(app, conn, &t)?,
         })
     })
     .await?;
@@ -775,6 +780,7 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
 
 /// A sale already made under `request_id`, with how it was paid.
 fn sold_before(
+    app: &AppState,
     conn: &mut DbConnection,
     principal: &str,
     request_id: &str,
@@ -784,7 +790,7 @@ fn sold_before(
     };
     let payment = tender::load_payment(conn, &t)?;
     Ok(Some(SoldTicket {
-        ticket: view(conn, &t)?,
+        ticket: view(app, conn, &t)?,
         payment,
     }))
 }

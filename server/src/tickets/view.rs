@@ -47,7 +47,7 @@ pub fn detail(
         payment: super::tender::load_payment(conn, t)?,
         paid_as_voucher,
         tendered_for,
-        ticket: super::view(conn, t)?,
+        ticket: super::view(app, conn, t)?,
         results,
         won_cents,
         invalidated_refund_cents,
@@ -284,5 +284,8 @@ pub async fn check(
         not_payable: d.not_payable,
         paid_cents: t.paid_cents,
         set_bet: t.set_bet,
+        // Rule 8: the games cancelled are shown as such, with their refund.
+        cancelled_games: t.cancelled_games,
+        refund_cents: t.refund_cents,
     }))
 }

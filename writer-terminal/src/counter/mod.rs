@@ -400,28 +400,31 @@ impl App<'_> {
                     None => self.status = "no ticket sold yet on this terminal".into(),
                 }
             }
-            Command::Reprint => match (self.settings.last)() {
-                Some(saved) => {
-                    // The server's record now: a ticket cancelled or paid since says so.
-                    let now = self
-                        .client
-                        .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
-                        .ok();
-                    let (t, paid) = match &now {
-                        Some(d) => (&d.ticket, &d.payment),
-                        None => (&saved.ticket, &saved.payment),
-                    };
-                    let mut r = Receipt::from_ticket(t, paid, self.settings.casino);
-                    r.reprint = true;
-                    self.panel = r.to_text().lines().map(str::to_string).collect();
-                    self.print("RECEIPT TICKET (REPRINT)", &r.lines());
-                }
-                None => self.status = "no receipt printed yet on this terminal".into(),
-            },
+            Command::Reprint => self.reprint(),
             Command::Results => self.results(),
             Command::Help => self.panel = help(),
             Command::Quit => self.quit = true,
         }
+    }
+
+    /// Prints the last receipt again, marked REPRINT, from the server's record now: a ticket
+    /// cancelled or paid since says so, with the games cancelled or invalidated listed.
+    fn reprint(&mut self) {
+        let Some(saved) = (self.settings.last)() else {
+            self.status = "no receipt printed yet on this terminal".into();
+            return;
+        };
+        let now = self
+            .client
+            .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
+            .ok();
+        let mut r = match &now {
+            Some(d) => Receipt::from_detail(d, self.settings.casino),
+            None => Receipt::from_ticket(&saved.ticket, &saved.payment, self.settings.casino),
+        };
+        r.reprint = true;
+        self.panel = r.to_text().lines().map(str::to_string).collect();
+        self.print("RECEIPT TICKET (REPRINT)", &r.lines());
     }
 
     /// The server prices the sale first: the writer sees the price before it is sold.
