@@ -6,6 +6,7 @@
 
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -21,7 +22,11 @@ pub struct Browser {
     base: String,
     session: String,
     agent: ureq::Agent,
+    /// Held while the browser lives: see [`Browser::start`].
+    _turn: Option<MutexGuard<'static, ()>>,
 }
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 impl Browser {
     /// `None` where Chromium is not installed, except under `CI=true`, where `.ci/run`
@@ -35,6 +40,26 @@ impl Browser {
             eprintln!("skipped: no {CHROMEDRIVER} (apt-get install chromium chromium-driver)");
             return None;
         }
+        // One browser at a time in a test binary: several Chromiums at once on a small machine
+        // are slow to start, and each takes a port picked free a moment before.
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // A port picked free may be taken by another test's server before chromedriver binds
+        // it: then the session cannot be made, and a new port is tried.
+        for _ in 0..3 {
+            let mut browser = Browser::launch();
+            if let Some(session) = browser.new_session() {
+                browser.session = session;
+                browser._turn = Some(turn);
+                return Some(browser);
+            }
+        }
+        panic!("chromedriver would not make a session on three ports");
+    }
+
+    /// chromedriver on a free port, listening.
+    fn launch() -> Browser {
         let port = crate::free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -55,27 +80,35 @@ impl Browser {
             .timeout_global(Some(Duration::from_secs(60)))
             .build()
             .into();
-        let base = format!("http://127.0.0.1:{port}");
-        let mut browser = Browser {
+        Browser {
             driver,
-            base,
+            base: format!("http://127.0.0.1:{port}"),
             session: String::new(),
             agent,
-        };
-        let session = browser.command(
-            "POST",
-            "/session",
-            json!({"capabilities": {"alwaysMatch": {
-                "browserName": "chrome",
-                "goog:chromeOptions": {
-                    "binary": CHROMIUM,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                             "--window-size=1600,900", "--hide-scrollbars"]
-                }
-            }}}),
-        );
-        browser.session = session["sessionId"].as_str().unwrap().to_string();
-        Some(browser)
+            _turn: None,
+        }
+    }
+
+    /// A headless Chromium session: its id, or `None` where the driver did not answer.
+    fn new_session(&self) -> Option<String> {
+        let body = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                         "--window-size=1600,900", "--hide-scrollbars"]
+            }
+        }}});
+        let mut response = self
+            .agent
+            .post(format!("{}/session", self.base))
+            .send_json(body)
+            .ok()?;
+        if response.status().as_u16() != 200 {
+            return None;
+        }
+        let reply: Value = response.body_mut().read_json().ok()?;
+        reply["value"]["sessionId"].as_str().map(str::to_string)
     }
 
     fn command(&self, method: &str, path: &str, body: Value) -> Value {
