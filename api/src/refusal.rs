@@ -7,7 +7,7 @@
 use std::fmt;
 
 use keno_core::tender::TenderError;
-use keno_core::{BetError, CancelRefusal, ClaimRequired, LifecycleError, PayRefusal};
+use keno_core::{BetError, CancelRefusal, ClaimRequired, LifecycleError, PayRefusal, VoidRefusal};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 macro_rules! refusals {
@@ -118,6 +118,7 @@ refusals! {
 
     // Claims and unclaimed prizes (rules 13, 14).
     TicketClaimed = "ticket_claimed",
+    Voided = "voided",
     VoucherClaimed = "voucher_claimed",
     ClaimDecided = "claim_decided",
     ClaimNotApproved = "claim_not_approved",
@@ -257,10 +258,21 @@ impl From<&PayRefusal> for Refusal {
         match e {
             PayRefusal::AlreadyPaid => Refusal::AlreadyPaid,
             PayRefusal::Cancelled => Refusal::Cancelled,
+            PayRefusal::Voided => Refusal::Voided,
             PayRefusal::NotSettled { .. } => Refusal::NotSettled,
             PayRefusal::NoPrize => Refusal::NoPrize,
             PayRefusal::ClaimRequired(c) => Refusal::from(c),
             PayRefusal::ChequeOnly { .. } => Refusal::ChequeOnly,
+        }
+    }
+}
+
+impl From<&VoidRefusal> for Refusal {
+    fn from(e: &VoidRefusal) -> Self {
+        match e {
+            VoidRefusal::AlreadyPaid => Refusal::AlreadyPaid,
+            VoidRefusal::Cancelled => Refusal::Cancelled,
+            VoidRefusal::AlreadyVoided => Refusal::Voided,
         }
     }
 }
@@ -270,6 +282,7 @@ impl From<&CancelRefusal> for Refusal {
         match e {
             CancelRefusal::AlreadyPaid => Refusal::AlreadyPaid,
             CancelRefusal::AlreadyCancelled => Refusal::AlreadyCancelled,
+            CancelRefusal::Voided => Refusal::Voided,
             CancelRefusal::LaterKenoDay { .. }
             | CancelRefusal::EveryGameDrawing
             | CancelRefusal::KenoToGoWholeOnly

@@ -57,6 +57,8 @@ pub enum CancelRefusal {
     AlreadyPaid,
     #[error("the ticket is already cancelled")]
     AlreadyCancelled,
+    #[error("the ticket's wagers were voided (rule 17.2)")]
+    Voided,
     #[error(
         "the ticket was sold on Keno Day {sold_on}; its games cannot be cancelled on a later \
          Keno Day (rule 8.3)"
@@ -85,6 +87,7 @@ impl CancelRefusal {
         match self {
             CancelRefusal::AlreadyPaid => "already_paid",
             CancelRefusal::AlreadyCancelled => "already_cancelled",
+            CancelRefusal::Voided => "voided",
             CancelRefusal::LaterKenoDay { .. }
             | CancelRefusal::EveryGameDrawing
             | CancelRefusal::KenoToGoWholeOnly
@@ -97,6 +100,7 @@ impl CancelRefusal {
         match self {
             CancelRefusal::AlreadyPaid => "11.5",
             CancelRefusal::AlreadyCancelled => "8",
+            CancelRefusal::Voided => "17.2",
             CancelRefusal::LaterKenoDay { .. } => "8.3",
             CancelRefusal::EveryGameDrawing | CancelRefusal::GameDrawing => "8.1",
             CancelRefusal::KenoToGoWholeOnly => "8.2",
@@ -111,6 +115,7 @@ pub fn cancellation(facts: &CancelFacts, today: KenoDay) -> Result<Cancellation,
     match facts.status {
         TicketStatus::Paid => return Err(CancelRefusal::AlreadyPaid),
         TicketStatus::Cancelled => return Err(CancelRefusal::AlreadyCancelled),
+        TicketStatus::Voided => return Err(CancelRefusal::Voided),
         TicketStatus::Active => {}
     }
     if today > facts.keno_day {

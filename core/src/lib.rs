@@ -46,6 +46,7 @@ pub mod settle;
 pub mod status;
 pub mod tender;
 pub mod theory;
+pub mod void;
 
 pub use approval::{
     decide, Act, AlreadyApproved, BonusState, ClaimState, CorrectionState, HoldState, Key, Keys,
@@ -75,3 +76,4 @@ pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
+pub use void::{void_wagers, VoidRefusal, Voiding};

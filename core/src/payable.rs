@@ -80,6 +80,8 @@ pub enum PayRefusal {
     AlreadyPaid,
     #[error("the ticket was cancelled")]
     Cancelled,
+    #[error("the ticket's wagers were voided (rule 17.2): its prizes are withheld")]
+    Voided,
     #[error(
         "games {first_game}-{last_game} are not all played and settled (or invalidated) yet; \
          the ticket is paid once, after its last game"
@@ -114,6 +116,7 @@ impl PayRefusal {
         match self {
             PayRefusal::AlreadyPaid => "already_paid",
             PayRefusal::Cancelled => "cancelled",
+            PayRefusal::Voided => "voided",
             PayRefusal::NotSettled { .. } => "not_settled",
             PayRefusal::NoPrize => "no_prize",
             PayRefusal::ClaimRequired(c) => c.code(),
@@ -126,6 +129,7 @@ impl PayRefusal {
         match self {
             PayRefusal::AlreadyPaid | PayRefusal::NotSettled { .. } => "11.5",
             PayRefusal::Cancelled => "8.1",
+            PayRefusal::Voided => "17.2",
             PayRefusal::NoPrize => "11.1",
             PayRefusal::ClaimRequired(c) => c.rule(),
             PayRefusal::ChequeOnly { .. } => "12.2",
@@ -140,6 +144,8 @@ pub fn owed(facts: &PayableFacts) -> Result<Payable, PayRefusal> {
     match facts.status {
         TicketStatus::Paid => return Err(PayRefusal::AlreadyPaid),
         TicketStatus::Cancelled => return Err(PayRefusal::Cancelled),
+        // Rule 17.2: a cheating player's prizes are withheld.
+        TicketStatus::Voided => return Err(PayRefusal::Voided),
         TicketStatus::Active => {}
     }
     let Played::All { last_keno_day } = facts.played else {

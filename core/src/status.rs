@@ -20,6 +20,9 @@ pub enum TicketStatus {
     Cancelled,
     /// Paid once (rule 11.5), by one of [`PayMethod`].
     Paid,
+    /// Its wagers voided, a player caught cheating (rule 17.2): it takes no part in a game not
+    /// yet settled, and its unpaid prizes are withheld.
+    Voided,
 }
 
 /// How a winning ticket was paid.
@@ -42,7 +45,7 @@ pub enum PayMethod {
 
 /// A ticket status the API does not know.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{0:?} is not a ticket status: active, cancelled or paid")]
+#[error("{0:?} is not a ticket status: active, cancelled, paid or voided")]
 pub struct UnknownTicketStatus(pub String);
 
 /// A payment method the API does not know.
@@ -53,10 +56,11 @@ pub struct UnknownTicketStatus(pub String);
 pub struct UnknownPayMethod(pub String);
 
 impl TicketStatus {
-    pub const ALL: [TicketStatus; 3] = [
+    pub const ALL: [TicketStatus; 4] = [
         TicketStatus::Active,
         TicketStatus::Cancelled,
         TicketStatus::Paid,
+        TicketStatus::Voided,
     ];
 
     /// The word stored and shown.
@@ -65,6 +69,7 @@ impl TicketStatus {
             TicketStatus::Active => "active",
             TicketStatus::Cancelled => "cancelled",
             TicketStatus::Paid => "paid",
+            TicketStatus::Voided => "voided",
         }
     }
 }

@@ -36,6 +36,7 @@ use keno_api::Refusal;
         crate::auth::me,
         tickets::view::get_ticket,
         tickets::view::check,
+        tickets::void::void,
         tickets::cancel::cancel,
         tickets::pay::pay,
         crate::vouchers::issue::issue,
@@ -238,6 +239,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
         .service(tickets::sale::sell)
         .service(crate::auth::me)
         .service(tickets::view::check)
+        .service(tickets::void::void)
         .service(tickets::view::get_ticket)
         .service(tickets::cancel::cancel)
         .service(tickets::pay::pay)

@@ -340,7 +340,7 @@ pub async fn approve(
     body: web::Json<BonusApproval>,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
-    let reference = crate::ball_draw::reason(&body.reference)?;
+    let reference = crate::reason::reason(&body.reference)?;
     let bonus = crate::store::write(&state, None, move |_, conn| {
         approvals::decide::<BonusRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, _| {
             let target = bonus_prizes::table.find(id);

@@ -199,7 +199,7 @@ fn check(state: &AppState, request: &ScheduleClosure, now: i64) -> DomainResult<
         today,
     )
     .map_err(|e| refusal(&e, notice.as_secs()))?;
-    let reason = crate::ball_draw::reason(&request.reason)?;
+    let reason = crate::reason::reason(&request.reason)?;
     Ok(Checked {
         keno_day: day
             .map(|d| d.format("%Y-%m-%d").to_string())
@@ -340,7 +340,7 @@ pub async fn withdraw(
     id: web::Path<i64>,
     request: web::Json<WithdrawClosure>,
 ) -> ApiResult<web::Json<Closure>> {
-    let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
+    let reason = crate::reason::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let row = crate::store::write(&state, None, move |_, conn| {
         withdrawn(conn, id, &principal.id, &reason)

@@ -49,14 +49,14 @@ pub fn status(refusal: Refusal) -> StatusCode {
         SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
         | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
         | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
-        | ChequeOnly | TicketClaimed | VoucherClaimed | ClaimDecided | ClaimNotApproved
-        | NothingToMove | NotABallGame | GameNotDrawing | AlreadySettled | EarlierGameNotDrawn
-        | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService | DeviceDraw | ManualDraw
-        | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
-        | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved
-        | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
-        | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
-        | ClosureNotOpen => StatusCode::CONFLICT,
+        | ChequeOnly | TicketClaimed | VoucherClaimed | Voided | ClaimDecided
+        | ClaimNotApproved | NothingToMove | NotABallGame | GameNotDrawing | AlreadySettled
+        | EarlierGameNotDrawn | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService
+        | DeviceDraw | ManualDraw | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged
+        | CorrectionPending | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate
+        | AlreadyApproved | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn
+        | GameOpen | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck
+        | ClosureScheduled | ClosureNotOpen => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

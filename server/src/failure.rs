@@ -114,6 +114,12 @@ impl From<PayRefusal> for Failure {
     }
 }
 
+impl From<keno_core::VoidRefusal> for Failure {
+    fn from(e: keno_core::VoidRefusal) -> Self {
+        Failure::refuse(Refusal::from(&e), e.to_string())
+    }
+}
+
 impl From<CancelRefusal> for Failure {
     fn from(e: CancelRefusal) -> Self {
         Failure::refuse(Refusal::from(&e), e.to_string())

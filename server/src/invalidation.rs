@@ -28,6 +28,10 @@ use keno_core::{game_refund, invalidation_steps, GameEvent, TicketStatus};
 pub struct InvalidateRequest {
     /// Why: recorded for the inspectors (rule 17.3).
     pub reason: String,
+    /// Tickets whose wagers on the game are forfeited rather than refunded: a cheating player's
+    /// (general rule 18.2).
+    #[serde(default)]
+    pub forfeit: Vec<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -36,6 +40,8 @@ pub struct Invalidation {
     pub reason: String,
     pub tickets_refunded: usize,
     pub refunded_cents: i64,
+    /// The tickets whose wagers were forfeited (general rule 18.2).
+    pub forfeited: Vec<String>,
 }
 
 /// Invalidates a game not yet settled and refunds every wager on it.
@@ -61,11 +67,16 @@ pub async fn invalidate(
     number: web::Path<i64>,
     request: web::Json<InvalidateRequest>,
 ) -> ApiResult<web::Json<Invalidation>> {
-    let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
+    let request = request.into_inner();
+    let reason = crate::reason::reason(&request.reason)?;
     let game = number.into_inner();
+    let forfeit = request.forfeit;
+    let named = forfeit.clone();
     // An open game first closes (and the next opens), in its own transaction, so no sale lands
-    // in it meanwhile (rule 17.3, as the core's `invalidation_steps` has it).
+    // in it meanwhile (rule 17.3, as the core's `invalidation_steps` has it). The tickets named
+    // are checked before: a bad name changes nothing.
     crate::store::read(&state, move |state, conn| -> DomainResult<()> {
+        plays_game(conn, game, &named)?;
         if let Some(row) = find(conn, game)? {
             if invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close)) {
                 close_game(state, conn, game, None)?;
@@ -75,7 +86,7 @@ pub async fn invalidate(
     })
     .await?;
     let done = crate::store::write(&state, None, move |_, conn| {
-        invalidate_in(conn, game, &reason, &principal.id)
+        invalidate_in(conn, game, (&reason, &forfeit), &principal.id)
     })
     .await?;
     state
@@ -91,10 +102,30 @@ pub async fn invalidate(
     Ok(web::Json(done))
 }
 
+/// Each of `serials` is a ticket that plays game `game`.
+fn plays_game(conn: &mut DbConnection, game: i64, serials: &[String]) -> DomainResult<()> {
+    for serial in serials {
+        let plays: bool = diesel::select(diesel::dsl::exists(
+            tickets::table
+                .find(serial)
+                .filter(tickets::first_game.le(game))
+                .filter(tickets::last_game.ge(game)),
+        ))
+        .get_result(conn)?;
+        if !plays {
+            return Err(Failure::refuse(
+                Refusal::InvalidRequest,
+                format!("ticket {serial:?} does not play game {game}: it has no wager to forfeit"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn invalidate_in(
     conn: &mut DbConnection,
     game: i64,
-    reason: &str,
+    (reason, forfeit): (&str, &[String]),
     principal: &str,
 ) -> DomainResult<Invalidation> {
     let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
@@ -116,12 +147,13 @@ fn invalidate_in(
             game_invalidations::invalidated_at.eq(now_micros()),
         ))
         .execute(conn)?;
-    let (tickets_refunded, refunded_cents) = refund_wagers(conn, game)?;
+    let (tickets_refunded, refunded_cents) = refund_wagers(conn, game, forfeit)?;
     let done = Invalidation {
         game,
         reason: reason.to_string(),
         tickets_refunded,
         refunded_cents,
+        forfeited: forfeit.to_vec(),
     };
     crate::audit::log::append(
         conn,
@@ -132,6 +164,7 @@ fn invalidate_in(
                 "reason": reason,
                 "tickets_refunded": done.tickets_refunded,
                 "refunded_cents": done.refunded_cents,
+                "forfeited": done.forfeited,
             }),
         )
         .by(principal)],
@@ -139,13 +172,22 @@ fn invalidate_in(
     Ok(done)
 }
 
-/// Refunds every wager on invalidated game `game` (rule 17.3, general rule 18.2): how many
-/// tickets, and how much together.
-fn refund_wagers(conn: &mut DbConnection, game: i64) -> DomainResult<(usize, i64)> {
+/// Refunds every wager on invalidated game `game` (rule 17.3, general rule 18.2) but those of
+/// the tickets `forfeit` names, and of voided tickets (their stake was settled when voided,
+/// rule 17.2): how many tickets, and how much together.
+fn refund_wagers(
+    conn: &mut DbConnection,
+    game: i64,
+    forfeit: &[String],
+) -> DomainResult<(usize, i64)> {
     let covering: Vec<(String, i64, i32, i64)> = tickets::table
         .filter(tickets::first_game.le(game))
         .filter(tickets::last_game.ge(game))
-        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
+        .filter(tickets::status.ne_all([
+            TicketStatus::Cancelled.as_str(),
+            TicketStatus::Voided.as_str(),
+        ]))
+        .filter(tickets::serial.ne_all(forfeit))
         .filter(
             tickets::cancelled_from_game
                 .is_null()

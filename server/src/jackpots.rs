@@ -71,7 +71,11 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
     let carried = carried_into(rules, conn, last_settled + 1)?;
     let sold: Vec<(String, String, i64, i64, i64, Option<i64>)> = tickets::table
         .filter(tickets::schedule.eq("jackpot"))
-        .filter(tickets::status.ne(TicketStatus::Cancelled.as_str()))
+        // A voided ticket (rule 17.2) adds nothing to a pool it takes no part in.
+        .filter(tickets::status.ne_all([
+            TicketStatus::Cancelled.as_str(),
+            TicketStatus::Voided.as_str(),
+        ]))
         .filter(tickets::last_game.gt(last_settled))
         .select((
             tickets::serial,

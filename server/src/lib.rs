@@ -30,6 +30,7 @@ mod jackpots;
 mod keno_day;
 mod leader;
 mod rate_limit;
+mod reason;
 mod rng_check;
 mod rng_cmd;
 mod rule_sets;

@@ -17,7 +17,8 @@ use keno_core::{
 use serde::Serialize;
 
 use crate::db::schema::{
-    bonus_results, game_settlements, games, jackpot_pools, ticket_results, tickets, way_results,
+    bonus_results, game_settlements, games, jackpot_pools, ticket_results, ticket_voids, tickets,
+    way_results,
 };
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::games::{advance, drawn, find, hold};
@@ -340,6 +341,15 @@ impl Tally {
 
 /// The tickets covering game `number`.
 fn covering(conn: &mut DbConnection, number: i64) -> QueryResult<Vec<Covering>> {
+    // Rule 17.2: a ticket voided before the game settled takes no part in it; one voided after
+    // keeps its results (its prizes withheld), so settling again finds the same tickets.
+    let settled_at: Option<i64> = games::table
+        .find(number)
+        .select(games::settled_at)
+        .first::<Option<i64>>(conn)
+        .optional()?
+        .flatten();
+    let voided_before = settled_at.unwrap_or(i64::MAX);
     // Every ticket covering the game, multi-game tickets sold hours earlier included, less
     // the games cancelled (rule 8): only the columns that make its ways.
     tickets::table
@@ -351,6 +361,11 @@ fn covering(conn: &mut DbConnection, number: i64) -> QueryResult<Vec<Covering>> 
                 .is_null()
                 .or(tickets::cancelled_from_game.gt(number)),
         )
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            ticket_voids::table
+                .filter(ticket_voids::serial.eq(tickets::serial))
+                .filter(ticket_voids::voided_at.lt(voided_before)),
+        )))
         .select(Covering::as_select())
         .load(conn)
 }

@@ -402,7 +402,7 @@ pub async fn withdraw(
     id: web::Path<i64>,
     request: web::Json<WithdrawApproval>,
 ) -> ApiResult<web::Json<Approval>> {
-    let reason = crate::ball_draw::reason(&request.into_inner().reason)?;
+    let reason = crate::reason::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
     let row = crate::store::write(&state, None, move |_, conn| {
         approvals::decide::<ApprovalRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {

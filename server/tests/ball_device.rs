@@ -11,6 +11,7 @@ on_both_backends!(
     rule_10_3_a_device_draw_goes_on_after_a_restart,
     fault_reports_that_cannot_be_right_are_refused_and_change_nothing,
     rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash,
+    rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld,
 );
 
 fn ball(s: &Server, device: &str, game: i64, number: i64) -> (u16, Value) {
@@ -403,6 +404,115 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         !out.status.success() && text.contains("paid in parts"),
+        "{text}"
+    );
+}
+
+/// Rule 17.2 as decided (void wagers of a cheating player): voided before the draw, a ticket
+/// takes no part in the game: three $27,000 majors would be pro-rated to a third of $50,000
+/// each, but with one voided the other two share it in halves. Voided after, its prize is
+/// withheld and nobody else's changes. The stake is refunded unless forfeited. The first build
+/// had no way to void a ticket (`POST /tickets/{serial}/void` was a 404).
+fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let s = &w.server;
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let one = json!({"type": "standard", "spots": [1]});
+    let serial = |t: Value| t["serial"].as_str().unwrap().to_string();
+    let [a, b, c] = ["a", "b", "c"]
+        .map(|id| serial(s.sell(&w.writer, sale(id, one.clone(), "standard", 900_000, 1))));
+    let void =
+        |who: &str, t: &str, body: Value| s.post(who, &format!("/api/v1/tickets/{t}/void"), body);
+    let why = json!({"reason": "marked the cards", "excluded_person": "man in a red cap"});
+    assert_eq!(void(&w.writer, &c, why.clone()).0, 403);
+    let (status, e) = void(&w.supervisor, &c, json!({"reason": " "}));
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_reason")),
+        "{e}"
+    );
+    let (status, voided) = void(&w.supervisor, &c, why.clone());
+    assert_eq!(
+        (status, voided["refund_cents"].as_i64()),
+        (200, Some(900_000)),
+        "{voided}"
+    );
+    let (status, e) = void(&w.supervisor, &c, why);
+    assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
+
+    let game = close(&w);
+    for n in 1..=20 {
+        assert_eq!(ball(s, &device, game, n).0, 201);
+    }
+    s.wait_settled(game);
+    let prize = |t: &str| {
+        let (_, d) = s.get_as(&w.supervisor, &format!("/api/v1/tickets/{t}"));
+        d["results"][0]["prize_cents"].as_i64().unwrap()
+    };
+    // Two majors of $27,000 over the $50,000 limit: $25,000 each (rules 12.3-12.5).
+    assert_eq!((prize(&a), prize(&b)), (2_500_000, 2_500_000));
+    let (_, d) = s.get_as(&w.supervisor, &format!("/api/v1/tickets/{c}"));
+    assert_eq!(d["status"], "voided", "{d}");
+    let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{c}/pay"), Value::Null);
+    assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
+
+    // After the settlement: b's prize withheld, its stake forfeited; a keeps its prize.
+    let (status, voided) = void(
+        &w.supervisor,
+        &b,
+        json!({"reason": "past-posting", "forfeit": true}),
+    );
+    assert_eq!(
+        (status, voided["refund_cents"].as_i64()),
+        (200, Some(0)),
+        "{voided}"
+    );
+    let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{b}/pay"), Value::Null);
+    assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
+    let (status, paid) = s.post(&w.writer, &format!("/api/v1/tickets/{a}/pay"), Value::Null);
+    assert_eq!(
+        (status, paid["paid_cents"].as_i64()),
+        (200, Some(2_500_000)),
+        "{paid}"
+    );
+
+    let audit = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .arg("audit")
+            .args(args)
+            .args(["--database-url", &db.url])
+            .env("KENO_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let day = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let out = audit(&[
+        "exceptions",
+        "--day",
+        &day,
+        "--json",
+        "--keno-day-start",
+        "00:00",
+    ]);
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let voids: Vec<&Value> = found["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "ticket_voided")
+        .collect();
+    assert_eq!(voids.len(), 2, "{found:#}");
+    let out = audit(&["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    db.execute(&format!("DELETE FROM ticket_voids WHERE serial = '{b}'"));
+    let out = audit(&["verify"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && text.contains(&format!("ticket {b}")),
         "{text}"
     );
 }

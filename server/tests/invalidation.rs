@@ -9,6 +9,7 @@ on_both_backends!(
     an_open_game_can_be_invalidated_and_sales_go_on,
     invalidation_is_for_supervisors_with_a_reason_before_settlement,
     rule_17_3_a_ticket_whose_every_game_is_invalidated_gets_back_exactly_its_total,
+    general_rule_18_2_a_cheating_players_wager_is_forfeited_not_refunded,
 );
 
 fn invalidate(w: &keno_testkit::World, game: i64, reason: &str) -> (u16, Value) {
@@ -310,4 +311,61 @@ fn rule_17_3_a_ticket_whose_every_game_is_invalidated_gets_back_exactly_its_tota
         Value::Null,
     );
     assert_eq!((status, p["paid_cents"].as_i64()), (200, Some(200)), "{p}");
+}
+
+/// General rule 18.2 as decided: invalidating a game, the supervisor may name tickets whose
+/// wagers are forfeited rather than refunded. A name that plays no part in the game is refused
+/// before anything changes. The first build refunded every wager (`forfeit` was an unknown
+/// field).
+fn general_rule_18_2_a_cheating_players_wager_is_forfeited_not_refunded(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let bet = json!({"type": "standard", "spots": [1, 2, 3, 4]});
+    let serial = |t: Value| t["serial"].as_str().unwrap().to_string();
+    let honest = serial(s.sell(&w.writer, sale("honest", bet.clone(), "standard", 500, 1)));
+    let cheat = serial(s.sell(&w.writer, sale("cheat", bet, "standard", 500, 1)));
+    let game = s.get("/api/v1/games/current").1["number"].as_i64().unwrap();
+    let (status, e) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{game}/invalidate"),
+        json!({"reason": "marked cards", "forfeit": ["9999999999999999999"]}),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("invalid_request")),
+        "{e}"
+    );
+    assert_eq!(
+        s.get("/api/v1/games/current").1["number"],
+        game,
+        "nothing changed"
+    );
+    let (status, done) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{game}/invalidate"),
+        json!({"reason": "marked cards", "forfeit": [cheat]}),
+    );
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(
+        (
+            done["tickets_refunded"].as_i64(),
+            done["refunded_cents"].as_i64()
+        ),
+        (Some(1), Some(500)),
+        "{done}"
+    );
+    assert_eq!(done["forfeited"], json!([cheat]));
+    let owed =
+        |t: &str| s.get_as(&w.writer, &format!("/api/v1/tickets/{t}")).1["payable_cents"].as_i64();
+    assert_eq!((owed(&honest), owed(&cheat)), (Some(500), Some(0)));
+    let (status, e) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{cheat}/pay"),
+        Value::Null,
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (409, Some("no_prize")),
+        "{e}"
+    );
 }

@@ -145,6 +145,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("POST", "/api/v1/claims/{id}/pay", Roles(SUPERVISOR)),
     ("GET", "/api/v1/unclaimed/movements", Roles(OVERSIGHT)),
     ("GET", "/api/v1/bonus-fund", Roles(OVERSIGHT)),
+    ("POST", "/api/v1/tickets/{serial}/void", Roles(SUPERVISOR)),
     ("POST", "/api/v1/unclaimed/movements", Roles(SUPERVISOR)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),

@@ -118,6 +118,7 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     cancellations(conn, &people, range.window, &mut found)?;
     late_payments(conn, source, &people, range.window, &mut found)?;
     claims(conn, &people, range.window, &mut found)?;
+    voids(conn, &people, range.window, &mut found)?;
     rule_set_changes(conn, range.window, &mut found)?;
     principal_changes(conn, range.window, &mut found)?;
     devices_returned(conn, &people, range.window, &mut found)?;
@@ -342,6 +343,42 @@ fn late_payments(
         });
         Ok(())
     })
+}
+
+/// Tickets whose wagers a supervisor voided in `window` (rule 17.2): why, the person excluded,
+/// and the stake refunded or forfeited.
+fn voids(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    use crate::db::schema::ticket_voids;
+    use crate::tickets::void::VoidRow;
+    let rows: Vec<VoidRow> = ticket_voids::table
+        .filter(ticket_voids::voided_at.ge(from))
+        .filter(ticket_voids::voided_at.lt(to))
+        .select(VoidRow::as_select())
+        .load(conn)?;
+    for v in rows {
+        let stake = if v.forfeited {
+            "stake forfeited".to_string()
+        } else {
+            format!("{} refunded", money(v.refund_cents))
+        };
+        let person = v
+            .excluded_person
+            .as_deref()
+            .map_or(String::new(), |p| format!("; excluded: {p}"));
+        found.push(exception(
+            v.voided_at,
+            "ticket_voided",
+            format!("ticket {} voided, {stake}{person}", v.serial),
+            people.who(Some(&v.voided_by)),
+            v.reason,
+        ));
+    }
+    Ok(())
 }
 
 /// Unclaimed Prize Claim Forms decided or paid in `window` (rules 13.4, 13.5, 14): the

@@ -23,6 +23,7 @@ mod fund;
 mod principals;
 mod settlements;
 mod tickets;
+mod voids;
 mod vouchers;
 
 use std::process::ExitCode;
@@ -72,6 +73,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         principals::check(conn, &trail, &mut report)?;
         catalogue::check(conn, &trail, &mut report)?;
         fund::check(conn, &trail, &mut report)?;
+        voids::check(conn, &trail, &mut report)?;
         settlements::check(conn, &trail, &unreadable, &mut report)
     })?;
     if report.problems.is_empty() {

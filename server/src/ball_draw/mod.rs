@@ -204,17 +204,7 @@ pub fn key_of(by: &crate::auth::Principal) -> Key {
     }
 }
 
-/// A free-text reason, required for every fault, correction and rejection.
-pub fn reason(text: &str) -> DomainResult<String> {
-    let text = text.trim();
-    if text.is_empty() || text.chars().count() > 500 {
-        return Err(Failure::refuse(
-            Refusal::InvalidReason,
-            "say why (1 to 500 characters): it is recorded for the inspectors",
-        ));
-    }
-    Ok(text.to_string())
-}
+pub use crate::reason::reason;
 
 /// A number on the board, or a 422.
 pub fn board_number(n: i64) -> DomainResult<i32> {

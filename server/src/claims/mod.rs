@@ -410,7 +410,7 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let body = body.into_inner();
-    let why = crate::ball_draw::reason(&body.reason)?;
+    let why = crate::reason::reason(&body.reason)?;
     let claimed = Claimed::of(&body)?;
     let claim = crate::store::write(&state, None, move |_, conn| {
         // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
@@ -490,7 +490,7 @@ pub async fn reject(
     body: web::Json<Rejection>,
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
-    let why = crate::ball_draw::reason(&body.reason)?;
+    let why = crate::reason::reason(&body.reason)?;
     let claim = crate::store::write(&state, None, move |_, conn| {
         approvals::decide::<ClaimRow, _>(conn, id, Act::Reject, &principal.id, |conn, _, to| {
             Ok(diesel::update(claims::table.find(id))

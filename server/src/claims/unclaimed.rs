@@ -80,7 +80,7 @@ pub async fn move_unclaimed(
     body: web::Json<MoveRequest>,
 ) -> ApiResult<(web::Json<Movement>, StatusCode)> {
     let body = body.into_inner();
-    let why = crate::ball_draw::reason(&body.reason)?;
+    let why = crate::reason::reason(&body.reason)?;
     let spots = match body.destination.as_str() {
         "bonus_fund" => None,
         d => {

@@ -472,6 +472,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    ticket_voids (serial) {
+        serial -> Text,
+        reason -> Text,
+        excluded_person -> Nullable<Text>,
+        forfeited -> Bool,
+        refund_cents -> BigInt,
+        voided_by -> Text,
+        voided_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     rule_sets,
     principals,
@@ -507,4 +519,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     special3_approvals,
     keno_closures,
     payment_parts,
+    ticket_voids,
 );

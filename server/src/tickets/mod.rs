@@ -6,6 +6,7 @@ pub mod pay;
 pub mod sale;
 pub mod tender;
 pub mod view;
+pub mod void;
 pub mod writer;
 
 use diesel::prelude::*;

@@ -35,6 +35,8 @@ pub struct Trail {
     pub approvals_withdrawn: BTreeMap<i64, Value>,
     /// Id -> the movement of the bonus fund as recorded.
     pub fund_moved: BTreeMap<i64, Value>,
+    /// Serial -> the void of its wagers as recorded (rule 17.2).
+    pub voided: HashMap<String, Value>,
     pub closures_scheduled: BTreeMap<i64, Value>,
     pub closures_withdrawn: BTreeMap<i64, Value>,
 }
@@ -206,6 +208,9 @@ impl Trail {
             }
             "special3_approval_withdrawn" => {
                 self.approvals_withdrawn.insert(subject.parse()?, payload);
+            }
+            "ticket_voided" => {
+                self.voided.insert(subject, payload);
             }
             "bonus_fund_moved" => {
                 self.fund_moved.insert(subject.parse()?, payload);

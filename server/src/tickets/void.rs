@@ -1,0 +1,169 @@
+//! `POST /api/v1/tickets/{serial}/void`: a supervisor voids the wagers of a player caught
+//! cheating (rule 17.2; general rules 17.3, 18.2). The ticket is marked `voided` by a guarded
+//! update of an active ticket, so a void and a payment at once cannot both succeed. A game not
+//! yet settled then leaves it out (`settlement::covering`); its unpaid prizes are withheld
+//! (`keno_core::owed` refuses `voided`). The stake is refunded unless forfeited
+//! (`keno_core::void_wagers`). The void, who did it and why, enters the audit trail and the
+//! day's exceptions.
+
+use actix_web::{post, web};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::find;
+use crate::audit::log::{append, Entry};
+use crate::auth::{Principal, Require, Role};
+use crate::db::schema::{ticket_voids, tickets};
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiResult, DomainResult, Failure};
+use crate::state::AppState;
+use keno_api::Refusal;
+use keno_core::{PayRefusal, TicketStatus};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoidRequest {
+    /// Why: what the player was caught doing (1 to 500 characters).
+    pub reason: String,
+    /// The person to exclude, described for the staff who will keep them out (rule 17.2).
+    #[serde(default)]
+    pub excluded_person: Option<String>,
+    /// The stake is forfeited rather than refunded (general rule 18.2).
+    #[serde(default)]
+    pub forfeit: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TicketVoid {
+    pub serial: String,
+    pub reason: String,
+    pub excluded_person: Option<String>,
+    pub forfeited: bool,
+    /// The stake handed back (0 when forfeited).
+    pub refund_cents: i64,
+    pub voided_by: String,
+    pub voided_at: String,
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = ticket_voids)]
+pub struct VoidRow {
+    pub serial: String,
+    pub reason: String,
+    pub excluded_person: Option<String>,
+    pub forfeited: bool,
+    pub refund_cents: i64,
+    pub voided_by: String,
+    pub voided_at: i64,
+}
+
+impl VoidRow {
+    /// The audit trail's record of it (`ticket_voided`).
+    pub fn payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "reason": self.reason, "excluded_person": self.excluded_person,
+            "forfeited": self.forfeited, "refund_cents": self.refund_cents,
+            "voided_at": self.voided_at,
+        })
+    }
+}
+
+/// Voids the ticket's wagers (rule 17.2).
+#[utoipa::path(
+    tag = "tickets",
+    security(("bearer" = [])),
+    params(("serial" = String, Path)),
+    request_body = VoidRequest,
+    responses(
+        (status = 200, body = TicketVoid),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `cancelled`, `voided` (already)"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/tickets/{serial}/void", wrap = "Require(&[Role::Supervisor])")]
+pub async fn void(
+    state: web::Data<AppState>,
+    principal: Principal,
+    serial: web::Path<String>,
+    request: web::Json<VoidRequest>,
+) -> ApiResult<web::Json<TicketVoid>> {
+    let serial = serial.into_inner();
+    let request = request.into_inner();
+    let reason = crate::reason::reason(&request.reason)?;
+    let person = match request.excluded_person.as_deref().map(str::trim) {
+        Some(p) if p.chars().count() > 500 => {
+            return Err(Failure::refuse(
+                Refusal::InvalidReason,
+                "the person's description: at most 500 characters",
+            )
+            .into())
+        }
+        Some(p) if !p.is_empty() => Some(p.to_string()),
+        _ => None,
+    };
+    let forfeit = request.forfeit;
+    let row = crate::store::write(&state, None, move |_, conn| {
+        void_in(conn, &serial, (&reason, person, forfeit), &principal.id)
+    })
+    .await?;
+    Ok(web::Json(TicketVoid {
+        voided_at: rfc3339(row.voided_at),
+        serial: row.serial,
+        reason: row.reason,
+        excluded_person: row.excluded_person,
+        forfeited: row.forfeited,
+        refund_cents: row.refund_cents,
+        voided_by: row.voided_by,
+    }))
+}
+
+fn void_in(
+    conn: &mut DbConnection,
+    serial: &str,
+    (reason, person, forfeit): (&str, Option<String>, bool),
+    by: &str,
+) -> DomainResult<VoidRow> {
+    let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    let voiding = keno_core::void_wagers(
+        t.status,
+        t.total_cents.max(0) as u64,
+        t.refund_cents.max(0) as u64,
+        forfeit,
+    )
+    .map_err(|e| Failure::from(e).about(format_args!("ticket {serial}")))?;
+    // Only from active: a payment or a cancel that came first wins.
+    let changed = diesel::update(tickets::table.find(serial))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
+        .set(tickets::status.eq(TicketStatus::Voided.as_str()))
+        .execute(conn)?;
+    if changed != 1 {
+        return Err(Failure::from(PayRefusal::AlreadyPaid).about(format_args!("ticket {serial}")));
+    }
+    let row = VoidRow {
+        serial: serial.to_string(),
+        reason: reason.to_string(),
+        excluded_person: person,
+        forfeited: forfeit,
+        refund_cents: voiding.refund_cents as i64,
+        voided_by: by.to_string(),
+        voided_at: now_micros(),
+    };
+    diesel::insert_into(ticket_voids::table)
+        .values((
+            ticket_voids::serial.eq(&row.serial),
+            ticket_voids::reason.eq(&row.reason),
+            ticket_voids::excluded_person.eq(&row.excluded_person),
+            ticket_voids::forfeited.eq(row.forfeited),
+            ticket_voids::refund_cents.eq(row.refund_cents),
+            ticket_voids::voided_by.eq(&row.voided_by),
+            ticket_voids::voided_at.eq(row.voided_at),
+        ))
+        .execute(conn)?;
+    append(
+        conn,
+        vec![Entry::new("ticket_voided", serial, row.payload()).by(by)],
+    )?;
+    Ok(row)
+}
