@@ -100,7 +100,27 @@ pub fn results(games: &[Game]) -> Vec<String> {
 pub fn payment(paid: &Payment) -> (String, Vec<(&'static str, String)>) {
     let amount = cents(paid.paid_cents);
     let method = paid.method.to_uppercase();
-    let mut rows = vec![("PAID", amount.clone()), ("BY", method.clone())];
+    let mut rows = vec![("PAID", amount.clone())];
+    // Rule 12.2: the minor wins in cash, the major prizes by cheque: each part on its row.
+    if paid.parts.len() > 1 {
+        for part in &paid.parts {
+            let label = if part.method == "cheque" {
+                "BY CHEQUE"
+            } else {
+                "IN CASH"
+            };
+            rows.push((label, cents(part.cents)));
+        }
+        rows.push(("", "MAJOR PRIZES BY CHEQUE (rule 12.2)".to_string()));
+        let split = paid
+            .parts
+            .iter()
+            .map(|p| format!("{} {}", cents(p.cents), p.method.to_uppercase()))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        return (format!("PAID {amount}: {split}"), rows);
+    }
+    rows.push(("BY", method.clone()));
     if method == "CHEQUE" {
         rows.push(("", "MAJOR PRIZE (rule 12.2)".to_string()));
     }
@@ -283,5 +303,41 @@ mod tests {
             assert!(lines[0].contains(part), "{part} in {}", lines[0]);
         }
         assert_eq!(set_bets(&[]), vec!["NO SET BETS ON SALE"]);
+    }
+
+    /// Rule 12.2: a payment in parts prints each part on the slip.
+    #[test]
+    fn a_payment_in_parts_shows_the_cash_and_the_cheque() {
+        use keno_api::tickets::PaymentPart;
+        let paid = Payment {
+            paid_cents: 28_000,
+            method: "cash_and_cheque".into(),
+            parts: vec![
+                PaymentPart {
+                    method: "cash".into(),
+                    cents: 7_000,
+                },
+                PaymentPart {
+                    method: "cheque".into(),
+                    cents: 21_000,
+                },
+            ],
+        };
+        let (line, rows) = payment(&paid);
+        assert_eq!(line, "PAID $280.00: $70.00 CASH + $210.00 CHEQUE");
+        assert!(
+            rows.contains(&("IN CASH", "$70.00".to_string())),
+            "{rows:?}"
+        );
+        assert!(
+            rows.contains(&("BY CHEQUE", "$210.00".to_string())),
+            "{rows:?}"
+        );
+        let whole = Payment {
+            paid_cents: 300,
+            method: "cash".into(),
+            parts: Vec::new(),
+        };
+        assert_eq!(payment(&whole).0, "PAID $3.00 BY CASH");
     }
 }

@@ -359,7 +359,7 @@ pub struct ClaimApproval {
 }
 
 /// What an approval names: a ticket or a voucher, one of them.
-enum Claimed {
+pub(super) enum Claimed {
     Ticket(String),
     Voucher(String),
 }
@@ -439,6 +439,25 @@ pub async fn approve(
     Ok(web::Json(claim))
 }
 
+/// Another claim than `id` is approved (or paid) for what `claimed` names: one ticket or
+/// voucher, one claim.
+pub(super) fn held_by_another(
+    conn: &mut DbConnection,
+    id: i64,
+    claimed: &Claimed,
+) -> QueryResult<bool> {
+    let mut others = claims::table
+        .filter(claims::state.eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]))
+        .filter(claims::id.ne(id))
+        .select(claims::id)
+        .into_boxed();
+    others = match claimed {
+        Claimed::Ticket(serial) => others.filter(claims::ticket_serial.eq(serial.clone())),
+        Claimed::Voucher(code) => others.filter(claims::approved_voucher.eq(code.clone())),
+    };
+    Ok(!others.limit(1).load::<i64>(conn)?.is_empty())
+}
+
 /// The ticket `serial` may be what claim `id` is approved for: it is owed a prize and no other
 /// claim has it.
 fn claimable(conn: &mut DbConnection, id: i64, serial: &str) -> DomainResult<()> {
@@ -446,16 +465,7 @@ fn claimable(conn: &mut DbConnection, id: i64, serial: &str) -> DomainResult<()>
     // Rules 11.5, 12.2: what the ticket is owed wherever it is paid; a claim is not held to the
     // twelve months of a terminal (rule 13.1).
     keno_core::owed(&facts(conn, &ticket)?).map_err(|e| refused(serial, e))?;
-    let taken: bool = diesel::select(diesel::dsl::exists(
-        claims::table
-            .filter(claims::ticket_serial.eq(serial))
-            .filter(
-                claims::state.eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
-            )
-            .filter(claims::id.ne(id)),
-    ))
-    .get_result(conn)?;
-    if taken {
+    if held_by_another(conn, id, &Claimed::Ticket(serial.to_string()))? {
         return Err(Failure::refuse(
             Refusal::TicketClaimed,
             format!("ticket {serial} is already the subject of an approved claim"),

@@ -92,16 +92,7 @@ pub fn claimable(conn: &mut DbConnection, id: i64, code: &str) -> DomainResult<(
             format!("voucher {code} has nothing left on it: nothing to claim"),
         ));
     }
-    let taken: bool = diesel::select(diesel::dsl::exists(
-        claims::table
-            .filter(claims::approved_voucher.eq(code))
-            .filter(
-                claims::state.eq_any([ClaimState::Approved.as_str(), ClaimState::Paid.as_str()]),
-            )
-            .filter(claims::id.ne(id)),
-    ))
-    .get_result(conn)?;
-    if taken {
+    if super::held_by_another(conn, id, &super::Claimed::Voucher(code.to_string()))? {
         return Err(Failure::refuse(
             Refusal::VoucherClaimed,
             format!("voucher {code} is already the subject of an approved claim"),
