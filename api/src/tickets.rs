@@ -429,6 +429,9 @@ pub struct TicketCheck {
     /// What the cancellation refunded for `cancelled_games`.
     #[serde(default)]
     pub refund_cents: i64,
+    /// How it was paid, part by part (rule 12.2); empty while unpaid.
+    #[serde(default)]
+    pub payment_parts: Vec<PaymentPart>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

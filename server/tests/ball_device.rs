@@ -361,6 +361,8 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     );
     let (_, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{a}"));
     assert_eq!(d["payment_parts"], parts, "{d}");
+    let (_, c) = s.get(&format!("/api/v1/tickets/{a}/check"));
+    assert_eq!(c["payment_parts"], parts, "the check page's data: {c}");
 
     let (status, e) = s.post(
         &w.writer,
@@ -385,6 +387,7 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     );
     assert_eq!(paid["method"], "cash");
 
+    parts_in_the_export_and_the_report(&db, &a);
     let verify = || {
         std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))
             .args(["audit", "verify", "--database-url", &db.url])
@@ -515,4 +518,56 @@ fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestD
         !out.status.success() && text.contains(&format!("ticket {b}")),
         "{text}"
     );
+}
+
+/// The auditors' payments export and the daily report show ticket `a`'s $70 in cash and $210 by
+/// cheque (rule 12.2).
+fn parts_in_the_export_and_the_report(db: &TestDb, a: &str) {
+    let day = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let audit = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .arg("audit")
+            .args(args)
+            .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
+            .env("KENO_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let csv_dir = dir.path().join("csv");
+    audit(&[
+        "export",
+        "--from-day",
+        &day,
+        "--to-day",
+        &day,
+        "--out",
+        csv_dir.to_str().unwrap(),
+    ]);
+    let mut reader = csv::Reader::from_path(csv_dir.join("payments.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let row = reader
+        .records()
+        .map(Result::unwrap)
+        .find(|r| &r[col("serial")] == a)
+        .expect("ticket a in the payments export");
+    assert_eq!(
+        (&row[col("cash_cents")], &row[col("cheque_cents")]),
+        ("7000", "21000")
+    );
+    let pdf = dir.path().join("daily.pdf");
+    audit(&["report", "--day", &day, "--out", pdf.to_str().unwrap()]);
+    let text = std::process::Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output();
+    if let Ok(out) = text {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("paid in parts"), "{text}");
+    }
 }

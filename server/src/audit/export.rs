@@ -419,12 +419,25 @@ fn payments(
             "late",
             "paid_cents",
             "pay_method",
+            "cash_cents",
+            "cheque_cents",
             "paid_by",
             "paid_by_name",
         ]),
     )?;
     let people = People::load(conn)?;
+    let parts = queries::payment_parts(conn, range.window)?;
     queries::for_each_payment(conn, range.window, |p| {
+        // Rule 12.2: what was paid in cash and by cheque, part by part.
+        let part = |method: &str| -> i64 {
+            parts.get(&p.serial).map_or(0, |all| {
+                all.iter()
+                    .filter(|(m, _)| m == method)
+                    .map(|(_, c)| c)
+                    .sum()
+            })
+        };
+        let (cash, cheque) = (part("cash"), part("cheque"));
         let paid_day = p
             .paid_at
             .map(|at| source::day_text(source.day_of(at)))
@@ -443,6 +456,8 @@ fn payments(
             (paid_day > p.payable_day).into(),
             p.paid_cents.into(),
             p.pay_method.into(),
+            cash.into(),
+            cheque.into(),
             p.paid_by.as_deref().into(),
             p.paid_by.as_deref().map(|id| people.name(id)).into(),
         ])

@@ -78,6 +78,8 @@ struct Sales {
 struct Payments {
     all: Count,
     by_method: BTreeMap<String, Count>,
+    /// Of the payments made in parts (rule 12.2), what each method paid.
+    in_parts: BTreeMap<String, Count>,
     late: Vec<Payment>,
 }
 
@@ -136,6 +138,17 @@ impl Daily {
         }
         let cancellations = queries::cancellations(conn, range.window)?;
         let mut payments = Payments::default();
+        for parts in queries::payment_parts(conn, range.window)?.values() {
+            if parts.len() > 1 {
+                for (method, cents) in parts {
+                    payments
+                        .in_parts
+                        .entry(method.clone())
+                        .or_default()
+                        .add(*cents);
+                }
+            }
+        }
         queries::for_each_payment(conn, range.window, |p| {
             payments.all.add(p.paid_cents);
             payments
@@ -408,6 +421,15 @@ impl Daily {
                 c.tickets,
                 money(c.cents)
             ));
+        }
+        if !p.in_parts.is_empty() {
+            out.text(
+                "  of which paid in parts (rule 12.2: minor wins in cash, major prizes by cheque):"
+                    .into(),
+            );
+            for (method, c) in &p.in_parts {
+                out.text(format!("    {method:<8} {:>22}", money(c.cents)));
+            }
         }
         out.subheading("Late pays: paid on a later Keno Day than the ticket's last game");
         if p.late.is_empty() {

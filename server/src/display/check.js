@@ -66,7 +66,12 @@ function summary(body) {
   if (body.status === "cancelled") {
     return `Ticket ${escape(body.serial)} · CANCELLED: <b>${refund}</b> refunded`;
   }
-  const status = body.status === "paid" ? " · PAID" : "";
+  // Rule 12.2: a payment in parts says what was paid in cash and what by cheque.
+  const parts = body.payment_parts ?? [];
+  const paid = parts.length > 1
+    ? ` (${parts.map((p) => `${dollars(p.cents)} ${p.method === "cheque" ? "by cheque" : "in cash"}`).join(" and ")})`
+    : "";
+  const status = body.status === "paid" ? ` · PAID${paid}` : "";
   return `Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
     (cancelled.length ? `; games ${gameRange(cancelled)} cancelled, ${refund} refunded` : "") +
     (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +

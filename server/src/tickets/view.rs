@@ -287,5 +287,6 @@ pub async fn check(
         // Rule 8: the games cancelled are shown as such, with their refund.
         cancelled_games: t.cancelled_games,
         refund_cents: t.refund_cents,
+        payment_parts: d.payment_parts,
     }))
 }
