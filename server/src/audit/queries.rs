@@ -329,6 +329,31 @@ pub fn ways(lines: &[WaysLine]) -> String {
         .join(" ")
 }
 
+/// The parts of the payments made in `window` (rule 12.2): serial -> (method, cents) each, in
+/// order. A payment not made in parts (a voucher, a tender, a claim) has none.
+pub fn payment_parts(
+    conn: &mut DbConnection,
+    (from, to): (i64, i64),
+) -> QueryResult<HashMap<String, Vec<(String, i64)>>> {
+    use crate::db::schema::payment_parts;
+    let rows: Vec<(String, String, i64)> = payment_parts::table
+        .inner_join(tickets::table.on(tickets::serial.eq(payment_parts::serial)))
+        .filter(tickets::paid_at.ge(from))
+        .filter(tickets::paid_at.lt(to))
+        .order((payment_parts::serial, payment_parts::part))
+        .select((
+            payment_parts::serial,
+            payment_parts::method,
+            payment_parts::cents,
+        ))
+        .load(conn)?;
+    let mut parts: HashMap<String, Vec<(String, i64)>> = HashMap::new();
+    for (serial, method, cents) in rows {
+        parts.entry(serial).or_default().push((method, cents));
+    }
+    Ok(parts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,29 +391,4 @@ mod tests {
         );
         assert_eq!(slices(7, 7, 1000).collect::<Vec<_>>(), [(7, 7)]);
     }
-}
-
-/// The parts of the payments made in `window` (rule 12.2): serial -> (method, cents) each, in
-/// order. A payment not made in parts (a voucher, a tender, a claim) has none.
-pub fn payment_parts(
-    conn: &mut DbConnection,
-    (from, to): (i64, i64),
-) -> QueryResult<HashMap<String, Vec<(String, i64)>>> {
-    use crate::db::schema::payment_parts;
-    let rows: Vec<(String, String, i64)> = payment_parts::table
-        .inner_join(tickets::table.on(tickets::serial.eq(payment_parts::serial)))
-        .filter(tickets::paid_at.ge(from))
-        .filter(tickets::paid_at.lt(to))
-        .order((payment_parts::serial, payment_parts::part))
-        .select((
-            payment_parts::serial,
-            payment_parts::method,
-            payment_parts::cents,
-        ))
-        .load(conn)?;
-    let mut parts: HashMap<String, Vec<(String, i64)>> = HashMap::new();
-    for (serial, method, cents) in rows {
-        parts.entry(serial).or_default().push((method, cents));
-    }
-    Ok(parts)
 }

@@ -83,6 +83,22 @@ struct Payments {
     late: Vec<Payment>,
 }
 
+/// Of the payments made in `window` in parts (rule 12.2), what each method paid.
+fn in_parts(
+    conn: &mut DbConnection,
+    window: (i64, i64),
+) -> anyhow::Result<BTreeMap<String, Count>> {
+    let mut by_method: BTreeMap<String, Count> = BTreeMap::new();
+    for parts in queries::payment_parts(conn, window)?.values() {
+        if parts.len() > 1 {
+            for (method, cents) in parts {
+                by_method.entry(method.clone()).or_default().add(*cents);
+            }
+        }
+    }
+    Ok(by_method)
+}
+
 /// Everything the report shows, read in one snapshot.
 struct Daily {
     day: NaiveDate,
@@ -137,18 +153,10 @@ impl Daily {
             );
         }
         let cancellations = queries::cancellations(conn, range.window)?;
-        let mut payments = Payments::default();
-        for parts in queries::payment_parts(conn, range.window)?.values() {
-            if parts.len() > 1 {
-                for (method, cents) in parts {
-                    payments
-                        .in_parts
-                        .entry(method.clone())
-                        .or_default()
-                        .add(*cents);
-                }
-            }
-        }
+        let mut payments = Payments {
+            in_parts: in_parts(conn, range.window)?,
+            ..Payments::default()
+        };
         queries::for_each_payment(conn, range.window, |p| {
             payments.all.add(p.paid_cents);
             payments
