@@ -440,7 +440,8 @@ pub struct Payment {
     pub paid_cents: i64,
     /// cash | cheque | cash_and_cheque: the minor wins in cash, the major prizes by cheque unless
     /// paid in cash too (rule 12.2). (A ticket's `pay_method` may also be `voucher`, paid as a
-    /// voucher, `tender`, tendered for a sale, or `claim_cheque`, paid on a claim.)
+    /// voucher, `voucher_and_cheque`, its minor wins as a voucher and its major prizes by
+    /// cheque, `tender`, tendered for a sale, or `claim_cheque`, paid on a claim.)
     pub method: String,
     /// What was paid how: a cash part and a cheque part for the major prizes (rule 12.2).
     #[serde(default)]

@@ -106,6 +106,7 @@ fn not_paid_as(method: &PayMethod) -> &'static str {
         PayMethod::Voucher => "as a voucher",
         PayMethod::Cash => "in cash",
         PayMethod::CashAndCheque => "in cash and by cheque",
+        PayMethod::VoucherAndCheque => "as a voucher and by cheque",
         PayMethod::Cheque | PayMethod::ClaimCheque => "by cheque",
     }
 }
@@ -245,12 +246,33 @@ impl Payable {
         .collect()
     }
 
-    /// The method a payment in `parts` is stored as: the one method, or cash and cheque.
+    /// The method a payment in `parts` is stored as: the one method, or the two together.
     pub fn method_of(parts: &[PayPart]) -> PayMethod {
         match parts {
             [one] => one.method,
+            _ if parts.iter().any(|p| p.method == PayMethod::Voucher) => {
+                PayMethod::VoucherAndCheque
+            }
             _ => PayMethod::CashAndCheque,
         }
+    }
+
+    /// Paid as a voucher at the player's choice (rule 1(n)(ii)): the minor wins and refunds, with
+    /// the major prizes by cheque beside it (rule 12.2). Refused where only major prizes are
+    /// owed: there is nothing a voucher may hold.
+    pub fn voucher_parts(&self) -> Result<Vec<PayPart>, PayRefusal> {
+        let cheque = if self.major { self.major_cents } else { 0 };
+        let voucher = self.total_cents - cheque;
+        if voucher == 0 {
+            return Err(PayRefusal::ChequeOnly {
+                instead: PayMethod::Voucher,
+            });
+        }
+        Ok([(PayMethod::Voucher, voucher), (PayMethod::Cheque, cheque)]
+            .into_iter()
+            .filter(|&(_, cents)| cents > 0)
+            .map(|(method, cents)| PayPart { method, cents })
+            .collect())
     }
 
     /// Paid as a voucher instead (rule 1(n)(ii)); not with a major prize (rule 12.2).

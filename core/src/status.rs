@@ -41,6 +41,8 @@ pub enum PayMethod {
     ClaimCheque,
     /// At a terminal in parts (rule 12.2): the minor wins in cash, the major prizes by cheque.
     CashAndCheque,
+    /// In parts: the minor wins as a voucher (rule 1(n)(ii)), the major prizes by cheque (12.2).
+    VoucherAndCheque,
 }
 
 /// A ticket status the API does not know.
@@ -51,7 +53,8 @@ pub struct UnknownTicketStatus(pub String);
 /// A payment method the API does not know.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "{0:?} is not a payment method: cash, cheque, voucher, tender, claim_cheque or cash_and_cheque"
+    "{0:?} is not a payment method: cash, cheque, voucher, tender, claim_cheque, cash_and_cheque \
+     or voucher_and_cheque"
 )]
 pub struct UnknownPayMethod(pub String);
 
@@ -75,13 +78,14 @@ impl TicketStatus {
 }
 
 impl PayMethod {
-    pub const ALL: [PayMethod; 6] = [
+    pub const ALL: [PayMethod; 7] = [
         PayMethod::Cash,
         PayMethod::Cheque,
         PayMethod::Voucher,
         PayMethod::Tender,
         PayMethod::ClaimCheque,
         PayMethod::CashAndCheque,
+        PayMethod::VoucherAndCheque,
     ];
 
     /// The word stored and shown.
@@ -93,6 +97,7 @@ impl PayMethod {
             PayMethod::Tender => "tender",
             PayMethod::ClaimCheque => "claim_cheque",
             PayMethod::CashAndCheque => "cash_and_cheque",
+            PayMethod::VoucherAndCheque => "voucher_and_cheque",
         }
     }
 }

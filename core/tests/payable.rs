@@ -315,6 +315,25 @@ fn rule_12_2_a_payment_is_in_parts_cash_and_a_cheque_for_the_majors() {
     // Settled before the majors were stored apart: the games with a major count whole.
     all.major_prizes_cents = vec![];
     assert_eq!(owed(&all).unwrap().major_cents, 30_000);
+    // As a voucher at the player's choice (rule 1(n)(ii)): the minor part; the major by cheque.
+    assert_eq!(
+        owed(&facts).unwrap().voucher_parts(),
+        Ok(vec![
+            part(PayMethod::Voucher, 7_600),
+            part(PayMethod::Cheque, 21_000)
+        ])
+    );
+    assert_eq!(
+        Payable::method_of(&owed(&facts).unwrap().voucher_parts().unwrap()),
+        PayMethod::VoucherAndCheque
+    );
+    all.major_prizes_cents = vec![30_000];
+    assert_eq!(
+        owed(&all).unwrap().voucher_parts(),
+        Err(PayRefusal::ChequeOnly {
+            instead: PayMethod::Voucher
+        })
+    );
     // A claim pays one cheque for all (rule 13.5).
     let claim = owed(&facts).unwrap().by_claim();
     assert_eq!(

@@ -25,6 +25,7 @@ fn statuses_and_methods_are_the_stored_words() {
         (PayMethod::Tender, "tender"),
         (PayMethod::ClaimCheque, "claim_cheque"),
         (PayMethod::CashAndCheque, "cash_and_cheque"),
+        (PayMethod::VoucherAndCheque, "voucher_and_cheque"),
     ] {
         assert_eq!(m.as_str(), text);
         assert_eq!(m.to_string(), text);
@@ -45,8 +46,8 @@ fn statuses_and_methods_are_the_stored_words() {
     );
     assert_eq!(
         "".parse::<PayMethod>().unwrap_err().to_string(),
-        "\"\" is not a payment method: cash, cheque, voucher, tender, claim_cheque or \
-         cash_and_cheque"
+        "\"\" is not a payment method: cash, cheque, voucher, tender, claim_cheque, \
+         cash_and_cheque or voucher_and_cheque"
     );
     assert!(serde_json::from_str::<TicketStatus>("\"void\"").is_err());
 }

@@ -335,7 +335,8 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     let bet = json!({"type": "way", "groups": [[1], [21, 22, 23]], "combine": [1]});
     let serial = |t: Value| t["serial"].as_str().unwrap().to_string();
     let a = serial(s.sell(&w.writer, sale("a", bet.clone(), "standard", 7_000, 1)));
-    let b = serial(s.sell(&w.writer, sale("b", bet, "standard", 7_000, 1)));
+    let b = serial(s.sell(&w.writer, sale("b", bet.clone(), "standard", 7_000, 1)));
+    let third = serial(s.sell(&w.writer, sale("c", bet, "standard", 7_000, 1)));
     let game = close(&w);
     let balls = [1, 21, 22].into_iter().chain(30..47);
     for n in balls {
@@ -387,6 +388,26 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     );
     assert_eq!(paid["method"], "cash");
 
+    // As a voucher at the player's choice (rule 1(n)(ii)): the minor win on the voucher, the
+    // major prize by cheque beside it.
+    let (status, v) = s.post(
+        &w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "c", "ticket": third}),
+    );
+    assert_eq!(
+        (status, v["amount_cents"].as_i64()),
+        (201, Some(7_000)),
+        "{v}"
+    );
+    let (_, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{third}"));
+    let parts =
+        json!([{"method": "voucher", "cents": 7_000}, {"method": "cheque", "cents": 21_000}]);
+    assert_eq!(
+        (&d["payment_parts"], &d["paid_as_voucher"]),
+        (&parts, &v["code"]),
+        "{d}"
+    );
     parts_in_the_export_and_the_report(&db, &a);
     let verify = || {
         std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))

@@ -109,7 +109,7 @@ fn shown(parts: &[PayPart]) -> Vec<PaymentPart> {
         .collect()
 }
 
-fn record_parts(conn: &mut DbConnection, serial: &str, parts: &[PayPart]) -> QueryResult<()> {
+pub fn record_parts(conn: &mut DbConnection, serial: &str, parts: &[PayPart]) -> QueryResult<()> {
     for (i, p) in parts.iter().enumerate() {
         diesel::insert_into(payment_parts::table)
             .values((

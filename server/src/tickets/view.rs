@@ -80,7 +80,10 @@ fn paid_as(
     conn: &mut DbConnection,
     t: &TicketRow,
 ) -> QueryResult<(Option<String>, Option<String>)> {
-    let paid_as_voucher = if t.pay_method == Some(PayMethod::Voucher) {
+    let paid_as_voucher = if matches!(
+        t.pay_method,
+        Some(PayMethod::Voucher | PayMethod::VoucherAndCheque)
+    ) {
         vouchers::table
             .filter(vouchers::ticket.eq(&t.serial))
             .filter(vouchers::source.eq("ticket"))

@@ -4,7 +4,9 @@
 //! A `request_id` already used by the same writer returns that voucher (200) and issues nothing,
 //! so a retried request never makes two vouchers. A ticket is paid once: as a voucher it is
 //! marked paid (`pay_method = "voucher"`) in the transaction that makes the voucher. A ticket
-//! with a major prize is paid by cheque only (rule 12.2) and is refused here.
+//! with a major prize puts only its minor wins and refunds on the voucher, the major prizes
+//! paid by cheque beside it (`voucher_and_cheque`, rule 12.2); one with nothing but major
+//! prizes is refused here.
 
 use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
@@ -139,19 +141,31 @@ fn issue_in(
         What::Ticket(serial) => {
             let t =
                 crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            // Rules 13.1, 12.2: payable at a terminal today, and not with a major prize.
-            let due = keno_core::payable(&facts(conn, &t)?, today)
-                .and_then(|p| p.as_voucher())
+            // Rules 13.1, 1(n)(ii), 12.2: payable at a terminal today; the voucher holds the
+            // minor wins and refunds, a major prize is paid by cheque beside it.
+            let parts = keno_core::payable(&facts(conn, &t)?, today)
+                .and_then(|p| p.voucher_parts())
                 .map_err(|e| refused(serial, e))?;
+            let voucher_cents = parts[0].cents;
+            let total: u64 = parts.iter().map(|p| p.cents).sum();
+            let mut details = serde_json::json!({ "voucher": code });
+            if parts.len() > 1 {
+                details["parts"] = crate::tickets::pay::parts_json(&parts);
+            }
             match mark_paid(
                 conn,
                 &t,
-                due.total_cents,
-                due.method,
+                total,
+                keno_core::Payable::method_of(&parts),
                 &principal.id,
-                serde_json::json!({ "voucher": code }),
+                details,
             ) {
-                Ok(entry) => entries.push(entry),
+                Ok(entry) => {
+                    if parts.len() > 1 {
+                        crate::tickets::pay::record_parts(conn, serial, &parts)?;
+                    }
+                    entries.push(entry)
+                }
                 // Paid meanwhile: by this very request (a retry that waited on the first try's
                 // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
                 Err(e) => {
@@ -161,7 +175,7 @@ fn issue_in(
                     }
                 }
             }
-            ("ticket", Some(serial.as_str()), due.total_cents as i64)
+            ("ticket", Some(serial.as_str()), voucher_cents as i64)
         }
     };
     let row = VoucherRow {
