@@ -814,6 +814,47 @@ fn rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on(db: Te
             "{fund}"
         );
     }
+    // The fund's movements in the auditors' export and the daily report.
+    let day = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let audit = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+            .arg("audit")
+            .args(args)
+            .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
+            .env("KENO_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let csv_dir = dir.path().join("csv");
+    audit(&[
+        "export",
+        "--from-day",
+        &day,
+        "--to-day",
+        &day,
+        "--out",
+        csv_dir.to_str().unwrap(),
+    ]);
+    let exported = std::fs::read_to_string(csv_dir.join("bonus_fund.csv")).unwrap();
+    assert!(
+        exported.contains(&format!(",{owed_total},{owed_total},")),
+        "{exported}"
+    );
+    let pdf = dir.path().join("daily.pdf");
+    audit(&["report", "--day", &day, "--out", pdf.to_str().unwrap()]);
+    if let Ok(out) = Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+    {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("BONUS FUND"), "{text}");
+    }
     let verify = || {
         Command::new(env!("CARGO_BIN_EXE_keno-server"))
             .args(["audit", "verify", "--database-url", &db.url])

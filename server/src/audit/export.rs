@@ -89,6 +89,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             settlements(conn, &range, &args)?,
             payments(conn, &source, &range, &args)?,
             results(conn, &range, &args)?,
+            bonus_fund(conn, &range, &args)?,
         ];
         eprintln!("exported {}", range.describe());
         Ok(written)
@@ -462,6 +463,42 @@ fn payments(
             p.paid_by.as_deref().map(|id| people.name(id)).into(),
         ])
     })?;
+    finish(table)
+}
+
+/// The bonus fund's movements in the window (rule 13.2), each with the balance after it.
+fn bonus_fund(
+    conn: &mut DbConnection,
+    range: &Range,
+    args: &ExportArgs,
+) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "bonus_fund",
+        args.format,
+        columns(&[
+            "id",
+            "recorded_at",
+            "cents",
+            "balance_cents",
+            "unclaimed_movement",
+            "game",
+        ]),
+    )?;
+    let (from, to) = (rfc3339(range.window.0), rfc3339(range.window.1));
+    for m in crate::bonus_fund::history(conn)?.movements {
+        if m.recorded_at < from || m.recorded_at >= to {
+            continue;
+        }
+        table.row(vec![
+            m.id.into(),
+            m.recorded_at.into(),
+            m.cents.into(),
+            m.balance_cents.into(),
+            m.unclaimed_movement.into(),
+            m.game.into(),
+        ])?;
+    }
     finish(table)
 }
 
