@@ -303,7 +303,8 @@ pub struct Ticket {
     /// The principal who paid it.
     pub paid_by: Option<String>,
     /// cash | cheque | voucher (paid as a voucher) | tender (tendered for another sale) |
-    /// claim_cheque (by cheque, on an approved Unclaimed Prize Claim Form)
+    /// claim_cheque (by cheque, on an approved Unclaimed Prize Claim Form) | cash_and_cheque,
+    /// voucher_and_cheque (in parts: the major prizes by cheque, rule 12.2)
     pub pay_method: Option<String>,
     pub request_id: String,
     /// The catalogue set a set bet was sold from (its `groups` are the numbers played); null
@@ -438,10 +439,10 @@ pub struct TicketCheck {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Payment {
     pub paid_cents: i64,
-    /// cash | cheque | cash_and_cheque: the minor wins in cash, the major prizes by cheque unless
-    /// paid in cash too (rule 12.2). (A ticket's `pay_method` may also be `voucher`, paid as a
-    /// voucher, `voucher_and_cheque`, its minor wins as a voucher and its major prizes by
-    /// cheque, `tender`, tendered for a sale, or `claim_cheque`, paid on a claim.)
+    /// cash | cheque (shared/API.md): `cheque` when any part is paid by cheque, its `parts` saying
+    /// how much (rule 12.2: the minor wins in cash, the major prizes by cheque unless paid in
+    /// cash too). A ticket's `pay_method` records the payment whole: `cash`, `cheque`,
+    /// `cash_and_cheque`, `voucher`, `voucher_and_cheque`, `tender` or `claim_cheque`.
     pub method: String,
     /// What was paid how: a cash part and a cheque part for the major prizes (rule 12.2).
     #[serde(default)]

@@ -163,22 +163,13 @@ pub fn owed(facts: &PayableFacts) -> Result<Payable, PayRefusal> {
         return Err(PayRefusal::NoPrize);
     }
     let major = facts.prizes.iter().any(|p| p.major);
-    // Never more than the prizes: a ticket settled before the split was stored counts its whole
-    // prize of a game with a major as major.
+    // Rule 12.2: the part a cheque may pay. (Every major way is stored with its prize: games
+    // settled before ways were marked major or minor stored major ways only.)
     let major_cents = facts
         .major_prizes_cents
         .iter()
         .sum::<u64>()
         .min(prizes_cents);
-    let major_cents = match (major, major_cents) {
-        (true, 0) => facts
-            .prizes
-            .iter()
-            .filter(|p| p.major)
-            .map(|p| p.prize_cents)
-            .sum(),
-        _ => major_cents,
-    };
     Ok(Payable {
         total_cents,
         prizes_cents,

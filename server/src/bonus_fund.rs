@@ -113,6 +113,9 @@ pub struct FundMovement {
     pub recorded_at: String,
     /// The balance after it.
     pub balance_cents: i64,
+    /// `recorded_at` as stored (microseconds), for the reports' windows.
+    #[serde(skip)]
+    pub at: i64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -140,6 +143,7 @@ pub fn history(conn: &mut DbConnection) -> QueryResult<BonusFund> {
                 game: r.game,
                 recorded_at: rfc3339(r.recorded_at),
                 balance_cents: balance,
+                at: r.recorded_at,
             }
         })
         .collect();

@@ -275,10 +275,7 @@ fn a_bonus_is_part_of_the_prize_inside_the_caps_and_pro_rating(db: TestDb) {
     );
     assert_eq!(record["state"], "settled", "{record}");
     // The auditor's settling again agrees, bonus and pro-rating included.
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args(["audit", "verify", "--database-url", &db.url])
-        .output()
-        .unwrap();
+    let out = keno_testkit::audit(&db, &["verify"]);
     assert!(
         out.status.success(),
         "{}",

@@ -738,10 +738,7 @@ fn rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game(db: TestD
         (200, Some(100)),
         "{paid}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args(["audit", "verify", "--database-url", &db.url])
-        .output()
-        .unwrap();
+    let out = keno_testkit::audit(&db, &["verify"]);
     assert!(
         out.status.success(),
         "{}",
@@ -818,13 +815,9 @@ fn rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on(db: Te
     let day = chrono::Local::now().format("%Y-%m-%d").to_string();
     let dir = tempfile::tempdir().unwrap();
     let audit = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-            .arg("audit")
-            .args(args)
-            .args(["--database-url", &db.url, "--keno-day-start", "00:00"])
-            .env("KENO_LOG", "warn")
-            .output()
-            .unwrap();
+        let mut args = args.to_vec();
+        args.extend(["--keno-day-start", "00:00"]);
+        let out = keno_testkit::audit(&db, &args);
         assert!(
             out.status.success(),
             "{}",
@@ -848,19 +841,9 @@ fn rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on(db: Te
     );
     let pdf = dir.path().join("daily.pdf");
     audit(&["report", "--day", &day, "--out", pdf.to_str().unwrap()]);
-    if let Ok(out) = Command::new("pdftotext")
-        .args([pdf.to_str().unwrap(), "-"])
-        .output()
-    {
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("BONUS FUND"), "{text}");
-    }
-    let verify = || {
-        Command::new(env!("CARGO_BIN_EXE_keno-server"))
-            .args(["audit", "verify", "--database-url", &db.url])
-            .output()
-            .unwrap()
-    };
+    let text = keno_testkit::pdf_text(&pdf);
+    assert!(text.contains("BONUS FUND"), "{text}");
+    let verify = || keno_testkit::audit(&db, &["verify"]);
     let out = verify();
     assert!(
         out.status.success(),

@@ -37,6 +37,29 @@ pub use server::{
     Server, BALL_DEVICE, MANUAL_CLOCK,
 };
 
+/// `keno-server audit ARGS --database-url DB` (the auditors' tools: verify, report, export,
+/// exceptions), run to its end; its exit status and output are the caller's to judge.
+pub fn audit(db: &TestDb, args: &[&str]) -> std::process::Output {
+    Command::new(server_bin())
+        .arg("audit")
+        .args(args)
+        .args(["--database-url", &db.url])
+        .env("KENO_LOG", "warn")
+        .output()
+        .expect("keno-server audit runs")
+}
+
+/// The text of a PDF, by poppler's `pdftotext` (installed by `.ci/run`).
+pub fn pdf_text(pdf: &std::path::Path) -> String {
+    let out = Command::new("pdftotext")
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs (apt-get install poppler-utils)");
+    assert!(out.status.success(), "pdftotext {}", pdf.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs a scenario once on SQLite and once on PostgreSQL, as two tests.
 #[macro_export]
 macro_rules! on_both_backends {

@@ -485,9 +485,9 @@ fn bonus_fund(
             "game",
         ]),
     )?;
-    let (from, to) = (rfc3339(range.window.0), rfc3339(range.window.1));
+    let (from, to) = range.window;
     for m in crate::bonus_fund::history(conn)?.movements {
-        if m.recorded_at < from || m.recorded_at >= to {
+        if !(from..to).contains(&m.at) {
             continue;
         }
         table.row(vec![

@@ -16,7 +16,6 @@ use keno_core::TicketStatus;
 use super::pdf::{self, Line, WIDTH_CHARS};
 use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow};
 use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
-use crate::db::rfc3339;
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
 
@@ -173,7 +172,7 @@ impl Daily {
         let fund = crate::bonus_fund::history(conn)?
             .movements
             .into_iter()
-            .filter(|m| m.recorded_at.as_str() < rfc3339(range.window.1).as_str())
+            .filter(|m| m.at < range.window.1)
             .collect();
         Ok(Daily {
             fund,
@@ -493,11 +492,10 @@ impl Daily {
     /// Rule 13.2: the day's movements of the bonus fund and its balance at the day's end.
     fn fund_section(&self, out: &mut Report) {
         out.heading("9. BONUS FUND (RULE 13.2)");
-        let start = rfc3339(self.range.window.0);
         let today: Vec<_> = self
             .fund
             .iter()
-            .filter(|m| m.recorded_at >= start)
+            .filter(|m| m.at >= self.range.window.0)
             .collect();
         for m in &today {
             let what = match (m.unclaimed_movement, m.game) {

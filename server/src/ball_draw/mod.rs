@@ -184,11 +184,15 @@ pub fn lapse_pending_corrections(
     game: i64,
     why: &str,
 ) -> QueryResult<usize> {
+    // The core's table: a pending correction lapses (rule 10.1: it was asked of a record that
+    // no longer stands).
+    let lapsed = keno_core::decide(CorrectionState::Pending, keno_core::Act::Lapse)
+        .map_err(|e| diesel::result::Error::QueryBuilderError(e.into()))?;
     diesel::update(draw_corrections::table)
         .filter(draw_corrections::game.eq(game))
         .filter(draw_corrections::state.eq(CorrectionState::Pending.as_str()))
         .set((
-            draw_corrections::state.eq(CorrectionState::Lapsed.as_str()),
+            draw_corrections::state.eq(lapsed.as_str()),
             draw_corrections::closed_at.eq(now_micros()),
             draw_corrections::close_reason.eq(why),
         ))

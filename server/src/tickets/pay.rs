@@ -86,9 +86,20 @@ fn pay_in(
     crate::audit::log::append(conn, vec![entry])?;
     Ok(Payment {
         paid_cents: due.total_cents as i64,
-        method: method.to_string(),
+        method: wire_method(&parts).to_string(),
         parts: shown(&parts),
     })
+}
+
+/// The method the answer names: shared/API.md promises other vendors' terminals `cash` or
+/// `cheque`, so a payment with any part by cheque says `cheque` (its `parts` say how much);
+/// the ticket's stored `pay_method` keeps `cash_and_cheque`.
+fn wire_method(parts: &[PayPart]) -> PayMethod {
+    if parts.iter().any(|p| p.method == PayMethod::Cheque) {
+        PayMethod::Cheque
+    } else {
+        PayMethod::Cash
+    }
 }
 
 /// The parts as the audit trail records them: `[method, cents]` each.
