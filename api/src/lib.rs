@@ -14,6 +14,7 @@
 //! - [`claims`]: the Unclaimed Prize Claim Form and the claim;
 //! - [`closures`]: Keno closed early with notice (rule 16.2) and the notice players see;
 //! - [`principals`]: who is calling (`/principals/me`) and the roles;
+//! - [`staff`]: people, sign-on and sessions, terminals, supervisors' approvals, shifts;
 //! - [`events`]: the names and payloads of the event stream.
 //!
 //! The server maps each refusal to its HTTP status in one place (`keno-server`'s `error.rs`);
@@ -29,6 +30,7 @@ pub mod games;
 pub mod principals;
 pub mod refusal;
 pub mod set_bets;
+pub mod staff;
 pub mod tickets;
 pub mod vouchers;
 

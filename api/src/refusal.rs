@@ -69,6 +69,12 @@ refusals! {
     /// A closure of Keno that rule 16.2 does not allow: no inspector's notification recorded,
     /// too little notice, or not before today's normal end of gaming.
     InvalidClosure = "invalid_closure",
+    /// A PIN or password too weak or malformed to set.
+    InvalidSecret = "invalid_secret",
+    InvalidStaffId = "invalid_staff_id",
+    InvalidTerminal = "invalid_terminal",
+    /// A major prize is a hand-pay: the claimant's name and ID (and a cheque's number) needed.
+    HandPayRequired = "hand_pay_required",
 
     // Who is asking.
     Unauthorized = "unauthorized",
@@ -76,6 +82,24 @@ refusals! {
     TooManyRequests = "too_many_requests",
     TooManyAuthFailures = "too_many_auth_failures",
     NotFound = "not_found",
+    /// A sign-on refused: an unknown staff ID, a wrong PIN, password or TOTP code, or a disabled
+    /// person (which of these is not said).
+    SignOnFailed = "sign_on_failed",
+    /// Too many failed sign-ons: the staff ID is locked for a while (or until a supervisor
+    /// resets it).
+    StaffLocked = "staff_locked",
+    /// The session is over (signed off, inactive, the Keno Day ended, the person disabled or
+    /// signed on elsewhere): sign on again.
+    SessionEnded = "session_ended",
+    /// A writer signs on only at a registered terminal, with its credential (rule 5.1).
+    TerminalNotRegistered = "terminal_not_registered",
+    /// The ticket was sold at another site: a supervisor's approval at that moment is needed.
+    OtherSite = "other_site",
+    /// Above the writer's payout authority: a supervisor's approval at that moment is needed.
+    ApprovalRequired = "approval_required",
+    /// The supervisor's approval carried by the request is unknown, used, expired, or for
+    /// another action, ticket or writer.
+    InvalidOverride = "invalid_override",
 
     // The bet and its price (keno-core's `BetError`).
     InvalidSelection = "invalid_selection",
@@ -162,6 +186,21 @@ refusals! {
     ClosureScheduled = "closure_scheduled",
     /// The closure has taken effect or was withdrawn: it can no longer be withdrawn.
     ClosureNotOpen = "closure_not_open",
+
+    // Running the room: people, terminals, shifts.
+    /// The staff ID is taken.
+    StaffIdTaken = "staff_id_taken",
+    /// The person already has an active staff ID in this role (one per person name and role).
+    StaffActive = "staff_active",
+    AlreadyDisabled = "already_disabled",
+    AlreadyEnabled = "already_enabled",
+    TerminalRegistered = "terminal_registered",
+    /// A shift is already open for this writer or at this terminal.
+    ShiftOpen = "shift_open",
+    /// No shift is open for this writer at this terminal.
+    NoShift = "no_shift",
+    /// The shift is not waiting for a supervisor's sign-off.
+    ShiftNotAwaitingSignOff = "shift_not_awaiting_sign_off",
 
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.

@@ -19,7 +19,9 @@
 //!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
-//!   17.3), [`closure`] (Keno closed early with notice, rule 16.2).
+//!   17.3), [`closure`] (Keno closed early with notice, rule 16.2);
+//! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`shift`] (a drawer's
+//!   expected cash and over/short), [`payout`] (payout authority, hand-pays).
 
 pub mod approval;
 pub mod bet;
@@ -34,6 +36,7 @@ pub mod jackpot;
 pub mod keno_day;
 pub mod money;
 pub mod payable;
+pub mod payout;
 pub mod pricing;
 pub mod prize;
 pub mod prorate;
@@ -43,6 +46,8 @@ pub mod rules;
 pub mod schedule;
 pub mod serial;
 pub mod settle;
+pub mod shift;
+pub mod staff;
 pub mod status;
 pub mod tender;
 pub mod theory;
@@ -69,11 +74,17 @@ pub use money::Dollars;
 pub use payable::{
     owed, payable, GamePrize, MajorPrizesBy, PayPart, PayRefusal, Payable, PayableFacts, Played,
 };
+pub use payout::{check_hand_pay, Authority, HandPay, HandPayError, PayoutTiers};
 pub use pricing::Price;
 pub use prize::{fund_draw, is_major_prize, wins_bonus, BonusTerms, WayPlayed};
 pub use refund::game_refund;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};
+pub use shift::{balance, expected_cash, Balance, DrawerMovements};
+pub use staff::{
+    after_failure, check_secret, may_sign_on, session_standing, AfterFailure, LockOut, SecretError,
+    SecretKind, SessionEnd, SessionFacts, SignOnFacts, SignOnRefusal,
+};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
 pub use void::{void_wagers, VoidRefusal, Voiding};

@@ -25,9 +25,13 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | InvalidKenoDay | InvalidRange | InvalidReason | InvalidName | InvalidDescription
         | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
         | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
-        | DeviceRequired | NotADevice | InvalidClosure => StatusCode::BAD_REQUEST,
-        Unauthorized => StatusCode::UNAUTHORIZED,
-        Forbidden => StatusCode::FORBIDDEN,
+        | DeviceRequired | NotADevice | InvalidClosure | InvalidSecret | InvalidStaffId
+        | InvalidTerminal | HandPayRequired => StatusCode::BAD_REQUEST,
+        Unauthorized | SignOnFailed | SessionEnded | TerminalNotRegistered => {
+            StatusCode::UNAUTHORIZED
+        }
+        Forbidden | OtherSite | ApprovalRequired | InvalidOverride => StatusCode::FORBIDDEN,
+        StaffLocked => StatusCode::LOCKED,
         NotFound | NoOpenGame => StatusCode::NOT_FOUND,
         TooManyRequests | TooManyAuthFailures => StatusCode::TOO_MANY_REQUESTS,
         // The request is well formed, but the rules refuse what it asks (rule cited).
@@ -46,17 +50,67 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | TenderNotNeeded
         | TenderExceedsSale => StatusCode::UNPROCESSABLE_ENTITY,
         // What was asked no longer fits the record as it stands.
-        SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
-        | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
-        | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
-        | ChequeOnly | TicketClaimed | VoucherClaimed | Voided | ClaimDecided
-        | ClaimNotApproved | NothingToMove | NotABallGame | GameNotDrawing | AlreadySettled
-        | EarlierGameNotDrawn | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService
-        | DeviceDraw | ManualDraw | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged
-        | CorrectionPending | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate
-        | AlreadyApproved | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn
-        | GameOpen | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck
-        | ClosureScheduled | ClosureNotOpen => StatusCode::CONFLICT,
+        SetNameTaken
+        | AlreadyRetired
+        | GameClosed
+        | RequestInProgress
+        | VoucherEmpty
+        | InsufficientBalance
+        | VoucherChanged
+        | AlreadyCashed
+        | AlreadyPaid
+        | AlreadyCancelled
+        | Cancelled
+        | CancelNotAllowed
+        | TicketChanged
+        | NotSettled
+        | NoPrize
+        | ClaimRequired
+        | ChequeOnly
+        | TicketClaimed
+        | VoucherClaimed
+        | Voided
+        | ClaimDecided
+        | ClaimNotApproved
+        | NothingToMove
+        | NotABallGame
+        | GameNotDrawing
+        | AlreadySettled
+        | EarlierGameNotDrawn
+        | AnotherDeviceDrawing
+        | DeviceOutOfService
+        | DeviceInService
+        | DeviceDraw
+        | ManualDraw
+        | AlreadyManual
+        | DuplicateBall
+        | NotDrawn
+        | DrawChanged
+        | CorrectionPending
+        | CorrectionClosed
+        | NoChange
+        | SupervisorOnly
+        | CannotInvalidate
+        | AlreadyApproved
+        | AlreadyWithdrawn
+        | BonusDecided
+        | Special3NotDefined
+        | GameNotDrawn
+        | GameOpen
+        | NotAnRngGame
+        | DrawOutOfOrder
+        | DrawIncomplete
+        | BallCheck
+        | ClosureScheduled
+        | ClosureNotOpen
+        | StaffIdTaken
+        | StaffActive
+        | AlreadyDisabled
+        | AlreadyEnabled
+        | TerminalRegistered
+        | ShiftOpen
+        | NoShift
+        | ShiftNotAwaitingSignOff => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -19,6 +19,11 @@ diesel::table! {
         token_hash -> Text,
         created_at -> BigInt,
         disabled -> Bool,
+        kind -> Text,
+        secret_hash -> Nullable<Text>,
+        totp_secret -> Nullable<Text>,
+        failed_signons -> Integer,
+        locked_until -> Nullable<BigInt>,
     }
 }
 
@@ -27,6 +32,8 @@ diesel::table! {
         site -> Text,
         terminal -> Text,
         last_ticket_number -> BigInt,
+        credential_hash -> Nullable<Text>,
+        registered_at -> Nullable<BigInt>,
     }
 }
 
@@ -484,7 +491,73 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    staff_sessions (id) {
+        id -> Text,
+        token_hash -> Text,
+        principal_id -> Text,
+        site -> Nullable<Text>,
+        terminal -> Nullable<Text>,
+        started_at -> BigInt,
+        last_seen_at -> BigInt,
+        expires_at -> BigInt,
+        ended_at -> Nullable<BigInt>,
+        end_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    shifts (id) {
+        id -> BigInt,
+        principal_id -> Text,
+        site -> Text,
+        terminal -> Text,
+        keno_day -> Text,
+        opened_at -> BigInt,
+        float_cents -> BigInt,
+        closed_at -> Nullable<BigInt>,
+        counted_cents -> Nullable<BigInt>,
+        expected_cents -> Nullable<BigInt>,
+        over_short_cents -> Nullable<BigInt>,
+        signed_off_by -> Nullable<Text>,
+        signed_off_at -> Nullable<BigInt>,
+        sign_off_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    overrides (id) {
+        id -> Text,
+        action -> Text,
+        serial -> Text,
+        writer_id -> Text,
+        site -> Nullable<Text>,
+        terminal -> Nullable<Text>,
+        supervisor_id -> Text,
+        reason -> Text,
+        granted_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    hand_pays (serial) {
+        serial -> Text,
+        claimant_name -> Text,
+        id_kind -> Text,
+        id_number -> Text,
+        cheque_number -> Nullable<Text>,
+        approved_by -> Nullable<Text>,
+        recorded_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    staff_sessions,
+    shifts,
+    overrides,
+    hand_pays,
     rule_sets,
     principals,
     terminals,

@@ -1,0 +1,13 @@
+DROP TABLE hand_pays;
+DROP TABLE overrides;
+DROP TABLE shifts;
+DROP TABLE staff_sessions;
+DROP INDEX terminals_credential;
+ALTER TABLE terminals DROP COLUMN registered_at;
+ALTER TABLE terminals DROP COLUMN credential_hash;
+DROP INDEX principals_one_active_staff;
+ALTER TABLE principals DROP COLUMN locked_until;
+ALTER TABLE principals DROP COLUMN failed_signons;
+ALTER TABLE principals DROP COLUMN totp_secret;
+ALTER TABLE principals DROP COLUMN secret_hash;
+ALTER TABLE principals DROP COLUMN kind;
