@@ -282,3 +282,28 @@ pub struct Shift {
     pub signed_off_at: Option<String>,
     pub sign_off_reason: Option<String>,
 }
+
+/// A major prize paid by hand (rule 1(h): $200 or more): who took it and the identity document
+/// shown; a cheque's number (rule 12.2).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HandPay {
+    pub claimant_name: String,
+    /// e.g. "driver licence", "passport".
+    pub id_kind: String,
+    pub id_number: String,
+    /// The cheque's number, when a major prize is paid by cheque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cheque_number: Option<String>,
+}
+
+/// The body of a payment (optional: a ticket without a major prize needs none).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PayRequest {
+    /// Required when the ticket holds a major prize.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_pay: Option<HandPay>,
+}

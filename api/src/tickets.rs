@@ -396,6 +396,9 @@ pub struct TicketDetail {
     /// cheque or in cash); empty while unpaid.
     #[serde(default)]
     pub payment_parts: Vec<PaymentPart>,
+    /// A major prize paid by hand: the claimant, the ID shown, the cheque's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_pay: Option<crate::staff::HandPay>,
 }
 
 /// What a player may see of a ticket (the public check).

@@ -17,6 +17,10 @@ pub struct IssueRequest {
     /// The serial of a winning ticket to pay as this voucher instead of in cash (rule 1(n)(ii)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ticket: Option<String>,
+    /// For a ticket with a major prize (paid by cheque beside the voucher): the claimant and
+    /// ID of the hand-pay, and the cheque's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_pay: Option<crate::staff::HandPay>,
 }
 
 /// One sale a voucher paid for.

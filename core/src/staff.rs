@@ -129,6 +129,8 @@ pub enum SessionEnd {
     Disabled,
     /// The person signed on again elsewhere (one active session per person).
     Replaced,
+    /// The person's secret was reset: whoever knew the old one is signed off.
+    SecretReset,
 }
 
 impl SessionEnd {
@@ -138,6 +140,7 @@ impl SessionEnd {
         SessionEnd::KenoDayEnded,
         SessionEnd::Disabled,
         SessionEnd::Replaced,
+        SessionEnd::SecretReset,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -147,11 +150,26 @@ impl SessionEnd {
             SessionEnd::KenoDayEnded => "keno_day_ended",
             SessionEnd::Disabled => "disabled",
             SessionEnd::Replaced => "replaced",
+            SessionEnd::SecretReset => "secret_reset",
         }
     }
 
     pub fn parse(s: &str) -> Option<SessionEnd> {
         SessionEnd::ALL.iter().copied().find(|e| e.as_str() == s)
+    }
+
+    /// What the person is told when a request finds the session over.
+    pub fn message(self) -> &'static str {
+        match self {
+            SessionEnd::SignedOff => "the session was signed off: sign on again",
+            SessionEnd::Inactive => "the session ended after a time without use: sign on again",
+            SessionEnd::KenoDayEnded => "the session ended with the Keno Day: sign on again",
+            SessionEnd::Disabled => "the session ended: this staff ID was disabled",
+            SessionEnd::Replaced => "the session ended: the same person signed on elsewhere",
+            SessionEnd::SecretReset => {
+                "the session ended: the secret was reset; sign on with the new one"
+            }
+        }
     }
 }
 

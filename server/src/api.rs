@@ -68,6 +68,18 @@ use keno_api::Refusal;
         crate::closures::schedule,
         crate::closures::current,
         crate::closures::withdraw,
+        crate::staff::sessions::sign_on,
+        crate::staff::sessions::current,
+        crate::staff::sessions::sign_off,
+        crate::staff::people::list,
+        crate::staff::people::add,
+        crate::staff::people::disable_person,
+        crate::staff::people::enable_person,
+        crate::staff::people::reset_secret,
+        crate::staff::terminals::list,
+        crate::staff::terminals::register,
+        crate::staff::terminals::rotate,
+        crate::staff::overrides::grant,
         events::stream_events,
     ),
     modifiers(&BearerAuth, &UnreadableRequests)
@@ -82,6 +94,17 @@ impl Modify for BearerAuth {
         components.add_security_scheme(
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        // A registered terminal's credential: a writer signs on with it (rule 5.1), and it
+        // is the bearer token of nothing else.
+        components.add_security_scheme(
+            "terminal",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("a registered terminal's credential (`keno-server terminal add`): a writer signs on with it"))
+                    .build(),
+            ),
         );
         // Every endpoint behind a token answers a client address that has presented too many
         // bad ones with 429 (`auth::authenticate`, `--auth-failure-rate`).
@@ -198,6 +221,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(ticket_and_voucher_routes)
     .configure(prize_and_claim_routes)
     .configure(catalogue_routes)
+    .configure(crate::staff::routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .route(

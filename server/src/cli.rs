@@ -26,9 +26,17 @@ pub struct Cli {
 pub enum Command {
     /// Run the server: the game clock, the draw, sales, settlement and payment.
     Serve(ServeArgs),
-    /// Manage principals (writers, supervisors, inspectors, auditors, devices).
+    /// Bearer tokens: a device's credential. For people, deprecated (kept one release so a
+    /// running venue can move over): add staff, who sign on, with `staff add`.
     #[command(subcommand)]
     Principal(PrincipalCommand),
+    /// People who sign on: writers (PIN), supervisors, inspectors and auditors (password and
+    /// TOTP code).
+    #[command(subcommand)]
+    Staff(crate::staff::cli::StaffCommand),
+    /// Registered writer terminals and their credentials (rule 5.1).
+    #[command(subcommand)]
+    Terminal(crate::staff::cli::TerminalCommand),
     /// Work with rule sets: theoretical return, validation, the built-in rules.
     #[command(subcommand)]
     Rules(RulesCommand),
@@ -76,6 +84,19 @@ pub struct ServeArgs {
     /// from the moment it is scheduled.
     #[arg(long, env = "KENO_CLOSURE_NOTICE", default_value_t = 900.0)]
     pub closure_notice: f64,
+    /// Seconds without a request after which a person's session ends.
+    #[arg(long, env = "KENO_SESSION_IDLE", default_value_t = 900.0)]
+    pub session_idle: f64,
+    /// Failed sign-ons in a row after which a staff ID is locked.
+    #[arg(long, env = "KENO_SIGN_ON_FAILURES", default_value_t = 5)]
+    pub sign_on_failures: u32,
+    /// Seconds a staff ID stays locked after too many failed sign-ons (a supervisor's reset
+    /// or enable clears it sooner).
+    #[arg(long, env = "KENO_SIGN_ON_LOCK", default_value_t = 900.0)]
+    pub sign_on_lock: f64,
+    /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
+    #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
+    pub writer_payout_limit: u64,
     /// Public ticket checks allowed per client address and minute (after a burst of 10).
     #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
     pub check_rate: u32,
@@ -188,7 +209,7 @@ impl From<DrawSourceArg> for keno_core::DrawSource {
 
 /// `--role`: one of the roles' names, listed in the help as a `value_enum` would list them (the
 /// role is keno-api's, which knows nothing of clap).
-fn role_parser() -> impl TypedValueParser<Value = Role> {
+pub fn role_parser() -> impl TypedValueParser<Value = Role> {
     clap::builder::PossibleValuesParser::new(Role::ALL.iter().map(|r| r.as_str()))
         .map(|name: String| Role::parse(&name).expect("a role's own name"))
 }

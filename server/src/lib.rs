@@ -40,6 +40,7 @@ mod serve;
 mod set_bets;
 mod settlement;
 mod special3;
+mod staff;
 mod state;
 mod store;
 mod tickets;
@@ -59,6 +60,8 @@ pub fn run(cli: Cli) -> ExitCode {
         cli::Command::Rng(cmd) => rng_cmd::run(cmd),
         cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
+        cli::Command::Staff(cmd) => staff::cli::run_staff(cmd).map(|()| ExitCode::SUCCESS),
+        cli::Command::Terminal(cmd) => staff::cli::run_terminal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {
             print!("{}", api::openapi_json());
             Ok(ExitCode::SUCCESS)
@@ -81,6 +84,12 @@ fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
         terminal,
         database_url,
     } = cmd;
+    if role != auth::Role::Device {
+        eprintln!(
+            "keno-server: deprecated: a person's bearer token works for this release only; \
+             add people with `keno-server staff add`, who sign on (README, \"Signing on\")"
+        );
+    }
     let db = db::Db::open(&database_url, 1)?;
     let mut conn = db.conn()?;
     let (id, token) =

@@ -94,6 +94,21 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
             .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
         closure_notice: std::time::Duration::try_from_secs_f64(args.closure_notice)
             .map_err(|_| anyhow::anyhow!("--closure-notice must be 0 or more seconds"))?,
+        staff: staff_settings(args)?,
+    })
+}
+
+/// Sign-on, sessions and payout authority from the command line.
+fn staff_settings(args: &ServeArgs) -> anyhow::Result<crate::staff::StaffSettings> {
+    Ok(crate::staff::StaffSettings {
+        idle: positive_seconds("--session-idle", args.session_idle)?,
+        lock_out: keno_core::LockOut {
+            max_failures: args.sign_on_failures.max(1),
+            lock_micros: positive_seconds("--sign-on-lock", args.sign_on_lock)?.as_micros() as i64,
+        },
+        payout: keno_core::PayoutTiers {
+            writer_limit_cents: args.writer_payout_limit,
+        },
     })
 }
 

@@ -22,6 +22,8 @@ pub struct Settings {
     pub ball_check: Duration,
     /// The least notice players have of an early closure of Keno (rule 16.2).
     pub closure_notice: Duration,
+    /// Sign-on, sessions and payout authority.
+    pub staff: crate::staff::StaffSettings,
 }
 
 impl Settings {

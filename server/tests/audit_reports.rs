@@ -716,7 +716,7 @@ fn exceptions(db: &TestDb, day: &str, w: &World, cancelled: &str, game_c: i64, r
     assert!(found["not_recorded"][0]
         .as_str()
         .unwrap()
-        .contains("principal was disabled"));
+        .contains("bearer token of `principal add` was disabled"));
     assert!(of_kind("claim_payment").is_empty(), "no claim was paid");
 
     let text =

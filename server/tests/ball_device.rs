@@ -352,7 +352,18 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     assert_eq!((major, minor), (21_000, 7_000), "{d}");
     assert_eq!(d["payment_parts"], json!([]), "unpaid: no parts");
 
-    let (status, paid) = s.post(&w.writer, &format!("/api/v1/tickets/{a}/pay"), Value::Null);
+    // A major prize is a hand-pay: the claimant and ID, and the cheque's number.
+    let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{a}/pay"), Value::Null);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (400, Some("hand_pay_required")),
+        "{e}"
+    );
+    let (status, paid) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{a}/pay"),
+        keno_testkit::hand_pay(),
+    );
     assert_eq!(status, 200, "{paid}");
     let parts = json!([{"method": "cash", "cents": 7_000}, {"method": "cheque", "cents": 21_000}]);
     assert_eq!(
@@ -370,7 +381,7 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     let (status, e) = s.post(
         &w.writer,
         &format!("/api/v1/tickets/{b}/pay?major_prizes=gold"),
-        Value::Null,
+        keno_testkit::hand_pay(),
     );
     assert_eq!(
         (status, e["error"].as_str()),
@@ -380,7 +391,7 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     let (status, paid) = s.post(
         &w.writer,
         &format!("/api/v1/tickets/{b}/pay?major_prizes=cash"),
-        Value::Null,
+        keno_testkit::hand_pay(),
     );
     assert_eq!(status, 200, "{paid}");
     assert_eq!(
@@ -395,7 +406,7 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
     let (status, v) = s.post(
         &w.writer,
         "/api/v1/vouchers",
-        json!({"request_id": "c", "ticket": third}),
+        json!({"request_id": "c", "ticket": third, "hand_pay": keno_testkit::hand_pay()["hand_pay"]}),
     );
     assert_eq!(
         (status, v["amount_cents"].as_i64()),
@@ -435,7 +446,7 @@ fn rule_12_2_minor_wins_in_cash_and_major_prizes_by_cheque_or_in_cash(db: TestDb
 /// withheld and nobody else's changes. The stake is refunded unless forfeited. The first build
 /// had no way to void a ticket (`POST /tickets/{serial}/void` was a 404).
 fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestDb) {
-    let w = world(&db, BALL_DEVICE);
+    let w = world(&db, &[BALL_DEVICE, keno_testkit::ANY_PAYOUT].concat());
     let s = &w.server;
     let device = db.principal("device", "BALLMACHINE-1", None);
     let one = json!({"type": "standard", "spots": [1]});
@@ -490,7 +501,11 @@ fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestD
     );
     let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{b}/pay"), Value::Null);
     assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
-    let (status, paid) = s.post(&w.writer, &format!("/api/v1/tickets/{a}/pay"), Value::Null);
+    let (status, paid) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{a}/pay"),
+        keno_testkit::hand_pay(),
+    );
     assert_eq!(
         (status, paid["paid_cents"].as_i64()),
         (200, Some(2_500_000)),

@@ -6,7 +6,10 @@
 //! role), whatever it sent: the check comes before the request's path, query and body are read,
 //! so the requests here are minimal (`{}` as the body, placeholder ids). An allowed caller gets
 //! anything but 401 and 403 (a 400 for the empty body, a 404 for the placeholder id are fine).
-//! Public endpoints ignore tokens, good or bad.
+//! Public endpoints ignore tokens, good or bad. The people call with sessions (signed on as the
+//! README shows), the device with its own credential; a writer of another site is refused the
+//! ticket actions bound to the site where the ticket was sold (`other_site`), and is otherwise
+//! a writer like any.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -147,8 +150,35 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/bonus-fund", Roles(OVERSIGHT)),
     ("POST", "/api/v1/tickets/{serial}/void", Roles(SUPERVISOR)),
     ("POST", "/api/v1/unclaimed/movements", Roles(SUPERVISOR)),
+    // Running the room: sign-on (the body read first: `{}` is refused as malformed by all),
+    // people, terminals, a supervisor's approval at a writer's counter.
+    ("POST", "/api/v1/sessions", Public),
+    ("GET", "/api/v1/sessions/current", Roles(ALL)),
+    ("GET", "/api/v1/staff", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/staff", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/staff/{id}/disable", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/staff/{id}/enable", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/staff/{id}/reset", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/terminals", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/terminals", Roles(SUPERVISOR)),
+    (
+        "POST",
+        "/api/v1/terminals/{site}/{terminal}/rotate",
+        Roles(SUPERVISOR),
+    ),
+    ("POST", "/api/v1/overrides", Roles(WRITER)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),
+    // Last: it signs each caller off.
+    ("POST", "/api/v1/sessions/current/end", Roles(ALL)),
+];
+
+/// What a writer does only to tickets of the writer's own site (INTERPRETATION.md, "Where a
+/// ticket may be handled"): a writer of another site is refused `other_site`.
+const SITE_BOUND: &[(&str, &str)] = &[
+    ("GET", "/api/v1/tickets/{serial}"),
+    ("POST", "/api/v1/tickets/{serial}/cancel"),
+    ("POST", "/api/v1/tickets/{serial}/pay"),
 ];
 
 /// Served but not API operations (the document itself, the display pages): public.
@@ -173,7 +203,14 @@ fn openapi_operations() -> Vec<(String, String, bool)> {
     let mut ops = Vec::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
-            let secured = op["security"].as_array().is_some_and(|s| !s.is_empty());
+            // `{}` among the alternatives: no credential needed (sign-on takes a terminal's,
+            // optionally).
+            let secured = op["security"].as_array().is_some_and(|s| {
+                !s.is_empty()
+                    && !s
+                        .iter()
+                        .any(|alt| alt.as_object().is_some_and(|o| o.is_empty()))
+            });
             ops.push((method.to_uppercase(), path.clone(), secured));
         }
     }
@@ -221,18 +258,32 @@ struct Caller {
     token: Option<String>,
 }
 
-fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
-    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
-    let mut callers = vec![Caller {
-        name: "writer",
-        token: Some(writer),
-    }];
-    for role in ["supervisor", "inspector", "auditor", "device"] {
+/// Every person signed on (a writer at site 735624, another at site 111111, a supervisor, an
+/// inspector, an auditor), the device with its own credential, no token and a bad one.
+fn callers(db: &TestDb, server: &keno_testkit::Server) -> Vec<Caller> {
+    let here = db.terminal("735624", "03");
+    let there = db.terminal("111111", "01");
+    let mut callers = vec![
+        Caller {
+            name: "writer",
+            token: Some(server.session(Some(&here), &db.staff("writer", "JULIE"))),
+        },
+        Caller {
+            name: "writer of another site",
+            token: Some(server.session(Some(&there), &db.staff("writer", "OMAR"))),
+        },
+    ];
+    for role in ["supervisor", "inspector", "auditor"] {
+        let person = db.staff(role, &role.to_uppercase());
         callers.push(Caller {
             name: role,
-            token: Some(db.principal(role, &role.to_uppercase(), None)),
+            token: Some(server.session(None, &person)),
         });
     }
+    callers.push(Caller {
+        name: "device",
+        token: Some(db.principal("device", "DEVICE", None)),
+    });
     callers.push(Caller {
         name: "no token",
         token: None,
@@ -241,12 +292,31 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
         name: "bad token",
         token: Some(keno_testkit::random_hex(32)),
     });
+    callers
+}
+
+fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
     // Every protected row is also called with a bad token: more than the default burst of
     // failures from one address.
     let server = keno_testkit::Server::start(
         &db,
         &[MANUAL_CLOCK, &["--auth-failure-burst", "1000"]].concat(),
     );
+    let callers = callers(&db, &server);
+    // A ticket sold at site 735624: the ticket paths name it, so a writer of another site is
+    // refused for the site, not for a ticket that does not exist.
+    let writer = callers[0].token.as_deref().unwrap();
+    let body = keno_testkit::sale(
+        "roles",
+        json!({"type": "standard", "spots": [1]}),
+        "standard",
+        100,
+        1,
+    );
+    let serial = server.sell(writer, body)["serial"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(30)))
@@ -271,15 +341,20 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
                     "1"
                 },
             )
-            // Well formed (the check digit of nineteen zeros is 0), and sold to nobody.
-            .replace("{serial}", &"0".repeat(20))
+            .replace("{serial}", &serial)
+            .replace("{site}", "735624")
+            .replace("{terminal}", "03")
             .replace("{code}", &"0".repeat(22));
         for caller in &callers {
             calls += 1;
             let (status, body) = call(&agent, &server.base, method, &path, caller);
+            let site_bound = SITE_BOUND.contains(&(*method, *pattern));
             let expected = match (who, caller.name) {
                 (Public, _) => None,
                 (Roles(_), "no token" | "bad token") => Some((401, "unauthorized")),
+                (Roles(roles), "writer of another site") if roles.contains(&"writer") => {
+                    site_bound.then_some((403, "other_site"))
+                }
                 (Roles(roles), role) if roles.contains(&role) => None,
                 (Roles(_), _) => Some((403, "forbidden")),
             };
@@ -313,7 +388,7 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
         wrong.len(),
         wrong.join("\n")
     );
-    assert_eq!(calls, (TABLE.len() + NOT_IN_THE_DOCUMENT.len()) * 7);
+    assert_eq!(calls, (TABLE.len() + NOT_IN_THE_DOCUMENT.len()) * 8);
 }
 
 /// One minimal request; the status and the body as JSON (or text). The event stream's body,

@@ -793,6 +793,7 @@ fn a_major_prize_is_not_paid_as_a_voucher_nor_tendered(db: TestDb) {
     )
     .unwrap();
     let mut args = MANUAL_CLOCK.to_vec();
+    args.extend(keno_testkit::ANY_PAYOUT);
     args.extend(["--rules", rules.to_str().unwrap()]);
     let w = world(&db, &args);
     let s = &w.server;
@@ -821,7 +822,7 @@ fn a_major_prize_is_not_paid_as_a_voucher_nor_tendered(db: TestDb) {
     let (status, p) = s.post(
         &w.writer,
         &format!("/api/v1/tickets/{}/pay", winners[0]),
-        Value::Null,
+        keno_testkit::hand_pay(),
     );
     assert_eq!((status, p["method"].as_str()), (200, Some("cheque")), "{p}");
     assert_verified(&db);

@@ -13,6 +13,8 @@
 //!   and a supervisor; [`subscribe`]: the event stream; [`Program`]: a client subcommand
 //!   (`device simulate`, `device console`) beside it; [`server_bin`]: where the binary is.
 //! - [`browser`]: headless Chromium over WebDriver, for the display pages.
+//! - [`Staff`]: a person added with `staff add`, their sign-on and TOTP codes;
+//!   `TestDb::terminal` registers a terminal.
 //! - [`invariants`]: the invariants of a run, read from its database (the fault harness asserts
 //!   them, the soak run prints them).
 //!
@@ -25,6 +27,7 @@ mod db;
 pub mod invariants;
 mod program;
 mod server;
+mod staff;
 
 use std::process::Command;
 
@@ -36,6 +39,7 @@ pub use server::{
     add_principal, agent, free_port, server_bin, subscribe, subscribe_timed, try_post, Output,
     Server, BALL_DEVICE, MANUAL_CLOCK,
 };
+pub use staff::{totp_code, Staff};
 
 /// `keno-server audit ARGS --database-url DB` (the auditors' tools: verify, report, export,
 /// exceptions), run to its end; its exit status and output are the caller's to judge.
@@ -98,6 +102,19 @@ pub fn sale(request_id: &str, bet: Value, schedule: &str, amount: u64, games: u3
         "games": games,
     })
 }
+
+/// A hand-pay's record for a payment with a major prize (rule 1(h)): the claimant, the ID
+/// shown and the cheque's number.
+pub fn hand_pay() -> Value {
+    serde_json::json!({"hand_pay": {
+        "claimant_name": "Jo Citizen", "id_kind": "driver licence", "id_number": "ACT 123456",
+        "cheque_number": "000417",
+    }})
+}
+
+/// The setting that lets a writer pay any prize alone, for tests of other things than payout
+/// authority (`--writer-payout-limit`, $1,999.99 by default).
+pub const ANY_PAYOUT: &[&str] = &["--writer-payout-limit", "100000000000"];
 
 /// Writer, supervisor and a running server on `db`.
 pub struct World {

@@ -295,6 +295,33 @@ impl Server {
         )
     }
 
+    /// A request with the headers given and a JSON body (GET without one).
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        match method {
+            "GET" => {
+                let mut request = self.agent.get(url);
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                self.call(request.call())
+            }
+            _ => {
+                let mut request = self.agent.post(url);
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                self.call(request.send_json(body.unwrap_or(Value::Null)))
+            }
+        }
+    }
+
     fn call(&self, r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
         let mut resp = r.expect("the server answers");
         let status = resp.status().as_u16();

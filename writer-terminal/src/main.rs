@@ -338,6 +338,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 request_id: request_id.clone().unwrap_or_else(new_request_id),
                 amount_cents: None,
                 ticket: Some(serial_arg(serial)?.to_string()),
+                hand_pay: None,
             };
             issue_voucher(cli, &client, &body)
         }
@@ -362,6 +363,7 @@ fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), F
                 request_id: request_id.clone().unwrap_or_else(new_request_id),
                 amount_cents: Some(entry::parse_cents(amount).map_err(Failure::Usage)?),
                 ticket: None,
+                hand_pay: None,
             };
             issue_voucher(cli, client, &body)
         }

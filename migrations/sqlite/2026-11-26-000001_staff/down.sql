@@ -6,6 +6,7 @@ DROP INDEX terminals_credential;
 ALTER TABLE terminals DROP COLUMN registered_at;
 ALTER TABLE terminals DROP COLUMN credential_hash;
 DROP INDEX principals_one_active_staff;
+ALTER TABLE principals DROP COLUMN totp_last_step;
 ALTER TABLE principals DROP COLUMN locked_until;
 ALTER TABLE principals DROP COLUMN failed_signons;
 ALTER TABLE principals DROP COLUMN totp_secret;

@@ -13,6 +13,8 @@ ALTER TABLE principals ADD COLUMN secret_hash TEXT;
 ALTER TABLE principals ADD COLUMN totp_secret TEXT;
 ALTER TABLE principals ADD COLUMN failed_signons INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE principals ADD COLUMN locked_until BIGINT;
+-- The TOTP time step last accepted: a code is good once (RFC 6238, 5.2).
+ALTER TABLE principals ADD COLUMN totp_last_step BIGINT;
 -- One active staff ID per person name and role (Nevada MICS: one ID per person).
 CREATE UNIQUE INDEX principals_one_active_staff ON principals (name, role)
     WHERE kind = 'staff' AND disabled = FALSE;

@@ -2,7 +2,8 @@
 //! asks): void draws and other faults, draw corrections, invalidated games, cancellations,
 //! prizes paid late, new rule sets and principals, devices returned to service, set bets added to
 //! or retired from the catalogue, approvals of Special 3 recorded or withdrawn, early closures of
-//! Keno scheduled (with the inspector told) or withdrawn (rule 16.2). Each with when,
+//! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), the room's acts (failed
+//! sign-ons, people and terminals changed, supervisors' approvals at a counter). Each with when,
 //! what, who and why; as text, or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -45,7 +46,8 @@ struct Exception {
     #[serde(skip)]
     micros: i64,
     /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
-    /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure
+    /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure |
+    /// sign_on | staff | terminal | approval
     kind: &'static str,
     game: Option<i64>,
     serial: Option<String>,
@@ -68,8 +70,9 @@ struct Exceptions {
 }
 
 /// Kinds the record cannot show yet.
-const NOT_RECORDED: [&str; 1] =
-    ["when a principal was disabled: principals record only when they were added"];
+const NOT_RECORDED: [&str; 1] = [
+    "when a bearer token of `principal add` was disabled (it records only when it was added; people who sign on record every change)",
+];
 
 pub fn run(args: ExceptionsArgs) -> anyhow::Result<()> {
     let day = source::parse_day(&args.day)?;
@@ -125,6 +128,12 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     set_bet_changes(conn, &people, range.window, &mut found)?;
     special3_approvals(conn, &people, range.window, &mut found)?;
     keno_closures(conn, &people, range.window, &mut found)?;
+    for act in super::room::acts(conn, &people, range.window)? {
+        found.push(Exception {
+            serial: act.serial,
+            ..exception(act.micros, act.kind, act.what, act.who, act.why)
+        });
+    }
     found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
     Ok(Exceptions {
         keno_day: source::day_text(day),
@@ -472,7 +481,9 @@ fn principal_changes(
     (from, to): (i64, i64),
     found: &mut Vec<Exception>,
 ) -> anyhow::Result<()> {
+    // People who sign on: their acts come from the trail (`super::room`).
     let rows: Vec<PrincipalRow> = principals::table
+        .filter(principals::kind.eq(crate::staff::PrincipalKind::Token.as_str()))
         .filter(principals::created_at.ge(from))
         .filter(principals::created_at.lt(to))
         .select(PrincipalRow::as_select())

@@ -17,6 +17,7 @@ pub mod log;
 pub mod pdf;
 mod queries;
 mod report;
+mod room;
 mod source;
 mod table;
 mod verify;

@@ -22,6 +22,7 @@ mod chain;
 mod fund;
 mod principals;
 mod settlements;
+mod staff;
 mod tickets;
 mod voids;
 mod vouchers;
@@ -71,6 +72,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         let unreadable = tickets::check(conn, &trail, &mut report)?;
         vouchers::check(conn, &trail, &mut report)?;
         principals::check(conn, &trail, &mut report)?;
+        staff::check(conn, &trail, &mut report)?;
         catalogue::check(conn, &trail, &mut report)?;
         fund::check(conn, &trail, &mut report)?;
         voids::check(conn, &trail, &mut report)?;

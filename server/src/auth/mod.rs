@@ -35,10 +35,14 @@ use crate::db::schema::{principals, terminals};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 pub use keno_api::principals::Me;
 use principal::same_secret;
 pub use principal::{Principal, Role, ANY_ROLE};
+
+/// How a session's token begins (`crate::staff::sessions`); a legacy token is bare hex.
+pub const SESSION_PREFIX: &str = "ks_";
 
 pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
@@ -151,6 +155,7 @@ fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Princ
             name,
             site,
             terminal,
+            session: None,
         })
     }))
 }
@@ -173,7 +178,7 @@ pub async fn me(principal: Principal) -> web::Json<Me> {
 }
 
 /// The bearer token of a request: `Authorization: Bearer <token>` (the scheme in any case).
-fn bearer_token(req: &HttpRequest) -> Option<String> {
+pub(crate) fn bearer_token(req: &HttpRequest) -> Option<String> {
     let value = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)?
@@ -196,8 +201,7 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
         .cloned()
         .ok_or_else(|| Failure::Internal(anyhow::anyhow!("no state")))?;
     let hash = token_hash(&token);
-    drop(token);
-    if let Some(p) = state.principals.get(&hash) {
+    if let Some(p) = state.principals.get(&hash, state.settings.staff.idle) {
         return Ok(p);
     }
     let client = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
@@ -206,10 +210,27 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
             state.auth_failures.check(client)?;
         }
     }
-    let found = crate::store::read(&state, move |_, conn| -> crate::error::DomainResult<_> {
-        Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
-    })
-    .await?;
+    let found = if token.starts_with(SESSION_PREFIX) {
+        // A session: its lookup may end it (idle, the Keno Day over) or note its use.
+        use crate::staff::sessions::{principal_of, Lookup};
+        let lookup = crate::store::write(&state, None, move |state, conn| {
+            principal_of(state, conn, &token, crate::db::now_micros())
+        })
+        .await?;
+        match lookup {
+            Lookup::Unknown => None,
+            Lookup::Ended(end) => {
+                return Err(Failure::refuse(Refusal::SessionEnded, end.message()).into())
+            }
+            Lookup::Standing(p) => Some((hash, p)),
+        }
+    } else {
+        drop(token);
+        crate::store::read(&state, move |_, conn| -> crate::error::DomainResult<_> {
+            Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
+        })
+        .await?
+    };
     match found {
         Some((hash, principal)) => {
             state.principals.put(hash, principal.clone());
@@ -288,8 +309,17 @@ where
         Box::pin(async move {
             let principal = authenticate(req.request().clone()).await?;
             principal.require(roles).map_err(ApiError)?;
+            // A person's bearer token of `principal add` works for one more release.
+            let deprecated = principal.session.is_none() && principal.role != Role::Device;
             req.extensions_mut().insert(principal);
-            service.call(req).await
+            let mut response = service.call(req).await?;
+            if deprecated {
+                response.headers_mut().insert(
+                    actix_web::http::header::HeaderName::from_static("deprecation"),
+                    actix_web::http::header::HeaderValue::from_static("true"),
+                );
+            }
+            Ok(response)
         })
     }
 }

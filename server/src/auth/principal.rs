@@ -22,6 +22,9 @@ pub struct Principal {
     pub name: String,
     pub site: Option<String>,
     pub terminal: Option<String>,
+    /// The session signed on (`crate::staff::sessions`); `None` for a bearer token of
+    /// `principal add` (a device's, or a person's, deprecated).
+    pub session: Option<String>,
 }
 
 impl Principal {
@@ -45,7 +48,15 @@ impl Principal {
 /// unknown tokens are never cached, so a new principal works at once. An entry is kept for a
 /// day after it expires, to know the token as one that worked ([`PrincipalCache::known`]).
 pub struct PrincipalCache {
-    entries: Mutex<HashMap<String, (Principal, Instant)>>,
+    entries: Mutex<HashMap<String, Cached>>,
+}
+
+struct Cached {
+    principal: Principal,
+    /// When the database last confirmed it.
+    found: Instant,
+    /// When a request of this instance last used it.
+    used: Instant,
 }
 
 const CACHE_TTL: Duration = Duration::from_secs(10);
@@ -63,13 +74,22 @@ impl Default for PrincipalCache {
 }
 
 impl PrincipalCache {
-    pub(super) fn get(&self, hash: &str) -> Option<Principal> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+    /// The principal of a digest found in the last few seconds. A session's is given only if
+    /// this instance saw it used within `idle` (and its use is noted); otherwise the database
+    /// decides whether it stands (another instance may have seen it since).
+    pub(super) fn get(&self, hash: &str, idle: Duration) -> Option<Principal> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         // The table is keyed by the digest; the digest found is confirmed in constant time.
-        entries
-            .get_key_value(hash)
-            .filter(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < CACHE_TTL)
-            .map(|(_, (p, _))| p.clone())
+        let (stored, entry) = entries.get_key_value(hash)?;
+        if !same_secret(stored, hash) || entry.found.elapsed() >= CACHE_TTL {
+            return None;
+        }
+        if entry.principal.session.is_some() && entry.used.elapsed() > idle {
+            return None;
+        }
+        let entry = entries.get_mut(hash)?;
+        entry.used = Instant::now();
+        Some(entry.principal.clone())
     }
 
     /// Whether the token of this digest matched a principal in the last [`KNOWN_TTL`].
@@ -77,15 +97,35 @@ impl PrincipalCache {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries
             .get_key_value(hash)
-            .is_some_and(|(stored, (_, at))| same_secret(stored, hash) && at.elapsed() < KNOWN_TTL)
+            .is_some_and(|(stored, c)| same_secret(stored, hash) && c.found.elapsed() < KNOWN_TTL)
+    }
+
+    /// Forgets a token at once (signed off).
+    pub fn forget(&self, hash: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.remove(hash);
+    }
+
+    /// Forgets every token of a principal at once (disabled, or its secret reset).
+    pub fn forget_principal(&self, id: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.retain(|_, c| c.principal.id != id);
     }
 
     pub(super) fn put(&self, hash: String, principal: Principal) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if entries.len() > 10_000 {
-            entries.retain(|_, (_, at)| at.elapsed() < KNOWN_TTL);
+            entries.retain(|_, c| c.found.elapsed() < KNOWN_TTL);
         }
-        entries.insert(hash, (principal, Instant::now()));
+        let now = Instant::now();
+        entries.insert(
+            hash,
+            Cached {
+                principal,
+                found: now,
+                used: now,
+            },
+        );
     }
 }
 

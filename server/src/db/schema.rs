@@ -24,6 +24,7 @@ diesel::table! {
         totp_secret -> Nullable<Text>,
         failed_signons -> Integer,
         locked_until -> Nullable<BigInt>,
+        totp_last_step -> Nullable<BigInt>,
     }
 }
 
@@ -469,6 +470,7 @@ diesel::table! {
 }
 
 diesel::joinable!(set_bet_tickets -> set_bets (set_bet_id));
+diesel::joinable!(staff_sessions -> principals (principal_id));
 
 diesel::table! {
     payment_parts (serial, part) {

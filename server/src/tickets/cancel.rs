@@ -17,7 +17,9 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
+use keno_api::staff::OverrideAction;
 use keno_api::Refusal;
 use keno_core::{CancelFacts, GameState, KenoDay, TicketStatus};
 // The wire's type (keno-api), where the server's modules have always found it.
@@ -27,22 +29,25 @@ pub use keno_api::tickets::Cancellation;
 #[utoipa::path(
     tag = "tickets",
     security(("bearer" = [])),
-    params(("serial" = String, Path)),
+    params(("serial" = String, Path),
+           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides)")),
     responses(
         (status = 200, body = Cancellation),
         (status = 409, body = crate::error::ErrorBody, description = "`cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: another site's ticket needs a supervisor's approval"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
     )
 )]
 #[post("/api/v1/tickets/{serial}/cancel", wrap = "Require(&[Role::Writer])")]
 pub async fn cancel(
     state: web::Data<AppState>,
     principal: Principal,
+    carried: OverrideHeader,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Cancellation>> {
     let serial = serial.into_inner();
     let result = crate::store::write(&state, None, move |state, conn| {
-        cancel_in(state, conn, &serial, &principal.id)
+        cancel_in(state, conn, &serial, &principal, &carried)
     })
     .await?;
     Ok(web::Json(result))
@@ -52,9 +57,22 @@ fn cancel_in(
     state: &AppState,
     conn: &mut DbConnection,
     serial: &str,
-    by: &str,
+    principal: &Principal,
+    carried: &OverrideHeader,
 ) -> DomainResult<Cancellation> {
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    // Another site's ticket: only with a supervisor's approval given now.
+    let approval = admit(
+        state,
+        conn,
+        principal,
+        carried,
+        OverrideAction::Cancel,
+        &t.serial,
+        &t.site,
+        None,
+    )?;
+    let by = principal.id.as_str();
     // The Keno Day started most recently: outside the hours it is still the one just ended, so
     // a game left open past the end of gaming can still be cancelled until its draw.
     let today = crate::vouchers::today(state)?;
@@ -97,6 +115,7 @@ fn cancel_in(
                 "refund_cents": refund,
                 "whole": c.whole,
                 "cancelled_at": now,
+                "approved_by": Approval::payload(&approval),
             }),
         )
         .by(by)],

@@ -2,6 +2,7 @@
 //! pay); `tender`: a sale paid with vouchers and winning tickets. A player is in a game once the ticket's row is committed (rules 4, 15).
 
 pub mod cancel;
+pub mod hand_pay;
 pub mod pay;
 pub mod sale;
 pub mod tender;

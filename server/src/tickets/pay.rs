@@ -18,7 +18,9 @@ use crate::db::schema::{
 };
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
+use keno_api::staff::{OverrideAction, PayRequest};
 use keno_core::{
     GamePrize, GameState, KenoDay, MajorPrizesBy, PayMethod, PayPart, PayRefusal, Payable,
     PayableFacts, Played, TicketStatus,
@@ -39,48 +41,105 @@ pub struct PayOptions {
 #[utoipa::path(
     tag = "tickets",
     security(("bearer" = [])),
-    params(("serial" = String, Path), PayOptions),
+    params(("serial" = String, Path), PayOptions,
+           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides): another site's ticket, or above the writer's payout limit")),
+    request_body(content = Option<PayRequest>, description = "a hand-pay's claimant and ID: required with a major prize"),
     responses(
         (status = 200, body = Payment),
         (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 400, body = crate::error::ErrorBody, description = "`hand_pay_required`: a major prize needs the claimant's name and ID (and a cheque's number)"),
+        (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `approval_required`, `invalid_override`: a supervisor's approval is needed"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
     )
 )]
 #[post("/api/v1/tickets/{serial}/pay", wrap = "Require(&[Role::Writer])")]
 pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
+    carried: OverrideHeader,
     serial: web::Path<String>,
     options: web::Query<PayOptions>,
+    body: web::Bytes,
 ) -> ApiResult<web::Json<Payment>> {
     let serial = serial.into_inner();
     let majors = options.major_prizes.unwrap_or_default();
+    let request = super::hand_pay::body(&body)?;
     let payment = crate::store::write(&state, Some("payment"), move |state, conn| {
         let today = crate::vouchers::today(state)?;
-        pay_in(conn, &serial, &principal, (today, majors))
+        let who = Payer {
+            principal: &principal,
+            carried: &carried,
+            request: &request,
+        };
+        pay_in(state, conn, &serial, who, (today, majors))
     })
     .await?;
     Ok(web::Json(payment))
 }
 
+/// Who pays, the approval they carry, and the hand-pay they give.
+struct Payer<'a> {
+    principal: &'a Principal,
+    carried: &'a OverrideHeader,
+    request: &'a PayRequest,
+}
+
 fn pay_in(
+    state: &AppState,
     conn: &mut DbConnection,
     serial: &str,
-    principal: &Principal,
+    who: Payer<'_>,
     (today, majors): (KenoDay, MajorPrizesBy),
 ) -> DomainResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    // Another site's ticket: a supervisor's approval, before anything of it is told.
+    let approval = admit(
+        state,
+        conn,
+        who.principal,
+        who.carried,
+        OverrideAction::Pay,
+        &t.serial,
+        &t.site,
+        None,
+    )?;
     // Rules 11.5, 12.2, 13.1: the core decides what is paid, and in what parts.
     let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
+    // More than a writer pays alone: a supervisor's approval (one covers both).
+    let approval = match approval {
+        Some(given) => Some(given),
+        None => admit(
+            state,
+            conn,
+            who.principal,
+            who.carried,
+            OverrideAction::Pay,
+            &t.serial,
+            &t.site,
+            Some(due.total_cents),
+        )?,
+    };
     let parts = due.parts(majors);
     let method = Payable::method_of(&parts);
+    let by_cheque = parts.iter().any(|p| p.method == PayMethod::Cheque);
+    let hand_pay = super::hand_pay::record(
+        conn,
+        &t.serial,
+        due.major,
+        by_cheque,
+        who.request.hand_pay.as_ref(),
+        &approval,
+    )?;
     let entry = mark_paid(
         conn,
         &t,
         due.total_cents,
         method,
-        &principal.id,
-        serde_json::json!({ "parts": parts_json(&parts) }),
+        &who.principal.id,
+        serde_json::json!({
+            "parts": parts_json(&parts), "hand_pay": hand_pay,
+            "approved_by": Approval::payload(&approval),
+        }),
     )?;
     record_parts(conn, &t.serial, &parts)?;
     crate::audit::log::append(conn, vec![entry])?;

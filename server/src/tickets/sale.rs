@@ -69,6 +69,7 @@ pub async fn sell(
     state: web::Data<AppState>,
     sales: web::Data<super::writer::SaleWriter>,
     principal: Principal,
+    carried: crate::staff::overrides::OverrideHeader,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
@@ -107,6 +108,7 @@ pub async fn sell(
         // approval, say) still gets its ticket rather than a refusal.
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
+    tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
     for _ in 0..25 {

@@ -501,3 +501,61 @@ fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {
         .unwrap_or_default();
     Failure::refuse(Refusal::from(e), format!("{e}{what}"))
 }
+
+/// A writer tenders another site's winning ticket only with a supervisor's approval given now
+/// (INTERPRETATION.md, "Where a ticket may be handled"): one such ticket per sale, its grant
+/// spent before the sale is queued (a sale then refused leaves it spent: ask again).
+pub async fn admit_tendered(
+    state: &actix_web::web::Data<crate::state::AppState>,
+    principal: &crate::auth::Principal,
+    carried: &crate::staff::overrides::OverrideHeader,
+    tenders: &[TenderRef],
+) -> DomainResult<()> {
+    if principal.role != crate::auth::Role::Writer {
+        return Ok(());
+    }
+    let serials: Vec<String> = tenders
+        .iter()
+        .filter_map(|t| match t {
+            TenderRef::Ticket { serial } => Some(serial.clone()),
+            TenderRef::Voucher { .. } => None,
+        })
+        .collect();
+    if serials.is_empty() {
+        return Ok(());
+    }
+    let sites: Vec<(String, String)> = crate::store::read(state, move |_, conn| {
+        Ok(tickets::table
+            .filter(tickets::serial.eq_any(&serials))
+            .select((tickets::serial, tickets::site))
+            .load(conn)?)
+    })
+    .await?;
+    let mut others = sites
+        .into_iter()
+        .filter(|(_, site)| principal.site.as_deref() != Some(site.as_str()));
+    let Some((serial, site)) = others.next() else {
+        return Ok(());
+    };
+    if others.next().is_some() {
+        return Err(Failure::refuse(
+            Refusal::OtherSite,
+            "tender at most one other site's ticket per sale, with a supervisor's approval",
+        ));
+    }
+    let (principal, carried) = (principal.clone(), carried.clone());
+    crate::store::write(state, None, move |state, conn| {
+        crate::staff::overrides::admit(
+            state,
+            conn,
+            &principal,
+            &carried,
+            keno_api::staff::OverrideAction::Tender,
+            &serial,
+            &site,
+            None,
+        )
+    })
+    .await
+    .map(drop)
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use keno_core::{BetPlan, Draw, PayMethod, RuleSet, WayInPlay};
 
 use super::{find, TicketRow};
+use crate::auth::Principal;
 use crate::auth::{Require, Role};
 use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
@@ -16,7 +17,9 @@ use crate::db::schema::{
 use crate::db::DbConnection;
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::games::drawn;
+use crate::staff::overrides::{admit, OverrideHeader};
 use crate::state::AppState;
+use keno_api::staff::OverrideAction;
 use keno_api::{Refusal, RefusalCode};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::tickets::{GameResult, TicketCheck, TicketDetail, WayResult};
@@ -55,6 +58,7 @@ pub fn detail(
         cheque,
         not_payable,
         payment_parts: super::pay::paid_parts(conn, t)?,
+        hand_pay: super::hand_pay::find(conn, &t.serial)?,
     })
 }
 
@@ -225,9 +229,11 @@ fn load(state: &AppState, conn: &mut DbConnection, serial: &str) -> DomainResult
 #[utoipa::path(
     tag = "tickets",
     security(("bearer" = [])),
-    params(("serial" = String, Path)),
+    params(("serial" = String, Path),
+           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides) for a writer to read another site's ticket")),
     responses((status = 200, body = TicketDetail), (status = 404, body = crate::error::ErrorBody),
-               (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+               (status = 401, body = crate::error::ErrorBody),
+               (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: a writer reads (and reprints) in detail only tickets of the writer's site"))
 )]
 #[get(
     "/api/v1/tickets/{serial}",
@@ -235,10 +241,31 @@ fn load(state: &AppState, conn: &mut DbConnection, serial: &str) -> DomainResult
 )]
 pub async fn get_ticket(
     state: web::Data<AppState>,
+    principal: Principal,
+    carried: OverrideHeader,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketDetail>> {
     let serial = serial.into_inner();
     let d = crate::store::read(&state, move |state, conn| load(state, conn, &serial)).await?;
+    // A writer of another site reads it only with a supervisor's approval, spent here.
+    let own =
+        principal.role != Role::Writer || principal.site.as_deref() == Some(d.ticket.site.as_str());
+    if !own {
+        let (serial, site) = (d.ticket.serial.clone(), d.ticket.site.clone());
+        crate::store::write(&state, None, move |state, conn| {
+            admit(
+                state,
+                conn,
+                &principal,
+                &carried,
+                OverrideAction::Check,
+                &serial,
+                &site,
+                None,
+            )
+        })
+        .await?;
+    }
     Ok(web::Json(d))
 }
 

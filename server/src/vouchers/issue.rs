@@ -18,8 +18,10 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
+use keno_api::staff::{HandPay, OverrideAction};
 use keno_api::Refusal;
 use keno_core::KenoDay;
 // The wire's type (keno-api), where the server's modules have always found it.
@@ -49,6 +51,7 @@ enum What {
 pub async fn issue(
     state: web::Data<AppState>,
     principal: Principal,
+    carried: OverrideHeader,
     request: web::Json<IssueRequest>,
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
@@ -69,8 +72,15 @@ pub async fn issue(
     let (created, row) = loop {
         attempt += 1;
         let (p, r, w) = (principal.clone(), request.request_id.clone(), what.clone());
-        let result = crate::store::write(&state, None, move |_, conn| {
-            issue_in(conn, &p, &r, &w, today)
+        let (c, h) = (carried.clone(), request.hand_pay.clone());
+        let result = crate::store::write(&state, None, move |state, conn| {
+            let counter = Counter {
+                state,
+                principal: &p,
+                carried: &c,
+                hand_pay: h.as_ref(),
+            };
+            issue_in(conn, &counter, &r, &w, today)
         })
         .await;
         match result {
@@ -124,13 +134,22 @@ impl What {
     }
 }
 
+/// Who issues, with the supervisor's approval and the hand-pay they carry.
+struct Counter<'a> {
+    state: &'a AppState,
+    principal: &'a Principal,
+    carried: &'a OverrideHeader,
+    hand_pay: Option<&'a HandPay>,
+}
+
 fn issue_in(
     conn: &mut DbConnection,
-    principal: &Principal,
+    counter: &Counter<'_>,
     request_id: &str,
     what: &What,
     today: KenoDay,
 ) -> DomainResult<(bool, VoucherRow)> {
+    let principal = counter.principal;
     if let Some(v) = by_request(conn, principal, request_id)? {
         return Ok((false, v));
     }
@@ -143,12 +162,49 @@ fn issue_in(
                 crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
             // Rules 13.1, 1(n)(ii), 12.2: payable at a terminal today; the voucher holds the
             // minor wins and refunds, a major prize is paid by cheque beside it.
-            let parts = keno_core::payable(&facts(conn, &t)?, today)
-                .and_then(|p| p.voucher_parts())
-                .map_err(|e| refused(serial, e))?;
+            // Another site's ticket: a supervisor's approval, before anything of it is told.
+            let (state, carried) = (counter.state, counter.carried);
+            let approval = admit(
+                state,
+                conn,
+                principal,
+                carried,
+                OverrideAction::Pay,
+                &t.serial,
+                &t.site,
+                None,
+            )?;
+            let due =
+                keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(serial, e))?;
+            let parts = due.voucher_parts().map_err(|e| refused(serial, e))?;
             let voucher_cents = parts[0].cents;
             let total: u64 = parts.iter().map(|p| p.cents).sum();
-            let mut details = serde_json::json!({ "voucher": code });
+            // More than a writer pays alone: a supervisor's approval (one covers both).
+            let approval = match approval {
+                Some(given) => Some(given),
+                None => admit(
+                    state,
+                    conn,
+                    principal,
+                    carried,
+                    OverrideAction::Pay,
+                    &t.serial,
+                    &t.site,
+                    Some(total),
+                )?,
+            };
+            let by_cheque = parts.len() > 1;
+            let hand_pay = crate::tickets::hand_pay::record(
+                conn,
+                &t.serial,
+                due.major,
+                by_cheque,
+                counter.hand_pay,
+                &approval,
+            )?;
+            let mut details = serde_json::json!({
+                "voucher": code, "hand_pay": hand_pay, "approved_by": Approval::payload(&approval),
+            });
             if parts.len() > 1 {
                 details["parts"] = crate::tickets::pay::parts_json(&parts);
             }

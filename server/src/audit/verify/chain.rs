@@ -39,6 +39,10 @@ pub struct Trail {
     pub voided: HashMap<String, Value>,
     pub closures_scheduled: BTreeMap<i64, Value>,
     pub closures_withdrawn: BTreeMap<i64, Value>,
+    /// Staff ID -> the person as the trail's changes leave them (`super::staff`).
+    pub staff: HashMap<String, super::staff::Person>,
+    /// "site/terminal" -> the digest of its credential as last set.
+    pub terminal_credentials: HashMap<String, String>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -172,6 +176,16 @@ impl Trail {
             }
             "principal_added" => {
                 self.principals.insert(subject, payload);
+            }
+            "staff_added" | "staff_disabled" | "staff_enabled" | "staff_secret_reset" => {
+                super::staff::replay(&mut self.staff, &e.kind, subject, &payload, report);
+            }
+            "terminal_registered" | "terminal_credential_rotated" => {
+                let digest = payload["credential_sha256"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                self.terminal_credentials.insert(subject, digest);
             }
             "rule_set_recorded" => {
                 self.rule_sets.insert(subject, payload);

@@ -1,0 +1,127 @@
+//! The room's acts among the day's exceptions (issue "Running the room"): failed sign-ons and
+//! locks, people added, disabled, enabled or their secret reset, terminals registered or their
+//! credential rotated, and every supervisor's approval given at a counter. Read from the audit
+//! trail's entries, which hold who, where and why.
+
+use diesel::prelude::*;
+use serde_json::Value;
+
+use super::source::People;
+use crate::db::schema::audit_log;
+use crate::db::DbConnection;
+
+/// One act: when, its exception kind, what, who, why.
+pub struct Act {
+    pub micros: i64,
+    pub kind: &'static str,
+    pub serial: Option<String>,
+    pub what: String,
+    pub who: String,
+    pub why: String,
+}
+
+const KINDS: [&str; 8] = [
+    "sign_on_failed",
+    "staff_added",
+    "staff_disabled",
+    "staff_enabled",
+    "staff_secret_reset",
+    "terminal_registered",
+    "terminal_credential_rotated",
+    "override_granted",
+];
+
+pub fn acts(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+) -> anyhow::Result<Vec<Act>> {
+    let rows: Vec<(i64, String, String, Option<String>, String)> = audit_log::table
+        .filter(audit_log::kind.eq_any(KINDS))
+        .filter(audit_log::recorded_at.ge(from))
+        .filter(audit_log::recorded_at.lt(to))
+        .order(audit_log::seq)
+        .select((
+            audit_log::recorded_at,
+            audit_log::kind,
+            audit_log::subject,
+            audit_log::principal_id,
+            audit_log::payload,
+        ))
+        .load(conn)?;
+    rows.into_iter()
+        .map(|(at, kind, subject, by, payload)| {
+            let payload: Value = serde_json::from_str(&payload)?;
+            Ok(act(at, &kind, subject, by.as_deref(), &payload, people))
+        })
+        .collect()
+}
+
+fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people: &People) -> Act {
+    let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
+    let who = || by.map_or_else(|| text("by"), |id| people.who(Some(id)));
+    let place = match (p["site"].as_str(), p["terminal"].as_str()) {
+        (Some(s), Some(t)) => format!(" at site {s} terminal {t}"),
+        _ => p["address"]
+            .as_str()
+            .map(|a| format!(" from {a}"))
+            .unwrap_or_default(),
+    };
+    let (kind, what, who, why) = match kind {
+        "sign_on_failed" => {
+            let locked = if p["locked_until"].is_i64() {
+                "; the ID is now locked"
+            } else {
+                ""
+            };
+            (
+                "sign_on",
+                format!("sign-on failed for staff ID {subject}{place}{locked}"),
+                people.who(Some(&subject)),
+                "a wrong or unknown staff ID, PIN, password or code".to_string(),
+            )
+        }
+        "override_granted" => (
+            "approval",
+            format!(
+                "a supervisor's approval to {} ticket {subject} for writer {} ({}){place}",
+                text("action"),
+                text("writer_name"),
+                text("writer")
+            ),
+            format!("{} ({})", text("supervisor_name"), text("supervisor")),
+            text("reason"),
+        ),
+        "terminal_registered" | "terminal_credential_rotated" => {
+            let done = if kind == "terminal_registered" {
+                "registered"
+            } else {
+                "credential rotated"
+            };
+            (
+                "terminal",
+                format!("terminal {subject} {done}"),
+                who(),
+                text("reason"),
+            )
+        }
+        _ => {
+            let done = kind.trim_start_matches("staff_").replace('_', " ");
+            (
+                "staff",
+                format!("staff ID {subject} ({}) {done}", people.who(Some(&subject))),
+                who(),
+                text("reason"),
+            )
+        }
+    };
+    let serial = (kind == "approval").then_some(subject);
+    Act {
+        micros: at,
+        kind,
+        serial,
+        what,
+        who,
+        why,
+    }
+}

@@ -1,0 +1,243 @@
+//! A supervisor's approval at that moment (issue "Running the room"; INTERPRETATION.md, "Where
+//! a ticket may be handled"): a writer handles only tickets sold at the writer's own site, and
+//! pays alone only up to the payout limit. Beyond either, a supervisor comes to the counter and
+//! signs on inside the writer's request (`POST /api/v1/overrides`: password and TOTP code); the
+//! grant answered is good once, for that action on that ticket by that writer, for two
+//! minutes, and the writer's retried request carries it (`X-Keno-Override`). It is spent in
+//! the same transaction as the action, so an action refused for another reason leaves it
+//! unspent. Both names enter the trail (`override_granted`, and the action's own entry names
+//! the approval), and the exceptions.
+
+use std::future::{ready, Ready};
+
+use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
+use diesel::prelude::*;
+use keno_api::staff::{OverrideAction, OverrideGrant, OverrideRequest, OVERRIDE_HEADER};
+use keno_api::Refusal;
+use keno_core::Authority;
+
+use super::sessions::{prove, Place, Proved};
+use super::{secret, StaffRow};
+use crate::audit::log::{append, Entry};
+use crate::auth::{token_hash, Principal, Require, Role};
+use crate::db::schema::overrides;
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiResult, DomainResult, Failure};
+use crate::state::AppState;
+
+/// How long a grant is good for.
+const GRANT_MICROS: i64 = 120 * 1_000_000;
+
+/// The grant a request carries in `X-Keno-Override`, if any.
+#[derive(Clone, Debug, Default)]
+pub struct OverrideHeader(pub Option<String>);
+
+impl FromRequest for OverrideHeader {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let carried = req
+            .headers()
+            .get(OVERRIDE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty());
+        ready(Ok(OverrideHeader(carried)))
+    }
+}
+
+/// The supervisor who approved an action, for the action's own record.
+#[derive(Clone, Debug)]
+pub struct Approval {
+    pub supervisor_id: String,
+}
+
+impl Approval {
+    pub fn payload(approval: &Option<Approval>) -> serde_json::Value {
+        approval
+            .as_ref()
+            .map_or(serde_json::Value::Null, |a| a.supervisor_id.clone().into())
+    }
+}
+
+/// Whether `principal` may do `action` to the ticket `serial` sold at `site`, paying `pays`
+/// cents (for a payment): a writer needs a grant for another site's ticket, or above the
+/// payout limit; the grant is spent here. Others pass (their roles are checked on the route).
+#[allow(clippy::too_many_arguments)]
+pub fn admit(
+    state: &AppState,
+    conn: &mut DbConnection,
+    principal: &Principal,
+    carried: &OverrideHeader,
+    action: OverrideAction,
+    serial: &str,
+    site: &str,
+    pays: Option<u64>,
+) -> DomainResult<Option<Approval>> {
+    if principal.role != Role::Writer {
+        return Ok(None);
+    }
+    let other_site = principal.site.as_deref() != Some(site);
+    let above_limit =
+        pays.is_some_and(|c| state.settings.staff.payout.authority_for(c) == Authority::Supervisor);
+    if !other_site && !above_limit {
+        return Ok(None);
+    }
+    let Some(token) = &carried.0 else {
+        return Err(if other_site {
+            Failure::refuse(
+                Refusal::OtherSite,
+                format!("ticket {serial} was sold at site {site}: a supervisor's approval is needed (POST /api/v1/overrides)"),
+            )
+        } else {
+            let limit = state.settings.staff.payout.writer_limit_cents;
+            Failure::refuse(
+                Refusal::ApprovalRequired,
+                format!("ticket {serial} pays more than a writer's payout limit of {}: a supervisor approves (POST /api/v1/overrides)", keno_core::Dollars(limit)),
+            )
+        });
+    };
+    spend(conn, principal, token, action, serial).map(Some)
+}
+
+/// Spends a grant for exactly this writer, action and ticket.
+fn spend(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    token: &str,
+    action: OverrideAction,
+    serial: &str,
+) -> DomainResult<Approval> {
+    let now = now_micros();
+    let id = token_hash(token);
+    let supervisor: Option<String> = overrides::table
+        .find(&id)
+        .filter(overrides::writer_id.eq(&principal.id))
+        .filter(overrides::action.eq(action.as_str()))
+        .filter(overrides::serial.eq(serial))
+        .filter(overrides::used_at.is_null())
+        .filter(overrides::expires_at.gt(now))
+        .select(overrides::supervisor_id)
+        .first(conn)
+        .optional()?;
+    let spent = match &supervisor {
+        Some(_) => diesel::update(overrides::table.find(&id))
+            .filter(overrides::used_at.is_null())
+            .set(overrides::used_at.eq(now))
+            .execute(conn)?,
+        None => 0,
+    };
+    match supervisor {
+        Some(supervisor_id) if spent == 1 => Ok(Approval { supervisor_id }),
+        _ => Err(Failure::refuse(
+            Refusal::InvalidOverride,
+            format!("the approval carried is not good for {} of ticket {serial} by this writer now: unknown, used, expired or for another action", action.as_str()),
+        )),
+    }
+}
+
+/// A supervisor, signing on at the writer's counter, approves one action on one ticket.
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    request_body = OverrideRequest,
+    responses(
+        (status = 201, body = OverrideGrant),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `invalid_request`"),
+        (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`: the supervisor's password or code"),
+        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: the person signing is not a supervisor, or is the writer"),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`")
+    )
+)]
+#[post("/api/v1/overrides", wrap = "Require(&[Role::Writer])")]
+pub async fn grant(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    principal: Principal,
+    body: web::Json<OverrideRequest>,
+) -> ApiResult<HttpResponse> {
+    let body = body.into_inner();
+    let reason = crate::reason::reason(&body.reason)?;
+    let serial = body.serial.trim().to_string();
+    let looked_up = serial.clone();
+    let exists = crate::store::read(&state, move |_, conn| {
+        Ok(crate::tickets::find(conn, &looked_up)?.is_some())
+    })
+    .await?;
+    if !exists {
+        return Err(Failure::not_found("ticket").into());
+    }
+    let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
+    let place = principal
+        .site
+        .clone()
+        .zip(principal.terminal.clone())
+        .map(|(site, terminal)| Place { site, terminal });
+    let supervisor = match prove(&state, body.supervisor, place, address).await? {
+        Proved::Person(row) => row,
+        Proved::Refused(refusal) => return Err(refusal.into()),
+    };
+    if supervisor.role()? != Role::Supervisor || supervisor.id == principal.id {
+        return Err(Failure::forbidden(
+            "only a supervisor, not the writer, approves at the counter",
+        )
+        .into());
+    }
+    let action = body.action;
+    let granted = crate::store::write(&state, None, move |_, conn| {
+        record(conn, &principal, &supervisor, action, &serial, &reason)
+    })
+    .await?;
+    Ok(HttpResponse::Created().json(granted))
+}
+
+fn record(
+    conn: &mut DbConnection,
+    writer: &Principal,
+    supervisor: &StaffRow,
+    action: OverrideAction,
+    serial: &str,
+    reason: &str,
+) -> DomainResult<OverrideGrant> {
+    let token = secret::new_token("ko_");
+    let now = now_micros();
+    let expires_at = now + GRANT_MICROS;
+    diesel::insert_into(overrides::table)
+        .values((
+            overrides::id.eq(token_hash(&token)),
+            overrides::action.eq(action.as_str()),
+            overrides::serial.eq(serial),
+            overrides::writer_id.eq(&writer.id),
+            overrides::site.eq(&writer.site),
+            overrides::terminal.eq(&writer.terminal),
+            overrides::supervisor_id.eq(&supervisor.id),
+            overrides::reason.eq(reason),
+            overrides::granted_at.eq(now),
+            overrides::expires_at.eq(expires_at),
+        ))
+        .execute(conn)?;
+    append(
+        conn,
+        vec![Entry::new(
+            "override_granted",
+            serial,
+            serde_json::json!({
+                "action": action.as_str(), "writer": writer.id, "writer_name": writer.name,
+                "site": writer.site, "terminal": writer.terminal, "supervisor": supervisor.id,
+                "supervisor_name": supervisor.name, "reason": reason, "granted_at": now,
+                "expires_at": expires_at, "grant_sha256": token_hash(&token),
+            }),
+        )
+        .by(&supervisor.id)],
+    )?;
+    Ok(OverrideGrant {
+        grant: token,
+        action,
+        serial: serial.to_string(),
+        supervisor_id: supervisor.id.clone(),
+        supervisor_name: supervisor.name.clone(),
+        expires_at: rfc3339(expires_at),
+    })
+}

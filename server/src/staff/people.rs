@@ -1,0 +1,512 @@
+//! Managing people: list, add, disable, enable, reset a secret. Supervisors do it over HTTP;
+//! the venue's first supervisor is added at the server with `keno-server staff add`.
+//!
+//! Each change enters the audit trail with who made it and why (`staff_added`,
+//! `staff_disabled`, `staff_enabled`, `staff_secret_reset`), and the day's exceptions. The
+//! trail holds the SHA-256 of the stored argon2id hash and of the TOTP secret, never the
+//! secrets: `audit verify` finds a secret swapped in the table behind the server's back.
+//! One active staff ID per person name and role (a unique index); a disabled person's
+//! sessions end at once.
+
+use actix_web::{get, post, web, HttpResponse};
+use diesel::prelude::*;
+use keno_api::staff::{AddStaff, StaffChange, StaffMember, StaffSecret};
+use keno_api::Refusal;
+use keno_core::{SecretKind, SessionEnd};
+use sha2::{Digest, Sha256};
+
+use super::{check_code, secret, secret_kind, sessions, PrincipalKind, StaffRow};
+use crate::audit::log::{append, Entry};
+use crate::auth::{Principal, Require, Role};
+use crate::db::schema::{principals, staff_sessions};
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiResult, DomainResult, Failure};
+use crate::state::AppState;
+
+/// Who makes a change: a supervisor signed on, or the operator at the server's command line.
+#[derive(Clone, Debug)]
+pub struct Actor {
+    pub id: Option<String>,
+    pub name: String,
+}
+
+impl Actor {
+    pub fn of(p: &Principal) -> Actor {
+        Actor {
+            id: Some(p.id.clone()),
+            name: p.name.clone(),
+        }
+    }
+
+    /// The operator of the command line, by the login it runs under.
+    pub fn cli() -> Actor {
+        let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
+        Actor {
+            id: None,
+            name: format!("command line ({user})"),
+        }
+    }
+
+    pub fn entry(&self, entry: Entry) -> Entry {
+        match &self.id {
+            Some(id) => entry.by(id),
+            None => entry,
+        }
+    }
+}
+
+/// The digest of a stored secret the trail keeps (of the argon2id hash, or the TOTP secret).
+pub fn digest(stored: &str) -> String {
+    hex::encode(Sha256::digest(stored.as_bytes()))
+}
+
+/// A secret ready to store: its hash made outside any transaction (argon2id takes time), and
+/// the secrets to show once.
+pub struct NewSecret {
+    pub hash: String,
+    pub shown: Option<String>,
+    pub totp_secret: Option<String>,
+}
+
+impl NewSecret {
+    /// The given secret, checked (`invalid_secret`), or one made; a TOTP secret for those who
+    /// sign on with a code.
+    pub fn make(kind: SecretKind, given: Option<&str>) -> DomainResult<NewSecret> {
+        let (secret, shown) = match given {
+            Some(s) => {
+                keno_core::check_secret(kind, s)
+                    .map_err(|e| Failure::refuse(Refusal::InvalidSecret, e.to_string()))?;
+                (s.to_string(), None)
+            }
+            None => {
+                let made = match kind {
+                    SecretKind::Pin => secret::new_pin(),
+                    SecretKind::PasswordAndCode => secret::new_password(),
+                };
+                (made.clone(), Some(made))
+            }
+        };
+        Ok(NewSecret {
+            hash: secret::hash(&secret)?,
+            shown,
+            totp_secret: (kind == SecretKind::PasswordAndCode).then(secret::new_totp_secret),
+        })
+    }
+
+    fn shown(self, staff_id: &str, name: &str, role: Role) -> DomainResult<StaffSecret> {
+        let account = format!("{name} ({staff_id})");
+        let totp_uri = match &self.totp_secret {
+            Some(s) => Some(secret::totp_uri(s, &account)?),
+            None => None,
+        };
+        Ok(StaffSecret {
+            staff_id: staff_id.to_string(),
+            name: name.to_string(),
+            role,
+            secret: self.shown,
+            totp_secret: self.totp_secret,
+            totp_uri,
+        })
+    }
+
+    /// The trail's record of the secret set.
+    fn payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "secret_sha256": digest(&self.hash),
+            "totp_sha256": self.totp_secret.as_deref().map(digest),
+        })
+    }
+}
+
+/// A person's name as given: 1 to 100 characters, no control characters.
+fn check_name(name: &str) -> DomainResult<String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(Failure::refuse(
+            Refusal::InvalidName,
+            "a name is 1 to 100 characters",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// A person to add, checked, with the secret made: all before the transaction.
+pub struct Addition {
+    name: String,
+    role: Role,
+    staff_id: Option<String>,
+    reason: String,
+    secret: NewSecret,
+}
+
+impl Addition {
+    pub fn check(req: &AddStaff) -> DomainResult<Addition> {
+        let kind = secret_kind(req.role).ok_or_else(|| {
+            Failure::refuse(
+                Refusal::InvalidRequest,
+                "a device does not sign on: it keeps its own credential (`principal add --role device`)",
+            )
+        })?;
+        let staff_id = match &req.staff_id {
+            Some(id) => Some(check_code("staff ID", id, Refusal::InvalidStaffId)?),
+            None => None,
+        };
+        Ok(Addition {
+            name: check_name(&req.name)?,
+            role: req.role,
+            staff_id,
+            reason: crate::reason::reason(&req.reason)?,
+            secret: NewSecret::make(kind, req.secret.as_deref())?,
+        })
+    }
+}
+
+/// A new staff ID: six digits, easy to key at a counter.
+fn new_staff_id(conn: &mut DbConnection) -> DomainResult<String> {
+    for _ in 0..20 {
+        let id = secret::new_pin();
+        let taken: i64 = principals::table.find(&id).count().get_result(conn)?;
+        if taken == 0 {
+            return Ok(id);
+        }
+    }
+    Err(Failure::Internal(anyhow::anyhow!("no free staff ID found")))
+}
+
+/// Adds the person; `staff_active` if the name already has an active ID in the role.
+pub fn add_in(
+    conn: &mut DbConnection,
+    by: &Actor,
+    addition: Addition,
+) -> DomainResult<StaffSecret> {
+    let active: i64 = principals::table
+        .filter(principals::kind.eq(PrincipalKind::Staff.as_str()))
+        .filter(principals::name.eq(&addition.name))
+        .filter(principals::role.eq(addition.role.as_str()))
+        .filter(principals::disabled.eq(false))
+        .count()
+        .get_result(conn)?;
+    if active > 0 {
+        return Err(Failure::refuse(
+            Refusal::StaffActive,
+            format!(
+                "{} already has an active {} staff ID: one per person and role",
+                addition.name, addition.role
+            ),
+        ));
+    }
+    let id = match addition.staff_id {
+        Some(id) => id,
+        None => new_staff_id(conn)?,
+    };
+    let now = now_micros();
+    let inserted = diesel::insert_into(principals::table)
+        .values((
+            principals::id.eq(&id),
+            principals::role.eq(addition.role.as_str()),
+            principals::name.eq(&addition.name),
+            // A person holds no bearer token: this is the digest of one made and thrown away.
+            principals::token_hash.eq(crate::auth::token_hash(&secret::new_token("x_"))),
+            principals::created_at.eq(now),
+            principals::disabled.eq(false),
+            principals::kind.eq(PrincipalKind::Staff.as_str()),
+            principals::secret_hash.eq(&addition.secret.hash),
+            principals::totp_secret.eq(&addition.secret.totp_secret),
+        ))
+        .execute(conn);
+    match inserted {
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => {
+            return Err(Failure::refuse(
+                Refusal::StaffIdTaken,
+                format!("staff ID {id} is taken (or the person became active meanwhile)"),
+            ))
+        }
+        other => other?,
+    };
+    let mut payload = addition.secret.payload();
+    payload["name"] = addition.name.clone().into();
+    payload["role"] = addition.role.as_str().into();
+    payload["created_at"] = now.into();
+    payload["by"] = by.name.clone().into();
+    payload["reason"] = addition.reason.into();
+    append(
+        conn,
+        vec![by.entry(Entry::new("staff_added", &id, payload))],
+    )?;
+    addition.secret.shown(&id, &addition.name, addition.role)
+}
+
+/// A change to a person.
+pub enum Change {
+    Disable,
+    Enable,
+    Reset(NewSecret),
+}
+
+/// Makes `change` to staff ID `id`; a reset answers the new secret.
+pub fn change_in(
+    state: Option<&AppState>,
+    conn: &mut DbConnection,
+    by: &Actor,
+    id: &str,
+    change: Change,
+    reason: &str,
+) -> DomainResult<Option<StaffSecret>> {
+    let row = super::find(conn, id)?.ok_or_else(|| Failure::not_found("staff ID"))?;
+    let role = row.role()?;
+    let now = now_micros();
+    let (kind, ended, shown) = match change {
+        Change::Disable => (disable(conn, &row)?, Some(SessionEnd::Disabled), None),
+        Change::Enable => (enable(conn, &row)?, None, None),
+        Change::Reset(secret) => {
+            let payload = reset(conn, &row, &secret)?;
+            let shown = secret.shown(&row.id, &row.name, role)?;
+            (
+                ("staff_secret_reset", payload),
+                Some(SessionEnd::SecretReset),
+                Some(shown),
+            )
+        }
+    };
+    if let Some(end) = ended {
+        sessions::end_all(conn, &row.id, end, now)?;
+        if let Some(state) = state {
+            state.principals.forget_principal(&row.id);
+        }
+    }
+    let (kind, mut payload) = kind;
+    payload["at"] = now.into();
+    payload["by"] = by.name.clone().into();
+    payload["reason"] = reason.into();
+    append(conn, vec![by.entry(Entry::new(kind, &row.id, payload))])?;
+    Ok(shown)
+}
+
+type Recorded = (&'static str, serde_json::Value);
+
+fn disable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
+    if row.disabled {
+        return Err(Failure::refuse(
+            Refusal::AlreadyDisabled,
+            format!("staff ID {} is already disabled", row.id),
+        ));
+    }
+    diesel::update(principals::table.find(&row.id))
+        .set(principals::disabled.eq(true))
+        .execute(conn)?;
+    Ok(("staff_disabled", serde_json::json!({})))
+}
+
+fn enable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
+    if !row.disabled {
+        return Err(Failure::refuse(
+            Refusal::AlreadyEnabled,
+            format!("staff ID {} is already enabled", row.id),
+        ));
+    }
+    let updated = diesel::update(principals::table.find(&row.id))
+        .set((
+            principals::disabled.eq(false),
+            principals::failed_signons.eq(0),
+            principals::locked_until.eq(None::<i64>),
+        ))
+        .execute(conn);
+    match updated {
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => Err(Failure::refuse(
+            Refusal::StaffActive,
+            format!(
+                "{} has another active {} staff ID: disable it first",
+                row.name, row.role
+            ),
+        )),
+        other => {
+            other?;
+            Ok(("staff_enabled", serde_json::json!({})))
+        }
+    }
+}
+
+fn reset(
+    conn: &mut DbConnection,
+    row: &StaffRow,
+    secret: &NewSecret,
+) -> DomainResult<serde_json::Value> {
+    diesel::update(principals::table.find(&row.id))
+        .set((
+            principals::secret_hash.eq(&secret.hash),
+            principals::totp_secret.eq(&secret.totp_secret),
+            principals::totp_last_step.eq(None::<i64>),
+            principals::failed_signons.eq(0),
+            principals::locked_until.eq(None::<i64>),
+        ))
+        .execute(conn)?;
+    Ok(secret.payload())
+}
+
+/// Every person, with the sessions standing now.
+pub fn list_in(state: &AppState, conn: &mut DbConnection) -> DomainResult<Vec<StaffMember>> {
+    let rows: Vec<StaffRow> = principals::table
+        .filter(principals::kind.eq(PrincipalKind::Staff.as_str()))
+        .order(principals::id)
+        .select(StaffRow::as_select())
+        .load(conn)?;
+    let now = now_micros();
+    let idle = state.settings.staff.idle.as_micros() as i64;
+    let open: Vec<String> = staff_sessions::table
+        .filter(staff_sessions::ended_at.is_null())
+        .filter(staff_sessions::expires_at.gt(now))
+        .filter(staff_sessions::last_seen_at.ge(now - idle))
+        .select(staff_sessions::principal_id)
+        .load(conn)?;
+    rows.into_iter()
+        .map(|row| {
+            Ok(StaffMember {
+                role: row.role()?,
+                open_sessions: open.iter().filter(|p| **p == row.id).count() as u32,
+                staff_id: row.id,
+                name: row.name,
+                disabled: row.disabled,
+                locked_until: row.locked_until.filter(|&t| t > now).map(rfc3339),
+                created_at: rfc3339(row.created_at),
+            })
+        })
+        .collect()
+}
+
+/// Everyone who works in the room, and whether they can sign on.
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<StaffMember>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[get("/api/v1/staff", wrap = "Require(&[Role::Supervisor])")]
+pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<StaffMember>>> {
+    Ok(web::Json(crate::store::read(&state, list_in).await?))
+}
+
+/// Adds a person: the secret (and a TOTP secret) is shown once in the answer.
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    request_body = AddStaff,
+    responses(
+        (status = 201, body = StaffSecret),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_name`, `invalid_secret`, `invalid_staff_id`, `invalid_reason`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`staff_active`, `staff_id_taken`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/staff", wrap = "Require(&[Role::Supervisor])")]
+pub async fn add(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Json<AddStaff>,
+) -> ApiResult<HttpResponse> {
+    let addition = web::block(move || Addition::check(&body))
+        .await
+        .map_err(|e| Failure::Internal(e.into()))??;
+    let by = Actor::of(&principal);
+    let added =
+        crate::store::write(&state, None, move |_, conn| add_in(conn, &by, addition)).await?;
+    Ok(HttpResponse::Created().json(added))
+}
+
+async fn change(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: String,
+    body: StaffChange,
+    make: impl FnOnce(Option<&str>) -> DomainResult<Change> + Send + 'static,
+) -> ApiResult<web::Json<Option<StaffSecret>>> {
+    let reason = crate::reason::reason(&body.reason)?;
+    let secret = body.secret;
+    let change = web::block(move || make(secret.as_deref()))
+        .await
+        .map_err(|e| Failure::Internal(e.into()))??;
+    let by = Actor::of(&principal);
+    let done = crate::store::write(&state, None, move |state, conn| {
+        change_in(Some(state), conn, &by, &id, change, &reason)
+    })
+    .await?;
+    Ok(web::Json(done))
+}
+
+/// Disables a person: their sessions end at once, and they cannot sign on.
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "the staff ID")),
+    request_body = StaffChange,
+    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_disabled`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[post("/api/v1/staff/{id}/disable", wrap = "Require(&[Role::Supervisor])")]
+pub async fn disable_person(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<String>,
+    body: web::Json<StaffChange>,
+) -> ApiResult<web::Json<Option<StaffSecret>>> {
+    change(state, principal, id.into_inner(), body.into_inner(), |_| {
+        Ok(Change::Disable)
+    })
+    .await
+}
+
+/// Enables a disabled person (and clears a lock).
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "the staff ID")),
+    request_body = StaffChange,
+    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_enabled`, `staff_active`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[post("/api/v1/staff/{id}/enable", wrap = "Require(&[Role::Supervisor])")]
+pub async fn enable_person(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<String>,
+    body: web::Json<StaffChange>,
+) -> ApiResult<web::Json<Option<StaffSecret>>> {
+    change(state, principal, id.into_inner(), body.into_inner(), |_| {
+        Ok(Change::Enable)
+    })
+    .await
+}
+
+/// Sets a new secret (given, or made and shown once; a new TOTP secret for those with one),
+/// clears a lock, and ends the person's sessions.
+#[utoipa::path(
+    tag = "staff",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "the staff ID")),
+    request_body = StaffChange,
+    responses((status = 200, body = Option<StaffSecret>), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody, description = "`invalid_secret`, `invalid_reason`"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+)]
+#[post("/api/v1/staff/{id}/reset", wrap = "Require(&[Role::Supervisor])")]
+pub async fn reset_secret(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<String>,
+    body: web::Json<StaffChange>,
+) -> ApiResult<web::Json<Option<StaffSecret>>> {
+    let id = id.into_inner();
+    let looked_up = id.clone();
+    let role = crate::store::read(&state, move |_, conn| {
+        super::find(conn, &looked_up)?
+            .ok_or_else(|| Failure::not_found("staff ID"))?
+            .role()
+    })
+    .await?;
+    let kind = secret_kind(role)
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("staff {role} without a secret")))?;
+    change(state, principal, id, body.into_inner(), move |given| {
+        Ok(Change::Reset(NewSecret::make(kind, given)?))
+    })
+    .await
+}
