@@ -76,6 +76,10 @@ pub struct ServeArgs {
     /// from the moment it is scheduled.
     #[arg(long, env = "KENO_CLOSURE_NOTICE", default_value_t = 900.0)]
     pub closure_notice: f64,
+    /// Cents a writer's drawer may be over or short at the close of a shift before a
+    /// supervisor must sign the shift off (0: any difference needs a sign-off).
+    #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]
+    pub over_short_tolerance: u64,
     /// Public ticket checks allowed per client address and minute (after a burst of 10).
     #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
     pub check_rate: u32,

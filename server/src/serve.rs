@@ -94,6 +94,7 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
             .map_err(|_| anyhow::anyhow!("--ball-check must be 0 or more seconds"))?,
         closure_notice: std::time::Duration::try_from_secs_f64(args.closure_notice)
             .map_err(|_| anyhow::anyhow!("--closure-notice must be 0 or more seconds"))?,
+        over_short_tolerance_cents: args.over_short_tolerance,
     })
 }
 

@@ -22,6 +22,8 @@ pub struct Settings {
     pub ball_check: Duration,
     /// The least notice players have of an early closure of Keno (rule 16.2).
     pub closure_notice: Duration,
+    /// Cents a drawer may be over or short at a shift's close without a supervisor's sign-off.
+    pub over_short_tolerance_cents: u64,
 }
 
 impl Settings {
