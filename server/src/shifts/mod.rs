@@ -132,13 +132,18 @@ impl ShiftRow {
         })
     }
 
+    /// What the drawer should hold: at the close as stored; while open, the float and `cash`.
+    pub fn expected(&self, cash: &DrawerMovements) -> DomainResult<i64> {
+        Ok(match self.expected_cents {
+            Some(stored) => stored,
+            None => expected_cash(self.float()?, cash),
+        })
+    }
+
     /// The shift as the API shows it: what the drawer should hold now (open) or held at the
     /// close (as stored).
     fn view(self, writer: String, cash: &DrawerMovements) -> DomainResult<Shift> {
-        let expected_cents = match self.expected_cents {
-            Some(stored) => stored,
-            None => expected_cash(self.float()?, cash),
-        };
+        let expected_cents = self.expected(cash)?;
         Ok(Shift {
             id: self.id,
             state: self.state().into(),
@@ -279,7 +284,8 @@ pub async fn open(
     let shift = crate::store::write(&state, None, move |state, conn| {
         let today = crate::vouchers::today(state)?;
         let row = acts::open(conn, &principal, float, today)?;
-        row.clone().view(principal.name.clone(), &row.movements(conn)?)
+        row.clone()
+            .view(principal.name.clone(), &row.movements(conn)?)
     })
     .await
     .map_err(|e| {
@@ -310,7 +316,8 @@ pub async fn current(
 ) -> ApiResult<web::Json<Shift>> {
     let shift = crate::store::snapshot(&state, move |_, conn| {
         let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
-        row.clone().view(principal.name.clone(), &row.movements(conn)?)
+        row.clone()
+            .view(principal.name.clone(), &row.movements(conn)?)
     })
     .await?;
     Ok(web::Json(shift))

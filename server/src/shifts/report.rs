@@ -79,9 +79,10 @@ fn payouts(conn: &mut DbConnection, w: &drawer::Window) -> DomainResult<Vec<Payo
         .load(conn)?;
     let mut by: BTreeMap<String, PayoutTally> = BTreeMap::new();
     for (serial, method, cents) in paid {
-        let method: PayMethod = method.as_deref().unwrap_or("").parse().map_err(|e| {
-            Failure::Internal(anyhow::anyhow!("ticket {serial}: paid, but {e}"))
-        })?;
+        let method: PayMethod =
+            method.as_deref().unwrap_or("").parse().map_err(|e| {
+                Failure::Internal(anyhow::anyhow!("ticket {serial}: paid, but {e}"))
+            })?;
         let cash = match paid_from_drawer(method) {
             PaidFromDrawer::Whole => cents,
             PaidFromDrawer::CashParts => cash_parts
@@ -156,7 +157,10 @@ fn drawer_lines(r: &ShiftReport) -> Vec<Line> {
         Line::Heading("1. DRAWER".into()),
         row("Float (bank) at the opening", s.float_cents),
         row("+ Cash from sales (rule 6.1)", c.sales_cash_cents),
-        row("+ Vouchers bought with cash (1(n)(i))", c.voucher_deposits_cents),
+        row(
+            "+ Vouchers bought with cash (1(n)(i))",
+            c.voucher_deposits_cents,
+        ),
         row("- Change paid in cash for tenders", c.tender_change_cents),
         row("- Refunds of cancellations (rule 8)", c.refunds_cents),
         row("- Prizes paid in cash (rule 12.2)", c.prizes_cash_cents),
@@ -189,7 +193,10 @@ fn detail_lines(r: &ShiftReport) -> Vec<Line> {
     };
     let mut lines = vec![
         Line::Heading("2. SALES BY BET TYPE".into()),
-        Line::Columns(format!("{:<24} {:>8} {:>16}", "BET TYPE", "TICKETS", "AMOUNT")),
+        Line::Columns(format!(
+            "{:<24} {:>8} {:>16}",
+            "BET TYPE", "TICKETS", "AMOUNT"
+        )),
     ];
     lines.extend(r.sales.iter().map(|t| row(&t.kind, t.count, t.cents)));
     lines.push(row("Total", r.sales_total.count, r.sales_total.cents));
@@ -222,7 +229,11 @@ fn detail_lines(r: &ShiftReport) -> Vec<Line> {
         "{:<24} {:>8} {:>16}",
         "ISSUED FROM", "VOUCHERS", "AMOUNT"
     )));
-    lines.extend(r.vouchers_issued.iter().map(|t| row(&t.kind, t.count, t.cents)));
+    lines.extend(
+        r.vouchers_issued
+            .iter()
+            .map(|t| row(&t.kind, t.count, t.cents)),
+    );
     lines.push(row(
         "Cashed out",
         r.vouchers_cashed.count,
