@@ -147,6 +147,16 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/bonus-fund", Roles(OVERSIGHT)),
     ("POST", "/api/v1/tickets/{serial}/void", Roles(SUPERVISOR)),
     ("POST", "/api/v1/unclaimed/movements", Roles(SUPERVISOR)),
+    // Shifts and banks: a writer's own drawer; a supervisor signs off over/short; the
+    // oversight reads every shift, a writer their own (refused another's by the handler).
+    ("POST", "/api/v1/shifts", Roles(WRITER)),
+    ("GET", "/api/v1/shifts/current", Roles(WRITER)),
+    ("POST", "/api/v1/shifts/current/close", Roles(WRITER)),
+    ("POST", "/api/v1/shifts/{id}/sign-off", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/shifts", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/shifts/{id}", Roles(CASE_READERS)),
+    ("GET", "/api/v1/shifts/{id}/report", Roles(CASE_READERS)),
+    ("GET", "/api/v1/shifts/{id}/report.pdf", Roles(CASE_READERS)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),
 ];
