@@ -124,6 +124,9 @@ impl ShiftRow {
     pub fn signed_off_payload(&self) -> Option<serde_json::Value> {
         self.signed_off_at.map(|at| {
             serde_json::json!({
+                "principal_id": self.principal_id,
+                "site": self.site,
+                "terminal": self.terminal,
                 "signed_off_by": self.signed_off_by,
                 "signed_off_at": at,
                 "reason": self.sign_off_reason,

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use diesel::prelude::*;
-use keno_core::expected_cash;
+use keno_core::{expected_cash, DrawerMovements};
 
 use super::chain::Trail;
 use super::Report;
@@ -21,9 +21,10 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         .select(ShiftRow::as_select())
         .load(conn)?;
     for row in &rows {
-        against_trail(conn, row, trail, report)?;
+        let cash = row.movements(conn)?;
+        against_trail(row, &cash, trail, report);
         if row.closed_at.is_some() {
-            balanced(conn, row, report)?;
+            balanced(row, &cash, report)?;
         }
     }
     let known: BTreeSet<i64> = rows.iter().map(|r| r.id).collect();
@@ -47,23 +48,17 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
 }
 
 /// The opening, close and sign-off of `row` as its entries record them.
-fn against_trail(
-    conn: &mut DbConnection,
-    row: &ShiftRow,
-    trail: &Trail,
-    report: &mut Report,
-) -> anyhow::Result<()> {
+fn against_trail(row: &ShiftRow, cash: &DrawerMovements, trail: &Trail, report: &mut Report) {
     let id = row.id;
     if trail.shifts_opened.get(&id) != Some(&row.opened_payload()) {
         report.differ(format!(
             "the opening of shift {id} differs from the one recorded"
         ));
     }
-    let cash = row.movements(conn)?;
     let same = |stored: Option<serde_json::Value>, recorded: Option<&serde_json::Value>| {
         stored.as_ref() == recorded
     };
-    if !same(row.closed_payload(&cash), trail.shifts_closed.get(&id)) {
+    if !same(row.closed_payload(cash), trail.shifts_closed.get(&id)) {
         report.differ(format!(
             "the close of shift {id} (its count, expected cash, over/short or the drawer's \
              movements) differs from the one recorded"
@@ -79,13 +74,12 @@ fn against_trail(
             "shift {id} is signed off but closed within the tolerance"
         ));
     }
-    Ok(())
 }
 
 /// A closed shift's expected cash from its drawer's records, and its over/short from the count.
-fn balanced(conn: &mut DbConnection, row: &ShiftRow, report: &mut Report) -> anyhow::Result<()> {
+fn balanced(row: &ShiftRow, cash: &DrawerMovements, report: &mut Report) -> anyhow::Result<()> {
     let id = row.id;
-    let expected = expected_cash(row.float()?, &row.movements(conn)?);
+    let expected = expected_cash(row.float()?, cash);
     if row.expected_cents != Some(expected) {
         report.differ(format!(
             "shift {id}: the records of its drawer give {expected} cents expected, the shift \
