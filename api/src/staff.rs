@@ -307,3 +307,64 @@ pub struct PayRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hand_pay: Option<HandPay>,
 }
+
+impl From<keno_core::ShiftState> for ShiftState {
+    fn from(s: keno_core::ShiftState) -> ShiftState {
+        match s {
+            keno_core::ShiftState::Open => ShiftState::Open,
+            keno_core::ShiftState::AwaitingSignOff => ShiftState::AwaitingSignOff,
+            keno_core::ShiftState::Closed => ShiftState::Closed,
+        }
+    }
+}
+
+/// A count of things and their cents.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Tally {
+    pub count: i64,
+    pub cents: i64,
+}
+
+/// A count and cents of one kind: a bet type, a voucher's source.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct KindTally {
+    pub kind: String,
+    pub count: i64,
+    pub cents: i64,
+}
+
+/// The tickets a shift paid by one method (as stored: `cash`, `cash_and_cheque`, `voucher`...),
+/// what they were paid and how much of it left the drawer in cash (rule 12.2).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PayoutTally {
+    pub method: String,
+    pub count: i64,
+    pub cents: i64,
+    pub cash_cents: i64,
+}
+
+/// A shift's report: the shift and what its writer did at the terminal in it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShiftReport {
+    pub shift: Shift,
+    /// Tickets sold, by bet type: their totals, however paid.
+    pub sales: Vec<KindTally>,
+    pub sales_total: Tally,
+    /// What vouchers and winning tickets covered of those sales (rule 6.1); the rest was cash.
+    pub tendered_cents: i64,
+    /// Cancellations by this writer (rule 8) and their refunds, in cash.
+    pub cancellations: Tally,
+    /// Tickets paid by this writer, by method.
+    pub payouts: Vec<PayoutTally>,
+    /// Vouchers issued by this writer, by source: `deposit` (cash in, rule 1(n)(i)), `ticket`
+    /// (a prize paid as a voucher, 1(n)(ii)), `change` (a tendered ticket's change, 6.1).
+    pub vouchers_issued: Vec<KindTally>,
+    /// Vouchers cashed out by this writer.
+    pub vouchers_cashed: Tally,
+    /// The name of the supervisor who signed the shift off, if one did.
+    pub signed_off_by_name: Option<String>,
+}

@@ -81,7 +81,10 @@ pub use refund::game_refund;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};
 pub use settle::{GameSettlement, ProRating, SettleError, WayInPlay, WayOutcome};
-pub use shift::{balance, expected_cash, Balance, DrawerMovements};
+pub use shift::{
+    balance, drawer_amount, expected_cash, methods_paid, paid_from_drawer, Balance,
+    DrawerAmountError, DrawerMovements, DrawerRecords, OverTendered, PaidFromDrawer, ShiftState,
+};
 pub use staff::{
     after_failure, check_secret, may_sign_on, session_standing, AfterFailure, LockOut, SecretError,
     SecretKind, SessionEnd, SessionFacts, SignOnFacts, SignOnRefusal,

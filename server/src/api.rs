@@ -80,6 +80,14 @@ use keno_api::Refusal;
         crate::staff::terminals::register,
         crate::staff::terminals::rotate,
         crate::staff::overrides::grant,
+        crate::shifts::open,
+        crate::shifts::current,
+        crate::shifts::close,
+        crate::shifts::sign_off,
+        crate::shifts::list,
+        crate::shifts::get_shift,
+        crate::shifts::shift_report,
+        crate::shifts::report_pdf,
         events::stream_events,
     ),
     modifiers(&BearerAuth, &UnreadableRequests)
@@ -222,6 +230,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(prize_and_claim_routes)
     .configure(catalogue_routes)
     .configure(crate::staff::routes)
+    .configure(shift_routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .route(
@@ -304,6 +313,18 @@ fn catalogue_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::closures::schedule)
         .service(crate::closures::current)
         .service(crate::closures::withdraw);
+}
+
+/// Writers' shifts and their drawers (issue 17): `current` before `{id}`.
+fn shift_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(crate::shifts::current)
+        .service(crate::shifts::close)
+        .service(crate::shifts::open)
+        .service(crate::shifts::list)
+        .service(crate::shifts::sign_off)
+        .service(crate::shifts::shift_report)
+        .service(crate::shifts::report_pdf)
+        .service(crate::shifts::get_shift);
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {

@@ -97,6 +97,10 @@ pub struct ServeArgs {
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,
+    /// Cents a writer's drawer may be over or short at the close of a shift before a
+    /// supervisor must sign the shift off (0: any difference needs a sign-off).
+    #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]
+    pub over_short_tolerance: u64,
     /// Public ticket checks allowed per client address and minute (after a burst of 10).
     #[arg(long, env = "KENO_CHECK_RATE", default_value_t = 30)]
     pub check_rate: u32,

@@ -39,6 +39,7 @@ mod schedules;
 mod serve;
 mod set_bets;
 mod settlement;
+mod shifts;
 mod special3;
 mod staff;
 mod state;

@@ -167,6 +167,16 @@ const TABLE: &[(&str, &str, Who)] = &[
         Roles(SUPERVISOR),
     ),
     ("POST", "/api/v1/overrides", Roles(WRITER)),
+    // Shifts and banks: a writer's own drawer; a supervisor signs off over/short; the
+    // oversight reads every shift, a writer their own (refused another's by the handler).
+    ("POST", "/api/v1/shifts", Roles(WRITER)),
+    ("GET", "/api/v1/shifts/current", Roles(WRITER)),
+    ("POST", "/api/v1/shifts/current/close", Roles(WRITER)),
+    ("POST", "/api/v1/shifts/{id}/sign-off", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/shifts", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/shifts/{id}", Roles(CASE_READERS)),
+    ("GET", "/api/v1/shifts/{id}/report", Roles(CASE_READERS)),
+    ("GET", "/api/v1/shifts/{id}/report.pdf", Roles(CASE_READERS)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),
     // Last: it signs each caller off.

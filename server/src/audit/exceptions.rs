@@ -2,9 +2,10 @@
 //! asks): void draws and other faults, draw corrections, invalidated games, cancellations,
 //! prizes paid late, new rule sets and principals, devices returned to service, set bets added to
 //! or retired from the catalogue, approvals of Special 3 recorded or withdrawn, early closures of
-//! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), the room's acts (failed
-//! sign-ons, people and terminals changed, supervisors' approvals at a counter). Each with when,
-//! what, who and why; as text, or JSON with `--json`.
+//! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), writers' shifts closed
+//! over or short and their sign-offs, the room's acts (failed sign-ons, people and terminals
+//! changed, supervisors' approvals at a counter). Each with when, what, who and why; as text,
+//! or JSON with `--json`.
 
 use chrono::NaiveDate;
 use clap::Args;
@@ -47,7 +48,7 @@ struct Exception {
     micros: i64,
     /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
     /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure |
-    /// sign_on | staff | terminal | approval
+    /// shift_over_short | shift_sign_off | sign_on | staff | terminal | approval
     kind: &'static str,
     game: Option<i64>,
     serial: Option<String>,
@@ -134,6 +135,7 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
             ..exception(act.micros, act.kind, act.what, act.who, act.why)
         });
     }
+    shifts(conn, &people, range.window, &mut found)?;
     found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
     Ok(Exceptions {
         keno_day: source::day_text(day),
@@ -731,4 +733,93 @@ fn keno_closures(
         }
     }
     Ok(())
+}
+
+/// Writers' shifts closed over or short in `window`, and the sign-offs of those beyond the
+/// tolerance (issue 17; Nebraska 316-35-615: writer check-out with over/short).
+fn shifts(
+    conn: &mut DbConnection,
+    people: &People,
+    (from, to): (i64, i64),
+    found: &mut Vec<Exception>,
+) -> anyhow::Result<()> {
+    use crate::db::schema::shifts;
+    use crate::shifts::ShiftRow;
+    let rows: Vec<ShiftRow> = shifts::table
+        .filter(
+            shifts::closed_at
+                .ge(from)
+                .and(shifts::closed_at.lt(to))
+                .and(shifts::over_short_cents.ne(0))
+                .or(shifts::signed_off_at
+                    .ge(from)
+                    .and(shifts::signed_off_at.lt(to))),
+        )
+        .order(shifts::id)
+        .select(ShiftRow::as_select())
+        .load(conn)?;
+    for s in rows {
+        found.extend(over_short(&s, people, (from, to)));
+        if let Some(at) = s.signed_off_at.filter(|at| (from..to).contains(at)) {
+            let why = s.sign_off_reason.clone().ok_or_else(|| {
+                anyhow::anyhow!("shift {}: signed off without a recorded reason", s.id)
+            })?;
+            found.push(exception(
+                at,
+                "shift_sign_off",
+                format!(
+                    "shift {} of {} at site {} terminal {} signed off, over/short {}",
+                    s.id,
+                    people.name(&s.principal_id),
+                    s.site,
+                    s.terminal,
+                    s.over_short_cents.map_or("not recorded".into(), money)
+                ),
+                people.who(s.signed_off_by.as_deref()),
+                why,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Shift `s` closed over or short in `window`, if it was.
+fn over_short(
+    s: &crate::shifts::ShiftRow,
+    people: &People,
+    (from, to): (i64, i64),
+) -> Option<Exception> {
+    // The table's checks keep the close's columns together.
+    let (at, counted, expected, os) = match (
+        s.closed_at,
+        s.counted_cents,
+        s.expected_cents,
+        s.over_short_cents,
+    ) {
+        (Some(at), Some(c), Some(e), Some(os)) if os != 0 && (from..to).contains(&at) => {
+            (at, c, e, os)
+        }
+        _ => return None,
+    };
+    Some(exception(
+        at,
+        "shift_over_short",
+        format!(
+            "shift {} at site {} terminal {} closed {} {}: counted {}, expected {}; {}",
+            s.id,
+            s.site,
+            s.terminal,
+            if os > 0 { "over" } else { "short" },
+            money(os.abs()),
+            money(counted),
+            money(expected),
+            if s.sign_off_required {
+                "beyond the tolerance: a supervisor signs it off"
+            } else {
+                "within the tolerance"
+            }
+        ),
+        people.who(Some(&s.principal_id)),
+        "not recorded: the count is the writer's".into(),
+    ))
 }

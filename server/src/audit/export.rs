@@ -6,7 +6,10 @@
 //! - `tickets`: each ticket sold in the range, with its status, refunds, winnings and payment;
 //! - `settlements`: each settled game's totals and every jackpot pool's movement in it;
 //! - `payments`: each ticket paid in the range's hours, whenever it was sold;
-//! - `results`: what each ticket won in each game of the range.
+//! - `results`: what each ticket won in each game of the range;
+//! - `bonus_fund`: the bonus fund's movements in the range's hours;
+//! - `shifts`: each writer's shift opened in the range's hours, with its drawer's movements,
+//!   expected cash, count, over/short and sign-off.
 //!
 //! Tickets, payments and results are streamed; games and settlements are read 1,000 games at a
 //! time.
@@ -90,6 +93,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             payments(conn, &source, &range, &args)?,
             results(conn, &range, &args)?,
             bonus_fund(conn, &range, &args)?,
+            shifts(conn, &range, &args)?,
         ];
         eprintln!("exported {}", range.describe());
         Ok(written)
@@ -497,6 +501,69 @@ fn bonus_fund(
             m.balance_cents.into(),
             m.unclaimed_movement.into(),
             m.game.into(),
+        ])?;
+    }
+    finish(table)
+}
+
+/// Writers' shifts opened in the range's hours (issue 17): who, where, the float, each kind of
+/// cash taken and given, the expected cash, the count, over/short and the sign-off.
+fn shifts(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
+    let mut table = Table::create(
+        &args.out,
+        "shifts",
+        args.format,
+        columns(&[
+            "shift",
+            "keno_day",
+            "staff_id",
+            "site",
+            "terminal",
+            "state",
+            "opened_at",
+            "float_cents",
+            "sales_cash_cents",
+            "voucher_deposits_cents",
+            "tender_change_cents",
+            "refunds_cents",
+            "prizes_cash_cents",
+            "voucher_cash_outs_cents",
+            "expected_cents",
+            "closed_at",
+            "counted_cents",
+            "over_short_cents",
+            "sign_off_required",
+            "signed_off_by",
+            "signed_off_at",
+            "sign_off_reason",
+        ]),
+    )?;
+    for s in queries::shifts(conn, range.window)? {
+        let (r, c) = (&s.row, &s.cash);
+        let cents = |v: u64| Cell::from(v as i64);
+        table.row(vec![
+            r.id.into(),
+            r.keno_day.clone().into(),
+            r.principal_id.clone().into(),
+            r.site.clone().into(),
+            r.terminal.clone().into(),
+            s.state().into(),
+            time(Some(r.opened_at)),
+            r.float_cents.into(),
+            cents(c.sales_cash_cents),
+            cents(c.voucher_deposits_cents),
+            cents(c.tender_change_cents),
+            cents(c.refunds_cents),
+            cents(c.prizes_cash_cents),
+            cents(c.voucher_cash_outs_cents),
+            s.expected_cents.into(),
+            time(r.closed_at),
+            r.counted_cents.into(),
+            r.over_short_cents.into(),
+            r.sign_off_required.into(),
+            r.signed_off_by.clone().into(),
+            time(r.signed_off_at),
+            r.sign_off_reason.clone().into(),
         ])?;
     }
     finish(table)

@@ -31,14 +31,15 @@ pub enum AuditCommand {
     /// Recompute the audit trail's hash chain, compare every record with its entry, and settle
     /// every settled game again; exits 1 on any difference.
     Verify(verify::VerifyArgs),
-    /// Export games, tickets, settlements, payments and results of a range of Keno Days (or
-    /// games) as CSV or JSON, one file per kind.
+    /// Export games, tickets, settlements, payments, results, the bonus fund and writers'
+    /// shifts of a range of Keno Days (or games) as CSV or JSON, one file per kind.
     Export(export::ExportArgs),
     /// The daily report of a Keno Day as a PDF (A4): games, sales, prizes, pro-rating, faults,
-    /// cancellations, late pays, jackpots, invalidations.
+    /// cancellations, late pays, jackpots, invalidations, the bonus fund, shifts.
     Report(report::ReportArgs),
     /// The day's exceptions to review: faults, corrections, invalidations, cancellations, late
-    /// pays, new rule sets and principals; each with when, what, who and why.
+    /// pays, new rule sets and principals, shifts over or short; each with when, what, who
+    /// and why.
     Exceptions(exceptions::ExceptionsArgs),
 }
 

@@ -354,6 +354,53 @@ pub fn payment_parts(
     Ok(parts)
 }
 
+/// A writer's shift with its drawer's movements and what the drawer should hold (at the close
+/// as stored; while open, so far).
+pub struct ShiftLine {
+    pub row: crate::shifts::ShiftRow,
+    pub cash: keno_core::DrawerMovements,
+    pub expected_cents: i64,
+}
+
+impl ShiftLine {
+    pub fn cash_in(&self) -> i64 {
+        self.cash.cash_in_cents() as i64
+    }
+
+    pub fn cash_out(&self) -> i64 {
+        self.cash.cash_out_cents() as i64
+    }
+
+    /// open | awaiting_sign_off | closed
+    pub fn state(&self) -> &'static str {
+        self.row.state().as_str()
+    }
+}
+
+/// The shifts opened in `[from, to)`, in the order they opened, each with its drawer summed
+/// from the records (`shifts::drawer`, as the server sums it).
+pub fn shifts(conn: &mut DbConnection, (from, to): (i64, i64)) -> anyhow::Result<Vec<ShiftLine>> {
+    use crate::db::schema::shifts;
+    use crate::shifts::ShiftRow;
+    let rows: Vec<ShiftRow> = shifts::table
+        .filter(shifts::opened_at.ge(from))
+        .filter(shifts::opened_at.lt(to))
+        .order(shifts::id)
+        .select(ShiftRow::as_select())
+        .load(conn)?;
+    rows.into_iter()
+        .map(|row| {
+            let cash = row.movements(conn)?;
+            let expected_cents = row.expected(&cash)?;
+            Ok(ShiftLine {
+                row,
+                cash,
+                expected_cents,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

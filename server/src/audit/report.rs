@@ -1,6 +1,7 @@
 //! `keno-server audit report`: the daily report of one Keno Day as a PDF (A4): games drawn,
 //! sales, prizes, pro-rated games, voids and faults, cancellations, payments and late pays,
-//! jackpot movements, invalidations and refunds.
+//! jackpot movements, invalidations and refunds, the bonus fund, and writers' shifts with
+//! their totals per writer and per terminal.
 
 use keno_core::GameState;
 use std::collections::BTreeMap;
@@ -14,7 +15,7 @@ use keno_core::money::Dollars;
 use keno_core::TicketStatus;
 
 use super::pdf::{self, Line, WIDTH_CHARS};
-use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow};
+use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow, ShiftLine};
 use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
@@ -112,6 +113,8 @@ struct Daily {
     payments: Payments,
     /// The bonus fund's movements up to the end of the day, with the balance after each.
     fund: Vec<crate::bonus_fund::FundMovement>,
+    /// Writers' shifts opened in the day's hours, each with its drawer.
+    shifts: Vec<ShiftLine>,
 }
 
 impl Daily {
@@ -174,7 +177,9 @@ impl Daily {
             .into_iter()
             .filter(|m| m.at < range.window.1)
             .collect();
+        let shifts = queries::shifts(conn, range.window)?;
         Ok(Daily {
+            shifts,
             fund,
             day,
             range,
@@ -208,6 +213,7 @@ impl Daily {
         self.jackpots_section(&mut out);
         self.invalidations_section(&mut out);
         self.fund_section(&mut out);
+        self.shifts_section(&mut out);
         out.0
     }
 
@@ -544,6 +550,92 @@ impl Daily {
                 money(c)
             ));
             out.wrapped(format!("    why: {}", i.reason));
+        }
+    }
+}
+
+/// A shift's figures, or the sum of several: floats, cash in and out, expected, counted,
+/// over/short.
+#[derive(Clone, Copy, Default)]
+struct Drawer {
+    shifts: i64,
+    float: i64,
+    cash_in: i64,
+    cash_out: i64,
+    expected: i64,
+    counted: i64,
+    over_short: i64,
+}
+
+impl Drawer {
+    fn add(&mut self, s: &ShiftLine) {
+        self.shifts += 1;
+        self.float += s.row.float_cents;
+        self.cash_in += s.cash_in();
+        self.cash_out += s.cash_out();
+        self.expected += s.expected_cents;
+        self.counted += s.row.counted_cents.unwrap_or(0);
+        self.over_short += s.row.over_short_cents.unwrap_or(0);
+    }
+
+    fn columns(&self) -> String {
+        format!(
+            "{:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+            money(self.float),
+            money(self.cash_in),
+            money(self.cash_out),
+            money(self.expected),
+            money(self.counted),
+            money(self.over_short)
+        )
+    }
+}
+
+const DRAWER_COLUMNS: &str =
+    "      FLOAT     CASH IN    CASH OUT    EXPECTED     COUNTED  OVER/SHORT";
+
+impl Daily {
+    /// Writers' shifts (issue 17): each shift's drawer, then totals per writer and per
+    /// terminal. An open shift counts what it should hold so far, and nothing counted.
+    fn shifts_section(&self, out: &mut Report) {
+        out.heading("10. SHIFTS AND DRAWERS");
+        if self.shifts.is_empty() {
+            out.text("No shift opened.".into());
+            return;
+        }
+        out.push(Line::Columns(format!(
+            "{:>4} {:<8} {:<9} {DRAWER_COLUMNS} STATE",
+            "SHIFT", "WRITER", "TERMINAL"
+        )));
+        let mut writers: BTreeMap<String, Drawer> = BTreeMap::new();
+        let mut terminals: BTreeMap<String, Drawer> = BTreeMap::new();
+        for s in &self.shifts {
+            let mut one = Drawer::default();
+            one.add(s);
+            let writer = self.people.name(&s.row.principal_id);
+            let terminal = format!("{}/{}", s.row.site, s.row.terminal);
+            out.text(format!(
+                "{:>4} {writer:<8} {terminal:<9} {} {}",
+                s.row.id,
+                one.columns(),
+                match s.row.state() {
+                    keno_core::ShiftState::Open => "open",
+                    keno_core::ShiftState::AwaitingSignOff => "sign-off",
+                    keno_core::ShiftState::Closed => "closed",
+                }
+            ));
+            writers.entry(writer).or_default().add(s);
+            terminals.entry(terminal).or_default().add(s);
+        }
+        for (title, totals) in [("WRITER", &writers), ("TERMINAL", &terminals)] {
+            out.subheading(&format!("Totals per {}", title.to_lowercase()));
+            out.push(Line::Columns(format!(
+                "{title:<10} {:>6} {DRAWER_COLUMNS}",
+                "SHIFTS"
+            )));
+            for (name, d) in totals {
+                out.text(format!("{name:<10} {:>6} {}", d.shifts, d.columns()));
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 //!    each rule set (its body against its hash) (`principals`); each set of the set-bet
 //!    catalogue as added and retired (and each set bet's numbers against its set), each approval
 //!    of Special 3 as recorded and withdrawn (`catalogue`); each settled game's numbers, totals
-//!    and results digest (`settlements`).
+//!    and results digest (`settlements`); each writer's shift as opened, closed and signed off,
+//!    and each closed shift's expected cash summed again from its drawer's records (`shifts`).
 //! 3. Every settled game settled again from the stored tickets and draw with the game's own
 //!    rule set, and compared with the stored results (`settlements`).
 //!
@@ -22,6 +23,7 @@ mod chain;
 mod fund;
 mod principals;
 mod settlements;
+mod shifts;
 mod staff;
 mod tickets;
 mod voids;
@@ -76,6 +78,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         catalogue::check(conn, &trail, &mut report)?;
         fund::check(conn, &trail, &mut report)?;
         voids::check(conn, &trail, &mut report)?;
+        shifts::check(conn, &trail, &mut report)?;
         settlements::check(conn, &trail, &unreadable, &mut report)
     })?;
     if report.problems.is_empty() {

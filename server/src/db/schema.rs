@@ -524,6 +524,7 @@ diesel::table! {
         signed_off_by -> Nullable<Text>,
         signed_off_at -> Nullable<BigInt>,
         sign_off_reason -> Nullable<Text>,
+        sign_off_required -> Bool,
     }
 }
 

@@ -45,6 +45,12 @@ pub enum StaffCommand {
     Disable(Target),
     /// Enable a disabled person (and clear a lock).
     Enable(Target),
+    /// Print the code an authenticator app shows now for a TOTP secret (RFC 6238), as
+    /// `oathtool --totp -b` would: for scripts and a first sign-on without a phone.
+    Code {
+        #[arg(long, env = "KENO_TOTP_SECRET")]
+        totp_secret: String,
+    },
     /// Set a new secret (made and printed unless --secret), clear a lock, end the sessions.
     Reset {
         #[command(flatten)]
@@ -163,6 +169,14 @@ pub fn run_staff(cmd: StaffCommand) -> anyhow::Result<()> {
             })
         }
         StaffCommand::List { database_url } => list_staff(&database_url),
+        StaffCommand::Code { totp_secret } => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+            println!(
+                "{}",
+                super::secret::totp(&totp_secret, "code")?.generate(now.as_secs())
+            );
+            Ok(())
+        }
         StaffCommand::Disable(t) => change(&by, t, Change::Disable, &Out { field: None }),
         StaffCommand::Enable(t) => change(&by, t, Change::Enable, &Out { field: None }),
         StaffCommand::Reset {

@@ -43,6 +43,10 @@ pub struct Trail {
     pub staff: HashMap<String, super::staff::Person>,
     /// "site/terminal" -> the digest of its credential as last set.
     pub terminal_credentials: HashMap<String, String>,
+    /// Id -> a writer's shift as opened, closed and signed off.
+    pub shifts_opened: BTreeMap<i64, Value>,
+    pub shifts_closed: BTreeMap<i64, Value>,
+    pub shifts_signed_off: BTreeMap<i64, Value>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -234,6 +238,15 @@ impl Trail {
             }
             "keno_closure_withdrawn" => {
                 self.closures_withdrawn.insert(subject.parse()?, payload);
+            }
+            "shift_opened" => {
+                self.shifts_opened.insert(subject.parse()?, payload);
+            }
+            "shift_closed" => {
+                self.shifts_closed.insert(subject.parse()?, payload);
+            }
+            "shift_signed_off" => {
+                self.shifts_signed_off.insert(subject.parse()?, payload);
             }
             _ => {}
         }

@@ -1,0 +1,520 @@
+//! Writers' shifts and their banks (issue 17; Nebraska 316-35-615: writer check-out with
+//! over/short). A writer opens a shift at their terminal with a float, sells, cancels, pays and
+//! handles vouchers, and closes it with the cash counted. The drawer's expected cash is the
+//! float plus the cash taken, less the cash given (`drawer`: summed from the acts' own records;
+//! keno-core's `balance`); the close keeps it with the count and the over/short. Beyond
+//! `--over-short-tolerance` a supervisor signs the shift off with a reason. Each act enters the
+//! audit trail (`shift_opened`, `shift_closed`, `shift_signed_off`); over/short and sign-offs
+//! are in the day's exceptions; `report` gives a shift's figures as JSON and PDF.
+//!
+//! One shift is open per writer and per terminal (two partial unique indexes): a second open
+//! is refused, and of two at once the index keeps one.
+
+mod acts;
+pub mod drawer;
+mod report;
+
+use std::collections::HashMap;
+
+use actix_web::{get, post, web, HttpResponse};
+use diesel::prelude::*;
+use keno_api::staff::{CloseShift, DrawerCash, OpenShift, Shift, ShiftReport, SignOffShift};
+use keno_api::Refusal;
+use keno_core::{expected_cash, DrawerMovements, ShiftState};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::auth::{Principal, Require, Role};
+use crate::db::schema::{principals, shifts};
+use crate::db::{now_micros, rfc3339, DbConnection};
+use crate::error::{ApiResult, DomainResult, Failure};
+use crate::state::AppState;
+use drawer::Window;
+
+#[derive(Queryable, Selectable, Clone, Debug)]
+#[diesel(table_name = shifts)]
+pub struct ShiftRow {
+    pub id: i64,
+    pub principal_id: String,
+    pub site: String,
+    pub terminal: String,
+    pub keno_day: String,
+    pub opened_at: i64,
+    pub float_cents: i64,
+    pub closed_at: Option<i64>,
+    pub counted_cents: Option<i64>,
+    pub expected_cents: Option<i64>,
+    pub over_short_cents: Option<i64>,
+    pub signed_off_by: Option<String>,
+    pub signed_off_at: Option<i64>,
+    pub sign_off_reason: Option<String>,
+    pub sign_off_required: bool,
+}
+
+impl ShiftRow {
+    pub fn state(&self) -> ShiftState {
+        ShiftState::of(
+            self.closed_at.is_some(),
+            self.sign_off_required,
+            self.signed_off_at.is_some(),
+        )
+    }
+
+    /// The float as stored: never negative (a check of the table).
+    pub fn float(&self) -> DomainResult<u64> {
+        u64::try_from(self.float_cents).map_err(|_| {
+            Failure::Internal(anyhow::anyhow!(
+                "shift {}: its float is stored as {}",
+                self.id,
+                self.float_cents
+            ))
+        })
+    }
+
+    /// Whose drawer and when: from the opening to the close, or on while open.
+    pub fn window(&self, conn: &mut DbConnection) -> QueryResult<Window> {
+        Ok(Window {
+            principal: self.principal_id.clone(),
+            site: self.site.clone(),
+            terminal: self.terminal.clone(),
+            from: self.opened_at,
+            to: self.closed_at.unwrap_or(i64::MAX),
+            first_game: drawer::first_game_from(conn, self.opened_at)?,
+        })
+    }
+
+    /// The drawer's movements in the shift, as the records stand.
+    pub fn movements(&self, conn: &mut DbConnection) -> DomainResult<DrawerMovements> {
+        let window = self.window(conn)?;
+        drawer::movements(conn, &window)
+    }
+
+    /// The trail's record of the opening (`shift_opened`), which `audit verify` compares with
+    /// the row.
+    pub fn opened_payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "principal_id": self.principal_id,
+            "site": self.site,
+            "terminal": self.terminal,
+            "keno_day": self.keno_day,
+            "opened_at": self.opened_at,
+            "float_cents": self.float_cents,
+        })
+    }
+
+    /// The trail's record of the close (`shift_closed`) with the drawer's movements it was
+    /// balanced on; none while open.
+    pub fn closed_payload(&self, cash: &DrawerMovements) -> Option<serde_json::Value> {
+        self.closed_at.map(|at| {
+            serde_json::json!({
+                "principal_id": self.principal_id,
+                "site": self.site,
+                "terminal": self.terminal,
+                "closed_at": at,
+                "counted_cents": self.counted_cents,
+                "expected_cents": self.expected_cents,
+                "over_short_cents": self.over_short_cents,
+                "sign_off_required": self.sign_off_required,
+                "cash": cash_json(cash),
+            })
+        })
+    }
+
+    /// The trail's record of a supervisor's sign-off (`shift_signed_off`), if signed off.
+    pub fn signed_off_payload(&self) -> Option<serde_json::Value> {
+        self.signed_off_at.map(|at| {
+            serde_json::json!({
+                "principal_id": self.principal_id,
+                "site": self.site,
+                "terminal": self.terminal,
+                "signed_off_by": self.signed_off_by,
+                "signed_off_at": at,
+                "reason": self.sign_off_reason,
+                "over_short_cents": self.over_short_cents,
+            })
+        })
+    }
+
+    /// What the drawer should hold: at the close as stored; while open, the float and `cash`.
+    pub fn expected(&self, cash: &DrawerMovements) -> DomainResult<i64> {
+        Ok(match self.expected_cents {
+            Some(stored) => stored,
+            None => expected_cash(self.float()?, cash),
+        })
+    }
+
+    /// The shift as the API shows it: what the drawer should hold now (open) or held at the
+    /// close (as stored).
+    fn view(self, writer: String, cash: &DrawerMovements) -> DomainResult<Shift> {
+        let expected_cents = self.expected(cash)?;
+        Ok(Shift {
+            id: self.id,
+            state: self.state().into(),
+            staff_id: self.principal_id,
+            writer,
+            site: self.site,
+            terminal: self.terminal,
+            keno_day: self.keno_day,
+            opened_at: rfc3339(self.opened_at),
+            float_cents: self.float_cents,
+            cash: drawer_cash(cash),
+            expected_cents,
+            closed_at: self.closed_at.map(rfc3339),
+            counted_cents: self.counted_cents,
+            over_short_cents: self.over_short_cents,
+            signed_off_by: self.signed_off_by,
+            signed_off_at: self.signed_off_at.map(rfc3339),
+            sign_off_reason: self.sign_off_reason,
+        })
+    }
+}
+
+/// The movements as the trail records them.
+pub fn cash_json(m: &DrawerMovements) -> serde_json::Value {
+    serde_json::json!({
+        "sales_cash_cents": m.sales_cash_cents,
+        "voucher_deposits_cents": m.voucher_deposits_cents,
+        "tender_change_cents": m.tender_change_cents,
+        "refunds_cents": m.refunds_cents,
+        "prizes_cash_cents": m.prizes_cash_cents,
+        "voucher_cash_outs_cents": m.voucher_cash_outs_cents,
+    })
+}
+
+fn drawer_cash(m: &DrawerMovements) -> DrawerCash {
+    // Each is at most a few sums of stored BIGINTs: far inside i64.
+    let c = |cents: u64| i64::try_from(cents).unwrap_or(i64::MAX);
+    DrawerCash {
+        sales_cash_cents: c(m.sales_cash_cents),
+        voucher_deposits_cents: c(m.voucher_deposits_cents),
+        tender_change_cents: c(m.tender_change_cents),
+        refunds_cents: c(m.refunds_cents),
+        prizes_cash_cents: c(m.prizes_cash_cents),
+        voucher_cash_outs_cents: c(m.voucher_cash_outs_cents),
+    }
+}
+
+/// The names of the principals `ids`, by id.
+fn names(conn: &mut DbConnection, ids: &[&str]) -> QueryResult<HashMap<String, String>> {
+    Ok(principals::table
+        .filter(principals::id.eq_any(ids))
+        .select((principals::id, principals::name))
+        .load::<(String, String)>(conn)?
+        .into_iter()
+        .collect())
+}
+
+/// The shifts as the API shows them, their drawers summed as the records stand.
+fn views(conn: &mut DbConnection, rows: Vec<ShiftRow>) -> DomainResult<Vec<Shift>> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.principal_id.as_str()).collect();
+    let names = names(conn, &ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let cash = row.movements(conn)?;
+            let writer = names.get(&row.principal_id).cloned().ok_or_else(|| {
+                Failure::Internal(anyhow::anyhow!(
+                    "shift {}: its writer {} is no principal",
+                    row.id,
+                    row.principal_id
+                ))
+            })?;
+            row.view(writer, &cash)
+        })
+        .collect()
+}
+
+fn one_view(conn: &mut DbConnection, row: ShiftRow) -> DomainResult<Shift> {
+    views(conn, vec![row])?
+        .pop()
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("a shift's view went missing")))
+}
+
+pub fn find(conn: &mut DbConnection, id: i64) -> QueryResult<Option<ShiftRow>> {
+    shifts::table
+        .find(id)
+        .select(ShiftRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Shift `id` for `principal`: a writer sees only their own.
+fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainResult<ShiftRow> {
+    let row = find(conn, id)?.ok_or_else(|| Failure::not_found("shift"))?;
+    if principal.role == Role::Writer && row.principal_id != principal.id {
+        return Err(Failure::forbidden(
+            "a writer sees their own shifts only; a supervisor sees every shift",
+        ));
+    }
+    Ok(row)
+}
+
+/// The writer's open shift, if any.
+fn open_of(conn: &mut DbConnection, principal: &str) -> QueryResult<Option<ShiftRow>> {
+    shifts::table
+        .filter(shifts::principal_id.eq(principal))
+        .filter(shifts::closed_at.is_null())
+        .select(ShiftRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+fn no_shift() -> Failure {
+    Failure::refuse(
+        Refusal::NoShift,
+        "no shift is open for you: open one with the float in the drawer (POST /api/v1/shifts)",
+    )
+}
+
+/// Opens a shift at the writer's terminal with the float in the drawer.
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    request_body = OpenShift,
+    responses(
+        (status = 201, body = Shift, description = "Open: the drawer holds the float"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`: the float is below 0 or above $1,000,000.00"),
+        (status = 409, body = crate::error::ErrorBody, description = "`shift_open`: a shift is open for this writer or at this terminal"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/shifts", wrap = "Require(&[Role::Writer])")]
+pub async fn open(
+    state: web::Data<AppState>,
+    principal: Principal,
+    request: web::Json<OpenShift>,
+) -> ApiResult<HttpResponse> {
+    let float = acts::amount(request.float_cents, "the float")?;
+    let shift = crate::store::write(&state, None, move |state, conn| {
+        let today = crate::vouchers::today(state)?;
+        let row = acts::open(conn, &principal, float, today)?;
+        row.clone()
+            .view(principal.name.clone(), &row.movements(conn)?)
+    })
+    .await
+    .map_err(|e| {
+        // Two opens at once: the indexes keep one shift per writer and per terminal.
+        if e.is_duplicate() {
+            Failure::refuse(Refusal::ShiftOpen, "a shift was opened meanwhile")
+        } else {
+            e
+        }
+    })?;
+    Ok(HttpResponse::Created().json(shift))
+}
+
+/// The writer's open shift: the cash taken and given so far, and what the drawer should hold.
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Shift),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: no shift is open for this writer"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get("/api/v1/shifts/current", wrap = "Require(&[Role::Writer])")]
+pub async fn current(
+    state: web::Data<AppState>,
+    principal: Principal,
+) -> ApiResult<web::Json<Shift>> {
+    let shift = crate::store::snapshot(&state, move |_, conn| {
+        let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
+        row.clone()
+            .view(principal.name.clone(), &row.movements(conn)?)
+    })
+    .await?;
+    Ok(web::Json(shift))
+}
+
+/// Closes the writer's open shift with the cash counted: the expected cash, the count and the
+/// over/short are kept; beyond `--over-short-tolerance` it waits for a supervisor's sign-off.
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    request_body = CloseShift,
+    responses(
+        (status = 200, body = Shift, description = "Closed (`closed`), or `awaiting_sign_off` when over/short beyond the tolerance"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`: the count is below 0 or above $1,000,000.00"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: no shift is open for this writer"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/shifts/current/close", wrap = "Require(&[Role::Writer])")]
+pub async fn close(
+    state: web::Data<AppState>,
+    principal: Principal,
+    request: web::Json<CloseShift>,
+) -> ApiResult<web::Json<Shift>> {
+    let counted = acts::amount(request.counted_cents, "the count")?;
+    let shift = crate::store::write(&state, None, move |state, conn| {
+        let tolerance = state.settings.over_short_tolerance_cents;
+        let (row, cash) = acts::close(conn, &principal.id, counted, tolerance)?;
+        row.view(principal.name.clone(), &cash)
+    })
+    .await?;
+    Ok(web::Json(shift))
+}
+
+/// A supervisor signs off a shift closed over or short beyond the tolerance, saying why.
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The shift's id")),
+    request_body = SignOffShift,
+    responses(
+        (status = 200, body = Shift, description = "Signed off: `closed`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`shift_not_awaiting_sign_off`: open, closed within the tolerance, or signed off already"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[post("/api/v1/shifts/{id}/sign-off", wrap = "Require(&[Role::Supervisor])")]
+pub async fn sign_off(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+    request: web::Json<SignOffShift>,
+) -> ApiResult<web::Json<Shift>> {
+    let reason = crate::reason::reason(&request.into_inner().reason)?;
+    let id = id.into_inner();
+    let shift = crate::store::write(&state, None, move |_, conn| {
+        let row = acts::sign_off(conn, id, &principal.id, &reason)?;
+        one_view(conn, row)
+    })
+    .await?;
+    Ok(web::Json(shift))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ShiftQuery {
+    /// The Keno Day the shifts opened on (YYYY-MM-DD); today's by default.
+    pub keno_day: Option<String>,
+}
+
+/// The shifts opened on a Keno Day, each with its drawer.
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    params(ShiftQuery),
+    responses(
+        (status = 200, body = Vec<Shift>),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_keno_day`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get(
+    "/api/v1/shifts",
+    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<ShiftQuery>,
+) -> ApiResult<web::Json<Vec<Shift>>> {
+    let day = match &query.keno_day {
+        Some(text) => text.parse::<keno_core::KenoDay>().map_err(|_| {
+            Failure::refuse(
+                Refusal::InvalidKenoDay,
+                format!("{text:?} is not a Keno Day: give YYYY-MM-DD"),
+            )
+        })?,
+        None => crate::vouchers::today(&state)?,
+    };
+    let shifts = crate::store::snapshot(&state, move |_, conn| {
+        let rows: Vec<ShiftRow> = shifts::table
+            .filter(shifts::keno_day.eq(day.to_string()))
+            .order(shifts::id)
+            .select(ShiftRow::as_select())
+            .load(conn)?;
+        views(conn, rows)
+    })
+    .await?;
+    Ok(web::Json(shifts))
+}
+
+/// One shift with its drawer (a writer: their own).
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The shift's id")),
+    responses(
+        (status = 200, body = Shift),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get(
+    "/api/v1/shifts/{id}",
+    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn get_shift(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<Shift>> {
+    let id = id.into_inner();
+    let shift = crate::store::snapshot(&state, move |_, conn| {
+        let row = load_for(conn, id, &principal)?;
+        one_view(conn, row)
+    })
+    .await?;
+    Ok(web::Json(shift))
+}
+
+/// A shift's report: sales by bet type, cancellations, payouts by method, vouchers and the
+/// balance (a writer: their own).
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The shift's id")),
+    responses(
+        (status = 200, body = ShiftReport),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get(
+    "/api/v1/shifts/{id}/report",
+    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn shift_report(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<web::Json<ShiftReport>> {
+    let id = id.into_inner();
+    let report = crate::store::snapshot(&state, move |_, conn| {
+        let row = load_for(conn, id, &principal)?;
+        report::read(conn, row)
+    })
+    .await?;
+    Ok(web::Json(report))
+}
+
+/// The shift's report as a printable PDF (A4).
+#[utoipa::path(
+    tag = "shifts",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The shift's id")),
+    responses(
+        (status = 200, content_type = "application/pdf", description = "The report"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get(
+    "/api/v1/shifts/{id}/report.pdf",
+    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
+)]
+pub async fn report_pdf(
+    state: web::Data<AppState>,
+    principal: Principal,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let report = crate::store::snapshot(&state, move |_, conn| {
+        let row = load_for(conn, id, &principal)?;
+        report::read(conn, row)
+    })
+    .await?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/pdf")
+        .body(report::pdf(&report, now_micros())))
+}
