@@ -428,10 +428,17 @@ fn payments(
             "cheque_cents",
             "paid_by",
             "paid_by_name",
+            "claimant_name",
+            "id_kind",
+            "id_number",
+            "cheque_number",
+            "approved_by",
         ]),
     )?;
     let people = People::load(conn)?;
     let parts = queries::payment_parts(conn, range.window)?;
+    // A major prize's hand-pay: who took it, the ID shown, the cheque, the approval.
+    let hand_pays = queries::hand_pays(conn, range.window)?;
     queries::for_each_payment(conn, range.window, |p| {
         // Rule 12.2: what was paid in cash and by cheque, part by part.
         let part = |method: &str| -> i64 {
@@ -443,6 +450,7 @@ fn payments(
             })
         };
         let (cash, cheque) = (part("cash"), part("cheque"));
+        let hand = hand_pays.get(&p.serial);
         let paid_day = p
             .paid_at
             .map(|at| source::day_text(source.day_of(at)))
@@ -465,6 +473,11 @@ fn payments(
             cheque.into(),
             p.paid_by.as_deref().into(),
             p.paid_by.as_deref().map(|id| people.name(id)).into(),
+            hand.map(|h| h.claimant_name.as_str()).into(),
+            hand.map(|h| h.id_kind.as_str()).into(),
+            hand.map(|h| h.id_number.as_str()).into(),
+            hand.and_then(|h| h.cheque_number.as_deref()).into(),
+            hand.and_then(|h| h.approved_by.as_deref()).into(),
         ])
     })?;
     finish(table)

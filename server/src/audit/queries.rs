@@ -354,6 +354,40 @@ pub fn payment_parts(
     Ok(parts)
 }
 
+/// The hand-pays of the tickets paid in the window (a major prize's claimant and ID, the
+/// cheque's number, the supervisor who approved), by serial.
+pub fn hand_pays(
+    conn: &mut DbConnection,
+    (from, to): (i64, i64),
+) -> QueryResult<HashMap<String, HandPayLine>> {
+    use crate::db::schema::hand_pays;
+    let rows: Vec<HandPayLine> = hand_pays::table
+        .inner_join(tickets::table.on(tickets::serial.eq(hand_pays::serial)))
+        .filter(tickets::paid_at.ge(from))
+        .filter(tickets::paid_at.lt(to))
+        .select((
+            hand_pays::serial,
+            hand_pays::claimant_name,
+            hand_pays::id_kind,
+            hand_pays::id_number,
+            hand_pays::cheque_number,
+            hand_pays::approved_by,
+        ))
+        .load(conn)?;
+    Ok(rows.into_iter().map(|h| (h.serial.clone(), h)).collect())
+}
+
+/// A hand-pay as the export shows it.
+#[derive(Queryable)]
+pub struct HandPayLine {
+    pub serial: String,
+    pub claimant_name: String,
+    pub id_kind: String,
+    pub id_number: String,
+    pub cheque_number: Option<String>,
+    pub approved_by: Option<String>,
+}
+
 /// A writer's shift with its drawer's movements and what the drawer should hold (at the close
 /// as stored; while open, so far).
 pub struct ShiftLine {
