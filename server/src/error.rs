@@ -17,7 +17,9 @@ pub struct ApiError(pub Failure);
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
-/// The HTTP status of each refusal: the one place the domain's codes meet HTTP.
+/// The HTTP status of each refusal: the one place the domain's codes meet HTTP. (Kept as
+/// written: one arm per status, its codes wrapped, so the table reads at a glance.)
+#[rustfmt::skip]
 pub fn status(refusal: Refusal) -> StatusCode {
     use Refusal::*;
     match refusal {
@@ -35,82 +37,23 @@ pub fn status(refusal: Refusal) -> StatusCode {
         NotFound | NoOpenGame => StatusCode::NOT_FOUND,
         TooManyRequests | TooManyAuthFailures => StatusCode::TOO_MANY_REQUESTS,
         // The request is well formed, but the rules refuse what it asks (rule cited).
-        InvalidNumber
-        | InvalidSelection
-        | ScheduleNotOffered
-        | ScheduleNotApproved
-        | NotAJackpotType
-        | BelowMinimumWager
-        | InvalidWagerIncrement
-        | InvalidGames
-        | TicketTotalOverLimit
-        | TooManyWays
-        | UnknownSet
-        | SetRetired
-        | TenderNotNeeded
+        InvalidNumber | InvalidSelection | ScheduleNotOffered | ScheduleNotApproved
+        | NotAJackpotType | BelowMinimumWager | InvalidWagerIncrement | InvalidGames
+        | TicketTotalOverLimit | TooManyWays | UnknownSet | SetRetired | TenderNotNeeded
         | TenderExceedsSale => StatusCode::UNPROCESSABLE_ENTITY,
         // What was asked no longer fits the record as it stands.
-        SetNameTaken
-        | AlreadyRetired
-        | GameClosed
-        | RequestInProgress
-        | VoucherEmpty
-        | InsufficientBalance
-        | VoucherChanged
-        | AlreadyCashed
-        | AlreadyPaid
-        | AlreadyCancelled
-        | Cancelled
-        | CancelNotAllowed
-        | TicketChanged
-        | NotSettled
-        | NoPrize
-        | ClaimRequired
-        | ChequeOnly
-        | TicketClaimed
-        | VoucherClaimed
-        | Voided
-        | ClaimDecided
-        | ClaimNotApproved
-        | NothingToMove
-        | NotABallGame
-        | GameNotDrawing
-        | AlreadySettled
-        | EarlierGameNotDrawn
-        | AnotherDeviceDrawing
-        | DeviceOutOfService
-        | DeviceInService
-        | DeviceDraw
-        | ManualDraw
-        | AlreadyManual
-        | DuplicateBall
-        | NotDrawn
-        | DrawChanged
-        | CorrectionPending
-        | CorrectionClosed
-        | NoChange
-        | SupervisorOnly
-        | CannotInvalidate
-        | AlreadyApproved
-        | AlreadyWithdrawn
-        | BonusDecided
-        | Special3NotDefined
-        | GameNotDrawn
-        | GameOpen
-        | NotAnRngGame
-        | DrawOutOfOrder
-        | DrawIncomplete
-        | BallCheck
-        | ClosureScheduled
-        | ClosureNotOpen
-        | StaffIdTaken
-        | StaffActive
-        | AlreadyDisabled
-        | AlreadyEnabled
-        | TerminalRegistered
-        | ShiftOpen
-        | NoShift
-        | ShiftNotAwaitingSignOff => StatusCode::CONFLICT,
+        SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
+        | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
+        | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
+        | ChequeOnly | TicketClaimed | VoucherClaimed | Voided | ClaimDecided | ClaimNotApproved
+        | NothingToMove | NotABallGame | GameNotDrawing | AlreadySettled | EarlierGameNotDrawn
+        | AnotherDeviceDrawing | DeviceOutOfService | DeviceInService | DeviceDraw | ManualDraw
+        | AlreadyManual | DuplicateBall | NotDrawn | DrawChanged | CorrectionPending
+        | CorrectionClosed | NoChange | SupervisorOnly | CannotInvalidate | AlreadyApproved
+        | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
+        | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
+        | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
+        | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -400,41 +400,39 @@ fn settlements(
     finish(table)
 }
 
+/// The payments export's columns: each payment, its parts (rule 12.2) and its hand-pay.
+const PAYMENT_COLUMNS: &[&str] = &[
+    "serial",
+    "keno_day",
+    "site",
+    "terminal",
+    "writer",
+    "first_game",
+    "last_played_game",
+    "payable_keno_day",
+    "paid_at",
+    "paid_keno_day",
+    "late",
+    "paid_cents",
+    "pay_method",
+    "cash_cents",
+    "cheque_cents",
+    "paid_by",
+    "paid_by_name",
+    "claimant_name",
+    "id_kind",
+    "id_number",
+    "cheque_number",
+    "approved_by",
+];
+
 fn payments(
     conn: &mut DbConnection,
     source: &Source,
     range: &Range,
     args: &ExportArgs,
 ) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "payments",
-        args.format,
-        columns(&[
-            "serial",
-            "keno_day",
-            "site",
-            "terminal",
-            "writer",
-            "first_game",
-            "last_played_game",
-            "payable_keno_day",
-            "paid_at",
-            "paid_keno_day",
-            "late",
-            "paid_cents",
-            "pay_method",
-            "cash_cents",
-            "cheque_cents",
-            "paid_by",
-            "paid_by_name",
-            "claimant_name",
-            "id_kind",
-            "id_number",
-            "cheque_number",
-            "approved_by",
-        ]),
-    )?;
+    let mut table = Table::create(&args.out, "payments", args.format, columns(PAYMENT_COLUMNS))?;
     let people = People::load(conn)?;
     let parts = queries::payment_parts(conn, range.window)?;
     // A major prize's hand-pay: who took it, the ID shown, the cheque, the approval.

@@ -241,3 +241,42 @@ fn record(
         expires_at: rfc3339(expires_at),
     })
 }
+
+/// A writer at the counter: who, with the approval the request carries.
+#[derive(Clone, Copy)]
+pub struct AtCounter<'a> {
+    pub state: &'a AppState,
+    pub principal: &'a Principal,
+    pub carried: &'a OverrideHeader,
+}
+
+impl AtCounter<'_> {
+    /// The approval a payment of ticket `serial` sold at `site` needs: for another site's
+    /// ticket, before anything of it is read (`due`); then, the amount known, for more than a
+    /// writer pays alone. One grant covers both.
+    pub fn admit_payment<T>(
+        &self,
+        conn: &mut DbConnection,
+        (serial, site): (&str, &str),
+        due: impl FnOnce(&mut DbConnection) -> DomainResult<(u64, T)>,
+    ) -> DomainResult<(Option<Approval>, T)> {
+        let (state, principal, carried) = (self.state, self.principal, self.carried);
+        let pay = OverrideAction::Pay;
+        let first = admit(state, conn, principal, carried, pay, serial, site, None)?;
+        let (total, value) = due(conn)?;
+        let approval = match first {
+            Some(given) => Some(given),
+            None => admit(
+                state,
+                conn,
+                principal,
+                carried,
+                pay,
+                serial,
+                site,
+                Some(total),
+            )?,
+        };
+        Ok((approval, value))
+    }
+}

@@ -18,9 +18,9 @@ use crate::db::schema::{
 };
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::staff::overrides::{admit, Approval, OverrideHeader};
+use crate::staff::overrides::{Approval, AtCounter, OverrideHeader};
 use crate::state::AppState;
-use keno_api::staff::{OverrideAction, PayRequest};
+use keno_api::staff::PayRequest;
 use keno_core::{
     GamePrize, GameState, KenoDay, MajorPrizesBy, PayMethod, PayPart, PayRefusal, Payable,
     PayableFacts, Played, TicketStatus,
@@ -92,33 +92,18 @@ fn pay_in(
     (today, majors): (KenoDay, MajorPrizesBy),
 ) -> DomainResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    // Another site's ticket: a supervisor's approval, before anything of it is told.
-    let approval = admit(
+    // Rules 11.5, 12.2, 13.1: the core decides what is paid, and in what parts; another
+    // site's ticket, or more than a writer pays alone, needs a supervisor's approval.
+    let counter = AtCounter {
         state,
-        conn,
-        who.principal,
-        who.carried,
-        OverrideAction::Pay,
-        &t.serial,
-        &t.site,
-        None,
-    )?;
-    // Rules 11.5, 12.2, 13.1: the core decides what is paid, and in what parts.
-    let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
-    // More than a writer pays alone: a supervisor's approval (one covers both).
-    let approval = match approval {
-        Some(given) => Some(given),
-        None => admit(
-            state,
-            conn,
-            who.principal,
-            who.carried,
-            OverrideAction::Pay,
-            &t.serial,
-            &t.site,
-            Some(due.total_cents),
-        )?,
+        principal: who.principal,
+        carried: who.carried,
     };
+    let (approval, due) = counter.admit_payment(conn, (&t.serial, &t.site), |conn| {
+        let due =
+            keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
+        Ok((due.total_cents, due))
+    })?;
     let parts = due.parts(majors);
     let method = Payable::method_of(&parts);
     let by_cheque = parts.iter().any(|p| p.method == PayMethod::Cheque);

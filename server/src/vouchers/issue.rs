@@ -18,10 +18,10 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::staff::overrides::{admit, Approval, OverrideHeader};
+use crate::staff::overrides::{Approval, AtCounter, OverrideHeader};
 use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
-use keno_api::staff::{HandPay, OverrideAction};
+use keno_api::staff::HandPay;
 use keno_api::Refusal;
 use keno_core::KenoDay;
 // The wire's type (keno-api), where the server's modules have always found it.
@@ -74,10 +74,13 @@ pub async fn issue(
         let (p, r, w) = (principal.clone(), request.request_id.clone(), what.clone());
         let (c, h) = (carried.clone(), request.hand_pay.clone());
         let result = crate::store::write(&state, None, move |state, conn| {
-            let counter = Counter {
+            let at = AtCounter {
                 state,
                 principal: &p,
                 carried: &c,
+            };
+            let counter = Counter {
+                at,
                 hand_pay: h.as_ref(),
             };
             issue_in(conn, &counter, &r, &w, today)
@@ -136,9 +139,7 @@ impl What {
 
 /// Who issues, with the supervisor's approval and the hand-pay they carry.
 struct Counter<'a> {
-    state: &'a AppState,
-    principal: &'a Principal,
-    carried: &'a OverrideHeader,
+    at: AtCounter<'a>,
     hand_pay: Option<&'a HandPay>,
 }
 
@@ -149,7 +150,7 @@ fn issue_in(
     what: &What,
     today: KenoDay,
 ) -> DomainResult<(bool, VoucherRow)> {
-    let principal = counter.principal;
+    let principal = counter.at.principal;
     if let Some(v) = by_request(conn, principal, request_id)? {
         return Ok((false, v));
     }
@@ -157,82 +158,20 @@ fn issue_in(
     let mut entries = Vec::new();
     let (source, ticket, amount) = match what {
         What::Deposit(amount) => ("deposit", None, *amount),
-        What::Ticket(serial) => {
-            let t =
-                crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-            // Rules 13.1, 1(n)(ii), 12.2: payable at a terminal today; the voucher holds the
-            // minor wins and refunds, a major prize is paid by cheque beside it.
-            // Another site's ticket: a supervisor's approval, before anything of it is told.
-            let (state, carried) = (counter.state, counter.carried);
-            let approval = admit(
-                state,
-                conn,
-                principal,
-                carried,
-                OverrideAction::Pay,
-                &t.serial,
-                &t.site,
-                None,
-            )?;
-            let due =
-                keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(serial, e))?;
-            let parts = due.voucher_parts().map_err(|e| refused(serial, e))?;
-            let voucher_cents = parts[0].cents;
-            let total: u64 = parts.iter().map(|p| p.cents).sum();
-            // More than a writer pays alone: a supervisor's approval (one covers both).
-            let approval = match approval {
-                Some(given) => Some(given),
-                None => admit(
-                    state,
-                    conn,
-                    principal,
-                    carried,
-                    OverrideAction::Pay,
-                    &t.serial,
-                    &t.site,
-                    Some(total),
-                )?,
-            };
-            let by_cheque = parts.len() > 1;
-            let hand_pay = crate::tickets::hand_pay::record(
-                conn,
-                &t.serial,
-                due.major,
-                by_cheque,
-                counter.hand_pay,
-                &approval,
-            )?;
-            let mut details = serde_json::json!({
-                "voucher": code, "hand_pay": hand_pay, "approved_by": Approval::payload(&approval),
-            });
-            if parts.len() > 1 {
-                details["parts"] = crate::tickets::pay::parts_json(&parts);
+        What::Ticket(serial) => match pay_ticket(conn, counter, serial, &code, today) {
+            Ok((entry, cents)) => {
+                entries.push(entry);
+                ("ticket", Some(serial.as_str()), cents)
             }
-            match mark_paid(
-                conn,
-                &t,
-                total,
-                keno_core::Payable::method_of(&parts),
-                &principal.id,
-                details,
-            ) {
-                Ok(entry) => {
-                    if parts.len() > 1 {
-                        crate::tickets::pay::record_parts(conn, serial, &parts)?;
-                    }
-                    entries.push(entry)
-                }
-                // Paid meanwhile: by this very request (a retry that waited on the first try's
-                // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
-                Err(e) => {
-                    return match by_request(conn, principal, request_id)? {
-                        Some(v) => Ok((false, v)),
-                        None => Err(e),
-                    }
+            // Paid meanwhile: by this very request (a retry that waited on the first try's
+            // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
+            Err(e) => {
+                return match by_request(conn, principal, request_id)? {
+                    Some(v) => Ok((false, v)),
+                    None => Err(e),
                 }
             }
-            ("ticket", Some(serial.as_str()), voucher_cents as i64)
-        }
+        },
     };
     let row = VoucherRow {
         code: code.clone(),
@@ -256,6 +195,51 @@ fn issue_in(
     // Last in the transaction.
     crate::audit::log::append(conn, entries)?;
     Ok((true, row))
+}
+
+/// Pays winning ticket `serial` as voucher `code`: its trail entry, and the voucher's cents.
+fn pay_ticket(
+    conn: &mut DbConnection,
+    counter: &Counter<'_>,
+    serial: &str,
+    code: &str,
+    today: KenoDay,
+) -> DomainResult<(crate::audit::log::Entry, i64)> {
+    let t = crate::tickets::find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    // Rules 13.1, 1(n)(ii), 12.2: payable at a terminal today; the voucher holds the minor
+    // wins and refunds, a major prize is paid by cheque beside it. Another site's ticket, or
+    // more than a writer pays alone, needs a supervisor's approval.
+    let (approval, (due, parts)) =
+        counter
+            .at
+            .admit_payment(conn, (&t.serial, &t.site), |conn| {
+                let due =
+                    keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(serial, e))?;
+                let parts = due.voucher_parts().map_err(|e| refused(serial, e))?;
+                Ok((parts.iter().map(|p| p.cents).sum(), (due, parts)))
+            })?;
+    let total: u64 = parts.iter().map(|p| p.cents).sum();
+    let by_cheque = parts.len() > 1;
+    let hand_pay = crate::tickets::hand_pay::record(
+        conn,
+        &t.serial,
+        due.major,
+        by_cheque,
+        counter.hand_pay,
+        &approval,
+    )?;
+    let mut details = serde_json::json!({
+        "voucher": code, "hand_pay": hand_pay, "approved_by": Approval::payload(&approval),
+    });
+    if by_cheque {
+        details["parts"] = crate::tickets::pay::parts_json(&parts);
+    }
+    let method = keno_core::Payable::method_of(&parts);
+    let entry = mark_paid(conn, &t, total, method, &counter.at.principal.id, details)?;
+    if by_cheque {
+        crate::tickets::pay::record_parts(conn, serial, &parts)?;
+    }
+    Ok((entry, parts[0].cents as i64))
 }
 
 /// The voucher this writer issued under `request_id`, if any.

@@ -181,16 +181,6 @@ impl Trail {
             "principal_added" => {
                 self.principals.insert(subject, payload);
             }
-            "staff_added" | "staff_disabled" | "staff_enabled" | "staff_secret_reset" => {
-                super::staff::replay(&mut self.staff, &e.kind, subject, &payload, report);
-            }
-            "terminal_registered" | "terminal_credential_rotated" => {
-                let digest = payload["credential_sha256"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string();
-                self.terminal_credentials.insert(subject, digest);
-            }
             "rule_set_recorded" => {
                 self.rule_sets.insert(subject, payload);
             }
@@ -238,6 +228,28 @@ impl Trail {
             }
             "keno_closure_withdrawn" => {
                 self.closures_withdrawn.insert(subject.parse()?, payload);
+            }
+            _ => self.add_room(&e.kind, subject, payload, report)?,
+        }
+        Ok(())
+    }
+
+    /// What an entry of the room's running says: people, terminals, shifts.
+    fn add_room(
+        &mut self,
+        kind: &str,
+        subject: String,
+        payload: Value,
+        report: &mut Report,
+    ) -> anyhow::Result<()> {
+        match kind {
+            "staff_added" | "staff_disabled" | "staff_enabled" | "staff_secret_reset" => {
+                super::staff::replay(&mut self.staff, kind, subject, &payload, report);
+            }
+            "terminal_registered" | "terminal_credential_rotated" => {
+                let digest = payload["credential_sha256"].as_str().unwrap_or("");
+                self.terminal_credentials
+                    .insert(subject, digest.to_string());
             }
             "shift_opened" => {
                 self.shifts_opened.insert(subject.parse()?, payload);
