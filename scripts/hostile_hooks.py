@@ -54,6 +54,18 @@ BACKGROUND_KINDS = {
     "leader_elected",
 }
 
+# Audit kinds a refusal itself must record (issue 17): a failed sign-on (counted against the
+# person, in the trail and the exceptions), and a session a request found ended (idle, the end
+# of the Keno Day). They are the record of the rejection, not a change the request made.
+REFUSAL_KINDS = {"sign_on_failed", "session_ended"}
+
+# Columns a refusal may change for the same reason: a person's failed sign-ons and lock, and a
+# session's last use and end. The rest of those rows is compared.
+REFUSAL_COLUMNS = {
+    "principals": {"failed_signons", "locked_until"},
+    "staff_sessions": {"last_seen_at", "ended_at", "end_reason"},
+}
+
 # Tables the game clock, the drawer and settlement write on their own: not compared.
 BACKGROUND_TABLES = {
     "games",
@@ -105,10 +117,12 @@ def snapshot() -> dict:
     try:
         conn.execute("BEGIN")
         placeholders = ",".join("?" for _ in BACKGROUND_KINDS)
+        refusals = ",".join("?" for _ in REFUSAL_KINDS)
         count, last_seq = conn.execute(
             "SELECT count(*), max(seq) FROM audit_log "
-            f"WHERE principal_id IS NOT NULL OR kind NOT IN ({placeholders})",
-            sorted(BACKGROUND_KINDS),
+            f"WHERE (principal_id IS NOT NULL OR kind NOT IN ({placeholders})) "
+            f"AND kind NOT IN ({refusals})",
+            sorted(BACKGROUND_KINDS) + sorted(REFUSAL_KINDS),
         ).fetchone()
         state: dict = {"audit": (count, last_seq), "tables": {}}
         for table in _tables(conn):
@@ -118,13 +132,22 @@ def snapshot() -> dict:
                 (n,) = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()
                 state["tables"][table] = (n, None)
                 continue
-            rows = sorted(repr(r) for r in conn.execute(f'SELECT * FROM "{table}"'))
+            rows = sorted(repr(r) for r in conn.execute(_select(conn, table)))
             digest = hashlib.sha256("\n".join(rows).encode()).hexdigest()
             state["tables"][table] = (len(rows), digest)
         conn.execute("COMMIT")
         return state
     finally:
         conn.close()
+
+
+def _select(conn: sqlite3.Connection, table: str) -> str:
+    """Every column of `table` but those a refusal may change (REFUSAL_COLUMNS)."""
+    skip = REFUSAL_COLUMNS.get(table)
+    if not skip:
+        return f'SELECT * FROM "{table}"'
+    names = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")') if r[1] not in skip]
+    return "SELECT " + ", ".join(f'"{n}"' for n in names) + f' FROM "{table}"'
 
 
 def _new_audit_entries(after_seq) -> list[str]:
@@ -139,7 +162,7 @@ def _new_audit_entries(after_seq) -> list[str]:
     return [
         f"#{seq} {kind} {subject} by {principal}"
         for seq, kind, subject, principal in rows
-        if principal is not None or kind not in BACKGROUND_KINDS
+        if (principal is not None or kind not in BACKGROUND_KINDS) and kind not in REFUSAL_KINDS
     ]
 
 

@@ -439,3 +439,27 @@ fn a_payment_above_the_writers_limit_needs_a_supervisor_and_a_hand_pay(db: TestD
     );
     verified(&db);
 }
+
+/// Two instances on one PostgreSQL database: a session used at the second (and cached there)
+/// ends there as soon as the person is disabled at the first, not when its cache expires.
+#[test]
+fn a_disabled_persons_session_ends_at_once_at_every_instance() {
+    let Some(db) = TestDb::new(keno_testkit::Backend::Postgres) else {
+        return;
+    };
+    let terminal = db.terminal(SITE, "03");
+    let (julie, ann) = (db.staff("writer", "JULIE"), db.staff("supervisor", "ANN"));
+    let first = Server::start(&db, MANUAL_CLOCK);
+    let second = Server::start(&db, MANUAL_CLOCK);
+    let token = first.session(Some(&terminal), &julie);
+    assert_eq!(second.get_as(&token, "/api/v1/principals/me").0, 200);
+    let sup = first.session(None, &ann);
+    let path = format!("/api/v1/staff/{}/disable", julie.staff_id);
+    assert_eq!(first.post(&sup, &path, json!({"reason": "left"})).0, 200);
+    // Well inside the cache's ten seconds.
+    let since = std::time::Instant::now();
+    while second.get_as(&token, "/api/v1/principals/me").0 != 401 {
+        assert!(since.elapsed() < std::time::Duration::from_secs(3), "still signed on at the second instance");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -75,6 +75,13 @@ impl Events {
         }
     }
 
+    /// Drops a principal's cached tokens at every other instance (after the change commits).
+    pub fn forget_elsewhere(&self, principal_id: &str) {
+        if let Some(relay) = &self.relay {
+            let _ = relay.send(Outgoing::Forget(principal_id.to_string()));
+        }
+    }
+
     /// Hands an event to this instance's clients.
     pub fn deliver(&self, kind: EventKind, data: String) {
         tracing::debug!(%kind, %data, "event");
@@ -111,4 +118,7 @@ impl Wake {
 pub enum Outgoing {
     Event(EventKind, String),
     Wake(Wake),
+    /// A principal's cached tokens to drop at once (disabled, signed on elsewhere, secret
+    /// reset): the other instances' caches would otherwise keep them for seconds.
+    Forget(String),
 }

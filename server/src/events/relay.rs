@@ -21,6 +21,8 @@ use crate::state::AppState;
 
 const EVENTS: &str = "keno_events";
 const WAKE: &str = "keno_wake";
+/// A wake-up that drops a principal's cached tokens: `forget:<principal id>`.
+const FORGET: &str = "forget:";
 /// PostgreSQL refuses a payload of 8000 bytes or more.
 const MAX_PAYLOAD: usize = 7900;
 
@@ -53,6 +55,7 @@ fn send(url: &str, name: &str, outgoing: mpsc::Receiver<Outgoing>, state: &AppSt
             }
             Outgoing::Event(kind, data) => (EVENTS, format!("{kind}\n{data}")),
             Outgoing::Wake(what) => (WAKE, what.as_str().to_string()),
+            Outgoing::Forget(id) => (WAKE, format!("{FORGET}{id}")),
         };
         let mut sent = false;
         for attempt in 0..3 {
@@ -120,7 +123,11 @@ fn listen(url: &str, state: &web::Data<AppState>) {
                     Ok(n) if n.channel == WAKE => match n.payload.as_str() {
                         "drawer" => state.drawer_wake.notify_one(),
                         "clock" => state.clock_wake.notify_one(),
-                        _ => {}
+                        other => {
+                            if let Some(id) = other.strip_prefix(FORGET) {
+                                state.principals.forget_principal(id);
+                            }
+                        }
                     },
                     Ok(n) => {
                         let Some((kind, data)) = n.payload.split_once('\n') else {

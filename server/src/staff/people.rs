@@ -430,10 +430,13 @@ async fn change(
         .await
         .map_err(|e| Failure::Internal(e.into()))??;
     let by = Actor::of(&principal);
+    let person = id.clone();
     let done = crate::store::write(&state, None, move |state, conn| {
         change_in(Some(state), conn, &by, &id, change, &reason)
     })
     .await?;
+    // Committed: the other instances drop the person's cached sessions too.
+    state.events.forget_elsewhere(&person);
     Ok(web::Json(done))
 }
 

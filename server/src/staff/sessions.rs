@@ -375,10 +375,13 @@ pub async fn sign_on(
         )
         .into());
     }
+    let person = row.id.clone();
     let signed = crate::store::write(&state, None, move |state, conn| {
         open(state, conn, &row, place.as_ref())
     })
     .await?;
+    // The person's other sessions ended (one at a time): dropped at the other instances too.
+    state.events.forget_elsewhere(&person);
     Ok(HttpResponse::Created().json(signed))
 }
 
@@ -549,5 +552,6 @@ pub async fn sign_off(
     if let Some(token) = bearer(&req) {
         state.principals.forget(&token_hash(&token));
     }
+    state.events.forget_elsewhere(&principal.id);
     Ok(HttpResponse::NoContent().finish())
 }
