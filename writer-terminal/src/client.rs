@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use keno_api::staff::OVERRIDE_HEADER;
 use keno_api::RefusalCode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -57,10 +58,13 @@ fn refused(status: u16, body: &[u8]) -> CallError {
     }
 }
 
+#[derive(Clone)]
 pub struct Client {
     base: String,
     token: String,
     agent: ureq::Agent,
+    /// A supervisor's grant the requests carry (`X-Keno-Override`): one action on one ticket.
+    grant: Option<String>,
 }
 
 /// How a sale (or a voucher's issue) ended: `T` is the ticket sold or the voucher issued.
@@ -83,6 +87,25 @@ impl Client {
                 .timeout_global(Some(timeout))
                 .build()
                 .into(),
+            grant: None,
+        }
+    }
+
+    /// The same client, its requests carrying a supervisor's grant (good once, for the action
+    /// and ticket it was given for).
+    pub fn with_grant(&self, grant: &str) -> Client {
+        Client {
+            grant: Some(grant.to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// The bearer token, and the supervisor's grant when there is one.
+    fn headers<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let request = request.header("Authorization", format!("Bearer {}", self.token));
+        match &self.grant {
+            Some(grant) => request.header(OVERRIDE_HEADER, grant),
+            None => request,
         }
     }
 
@@ -94,14 +117,9 @@ impl Client {
         path: &str,
     ) -> Result<(u16, T), CallError> {
         let url = format!("{}{path}", self.base);
-        let auth = format!("Bearer {}", self.token);
         let response = match post {
-            Some(body) => self
-                .agent
-                .post(&url)
-                .header("Authorization", &auth)
-                .send_json(body),
-            None => self.agent.get(&url).header("Authorization", &auth).call(),
+            Some(body) => self.headers(self.agent.post(&url)).send_json(body),
+            None => self.headers(self.agent.get(&url)).call(),
         };
         let mut response = response.map_err(|e| {
             if never_sent(&e) {
@@ -118,6 +136,8 @@ impl Client {
         if status >= 400 {
             return Err(refused(status, text.as_bytes()));
         }
+        // An answer without a body (204, a sign-off) reads as `()`.
+        let text = if text.is_empty() { "null".into() } else { text };
         // Not the server's answer (a proxy's page, say): nothing is known.
         let answer = serde_json::from_str(&text).map_err(|e| {
             CallError::Network(format!(
@@ -143,9 +163,7 @@ impl Client {
     pub fn get_bytes(&self, path: &str) -> Result<Vec<u8>, CallError> {
         let url = format!("{}{path}", self.base);
         let mut response = self
-            .agent
-            .get(&url)
-            .header("Authorization", format!("Bearer {}", self.token))
+            .headers(self.agent.get(&url))
             .call()
             .map_err(|e| CallError::Network(e.to_string()))?;
         let status = response.status().as_u16();

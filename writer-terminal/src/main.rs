@@ -3,15 +3,23 @@
 //!
 //! With no command it opens the full-screen counter (`counter`); the subcommands do the same
 //! for scripts, each with `--json`; `--print` sends receipts and slips to ESC/POS printers and
-//! PDF (`print`).
+//! PDF (`print`). A writer signs on at this registered terminal (`sign_on`) and the session is
+//! kept between commands (`session`); what a writer may not do alone waits for a supervisor's
+//! approval given at the counter (`approval`, `ask`).
 
+mod approval;
+mod ask;
 mod claim;
 mod client;
 mod counter;
 mod entry;
 mod order;
 mod print;
+mod prompt;
 mod receipt;
+mod session;
+mod shift;
+mod sign_on;
 mod views;
 
 use std::path::PathBuf;
@@ -21,11 +29,13 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use keno_api::games::Game;
 use keno_api::set_bets::SetBet;
+use keno_api::staff::{OverrideAction, PayRequest};
 use keno_api::tickets::{BetRequest, Cancellation, Payment, Schedule, SoldTicket, TicketDetail};
 use keno_api::vouchers::{CashOut, IssueRequest, Voucher};
-use serde::de::DeserializeOwned;
+use keno_api::Refusal;
 use serde::Serialize;
 
+use ask::{ApprovalArgs, Asks, HandPayArgs};
 use client::{CallError, Client, Sale};
 use order::{new_request_id, Order};
 use receipt::Receipt;
@@ -37,23 +47,39 @@ use receipt::Receipt;
     about = "The keno writer's terminal"
 )]
 struct Cli {
-    /// A TOML file with `server`, `token`, `casino` and `print = [...]`; options given on the
-    /// command line or in the environment win over it.
+    /// A TOML file with `server`, `credential`, `casino` and `print = [...]`; options given on
+    /// the command line or in the environment win over it.
     #[arg(long, env = "KENO_TERMINAL_CONFIG", global = true)]
     config: Option<PathBuf>,
     /// The Keno server [default: http://127.0.0.1:8080].
     #[arg(long, env = "KENO_SERVER", global = true)]
     server: Option<String>,
-    /// This terminal's writer token (from `keno-server principal add --role writer`).
+    /// This registered terminal's credential (`keno-server terminal add`): writers sign on
+    /// with it.
+    #[arg(
+        long,
+        env = "KENO_TERMINAL_CREDENTIAL",
+        global = true,
+        hide_env_values = true
+    )]
+    credential: Option<String>,
+    /// Deprecated (this release only): a writer token of `keno-server principal add`, used
+    /// instead of a credential and sign-on.
     #[arg(long, env = "KENO_TOKEN", global = true, hide_env_values = true)]
     token: Option<String>,
+    /// Where the session of the writer signed on is kept, readable by its owner only (mode
+    /// 0600) [default: $XDG_RUNTIME_DIR/keno-writer-terminal/session.json, or session.json in
+    /// the state dir without XDG_RUNTIME_DIR].
+    #[arg(long, env = "KENO_TERMINAL_SESSION", global = true)]
+    session_file: Option<PathBuf>,
     /// Casino name printed on receipts [default: CASINO].
     #[arg(long, env = "KENO_CASINO", global = true)]
     casino: Option<String>,
     /// Seconds to wait for the server's answer before trying again.
     #[arg(long, env = "KENO_TIMEOUT", default_value_t = 10, global = true)]
     timeout: u64,
-    /// Where the last receipt is kept for `reprint`.
+    /// Where the last receipt is kept for `reprint` [default:
+    /// ~/.local/state/keno-writer-terminal].
     #[arg(long, env = "KENO_TERMINAL_STATE", global = true)]
     state_dir: Option<PathBuf>,
     /// Print the server's JSON instead of the receipt or slip.
@@ -69,10 +95,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Sign a writer on at this terminal with staff ID and PIN; the session is kept (see
+    /// --session-file) for the commands that follow, until sign-off.
+    SignOn {
+        #[arg(long)]
+        staff_id: String,
+        /// The PIN; without it, it is asked without echo (or read from standard input).
+        #[arg(long)]
+        pin: Option<String>,
+    },
+    /// Sign off: the session ends at once.
+    SignOff,
+    /// Who is signed on here, and when the session ends.
+    Whoami,
+    /// The writer's shift: with no command, the cash so far and what the drawer should hold.
+    Shift {
+        #[command(subcommand)]
+        command: Option<shift::ShiftCommand>,
+    },
     /// Sell a ticket and print its receipt.
     Sell(SellArgs),
     /// Show a ticket's games, results and what is payable.
-    Check { serial: String },
+    Check {
+        serial: String,
+        #[command(flatten)]
+        approval: ApprovalArgs,
+    },
     /// Pay a winning ticket (once): in cash (by cheque for a major prize), or as a voucher.
     Pay {
         serial: String,
@@ -82,12 +130,20 @@ enum Command {
         /// With --voucher: the request id of a try whose outcome is unknown, to find out.
         #[arg(long, requires = "voucher")]
         request_id: Option<String>,
+        #[command(flatten)]
+        hand_pay: HandPayArgs,
+        #[command(flatten)]
+        approval: ApprovalArgs,
     },
     /// Vouchers (rule 1(n)): issue one for a cash deposit, check one, cash one out.
     #[command(subcommand)]
     Voucher(VoucherCommand),
     /// Cancel what rule 8 allows of a ticket.
-    Cancel { serial: String },
+    Cancel {
+        serial: String,
+        #[command(flatten)]
+        approval: ApprovalArgs,
+    },
     /// Print the last receipt again, marked REPRINT.
     Reprint,
     /// Sell the last ticket's selections again (a new ticket).
@@ -166,6 +222,8 @@ struct SellArgs {
     /// voucher:CODE:AMOUNT (that much of it) or ticket:SERIAL; repeat for several, in order.
     #[arg(long = "tender", value_name = "TENDER")]
     tender: Vec<String>,
+    #[command(flatten)]
+    approval: ApprovalArgs,
 }
 
 /// What went wrong, and the exit code that tells a script.
@@ -178,11 +236,16 @@ enum Failure {
     Usage(String),
     /// Done, but a printer failed (exit 4).
     Printer(String),
+    /// The server ended the writer's session, in its words (exit 1): sign on again.
+    SessionEnded(String),
 }
 
 impl From<CallError> for Failure {
     fn from(e: CallError) -> Self {
         match e {
+            CallError::Refused { code, message, .. } if code == Refusal::SessionEnded => {
+                Failure::SessionEnded(message)
+            }
             CallError::Refused { code, message, .. } => {
                 Failure::Refused(format!("REFUSED ({code}): {message}"))
             }
@@ -196,6 +259,9 @@ impl From<CallError> for Failure {
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     server: Option<String>,
+    /// This registered terminal's credential.
+    credential: Option<String>,
+    /// Deprecated: a legacy writer token.
     token: Option<String>,
     casino: Option<String>,
     #[serde(default)]
@@ -214,6 +280,7 @@ fn apply_config(cli: &mut Cli) -> Result<(), Failure> {
         None => ConfigFile::default(),
     };
     cli.server = cli.server.take().or(file.server);
+    cli.credential = cli.credential.take().or(file.credential);
     cli.token = cli.token.take().or(file.token);
     cli.casino = cli.casino.take().or(file.casino);
     if cli.print.is_empty() {
@@ -236,6 +303,12 @@ fn main() -> ExitCode {
                 Failure::Usage(m) => (format!("writer-terminal: {m}"), 2),
                 Failure::Unreachable(m) => (m, 3),
                 Failure::Printer(m) => (m, 4),
+                Failure::SessionEnded(m) => (
+                    format!(
+                        "SESSION ENDED: {m}\nSign on again: writer-terminal sign-on --staff-id ID"
+                    ),
+                    1,
+                ),
             };
             eprintln!("{message}");
             ExitCode::from(code)
@@ -251,88 +324,91 @@ impl Cli {
     fn casino(&self) -> &str {
         self.casino.as_deref().unwrap_or("CASINO")
     }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.max(1))
+    }
 }
 
 fn run(cli: &Cli) -> Result<(), Failure> {
     let Some(command) = &cli.command else {
-        let token = cli.token.as_deref().ok_or_else(|| {
-            Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
-        })?;
-        let save = |t: &SoldTicket| save_last(cli, t);
-        let last = || load_last(cli);
-        return counter::run(counter::Settings {
-            server: cli.server(),
-            token,
-            casino: cli.casino(),
-            print: &cli.print,
-            save_last: &save,
-            last: &last,
-        })
-        .map_err(|e| Failure::Unreachable(format!("{e:#}")));
+        return run_counter(cli);
     };
-    if let Command::Reprint = command {
-        return reprint(cli);
-    }
-    let token = cli.token.as_deref().ok_or_else(|| {
-        Failure::Usage("give this terminal's writer token (--token or KENO_TOKEN)".into())
-    })?;
-    let client = Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)));
     match command {
-        Command::Sell(args) => sell(cli, &client, args),
-        Command::Results { last } => {
-            let open = client
-                .get::<Game>("/api/v1/games/current")
-                .ok()
-                .map(|g| g.number);
-            let newest = match open {
-                Some(n) => n - 1,
-                None => return Err(Failure::Refused("no game is open: Keno is closed".into())),
-            };
-            let from = (newest - (*last).max(1) + 1).max(1);
-            let games: Vec<Game> = client.get(&format!(
-                "/api/v1/games?from={from}&to={}",
-                newest.max(from)
-            ))?;
-            print_or_json(cli, &games, || views::results(&games).join("\n") + "\n");
-            Ok(())
+        Command::Reprint => return reprint(cli),
+        Command::SignOn { staff_id, pin } => {
+            return sign_on::sign_on(cli, staff_id, pin.as_deref())
         }
+        _ => {}
+    }
+    let bearer = sign_on::bearer(cli)?;
+    let client = Client::new(cli.server(), bearer.token(), cli.timeout());
+    let done = dispatch(cli, &client, &bearer, command);
+    // The server ended the session: forgotten here, so the writer signs on again.
+    if let (Err(Failure::SessionEnded(_)), sign_on::Bearer::Session(saved)) = (&done, &bearer) {
+        let _ = sign_on::session_file(cli).clear(&saved.token);
+    }
+    done
+}
+
+/// The full-screen counter: its sign-on screen when no writer is signed on here.
+fn run_counter(cli: &Cli) -> Result<(), Failure> {
+    let sessions = sign_on::session_file(cli);
+    if cli.credential.is_none() && cli.token.is_none() && sessions.load(cli.server()).is_none() {
+        return Err(Failure::Usage(
+            "give this terminal's credential (--credential, KENO_TERMINAL_CREDENTIAL or \
+             `credential` in the config)"
+                .into(),
+        ));
+    }
+    let save = |t: &SoldTicket| save_last(cli, t);
+    let last = || load_last(cli);
+    counter::run(counter::Settings {
+        server: cli.server(),
+        credential: cli.credential.as_deref(),
+        // A credential wins over a legacy token: the writer signs on.
+        token: cli.token.as_deref().filter(|_| cli.credential.is_none()),
+        sessions,
+        casino: cli.casino(),
+        print: &cli.print,
+        save_last: &save,
+        last: &last,
+    })
+    .map_err(|e| Failure::Unreachable(format!("{e:#}")))
+}
+
+fn dispatch(
+    cli: &Cli,
+    client: &Client,
+    bearer: &sign_on::Bearer,
+    command: &Command,
+) -> Result<(), Failure> {
+    match command {
+        Command::Sell(args) => sell(cli, client, args),
+        Command::Results { last } => results(cli, client, *last),
         Command::Replay => {
             let last = load_last(cli)
                 .ok_or_else(|| Failure::Usage("no ticket sold yet on this terminal".into()))?;
             let order = Order::replay(&last.ticket)
                 .ok_or_else(|| Failure::Usage("the last ticket cannot be replayed".into()))?;
-            sell_order(cli, &client, &order, None)
+            sell_order(cli, client, &order, None, &ApprovalArgs::default())
         }
-        Command::Sets { all } => {
-            let path = if *all {
-                "/api/v1/set-bets?include_retired=true"
-            } else {
-                "/api/v1/set-bets"
-            };
-            let sets: Vec<SetBet> = client.get(path)?;
-            print_or_json(cli, &sets, || views::set_bets(&sets).join("\n") + "\n");
-            Ok(())
-        }
-        Command::Check { serial } => check(cli, &client, serial),
-        Command::Claim(c) => match claim::run(&client, c)? {
-            claim::Done::Shown(value, text) => {
-                print_or_json(cli, &value, || text);
-                Ok(())
-            }
-            claim::Done::Saved(path) => {
-                println!("claim form saved to {}", path.display());
-                Ok(())
-            }
-        },
+        Command::Sets { all } => sets(cli, client, *all),
+        Command::Check { serial, approval } => check(cli, client, serial, approval),
+        Command::Claim(c) => claim(cli, client, c),
         Command::Pay {
             serial,
             voucher: false,
+            hand_pay,
+            approval,
             ..
-        } => slip_action::<Payment>(cli, &client, serial, "pay", "PAYMENT SLIP", views::payment),
+        } => pay(cli, client, serial, approval, hand_pay),
         Command::Pay {
             serial,
             voucher: true,
             request_id,
+            hand_pay,
+            approval,
         } => {
             let body = IssueRequest {
                 request_id: request_id.clone().unwrap_or_else(new_request_id),
@@ -340,18 +416,64 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 ticket: Some(serial_arg(serial)?.to_string()),
                 hand_pay: None,
             };
-            issue_voucher(cli, &client, &body)
+            let asks = Asks {
+                approval,
+                hand_pay: hand_pay.given(),
+                pays: true,
+            };
+            issue_voucher(cli, client, &body, asks)
         }
-        Command::Voucher(v) => voucher(cli, &client, v),
-        Command::Cancel { serial } => slip_action::<Cancellation>(
-            cli,
-            &client,
-            serial,
-            "cancel",
-            "CANCELLATION SLIP",
-            views::cancellation,
-        ),
-        Command::Reprint => unreachable!("handled above"),
+        Command::Voucher(v) => voucher(cli, client, v),
+        Command::Cancel { serial, approval } => cancel(cli, client, serial, approval),
+        Command::SignOff => sign_on::sign_off(cli, bearer),
+        Command::Whoami => sign_on::whoami(cli, client, bearer),
+        Command::Shift { command } => shift::run(cli, client, command.as_ref()),
+        Command::Reprint | Command::SignOn { .. } => unreachable!("handled in run"),
+    }
+}
+
+/// `results`: the numbers of the last games drawn.
+fn results(cli: &Cli, client: &Client, last: i64) -> Result<(), Failure> {
+    let open = client
+        .get::<Game>("/api/v1/games/current")
+        .ok()
+        .map(|g| g.number);
+    let newest = match open {
+        Some(n) => n - 1,
+        None => return Err(Failure::Refused("no game is open: Keno is closed".into())),
+    };
+    let from = (newest - last.max(1) + 1).max(1);
+    let games: Vec<Game> = client.get(&format!(
+        "/api/v1/games?from={from}&to={}",
+        newest.max(from)
+    ))?;
+    print_or_json(cli, &games, || views::results(&games).join("\n") + "\n");
+    Ok(())
+}
+
+/// `sets`: the catalogue of set bets.
+fn sets(cli: &Cli, client: &Client, all: bool) -> Result<(), Failure> {
+    let path = if all {
+        "/api/v1/set-bets?include_retired=true"
+    } else {
+        "/api/v1/set-bets"
+    };
+    let sets: Vec<SetBet> = client.get(path)?;
+    print_or_json(cli, &sets, || views::set_bets(&sets).join("\n") + "\n");
+    Ok(())
+}
+
+/// `claim ...`: Unclaimed Prize Claim Forms.
+fn claim(cli: &Cli, client: &Client, command: &claim::ClaimCommand) -> Result<(), Failure> {
+    match claim::run(client, command)? {
+        claim::Done::Shown(value, text) => {
+            print_or_json(cli, &value, || text);
+            Ok(())
+        }
+        claim::Done::Saved(path) => {
+            println!("claim form saved to {}", path.display());
+            Ok(())
+        }
     }
 }
 
@@ -365,7 +487,13 @@ fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), F
                 ticket: None,
                 hand_pay: None,
             };
-            issue_voucher(cli, client, &body)
+            let none = ApprovalArgs::default();
+            let asks = Asks {
+                approval: &none,
+                hand_pay: None,
+                pays: false,
+            };
+            issue_voucher(cli, client, &body, asks)
         }
         VoucherCommand::Check { code } => {
             let v: Voucher = client.get(&format!("/api/v1/vouchers/{}", voucher_arg(code)?))?;
@@ -383,28 +511,114 @@ fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), F
     }
 }
 
-/// Pays or cancels a ticket and prints its slip: `T` is the server's answer (`Payment`,
-/// `Cancellation`).
-fn slip_action<T: DeserializeOwned + Serialize>(
+/// The ticket `serial`'s action as a supervisor approves it.
+fn on_ticket(
+    action: OverrideAction,
+    serial: &str,
+) -> impl Fn(&str) -> Option<(OverrideAction, String)> + '_ {
+    move |_| Some((action, serial.to_string()))
+}
+
+/// Pays a ticket and prints its slip; a major prize's hand-pay (the claimant, the identity
+/// document, the cheque) is recorded with it and printed on the slip.
+fn pay(
     cli: &Cli,
     client: &Client,
     serial: &str,
-    action: &str,
-    title: &str,
-    view: views::SlipView<T>,
+    approval: &ApprovalArgs,
+    hand_pay: &HandPayArgs,
 ) -> Result<(), Failure> {
     let serial = serial_arg(serial)?;
-    let answer: T = client.post(&format!("/api/v1/tickets/{serial}/{action}"), &())?;
-    let (line, rows) = view(&answer);
+    let path = format!("/api/v1/tickets/{serial}/pay");
+    let asks = Asks {
+        approval,
+        hand_pay: hand_pay.given(),
+        pays: true,
+    };
+    let done = ask::attempt(
+        client,
+        asks,
+        on_ticket(OverrideAction::Pay, serial),
+        |c, hand_pay| {
+            let body = PayRequest {
+                hand_pay: hand_pay.cloned(),
+            };
+            c.post::<_, Payment>(&path, &body)
+        },
+    )?;
+    let paid = done.result?;
+    let (line, mut rows) = views::payment(&paid);
+    if let Some(h) = &done.hand_pay {
+        rows.extend(approval::slip_rows(h));
+    }
+    print_or_json(cli, &paid, || {
+        let extra: Vec<String> = done
+            .hand_pay
+            .iter()
+            .flat_map(approval::slip_rows)
+            .map(|(label, value)| format!("{label} {value}"))
+            .collect();
+        format!("{line}\nTICKET {serial}\n{}", lines(&extra))
+    });
+    let title = "PAYMENT SLIP";
+    print_to(cli, title, &receipt::slip(title, &rows, serial))
+}
+
+/// Lines of text, each ended.
+fn lines(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Cancels what rule 8 allows of a ticket and prints the slip.
+fn cancel(
+    cli: &Cli,
+    client: &Client,
+    serial: &str,
+    approval: &ApprovalArgs,
+) -> Result<(), Failure> {
+    let serial = serial_arg(serial)?;
+    let path = format!("/api/v1/tickets/{serial}/cancel");
+    let asks = Asks {
+        approval,
+        hand_pay: None,
+        pays: false,
+    };
+    let answer: Cancellation = ask::attempt(
+        client,
+        asks,
+        on_ticket(OverrideAction::Cancel, serial),
+        |c, _| c.post(&path, &()),
+    )?
+    .result?;
+    let (line, rows) = views::cancellation(&answer);
     print_or_json(cli, &answer, || format!("{line}\nTICKET {serial}\n"));
+    let title = "CANCELLATION SLIP";
     print_to(cli, title, &receipt::slip(title, &rows, serial))
 }
 
 /// Issues a voucher (a deposit, or a winning ticket paid as one), retried under the same request
-/// id until the server answers, and prints it.
-fn issue_voucher(cli: &Cli, client: &Client, body: &IssueRequest) -> Result<(), Failure> {
+/// id until the server answers, and prints it. Another site's ticket waits for a supervisor.
+fn issue_voucher(
+    cli: &Cli,
+    client: &Client,
+    body: &IssueRequest,
+    asks: Asks,
+) -> Result<(), Failure> {
     let request_id = &body.request_id;
-    let (voucher, retried) = match client.issue_voucher(body, 5) {
+    let ticket = body.ticket.clone();
+    let done = ask::attempt(
+        client,
+        asks,
+        |_| ticket.clone().map(|t| (OverrideAction::Pay, t)),
+        |c, hand_pay| {
+            let body = IssueRequest {
+                hand_pay: hand_pay.cloned(),
+                ..body.clone()
+            };
+            c.issue_voucher(&body, 5)
+        },
+    )?;
+    let (voucher, retried) = match done.result {
         Ok(Sale::Sold(v)) => (v, false),
         Ok(Sale::AlreadySold(v)) => (v, true),
         Err(CallError::NotSent(m)) => {
@@ -532,7 +746,7 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
             .collect::<Result<_, _>>()
             .map_err(Failure::Usage)?,
     };
-    sell_order(cli, client, &order, args.request_id.clone())
+    sell_order(cli, client, &order, args.request_id.clone(), &args.approval)
 }
 
 fn sell_order(
@@ -540,11 +754,22 @@ fn sell_order(
     client: &Client,
     order: &Order,
     request_id: Option<String>,
+    approval: &ApprovalArgs,
 ) -> Result<(), Failure> {
     let request_id = request_id.unwrap_or_else(new_request_id);
     let body = order.body(&request_id);
+    let asks = Asks {
+        approval,
+        hand_pay: None,
+        pays: false,
+    };
+    // Another site's ticket tendered waits for a supervisor's approval.
+    let tendered = |message: &str| {
+        approval::tendered_ticket(&order.tenders, message).map(|t| (OverrideAction::Tender, t))
+    };
     // Never sell twice: every attempt carries the same request id.
-    let (ticket, retried) = match client.sell(&body, 5) {
+    let done = ask::attempt(client, asks, tendered, |c, _| c.sell(&body, 5))?;
+    let (ticket, retried) = match done.result {
         Ok(Sale::Sold(t)) => (t, false),
         Ok(Sale::AlreadySold(t)) => (t, true),
         Err(CallError::NotSent(m)) => {
@@ -621,8 +846,21 @@ fn print_docs_to(cli: &Cli, docs: &[(&str, Vec<receipt::Line>)]) -> Result<(), F
     }
 }
 
-fn check(cli: &Cli, client: &Client, serial: &str) -> Result<(), Failure> {
-    let t: TicketDetail = client.get(&format!("/api/v1/tickets/{}", serial_arg(serial)?))?;
+fn check(cli: &Cli, client: &Client, serial: &str, approval: &ApprovalArgs) -> Result<(), Failure> {
+    let serial = serial_arg(serial)?;
+    let path = format!("/api/v1/tickets/{serial}");
+    let asks = Asks {
+        approval,
+        hand_pay: None,
+        pays: false,
+    };
+    let t: TicketDetail = ask::attempt(
+        client,
+        asks,
+        on_ticket(OverrideAction::Check, serial),
+        |c, _| c.get(&path),
+    )?
+    .result?;
     print_or_json(cli, &t, || views::ticket(&t).join("\n") + "\n");
     Ok(())
 }
@@ -658,8 +896,8 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
         .ok_or_else(|| Failure::Usage("no receipt printed yet on this terminal".into()))?;
     // The server's record now, so a ticket cancelled or paid since says so; the saved copy if
     // the server cannot be asked.
-    let now = cli.token.as_deref().and_then(|token| {
-        Client::new(cli.server(), token, Duration::from_secs(cli.timeout.max(1)))
+    let now = sign_on::bearer(cli).ok().and_then(|bearer| {
+        Client::new(cli.server(), bearer.token(), cli.timeout())
             .get::<TicketDetail>(&format!("/api/v1/tickets/{}", saved.ticket.serial))
             .ok()
     });

@@ -3,12 +3,31 @@
 
 use keno_api::games::Game;
 use keno_api::set_bets::SetBet;
+use keno_api::staff::{Session, Shift, ShiftState};
 use keno_api::tickets::{Cancellation, Payment, SalePayment, TicketDetail};
 use keno_api::vouchers::{CashOut, Voucher};
 use keno_core::Dollars;
 
-/// How a payment or cancellation reads: the line to show and the slip's rows.
-pub type SlipView<T> = fn(&T) -> (String, Vec<(&'static str, String)>);
+/// Signed cents as dollars: "-$5.00" for money out.
+fn signed(c: i64) -> String {
+    if c < 0 {
+        format!("-{}", cents(c.unsigned_abs()))
+    } else {
+        cents(c)
+    }
+}
+
+/// An instant the server sent (RFC 3339) on this terminal's clock: "25/11/26 21:45".
+fn local_time(at: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(at).map_or_else(
+        |_| at.to_string(),
+        |t| {
+            t.with_timezone(&chrono::Local)
+                .format("%d/%m/%y %H:%M")
+                .to_string()
+        },
+    )
+}
 
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
 fn cents(c: impl TryInto<u64>) -> String {
@@ -59,6 +78,18 @@ pub fn ticket(t: &TicketDetail) -> Vec<String> {
     ));
     if t.cheque {
         out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
+    }
+    if let Some(h) = &t.hand_pay {
+        let cheque = h
+            .cheque_number
+            .as_deref()
+            .map_or(String::new(), |c| format!(", CHEQUE No. {c}"));
+        out.push(format!(
+            "HAND-PAY TO {} ({} {}){cheque}",
+            h.claimant_name,
+            h.id_kind.to_uppercase(),
+            h.id_number
+        ));
     }
     out
 }
@@ -262,6 +293,110 @@ pub fn set_bets(sets: &[SetBet]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The session of the writer signed on: who, where, and when it ends.
+pub fn session(s: &Session) -> Vec<String> {
+    let place = match (&s.terminal, &s.site) {
+        (Some(t), Some(site)) => format!("  TERMINAL {t}  SITE {site}"),
+        _ => String::new(),
+    };
+    vec![
+        format!(
+            "SIGNED ON: {} (STAFF {}, {}){place}",
+            s.name,
+            s.staff_id,
+            s.role.as_str().to_uppercase()
+        ),
+        format!("SINCE {}", local_time(&s.started_at)),
+        format!(
+            "ENDS AT SIGN-OFF, AFTER {} MIN WITHOUT USE, OR AT {} (END OF THE KENO DAY)",
+            s.idle_timeout_seconds.div_ceil(60),
+            local_time(&s.expires_at)
+        ),
+    ]
+}
+
+/// Where a shift's drawer stands in a line: what it should hold, and at the close the count
+/// and the over/short.
+pub fn shift_line(s: &Shift) -> String {
+    match (s.state, s.counted_cents, s.over_short_cents) {
+        (ShiftState::Open, ..) => format!(
+            "SHIFT {} OPEN: EXPECTED IN DRAWER {} (FLOAT {})",
+            s.id,
+            signed(s.expected_cents),
+            cents(s.float_cents)
+        ),
+        (state, Some(counted), Some(over_short)) => {
+            let waits = if state == ShiftState::AwaitingSignOff {
+                ": A SUPERVISOR SIGNS IT OFF"
+            } else {
+                ""
+            };
+            format!(
+                "SHIFT {} CLOSED: COUNTED {}, EXPECTED {}, {}{waits}",
+                s.id,
+                cents(counted),
+                signed(s.expected_cents),
+                over_short_words(over_short)
+            )
+        }
+        _ => format!("SHIFT {} CLOSED", s.id),
+    }
+}
+
+/// Over/short in words: "BALANCED", "OVER $2.00", "SHORT $8.00".
+fn over_short_words(c: i64) -> String {
+    match c {
+        0 => "BALANCED".into(),
+        c if c > 0 => format!("OVER {}", cents(c)),
+        c => format!("SHORT {}", cents(c.unsigned_abs())),
+    }
+}
+
+/// A shift's drawer, as the shift report's first part: the float, each movement, what it
+/// should hold, and at the close the count and the over/short.
+pub fn shift(s: &Shift) -> Vec<String> {
+    let c = &s.cash;
+    let row = |label: &str, cents: i64| format!("{label:<36} {:>14}", signed(cents));
+    let mut out = vec![
+        shift_line(s),
+        format!(
+            "{}  TERMINAL {}  SITE {}  KENO DAY {}  OPENED {}",
+            s.writer,
+            s.terminal,
+            s.site,
+            s.keno_day,
+            local_time(&s.opened_at)
+        ),
+        row("FLOAT (BANK) AT THE OPENING", s.float_cents),
+        row("+ CASH FROM SALES", c.sales_cash_cents),
+        row("+ VOUCHERS BOUGHT WITH CASH", c.voucher_deposits_cents),
+    ];
+    if c.tender_change_cents != 0 {
+        out.push(row(
+            "- CHANGE PAID IN CASH FOR TENDERS",
+            c.tender_change_cents,
+        ));
+    }
+    out.extend([
+        row("- REFUNDS OF CANCELLATIONS", c.refunds_cents),
+        row("- PRIZES PAID IN CASH", c.prizes_cash_cents),
+        row("- VOUCHERS CASHED OUT", c.voucher_cash_outs_cents),
+        row("= EXPECTED IN THE DRAWER", s.expected_cents),
+    ]);
+    if let (Some(counted), Some(over_short)) = (s.counted_cents, s.over_short_cents) {
+        out.push(row("COUNTED AT THE CLOSE", counted));
+        out.push(format!(
+            "{:<36} {:>14}",
+            "OVER/SHORT",
+            over_short_words(over_short)
+        ));
+    }
+    if let Some(by) = &s.signed_off_by {
+        out.push(format!("SIGNED OFF BY {by}"));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use keno_testkit::{sale, world, Backend, Server, TestDb, MANUAL_CLOCK};
+use keno_testkit::{sale, world, Backend, Server, Staff, TestDb, MANUAL_CLOCK};
 use serde_json::Value;
 
 /// A supervisor adds "Lucky Corners" to the catalogue of set bets: three groups of three, played
@@ -1400,6 +1400,18 @@ fn a_keno_to_go_receipt_says_so_with_its_free_games() {
 
 /// Starts the counter in tmux against `s` as `token`; `None` without tmux.
 fn counter(s: &Server, token: &str, state: &std::path::Path, name: &str) -> Option<Tmux> {
+    in_tmux(
+        name,
+        &format!(
+            "--server {} --token {token} --state-dir {}",
+            s.base,
+            state.display()
+        ),
+    )
+}
+
+/// Starts the counter in tmux with `args`; `None` without tmux.
+fn in_tmux(name: &str, args: &str) -> Option<Tmux> {
     if Command::new("tmux").arg("-V").output().is_err() {
         assert_ne!(
             std::env::var("CI").as_deref(),
@@ -1410,12 +1422,7 @@ fn counter(s: &Server, token: &str, state: &std::path::Path, name: &str) -> Opti
         return None;
     }
     let session = format!("keno-{name}-{}", std::process::id());
-    let cmd = format!(
-        "{} --server {} --token {token} --state-dir {}",
-        env!("CARGO_BIN_EXE_writer-terminal"),
-        s.base,
-        state.display()
-    );
+    let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_writer-terminal"));
     let started = Command::new("tmux")
         .args([
             "new-session",
@@ -1515,4 +1522,512 @@ fn games_cancelled_and_invalidated_show_on_the_check_the_reprint_and_the_counter
     counter.keys("rp");
     counter.wait_for(&cancelled);
     counter.keys("q");
+}
+
+/// The terminal at a registered terminal (issue 17): its credential, the session kept in
+/// `state` (a file of the test's own rather than `$XDG_RUNTIME_DIR`).
+fn registered(base: &str, credential: &str, state: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_writer-terminal"));
+    command.args([
+        "--server",
+        base,
+        "--credential",
+        credential,
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--session-file",
+        state.join("session.json").to_str().unwrap(),
+    ]);
+    command
+}
+
+fn at_terminal(base: &str, credential: &str, state: &std::path::Path, args: &[&str]) -> Output {
+    registered(base, credential, state)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `sign-on` with the writer's PIN typed on standard input (not on the command line).
+fn sign_on(base: &str, credential: &str, state: &std::path::Path, writer: &Staff) -> Output {
+    let mut child = registered(base, credential, state)
+        .args(["sign-on", "--staff-id", &writer.staff_id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{}\n", writer.secret).as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The session's token as the terminal keeps it, for a test's own HTTP calls as that writer.
+fn session_token(state: &std::path::Path) -> String {
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("session.json")).unwrap())
+            .unwrap();
+    kept["token"].as_str().unwrap().to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A PIN that is not `writer`'s.
+fn wrong_pin(writer: &Staff) -> &'static str {
+    if writer.secret == "000000" {
+        "111111"
+    } else {
+        "000000"
+    }
+}
+
+#[test]
+fn a_writer_signs_on_sells_and_signs_off_at_a_registered_terminal() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let credential = db.terminal("735624", "03");
+    let julie = db.staff("writer", "JULIE");
+    let s = Server::start(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| at_terminal(&s.base, &credential, state.path(), args);
+    let sell = || run(&["--json", "sell", "--spots", "6,45", "--amount", "2"]);
+
+    // Nobody signed on: nothing is sold.
+    let out = sell();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("NOT SIGNED ON"), "{}", stderr(&out));
+    // A wrong PIN is refused in the server's words.
+    let out = run(&[
+        "sign-on",
+        "--staff-id",
+        &julie.staff_id,
+        "--pin",
+        wrong_pin(&julie),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("REFUSED (sign_on_failed): sign-on refused: check the staff ID"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The PIN typed (from standard input here): signed on at terminal 03 of site 735624.
+    let out = sign_on(&s.base, &credential, state.path(), &julie);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains(&format!(
+            "SIGNED ON: JULIE (STAFF {}, WRITER)  TERMINAL 03  SITE 735624",
+            julie.staff_id
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(&julie.secret), "{text}");
+    let file = state.path().join("session.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let who = json_out(&run(&["--json", "whoami"]));
+    assert_eq!(
+        (who["name"].as_str(), who["terminal"].as_str()),
+        (Some("JULIE"), Some("03"))
+    );
+    // Sold by the person signed on, at this terminal.
+    let t = json_out(&sell());
+    assert_eq!(
+        (
+            t["writer"].as_str(),
+            t["site"].as_str(),
+            t["terminal"].as_str()
+        ),
+        (Some("JULIE"), Some("735624"), Some("03"))
+    );
+
+    // Sign-off: the session ends and is forgotten; nothing more is sold.
+    let ended = std::fs::read(&file).unwrap();
+    let out = run(&["sign-off"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SIGNED OFF: JULIE"));
+    assert!(!file.exists());
+    let out = sell();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("NOT SIGNED ON"), "{}", stderr(&out));
+    // A session the server has ended (a copy left behind) is refused in the server's words, and
+    // forgotten.
+    std::fs::write(&file, &ended).unwrap();
+    let out = sell();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("SESSION ENDED: the session was signed off: sign on again"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!file.exists());
+
+    // Signed on again, then the same writer signs on elsewhere: this session ends, said so.
+    assert!(sign_on(&s.base, &credential, state.path(), &julie)
+        .status
+        .success());
+    s.session(Some(&credential), &julie);
+    let out = sell();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("SESSION ENDED: the session ended: the same person signed on elsewhere"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_shift_opens_and_closes_balanced_from_the_command_line() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let credential = db.terminal("735624", "03");
+    let julie = db.staff("writer", "JULIE");
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let s = Server::start(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| at_terminal(&s.base, &credential, state.path(), args);
+    assert!(sign_on(&s.base, &credential, state.path(), &julie)
+        .status
+        .success());
+
+    let out = run(&["shift"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no_shift"), "{}", stderr(&out));
+    let opened = json_out(&run(&["--json", "shift", "open", "--float", "500.00"]));
+    assert_eq!(
+        (opened["state"].as_str(), opened["float_cents"].as_i64()),
+        (Some("open"), Some(50_000))
+    );
+    json_out(&run(&[
+        "--json",
+        "sell",
+        "--spots",
+        "6,45,36,80",
+        "--amount",
+        "3",
+    ]));
+    let out = run(&["shift"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("OPEN: EXPECTED IN DRAWER $503.00 (FLOAT $500.00)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("+ CASH FROM SALES") && text.contains("$3.00"),
+        "{text}"
+    );
+
+    // The float and the one sale, counted to the cent: balanced.
+    let out = run(&["shift", "close", "--counted", "503.00"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains("CLOSED: COUNTED $503.00, EXPECTED $503.00, BALANCED"),
+        "{text}"
+    );
+    let (_, closed) = s.get_as(&supervisor, "/api/v1/shifts");
+    let closed = &closed.as_array().unwrap()[0];
+    assert_eq!(
+        (
+            closed["state"].as_str(),
+            closed["expected_cents"].as_i64(),
+            closed["over_short_cents"].as_i64()
+        ),
+        (Some("closed"), Some(50_300), Some(0)),
+        "{closed}"
+    );
+}
+
+/// Writer OMAR at site 111111 cancels a ticket JULIE sold at site 735624: refused, then
+/// approved by supervisor ANN at his counter (her credentials given as options) and cancelled.
+#[test]
+fn another_sites_ticket_is_cancelled_with_a_supervisors_approval() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let (here, there) = (db.terminal("735624", "03"), db.terminal("111111", "01"));
+    let (julie, omar) = (db.staff("writer", "JULIE"), db.staff("writer", "OMAR"));
+    let ann = db.staff("supervisor", "ANN");
+    let s = Server::start(&db, MANUAL_CLOCK);
+    let julie_token = s.session(Some(&here), &julie);
+    let serial = sell_http(&s, &julie_token, "x1", 5);
+    let state = tempfile::tempdir().unwrap();
+    assert!(sign_on(&s.base, &there, state.path(), &omar)
+        .status
+        .success());
+
+    // From a script without a supervisor: the server's refusal stands.
+    let out = at_terminal(&s.base, &there, state.path(), &["cancel", &serial]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!(
+            "REFUSED (other_site): ticket {serial} was sold at site 735624"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // ANN approves at OMAR's counter: the cancellation is done, carrying her grant.
+    let out = registered(&s.base, &there, state.path())
+        .args([
+            "cancel",
+            &serial,
+            "--supervisor",
+            &ann.staff_id,
+            "--supervisor-password-env",
+            "KENO_SUPERVISOR_PASSWORD",
+            "--supervisor-code",
+            &ann.code(),
+            "--reason",
+            "bought at the other venue",
+        ])
+        .env("KENO_SUPERVISOR_PASSWORD", &ann.secret)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "APPROVED by ANN ({}): cancel of ticket {serial}",
+            ann.staff_id
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("REFUND $1.00"));
+    let (_, ticket) = s.get_as(&julie_token, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(ticket["status"], "cancelled");
+}
+
+/// Eighty 1-spot tickets at $100 (one on each number), settled: one of the 20 winners, paying
+/// $300, a major prize (rule 1(h): $200 or more). `token` sells, `supervisor` closes the game.
+fn major_prize_winner(s: &Server, token: &str, supervisor: &str) -> String {
+    let serials: Vec<String> = (1..=80u8)
+        .map(|n| {
+            let bet = serde_json::json!({"type": "standard", "spots": [n]});
+            let t = s.sell(token, sale(&format!("big-{n}"), bet, "standard", 10_000, 1));
+            t["serial"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let game = s.close_and_settle(supervisor);
+    serials[game["drawn"][0].as_u64().unwrap() as usize - 1].clone()
+}
+
+/// A $300 prize above a payout limit of $250: a supervisor approves, and the hand-pay (the
+/// claimant, the ID shown, the cheque) is recorded and printed on the payment slip.
+#[test]
+fn a_major_prize_is_paid_with_its_hand_pay_on_the_slip() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let credential = db.terminal("735624", "03");
+    let julie = db.staff("writer", "JULIE");
+    let ann = db.staff("supervisor", "ANN");
+    let closer = db.principal("supervisor", "SUPER", None);
+    let mut args = MANUAL_CLOCK.to_vec();
+    args.extend(["--writer-payout-limit", "25000"]);
+    let s = Server::start(&db, &args);
+    let state = tempfile::tempdir().unwrap();
+    assert!(sign_on(&s.base, &credential, state.path(), &julie)
+        .status
+        .success());
+    let winner = major_prize_winner(&s, &session_token(state.path()), &closer);
+    let supervisor = |code: &str| -> Vec<String> {
+        [
+            "--supervisor",
+            &ann.staff_id,
+            "--supervisor-password-env",
+            "KENO_SUPERVISOR_PASSWORD",
+            "--supervisor-code",
+            code,
+            "--reason",
+            "a $300 prize",
+        ]
+        .map(str::to_string)
+        .to_vec()
+    };
+    let pay = |extra: &[String]| {
+        registered(&s.base, &credential, state.path())
+            .args(["pay", &winner])
+            .args(extra)
+            .env("KENO_SUPERVISOR_PASSWORD", &ann.secret)
+            .output()
+            .unwrap()
+    };
+
+    let out = pay(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("REFUSED (approval_required)"),
+        "{}",
+        stderr(&out)
+    );
+    // Approved, but a major prize is a hand-pay: from a script without one, refused.
+    let out = pay(&supervisor(&ann.code()));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("APPROVED by ANN"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("REFUSED (hand_pay_required)"),
+        "{}",
+        stderr(&out)
+    );
+
+    let path = state.path().join("slip.bin");
+    let mut extra = supervisor(&ann.code());
+    extra.extend(
+        [
+            "--claimant",
+            "Jo Citizen",
+            "--id-kind",
+            "driver licence",
+            "--id-number",
+            "ACT 123456",
+            "--cheque-number",
+            "000417",
+            "--print",
+            &format!("escpos:file:{}", path.display()),
+        ]
+        .map(str::to_string),
+    );
+    let out = pay(&extra);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PAID $300.00 BY CHEQUE"), "{text}");
+    assert!(text.contains("CLAIMANT Jo Citizen"), "{text}");
+    // The slip as the printer received it.
+    let slip = decode_escpos(&std::fs::read(&path).unwrap()).lines;
+    let printed = slip.join("\n");
+    for (label, value) in [
+        ("CLAIMANT", "Jo Citizen"),
+        ("ID", "DRIVER LICENCE ACT 123456"),
+        ("CHEQUE No.", "000417"),
+        ("PAID", "$300.00"),
+    ] {
+        assert!(
+            slip.iter()
+                .any(|l| l.starts_with(label) && l.trim_end().ends_with(value)),
+            "{label} {value} missing from\n{printed}"
+        );
+    }
+    assert!(
+        printed.contains(&format!("SERIAL No. {winner}")),
+        "{printed}"
+    );
+    // The ticket's detail shows the hand-pay.
+    let out = at_terminal(&s.base, &credential, state.path(), &["check", &winner]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("HAND-PAY TO Jo Citizen (DRIVER LICENCE ACT 123456), CHEQUE No. 000417"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// The counter at a registered terminal (issue 17): the sign-on screen, the writer's name in
+/// the header, the shift's drawer kept up to date, a supervisor's approval typed at the counter
+/// for another site's ticket, a major prize's hand-pay, `so`, and a session the server ended
+/// said plainly.
+#[test]
+fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let (here, there) = (db.terminal("735624", "03"), db.terminal("111111", "01"));
+    let (julie, omar) = (db.staff("writer", "JULIE"), db.staff("writer", "OMAR"));
+    let ann = db.staff("supervisor", "ANN");
+    let closer = db.principal("supervisor", "SUPER", None);
+    let s = Server::start(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let args = format!(
+        "--server {} --credential {here} --state-dir {dir} --session-file {dir}/session.json",
+        s.base,
+        dir = state.path().display()
+    );
+    let Some(t) = in_tmux("sign-on", &args) else {
+        return;
+    };
+    // The sign-on screen, the game live above it.
+    let screen = t.wait_for("NOT SIGNED ON: type your staff ID and PIN");
+    assert!(
+        screen.contains("SIGN ON") && screen.contains("STAFF ID:"),
+        "{screen}"
+    );
+    t.wait_for("OPEN FOR SALE");
+    // A wrong PIN is refused in the server's words; the staff ID stays, the PIN is typed again.
+    t.keys(&julie.staff_id);
+    t.keys(wrong_pin(&julie));
+    t.wait_for("REFUSED (sign_on_failed)");
+    t.keys(&julie.secret);
+    let screen = t.wait_for("OPERATOR JULIE  TERMINAL 03  SITE 735624");
+    assert!(!screen.contains(&julie.secret), "{screen}");
+    t.wait_for("NO SHIFT OPEN");
+    // The command line shares the session.
+    let out = at_terminal(&s.base, &here, state.path(), &["whoami"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SIGNED ON: JULIE"));
+
+    // The shift: opened with the float, the drawer after a sale.
+    t.keys("shift open 500");
+    t.wait_for("OPEN: EXPECTED IN DRAWER $500.00 (FLOAT $500.00)");
+    t.keys("6 45 36 80 $3");
+    t.wait_for("ENTER to sell");
+    t.key("Enter");
+    t.wait_for("SOLD $3.00");
+    t.wait_for("EXPECTED IN DRAWER $503.00");
+
+    // A ticket OMAR sold at site 111111: ANN approves its check, then its cancellation, here.
+    let serial = sell_http(&s, &s.session(Some(&there), &omar), "o1", 7);
+    t.keys(&serial);
+    t.wait_for("SUPERVISOR'S APPROVAL");
+    t.wait_for(&format!("ticket {serial} was sold at site 111111"));
+    let approve = |why: &str| {
+        t.keys(&ann.staff_id);
+        t.keys(&ann.secret);
+        t.keys(&ann.code());
+        t.keys(why);
+    };
+    approve("player bought it at the other venue");
+    t.wait_for(&format!("TICKET {serial}  ACTIVE"));
+    t.keys("x");
+    t.wait_for(&format!("CANCEL ticket {serial}? ENTER to confirm"));
+    t.key("Enter");
+    let screen = t.wait_for("A supervisor approves CANCEL");
+    assert!(!screen.contains(&ann.secret), "{screen}");
+    approve("the player's own ticket");
+    t.wait_for("CANCELLED 1 game(s): REFUND $1.00");
+    t.wait_for("EXPECTED IN DRAWER $502.00");
+
+    // A major prize: the hand-pay is typed before it is paid, and is on the slip.
+    let winner = major_prize_winner(&s, &session_token(state.path()), &closer);
+    t.keys(&winner);
+    t.wait_for(&format!("TICKET {winner}  ACTIVE"));
+    t.keys("p");
+    t.wait_for("ENTER to confirm");
+    t.key("Enter");
+    t.wait_for("REFUSED (hand_pay_required)");
+    t.keys("Jo Citizen");
+    t.keys("passport");
+    t.keys("PA1234567");
+    t.keys("000418");
+    let screen = t.wait_for("PAID $300.00 BY CHEQUE");
+    assert!(
+        screen.contains("Jo Citizen") && screen.contains("PASSPORT PA1234567"),
+        "{screen}"
+    );
+
+    // so: signed off, the sign-on screen again.
+    t.keys("so");
+    t.wait_for("SIGNED OFF: JULIE");
+    t.wait_for("KENO WRITER  NOT SIGNED ON");
+    assert!(!state.path().join("session.json").exists());
+    // Signed on again; the same writer signs on elsewhere: the counter says so, in the
+    // server's words, and asks for a sign-on.
+    t.keys(&julie.staff_id);
+    t.keys(&julie.secret);
+    t.wait_for("OPERATOR JULIE");
+    s.session(Some(&here), &julie);
+    t.keys("shift");
+    t.wait_for("SESSION ENDED: the session ended: the same person signed on elsewhere");
+    t.wait_for("KENO WRITER  NOT SIGNED ON");
 }

@@ -10,7 +10,9 @@
 //!   `x` cancels it; a voucher's code (22 digits) shows the voucher;
 //! - `v:CODE` (or `v:CODE:2.50` for that much of it) and `t:SERIAL` in a sale pay it with a
 //!   voucher or a winning ticket (rule 6.1), the rest in cash;
-//! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits.
+//! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits;
+//! - `shift open 500` opens the writer's shift with the float, `shift close 495` closes it with
+//!   the cash counted, `shift` shows the drawer; `so` signs off.
 
 use keno_api::tickets::{BetRequest, Schedule};
 
@@ -34,6 +36,19 @@ pub enum Command {
     Results,
     Help,
     Quit,
+    /// Sign off: the session ends and the sign-on screen comes back.
+    SignOff,
+    Shift(ShiftCommand),
+}
+
+/// The writer's shift: its drawer so far, or opened or closed with an amount in cents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShiftCommand {
+    Show,
+    /// With the float in the drawer.
+    Open(i64),
+    /// With the cash counted.
+    Close(i64),
 }
 
 /// A set bet as typed: the set, fixed or random, and the rest of the order.
@@ -70,8 +85,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "sets" => return Ok(Command::Sets),
         "?" | "help" => return Ok(Command::Help),
         "q" | "quit" => return Ok(Command::Quit),
+        "so" => return Ok(Command::SignOff),
         "" => return Err("type a selection, a serial, or ? for help".into()),
         _ => {}
+    }
+    if line.split_whitespace().next() == Some("shift") {
+        return shift(line).map(Command::Shift);
     }
     if line.len() >= 15 && line.bytes().all(|b| b.is_ascii_digit()) {
         if line.len() == keno_core::serial::VOUCHER_DIGITS {
@@ -130,6 +149,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
         games,
         tenders,
     }))
+}
+
+/// `shift`, `shift open AMOUNT`, `shift close AMOUNT` (dollars: "500", "$495.50").
+fn shift(line: &str) -> Result<ShiftCommand, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words[1..] {
+        [] => Ok(ShiftCommand::Show),
+        ["open", amount] => entry::parse_cents(amount).map(ShiftCommand::Open),
+        ["close", amount] => entry::parse_cents(amount).map(ShiftCommand::Close),
+        _ => Err(
+            "shift open AMOUNT (the float), shift close AMOUNT (the cash counted), or shift".into(),
+        ),
+    }
 }
 
 /// The bet of a sale as typed (the words left once the schedule, games, amount and tenders are
@@ -262,6 +294,22 @@ mod tests {
         assert!(parse("6 $1 v:1234567890123456789013")
             .unwrap_err()
             .contains("voucher code"));
+    }
+
+    #[test]
+    fn the_shift_and_the_sign_off() {
+        assert_eq!(parse("so"), Ok(Command::SignOff));
+        assert_eq!(parse("shift"), Ok(Command::Shift(ShiftCommand::Show)));
+        assert_eq!(
+            parse("shift open 500"),
+            Ok(Command::Shift(ShiftCommand::Open(50_000)))
+        );
+        assert_eq!(
+            parse(" shift close $495.50 "),
+            Ok(Command::Shift(ShiftCommand::Close(49_550)))
+        );
+        assert!(parse("shift open").unwrap_err().contains("float"));
+        assert!(parse("shift close 4x").is_err());
     }
 
     #[test]

@@ -2,10 +2,18 @@
 //!
 //! The header is kept live from the server's event stream: the game open for sale and the
 //! seconds to its close, the jackpot pools, the numbers as they are drawn, and the notice of an
-//! early closure of Keno (rule 16.2: "KENO CLOSES AT hh:mm"). One input line
-//! takes everything (see [`command`]): a sale is priced by the server first and sold on Enter.
+//! early closure of Keno (rule 16.2: "KENO CLOSES AT hh:mm"), who is signed on, and what the
+//! shift's drawer should hold. One input line takes everything (see [`command`]): a sale is
+//! priced by the server first and sold on Enter.
+//!
+//! With no writer signed on, a sign-on screen takes the entry line's place (`sign_on`); a
+//! supervisor's approval and a hand-pay are asked in a form the same way (`approval`, `form`).
 
+mod approval;
 pub mod command;
+mod form;
+mod shift;
+mod sign_on;
 
 use std::io::{BufRead, BufReader};
 use std::sync::mpsc;
@@ -15,29 +23,35 @@ use chrono::{DateTime, Utc};
 use keno_api::closures::ClosureInForce;
 use keno_api::events::Event as Published;
 use keno_api::games::{Game, Jackpot};
-use keno_api::principals::Me;
 use keno_api::set_bets::SetBet;
+use keno_api::staff::{HandPay, OverrideAction, PayRequest};
 use keno_api::tickets::{Cancellation, Payment, Quote, SoldTicket, TicketDetail};
 use keno_api::vouchers::Voucher;
-use keno_api::EventKind;
+use keno_api::{EventKind, Refusal};
 use keno_core::Dollars;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line as TextLine, Span as TextSpan};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
-use serde::de::DeserializeOwned;
 
 use crate::client::{CallError, Client, Sale};
 use crate::order::{new_request_id, Order};
 use crate::receipt::{self, Receipt};
+use crate::session::{Saved, SessionFile};
 use command::Command;
+use form::{Form, Typed};
 
 /// What the terminal needs from `main`: where to send things.
 pub struct Settings<'a> {
     pub server: &'a str,
-    pub token: &'a str,
+    /// This registered terminal's credential: writers sign on with it.
+    pub credential: Option<&'a str>,
+    /// Deprecated: a legacy writer token, signed on as long as the counter runs.
+    pub token: Option<&'a str>,
+    /// Where the session is kept, shared with the command-line commands.
+    pub sessions: SessionFile,
     pub casino: &'a str,
     pub print: &'a [crate::print::Target],
     pub save_last: &'a dyn Fn(&SoldTicket),
@@ -49,12 +63,60 @@ enum Action {
     Sell(Order, String),
     Pay(String),
     Cancel(String),
+    Check(String),
+}
+
+/// An action with what the server asked for it: a supervisor's grant, a hand-pay.
+#[derive(Debug, Clone)]
+struct Attempt {
+    action: Action,
+    grant: Option<String>,
+    hand_pay: Option<HandPay>,
+}
+
+impl From<Action> for Attempt {
+    fn from(action: Action) -> Attempt {
+        Attempt {
+            action,
+            grant: None,
+            hand_pay: None,
+        }
+    }
+}
+
+/// A form open in place of the entry line, and what it is for.
+struct Prompt {
+    form: Form,
+    purpose: Purpose,
+}
+
+enum Purpose {
+    SignOn,
+    Approval {
+        attempt: Attempt,
+        action: OverrideAction,
+        serial: String,
+    },
+    HandPay(Attempt),
+}
+
+/// The writer signed on: the session (none with a legacy token) and when it was last used.
+struct Standing {
+    saved: Option<Saved>,
+    last_used: Instant,
 }
 
 struct App<'a> {
     settings: Settings<'a>,
+    /// The writer's session as the bearer token (none on the sign-on screen).
     client: Client,
+    /// The header's words for who is signed on.
     writer: String,
+    session: Option<Standing>,
+    /// The sign-on, a supervisor's approval or a hand-pay, typed in place of the entry line.
+    prompt: Option<Prompt>,
+    /// What the shift's drawer should hold.
+    shift: String,
     game: Option<(i64, Option<DateTime<Utc>>)>,
     /// The early closure in force today (rule 16.2): its hh:mm on the venue's clock, and when.
     closure: Option<(String, Option<DateTime<Utc>>)>,
@@ -68,7 +130,7 @@ struct App<'a> {
     /// An action shown to the writer, done on Enter.
     confirm: Option<Action>,
     /// An action to do once the screen shows it is under way.
-    queued: Option<Action>,
+    queued: Option<Attempt>,
     /// The ticket last checked: what p and x act on.
     checked: Option<String>,
     panel: Vec<String>,
@@ -77,19 +139,12 @@ struct App<'a> {
 }
 
 pub fn run(settings: Settings) -> anyhow::Result<()> {
-    let client = Client::new(settings.server, settings.token, Duration::from_secs(10));
-    let me: Me = client
-        .get("/api/v1/principals/me")
-        .map_err(|e| anyhow::anyhow!("cannot sign on: {e}"))?;
-    let writer = format!(
-        "OPERATOR {}  TERMINAL {}  SITE {}",
-        me.name,
-        me.terminal.as_deref().unwrap_or("?"),
-        me.site.as_deref().unwrap_or("?")
-    );
     let mut app = App {
-        client,
-        writer,
+        client: Client::new(settings.server, "", sign_on::TIMEOUT),
+        writer: String::new(),
+        session: None,
+        prompt: None,
+        shift: String::new(),
         game: None,
         closure: None,
         jackpots: Vec::new(),
@@ -101,10 +156,14 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         queued: None,
         checked: None,
         panel: help(),
-        status: "signed on".into(),
+        status: String::new(),
         quit: false,
         settings,
     };
+    match app.settings.token {
+        Some(token) => app.legacy(token)?,
+        None => app.resume()?,
+    }
     app.refresh();
     let events = subscribe(app.settings.server.to_string());
     let mut terminal = ratatui::init();
@@ -123,6 +182,8 @@ fn help() -> Vec<String> {
         "VOUCHER CODE         show a voucher (22 digits, type or scan)",
         "... $3 v:CODE t:SER  pay with a voucher (v:CODE:2.50 part) or winning ticket",
         "r  rp  res  q        replay last, reprint last, recent results, quit",
+        "shift open 500       open the shift with the float; shift close 495: the cash counted",
+        "shift  so            the shift's drawer so far; sign off",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -186,10 +247,11 @@ impl App<'_> {
                 self.refresh();
                 last_refresh = Instant::now();
             }
+            self.check_session();
             if event::poll(Duration::from_millis(200))? {
                 if let Event::Key(key) = event::read()? {
                     if key.kind == KeyEventKind::Press {
-                        self.on_key(key.code);
+                        self.on_key(key);
                     }
                 }
             }
@@ -279,8 +341,17 @@ impl App<'_> {
         }
     }
 
-    fn on_key(&mut self, key: KeyCode) {
-        match key {
+    fn on_key(&mut self, key: KeyEvent) {
+        let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        if control && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q')) {
+            self.quit = true;
+            return;
+        }
+        if self.prompt.is_some() {
+            self.prompt_key(key.code);
+            return;
+        }
+        match key.code {
             KeyCode::Char(c) => self.input.push(c),
             KeyCode::Backspace => {
                 self.input.pop();
@@ -314,36 +385,85 @@ impl App<'_> {
         }
     }
 
+    /// A key typed into the open form: Enter on its last field submits it, Esc drops it (on
+    /// the sign-on screen, empties it).
+    fn prompt_key(&mut self, key: KeyCode) {
+        let Some(mut prompt) = self.prompt.take() else {
+            return;
+        };
+        match prompt.form.key(key) {
+            Typed::Editing => self.prompt = Some(prompt),
+            Typed::Missing(label) => {
+                self.status = format!("type the {label}");
+                self.prompt = Some(prompt);
+            }
+            Typed::Cancel => match prompt.purpose {
+                Purpose::SignOn => {
+                    prompt.form = sign_on::form(prompt.form.note);
+                    self.prompt = Some(prompt);
+                }
+                Purpose::Approval { .. } | Purpose::HandPay(_) => {
+                    self.status = "dropped: nothing done".into();
+                }
+            },
+            Typed::Submit => match prompt.purpose {
+                Purpose::SignOn => self.submit_sign_on(prompt.form),
+                Purpose::Approval {
+                    attempt,
+                    action,
+                    serial,
+                } => self.submit_approval(prompt.form, attempt, action, serial),
+                Purpose::HandPay(attempt) => self.submit_hand_pay(prompt.form, attempt),
+            },
+        }
+    }
+
     /// Enter on an empty line: do what is waiting for it.
     fn enter(&mut self) {
         if let Some((order, id)) = self.unconfirmed.clone() {
             self.status = format!("SELLING (again, request id {id})...");
-            self.queued = Some(Action::Sell(order, id));
+            self.queued = Some(Action::Sell(order, id).into());
         } else if let Some((order, _)) = self.pending.take() {
             self.status = "SELLING...".into();
-            self.queued = Some(Action::Sell(order, new_request_id()));
+            self.queued = Some(Action::Sell(order, new_request_id()).into());
         } else if let Some(action) = self.confirm.take() {
             self.status = "...".into();
-            self.queued = Some(action);
+            self.queued = Some(action.into());
         }
     }
 
-    fn act(&mut self, action: Action) {
-        match action {
-            Action::Sell(order, id) => self.sell(&order, id),
-            Action::Pay(serial) => {
-                self.slip_action::<Payment>(&serial, "pay", "PAYMENT SLIP", crate::views::payment)
+    /// Does the action, carrying what was asked for it; a refusal a supervisor or a hand-pay
+    /// answers opens the form that asks.
+    fn act(&mut self, attempt: Attempt) {
+        self.used();
+        let client = match &attempt.grant {
+            Some(grant) => self.client.with_grant(grant),
+            None => self.client.clone(),
+        };
+        let done = match &attempt.action {
+            Action::Sell(order, id) => self.sell(&client, order, id.clone()),
+            Action::Pay(serial) => self.pay(&client, serial, attempt.hand_pay.as_ref()),
+            Action::Cancel(serial) => self.cancel(&client, serial),
+            Action::Check(serial) => self.check(&client, serial),
+        };
+        if let Err(e) = done {
+            self.refused_in(attempt, e);
+        }
+    }
+
+    /// A refusal in the server's words; a session the server ended, said plainly, and the
+    /// sign-on screen.
+    fn refused(&mut self, e: CallError) {
+        match e {
+            CallError::Refused { code, message, .. } if code == Refusal::SessionEnded => {
+                self.session_ended(message)
             }
-            Action::Cancel(serial) => self.slip_action::<Cancellation>(
-                &serial,
-                "cancel",
-                "CANCELLATION SLIP",
-                crate::views::cancellation,
-            ),
+            e => self.status = refusal(e),
         }
     }
 
     fn execute(&mut self, cmd: Command) {
+        self.used();
         // p and x act on the ticket just checked, and on nothing else.
         if !matches!(cmd, Command::Pay | Command::Cancel) {
             self.checked = None;
@@ -368,19 +488,11 @@ impl App<'_> {
                     Ok(s) => {
                         self.quote(set.order(u64::try_from(s.amount_per_way_cents).unwrap_or(0)))
                     }
-                    Err(e) => self.status = refusal(e),
+                    Err(e) => self.refused(e),
                 },
             },
-            Command::Sets => match self.client.get::<Vec<SetBet>>("/api/v1/set-bets") {
-                Ok(sets) => {
-                    self.panel = crate::views::set_bets(&sets);
-                    self.status =
-                        "set bets on sale: set N $A sells one, set N r $A with random numbers"
-                            .into();
-                }
-                Err(e) => self.status = refusal(e),
-            },
-            Command::Check(serial) => self.check(&serial),
+            Command::Sets => self.sets(),
+            Command::Check(serial) => self.act(Action::Check(serial).into()),
             Command::CheckVoucher(code) => self.check_voucher(&code),
             Command::Pay | Command::Cancel => match self.checked.clone() {
                 Some(serial) => {
@@ -404,6 +516,20 @@ impl App<'_> {
             Command::Results => self.results(),
             Command::Help => self.panel = help(),
             Command::Quit => self.quit = true,
+            Command::SignOff => self.sign_off(),
+            Command::Shift(c) => self.shift_command(c),
+        }
+    }
+
+    /// The catalogue of set bets on sale.
+    fn sets(&mut self) {
+        match self.client.get::<Vec<SetBet>>("/api/v1/set-bets") {
+            Ok(sets) => {
+                self.panel = crate::views::set_bets(&sets);
+                self.status =
+                    "set bets on sale: set N $A sells one, set N r $A with random numbers".into();
+            }
+            Err(e) => self.refused(e),
         }
     }
 
@@ -453,44 +579,21 @@ impl App<'_> {
                 );
                 self.pending = Some((order, q));
             }
-            Err(e) => self.status = refusal(e),
+            Err(e) => self.refused(e),
         }
     }
 
-    fn sell(&mut self, order: &Order, request_id: String) {
-        match self.client.sell(&order.body(&request_id), 5) {
+    /// Sells (retried under the same request id); a refusal is the caller's to show.
+    fn sell(
+        &mut self,
+        client: &Client,
+        order: &Order,
+        request_id: String,
+    ) -> Result<(), CallError> {
+        match client.sell(&order.body(&request_id), 5) {
             Ok(Sale::Sold(t)) | Ok(Sale::AlreadySold(t)) => {
                 self.unconfirmed = None;
-                (self.settings.save_last)(&t);
-                let r = Receipt::from_ticket(&t.ticket, &t.payment, self.settings.casino);
-                self.panel = r.to_text().lines().map(str::to_string).collect();
-                let paid = crate::views::sale_payment(&t.payment);
-                self.status = format!(
-                    "SOLD {} (ticket {}){}",
-                    dollars(t.ticket.total_cents),
-                    t.ticket.ticket_number,
-                    if paid.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", paid[paid.len().saturating_sub(2)..].join(", "))
-                    }
-                );
-                self.panel.extend(paid);
-                let mut docs = vec![r.lines()];
-                // The change of a winning ticket tendered, as a voucher for the player.
-                if let Some(code) = &t.payment.change_voucher {
-                    match self
-                        .client
-                        .get::<Voucher>(&format!("/api/v1/vouchers/{code}"))
-                    {
-                        Ok(v) => docs.push(receipt::voucher(&v, self.settings.casino, "VOUCHER")),
-                        Err(e) => {
-                            self.status =
-                                format!("{} - CHANGE VOUCHER NOT PRINTED: {e}", self.status)
-                        }
-                    }
-                }
-                self.print_docs("RECEIPT TICKET", &docs);
+                self.sold(&t);
             }
             Err(CallError::NotSent(m)) => {
                 self.unconfirmed = None;
@@ -505,28 +608,56 @@ impl App<'_> {
             }
             Err(e) => {
                 self.unconfirmed = None;
-                self.status = refusal(e);
+                return Err(e);
             }
         }
+        Ok(())
     }
 
-    fn check(&mut self, serial: &str) {
+    /// A ticket sold: its receipt shown and printed, with a tendered ticket's change voucher.
+    fn sold(&mut self, t: &SoldTicket) {
+        (self.settings.save_last)(t);
+        let r = Receipt::from_ticket(&t.ticket, &t.payment, self.settings.casino);
+        self.panel = r.to_text().lines().map(str::to_string).collect();
+        let paid = crate::views::sale_payment(&t.payment);
+        self.status = format!(
+            "SOLD {} (ticket {}){}",
+            dollars(t.ticket.total_cents),
+            t.ticket.ticket_number,
+            if paid.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", paid[paid.len().saturating_sub(2)..].join(", "))
+            }
+        );
+        self.panel.extend(paid);
+        let mut docs = vec![r.lines()];
+        // The change of a winning ticket tendered, as a voucher for the player.
+        if let Some(code) = &t.payment.change_voucher {
+            match self
+                .client
+                .get::<Voucher>(&format!("/api/v1/vouchers/{code}"))
+            {
+                Ok(v) => docs.push(receipt::voucher(&v, self.settings.casino, "VOUCHER")),
+                Err(e) => {
+                    self.status = format!("{} - CHANGE VOUCHER NOT PRINTED: {e}", self.status)
+                }
+            }
+        }
+        self.print_docs("RECEIPT TICKET", &docs);
+        self.refresh_shift();
+    }
+
+    fn check(&mut self, client: &Client, serial: &str) -> Result<(), CallError> {
         if !keno_core::serial::is_well_formed(serial) {
             self.status = format!("{serial} is not a ticket serial number: check the digits");
-            return;
+            return Ok(());
         }
-        match self
-            .client
-            .get::<TicketDetail>(&format!("/api/v1/tickets/{serial}"))
-        {
-            Ok(t) => {
-                let panel = crate::views::ticket(&t);
-                self.panel = panel;
-                self.status = "p pays, x cancels this ticket".into();
-                self.checked = Some(serial.to_string());
-            }
-            Err(e) => self.status = refusal(e),
-        }
+        let t: TicketDetail = client.get(&format!("/api/v1/tickets/{serial}"))?;
+        self.panel = crate::views::ticket(&t);
+        self.status = "p pays, x cancels this ticket".into();
+        self.checked = Some(serial.to_string());
+        Ok(())
     }
 
     fn check_voucher(&mut self, code: &str) {
@@ -542,30 +673,49 @@ impl App<'_> {
                 self.panel = crate::views::voucher(&v);
                 self.status = format!("sell with v:{code} to pay with this voucher");
             }
-            Err(e) => self.status = refusal(e),
+            Err(e) => self.refused(e),
         }
     }
 
-    /// Pays or cancels the ticket (the server decides what rule 8 or 11 allows) and prints the
-    /// slip: `T` is the server's answer (`Payment`, `Cancellation`).
-    fn slip_action<T: DeserializeOwned>(
+    /// Pays the ticket (the server decides what rule 11 allows, and how: rule 12.2) and
+    /// prints the slip, with the hand-pay of a major prize.
+    fn pay(
         &mut self,
+        client: &Client,
         serial: &str,
-        action: &str,
-        title: &str,
-        view: crate::views::SlipView<T>,
-    ) {
-        match self
-            .client
-            .post::<_, T>(&format!("/api/v1/tickets/{serial}/{action}"), &())
-        {
-            Ok(answer) => {
-                let (line, rows) = view(&answer);
-                self.status = line;
-                self.print(title, &receipt::slip(title, &rows, serial));
-            }
-            Err(e) => self.status = refusal(e),
+        hand_pay: Option<&HandPay>,
+    ) -> Result<(), CallError> {
+        let body = PayRequest {
+            hand_pay: hand_pay.cloned(),
+        };
+        let paid: Payment = client.post(&format!("/api/v1/tickets/{serial}/pay"), &body)?;
+        let (line, mut rows) = crate::views::payment(&paid);
+        if let Some(h) = hand_pay {
+            rows.extend(crate::approval::slip_rows(h));
         }
+        self.slip(line, "PAYMENT SLIP", &rows, serial);
+        Ok(())
+    }
+
+    /// Cancels what rule 8 allows of the ticket and prints the slip.
+    fn cancel(&mut self, client: &Client, serial: &str) -> Result<(), CallError> {
+        let answer: Cancellation = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &())?;
+        let (line, rows) = crate::views::cancellation(&answer);
+        self.slip(line, "CANCELLATION SLIP", &rows, serial);
+        Ok(())
+    }
+
+    /// A payment's or cancellation's slip, shown and printed; the drawer has changed.
+    fn slip(&mut self, line: String, title: &str, rows: &[(&str, String)], serial: &str) {
+        self.status = line;
+        self.panel = std::iter::once(format!("{title}  TICKET {serial}"))
+            .chain(
+                rows.iter()
+                    .map(|(label, value)| format!("{label:<20}{value}")),
+            )
+            .collect();
+        self.print(title, &receipt::slip(title, rows, serial));
+        self.refresh_shift();
     }
 
     fn results(&mut self) {
@@ -587,7 +737,7 @@ impl App<'_> {
                 self.panel = crate::views::results(&games);
                 self.status = "recent results".into();
             }
-            Err(e) => self.status = refusal(e),
+            Err(e) => self.refused(e),
         }
     }
 
@@ -606,12 +756,42 @@ impl App<'_> {
 
     fn draw(&self, f: &mut Frame) {
         let [head, body, input, status] = Layout::vertical([
-            Constraint::Length(5),
+            Constraint::Length(6),
             Constraint::Min(5),
             Constraint::Length(3),
             Constraint::Length(1),
         ])
         .areas(f.area());
+        f.render_widget(self.header(), head);
+        let (lines, entry, title) = match &self.prompt {
+            Some(p) => (
+                p.form.lines(),
+                p.form.entry(),
+                format!(" {} ", p.form.title),
+            ),
+            None => (
+                self.panel.clone(),
+                self.input.clone(),
+                " ENTRY (? for help) ".to_string(),
+            ),
+        };
+        let panel: Vec<TextLine> = lines.into_iter().map(TextLine::from).collect();
+        f.render_widget(
+            Paragraph::new(panel).block(Block::default().borders(Borders::ALL)),
+            body,
+        );
+        f.render_widget(
+            Paragraph::new(format!("> {entry}"))
+                .block(Block::default().borders(Borders::ALL).title(title)),
+            input,
+        );
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
+    }
+
+    /// The game open, the closure's notice, the pools, the draw, the shift's drawer; who is
+    /// signed on in the title.
+    fn header(&self) -> Paragraph<'_> {
         let game = match self.game {
             Some((n, Some(closes))) => {
                 let left = (closes - Utc::now()).num_seconds().max(0);
@@ -638,35 +818,17 @@ impl App<'_> {
                 bold.add_modifier(Modifier::REVERSED),
             ));
         }
-        let header = Paragraph::new(vec![
+        Paragraph::new(vec![
             TextLine::from(first),
             TextLine::from(format!("JACKPOTS  {}", pools.join("   "))),
             TextLine::from(drawing),
+            TextLine::from(TextSpan::styled(self.shift.clone(), bold)),
         ])
         .block(
             Block::default()
                 .borders(Borders::ALL)
                 .title(format!(" KENO WRITER  {} ", self.writer)),
-        );
-        f.render_widget(header, head);
-        let panel: Vec<TextLine> = self
-            .panel
-            .iter()
-            .map(|l| TextLine::from(l.as_str()))
-            .collect();
-        f.render_widget(
-            Paragraph::new(panel).block(Block::default().borders(Borders::ALL)),
-            body,
-        );
-        f.render_widget(
-            Paragraph::new(format!("> {}", self.input)).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" ENTRY (? for help) "),
-            ),
-            input,
-        );
-        f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
+        )
     }
 }
 
