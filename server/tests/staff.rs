@@ -459,7 +459,10 @@ fn a_disabled_persons_session_ends_at_once_at_every_instance() {
     // Well inside the cache's ten seconds.
     let since = std::time::Instant::now();
     while second.get_as(&token, "/api/v1/principals/me").0 != 401 {
-        assert!(since.elapsed() < std::time::Duration::from_secs(3), "still signed on at the second instance");
+        assert!(
+            since.elapsed() < std::time::Duration::from_secs(3),
+            "still signed on at the second instance"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }

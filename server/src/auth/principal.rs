@@ -112,6 +112,12 @@ impl PrincipalCache {
         entries.retain(|_, c| c.principal.id != id);
     }
 
+    /// Forgets every token (the instance may have missed a `forget` while not listening).
+    pub fn forget_all(&self) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.clear();
+    }
+
     pub(super) fn put(&self, hash: String, principal: Principal) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if entries.len() > 10_000 {

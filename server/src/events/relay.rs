@@ -108,6 +108,9 @@ fn listen(url: &str, state: &web::Data<AppState>) {
                 continue;
             }
         };
+        // A person disabled at another instance while this one was not listening (starting,
+        // or reconnecting) was never heard of here: every cached token is looked up afresh.
+        state.principals.forget_all();
         if !first {
             // Events may have gone by while this instance was not listening.
             let resync = Event::Resync(keno_api::events::Resync {
