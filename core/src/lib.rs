@@ -20,6 +20,8 @@
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
 //!   17.3), [`closure`] (Keno closed early with notice, rule 16.2);
+//! - [`liability`]: what the open game could cost (expected payout, worst case), kept as ways
+//!   are sold;
 //! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`shift`] (a drawer's
 //!   expected cash and over/short), [`payout`] (payout authority, hand-pays).
 
@@ -34,6 +36,7 @@ pub mod error;
 pub mod game;
 pub mod jackpot;
 pub mod keno_day;
+pub mod liability;
 pub mod money;
 pub mod payable;
 pub mod payout;
@@ -70,6 +73,7 @@ pub use game::{
 };
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use keno_day::{KenoDay, KenoDayError};
+pub use liability::{Exposure, Stake, WayExposure};
 pub use money::Dollars;
 pub use payable::{
     owed, payable, GamePrize, MajorPrizesBy, PayPart, PayRefusal, Payable, PayableFacts, Played,

@@ -312,7 +312,7 @@ impl RuleSet {
 /// `base * amount / base_wager` rounded down (rule 18), then at most `cap` (rule 12.1), without
 /// overflow for any rule-set values.
 #[inline]
-fn scale(base: u64, amount: u64, base_wager: u64, cap: u64) -> u64 {
+pub(crate) fn scale(base: u64, amount: u64, base_wager: u64, cap: u64) -> u64 {
     let prize = match base.checked_mul(amount) {
         Some(product) => u128::from(product / base_wager),
         None => u128::from(base) * u128::from(amount) / u128::from(base_wager),

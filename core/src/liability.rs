@@ -1,0 +1,306 @@
+//! What an open game could cost: the live liability of the bets sold into it.
+//!
+//! Inputs in, figures out: each way sold is added once ([`Exposure::add`]), so the figures are
+//! kept as sales land and never need a rescan. For each way, from its catch probabilities
+//! (hypergeometric: `C(n,k)·C(80−n,20−k)/C(80,20)` for `k` of its `n` spots, [`crate::theory`]):
+//!
+//! - the exact expected payout, kept as a numerator over [`DRAWS`] so the game's sum is exact;
+//! - the most it can win as a minor prize, and as a major prize (rule 1(h)), each after the
+//!   per-way cap (rule 12.1).
+//!
+//! The game's worst case ([`Exposure::worst_case`]) is a sound upper bound of what any one draw
+//! can pay: no draw pays more than every way's largest minor prize, plus its major prizes after
+//! pro-rating (rules 12.3-12.5: their total is the game limit, or each held at the floor when
+//! there are more than `limit / floor` of them), plus the jackpot pools at stake (rule 7). A way
+//! wins one prize per draw, so adding its largest minor and its largest major over-counts and
+//! stays an upper bound. Jackpot pool wins are outside the expectation (their pool is shown on
+//! its own); bonus prizes (rule 6.3(e)) are not in it either.
+
+use std::collections::BTreeMap;
+
+use crate::prize::is_major_prize;
+use crate::rules::RuleSet;
+use crate::schedule::{PrizeTable, ScheduleId};
+use crate::settle::WayInPlay;
+use crate::theory::{catch_draws, DRAWS};
+
+/// One way's exposure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WayExposure {
+    /// Expected prize times [`DRAWS`], in cents.
+    pub expected_numerator: u128,
+    /// The largest minor prize it can win, after the per-way cap.
+    pub max_minor_cents: u64,
+    /// The largest major prize it can win after the per-way cap (0 if it cannot win one).
+    pub max_major_cents: u64,
+    /// It plays for a jackpot pool (its all-catch wins the pool).
+    pub jackpot: bool,
+}
+
+impl RuleSet {
+    /// The exposure of one way, as it would be settled (rules 11.1, 12.1, 18).
+    pub fn way_exposure(&self, way: &WayInPlay) -> WayExposure {
+        let table = self.prize_table();
+        let caps = self.caps();
+        let s = way.plays_under.index();
+        let spots = way.numbers.len();
+        let mut out = WayExposure::default();
+        if spots == 0 || !table.raw_playable(s, spots as usize) {
+            return out;
+        }
+        for catch in 0..=spots {
+            let base = table.raw(s, spots as usize, catch as usize);
+            if base == PrizeTable::JACKPOT {
+                out.jackpot = true;
+                continue;
+            }
+            if base == 0 {
+                continue;
+            }
+            let prize = crate::settle::scale(
+                base,
+                way.amount_per_way_cents,
+                table.raw_base(s),
+                caps.per_way_cents,
+            );
+            out.expected_numerator += u128::from(prize) * u128::from(catch_draws(spots, catch));
+            if is_major_prize(prize, caps.major_prize_cents) {
+                out.max_major_cents = out.max_major_cents.max(prize);
+            } else {
+                out.max_minor_cents = out.max_minor_cents.max(prize);
+            }
+        }
+        out
+    }
+}
+
+/// Stake and ways on one number, or in one column (schedule and spot count).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stake {
+    pub ways: u64,
+    pub stake_cents: u64,
+}
+
+impl Stake {
+    fn add(&mut self, stake_cents: u64) {
+        self.ways += 1;
+        self.stake_cents += stake_cents;
+    }
+}
+
+/// The open game's liability, kept as its ways are sold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exposure {
+    pub ways: u64,
+    pub stake_cents: u64,
+    /// Index 1..=80: the ways and stake that include the number.
+    pub per_number: [Stake; 81],
+    pub per_column: BTreeMap<(ScheduleId, u8), Stake>,
+    /// The game's expected payout times [`DRAWS`].
+    pub expected_numerator: u128,
+    /// Every way's largest minor prize, summed.
+    pub minor_bound_cents: u64,
+    /// Every way's largest major prize, summed (before pro-rating).
+    pub major_sum_cents: u64,
+    /// Ways that can win a major prize.
+    pub major_ways: u64,
+    /// Ways playing for a jackpot pool.
+    pub jackpot_ways: u64,
+}
+
+impl Default for Exposure {
+    fn default() -> Self {
+        Exposure {
+            ways: 0,
+            stake_cents: 0,
+            per_number: [Stake::default(); 81],
+            per_column: BTreeMap::new(),
+            expected_numerator: 0,
+            minor_bound_cents: 0,
+            major_sum_cents: 0,
+            major_ways: 0,
+            jackpot_ways: 0,
+        }
+    }
+}
+
+impl Exposure {
+    /// Adds one way sold, with its exposure.
+    pub fn add(&mut self, way: &WayInPlay, exposure: &WayExposure) {
+        let stake = way.amount_per_way_cents;
+        self.ways += 1;
+        self.stake_cents += stake;
+        for n in way.numbers.numbers() {
+            self.per_number[n as usize].add(stake);
+        }
+        self.per_column
+            .entry((way.plays_under, way.numbers.len()))
+            .or_default()
+            .add(stake);
+        self.expected_numerator += exposure.expected_numerator;
+        self.minor_bound_cents += exposure.max_minor_cents;
+        if exposure.max_major_cents > 0 {
+            self.major_ways += 1;
+            self.major_sum_cents += exposure.max_major_cents;
+        }
+        self.jackpot_ways += u64::from(exposure.jackpot);
+    }
+
+    /// The expected payout in cents, rounded down (the exact value is
+    /// `expected_numerator / DRAWS`).
+    pub fn expected_cents(&self) -> u64 {
+        (self.expected_numerator / u128::from(DRAWS)) as u64
+    }
+
+    /// A sound upper bound of what one draw of this game can pay, with `pools_cents` in the
+    /// jackpot pools at stake (rules 12.1, 12.3-12.5, 7).
+    pub fn worst_case(&self, rules: &RuleSet, pools_cents: u64) -> u64 {
+        let caps = rules.caps();
+        // Rules 12.3, 12.4: the majors together pay at most the limit, unless so many win that
+        // each is held at the floor.
+        let floor_total = self.major_ways.saturating_mul(caps.major_prize_cents);
+        let majors = self
+            .major_sum_cents
+            .min(caps.game_major_prizes_cents.max(floor_total));
+        let pools = if self.jackpot_ways > 0 {
+            pools_cents
+        } else {
+            0
+        };
+        self.minor_bound_cents
+            .saturating_add(majors)
+            .saturating_add(pools)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Draw, NumberSet};
+    use crate::jackpot::JackpotPools;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// A way as the server settles it: under the schedule its spots play as (a standard
+    /// 6-spot plays Special 1).
+    fn way(numbers: &[u8], schedule: ScheduleId, amount: u64) -> WayInPlay {
+        let numbers = NumberSet::from_numbers(numbers).unwrap();
+        WayInPlay {
+            plays_under: RuleSet::act_1992()
+                .plays_as(schedule, numbers.len())
+                .unwrap(),
+            numbers,
+            amount_per_way_cents: amount,
+        }
+    }
+
+    /// C(n, k) by the product formula, independently of `theory::binomial`.
+    fn choose(n: u128, k: u128) -> u128 {
+        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+    }
+
+    /// A small game's expected payout, computed the long way: each way's prize at each catch
+    /// times the number of draws giving that catch, over all C(80, 20) draws.
+    #[test]
+    fn the_expected_payout_is_exact_for_a_small_game() {
+        let rules = RuleSet::act_1992();
+        let ways = [
+            way(&[7], ScheduleId::Standard, 100),
+            way(&[1, 2, 3, 4], ScheduleId::Standard, 300),
+            way(&[10, 20, 30, 40, 50, 60, 70, 80], ScheduleId::Standard, 200),
+            way(&[5, 6], ScheduleId::Standard, 500),
+        ];
+        let mut game = Exposure::default();
+        let mut numerator = 0u128;
+        for w in &ways {
+            game.add(w, &rules.way_exposure(w));
+            let n = u128::from(w.numbers.len());
+            let column = rules
+                .theoretical_return(ScheduleId::Standard, w.numbers.len())
+                .unwrap();
+            for c in &column.catches {
+                let k = u128::from(c.catch);
+                let draws = choose(n, k) * choose(80 - n, 20 - k);
+                let prize = u128::from(c.prize_cents) * u128::from(w.amount_per_way_cents)
+                    / u128::from(column.base_wager_cents);
+                numerator += prize * draws;
+            }
+        }
+        assert_eq!(choose(80, 20), u128::from(DRAWS));
+        assert_eq!(game.expected_numerator, numerator);
+        // A 1-spot at $1 wins $3 one time in four (rule 18.1): 75 cents expected.
+        let one = rules.way_exposure(&ways[0]);
+        assert_eq!(one.expected_numerator, 75 * u128::from(DRAWS));
+        assert_eq!(game.ways, 4);
+        assert_eq!(game.stake_cents, 1_100);
+        assert_eq!(
+            game.per_number[7],
+            Stake {
+                ways: 1,
+                stake_cents: 100
+            }
+        );
+        assert_eq!(game.per_number[9], Stake::default());
+        assert_eq!(game.per_column[&(ScheduleId::Standard, 4)].stake_cents, 300);
+    }
+
+    /// Settles many random draws of a busy game with majors and pro-rating: no draw pays more
+    /// than the bound.
+    #[test]
+    fn no_simulated_draw_pays_more_than_the_worst_case() {
+        let rules = RuleSet::act_1992();
+        let mut rng = ChaCha20Rng::seed_from_u64(17);
+        let mut ways = Vec::new();
+        let mut game = Exposure::default();
+        for i in 0..400u32 {
+            let spots = 1 + (i % 10) as usize;
+            let numbers = crate::random::distinct_numbers(&mut rng, spots);
+            let w = way(&numbers, ScheduleId::Standard, 100 * u64::from(1 + i % 50));
+            game.add(&w, &rules.way_exposure(&w));
+            ways.push(w);
+        }
+        // A few sure majors: every 1-spot number at $100 pays $300 for a catch.
+        for n in 1..=80u8 {
+            let w = way(&[n], ScheduleId::Standard, 10_000);
+            game.add(&w, &rules.way_exposure(&w));
+            ways.push(w);
+        }
+        let bound = game.worst_case(&rules, 0);
+        let mut largest = 0;
+        for _ in 0..300 {
+            let draw: Draw = crate::random::draw_numbers(&mut rng);
+            let settled = rules
+                .settle_game(&draw, &ways, &JackpotPools::default())
+                .unwrap();
+            largest = largest.max(settled.total_prizes_cents);
+            assert!(
+                settled.total_prizes_cents <= bound,
+                "{} > {bound}",
+                settled.total_prizes_cents
+            );
+        }
+        assert!(largest > 0 && game.expected_cents() > 0);
+        assert!(game.major_ways >= 80);
+    }
+
+    #[test]
+    fn majors_beyond_the_game_limit_are_bounded_by_it_or_the_floor() {
+        let rules = RuleSet::act_1992();
+        let caps = rules.caps();
+        let mut game = Exposure::default();
+        // 10-spots at $100: each can win the per-way cap; 300 of them is more than the limit
+        // allows at the floor (rule 12.4), so the bound is 300 floors.
+        for i in 0..300u32 {
+            let first = (i % 70) as u8 + 1;
+            let numbers: Vec<u8> = (first..first + 10).collect();
+            let w = way(&numbers, ScheduleId::Standard, 10_000);
+            game.add(&w, &rules.way_exposure(&w));
+        }
+        let majors = game.worst_case(&rules, 0) - game.minor_bound_cents;
+        assert_eq!(
+            majors,
+            (300 * caps.major_prize_cents).max(caps.game_major_prizes_cents)
+        );
+        assert!(game.major_sum_cents > majors);
+    }
+}
