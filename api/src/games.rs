@@ -48,3 +48,43 @@ pub struct Jackpot {
     pub pool_cents: u64,
     pub guaranteed_cents: u64,
 }
+
+/// Stake and ways on one number of the open game (a cell of the heat map).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NumberStake {
+    pub number: u8,
+    pub ways: u64,
+    pub stake_cents: u64,
+}
+
+/// Stake and ways of one column: the schedule a way plays under and its spots.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ColumnStake {
+    pub schedule: String,
+    pub spots: u8,
+    pub ways: u64,
+    pub stake_cents: u64,
+}
+
+/// What the open game could cost (`GET /api/v1/games/current/liability`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Liability {
+    pub game: i64,
+    pub tickets: u64,
+    pub ways: u64,
+    pub stake_cents: u64,
+    /// The exact expected payout (each way's prizes weighted by its catch probabilities, over
+    /// C(80,20) draws), rounded down to the cent; jackpot pool wins and bonuses left out.
+    pub expected_payout_cents: u64,
+    /// A sound upper bound of what one draw pays: every way's largest minor prize, the major
+    /// prizes after the per-way cap and pro-rating (rules 12.1-12.5), the pools at stake.
+    pub worst_case_cents: u64,
+    /// The jackpot pools at stake when jackpot ways are in play (rule 7).
+    pub jackpot_pools_cents: u64,
+    /// Numbers 1 to 80, in order.
+    pub per_number: Vec<NumberStake>,
+    pub per_column: Vec<ColumnStake>,
+}

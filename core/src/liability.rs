@@ -86,6 +86,11 @@ impl Stake {
         self.ways += 1;
         self.stake_cents += stake_cents;
     }
+
+    fn take(&mut self, stake_cents: u64) {
+        self.ways = self.ways.saturating_sub(1);
+        self.stake_cents = self.stake_cents.saturating_sub(stake_cents);
+    }
 }
 
 /// The open game's liability, kept as its ways are sold.
@@ -144,6 +149,38 @@ impl Exposure {
             self.major_sum_cents += exposure.max_major_cents;
         }
         self.jackpot_ways += u64::from(exposure.jackpot);
+    }
+
+    /// Takes back one way added before (its ticket cancelled or voided, rules 8, 17.2).
+    pub fn remove(&mut self, way: &WayInPlay, exposure: &WayExposure) {
+        let stake = way.amount_per_way_cents;
+        self.ways = self.ways.saturating_sub(1);
+        self.stake_cents = self.stake_cents.saturating_sub(stake);
+        for n in way.numbers.numbers() {
+            self.per_number[n as usize].take(stake);
+        }
+        let key = (way.plays_under, way.numbers.len());
+        if let Some(column) = self.per_column.get_mut(&key) {
+            column.take(stake);
+            if column.ways == 0 {
+                self.per_column.remove(&key);
+            }
+        }
+        self.expected_numerator = self
+            .expected_numerator
+            .saturating_sub(exposure.expected_numerator);
+        self.minor_bound_cents = self
+            .minor_bound_cents
+            .saturating_sub(exposure.max_minor_cents);
+        if exposure.max_major_cents > 0 {
+            self.major_ways = self.major_ways.saturating_sub(1);
+            self.major_sum_cents = self
+                .major_sum_cents
+                .saturating_sub(exposure.max_major_cents);
+        }
+        self.jackpot_ways = self
+            .jackpot_ways
+            .saturating_sub(u64::from(exposure.jackpot));
     }
 
     /// The expected payout in cents, rounded down (the exact value is
@@ -242,6 +279,13 @@ mod tests {
         );
         assert_eq!(game.per_number[9], Stake::default());
         assert_eq!(game.per_column[&(ScheduleId::Standard, 4)].stake_cents, 300);
+        // Taking a way back leaves the game as if it had not been sold.
+        let before = game.clone();
+        let extra = way(&[7, 8, 9], ScheduleId::Standard, 400);
+        game.add(&extra, &rules.way_exposure(&extra));
+        assert_ne!(game, before);
+        game.remove(&extra, &rules.way_exposure(&extra));
+        assert_eq!(game, before);
     }
 
     /// Settles many random draws of a busy game with majors and pro-rating: no draw pays more

@@ -68,6 +68,7 @@ use keno_api::Refusal;
         crate::closures::schedule,
         crate::closures::current,
         crate::closures::withdraw,
+        crate::liability::current,
         crate::staff::sessions::sign_on,
         crate::staff::sessions::current,
         crate::staff::sessions::sign_off,
@@ -252,6 +253,7 @@ fn unreadable(what: &str, e: impl std::fmt::Display) -> actix_web::Error {
 fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
     // `current` before `{number}`.
     cfg.service(games::current)
+        .service(crate::liability::current)
         .service(games::close_current)
         .service(games::by_number)
         .service(crate::ball_draw::balls::post_ball)

@@ -29,6 +29,7 @@ mod invalidation;
 mod jackpots;
 mod keno_day;
 mod leader;
+mod liability;
 mod rate_limit;
 mod reason;
 mod rng_check;

@@ -57,6 +57,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         leadership: leadership.clone(),
         faults,
         principals: Default::default(),
+        liability: Default::default(),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),

@@ -50,6 +50,8 @@ pub struct AppState {
     pub settings: Settings,
     pub events: Events,
     pub principals: crate::auth::principal::PrincipalCache,
+    /// The open game's liability, kept as its tickets are found (`liability.rs`).
+    pub liability: crate::liability::Books,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).

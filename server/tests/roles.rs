@@ -49,6 +49,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/games", Public),
     ("GET", "/api/v1/events", Public),
     ("POST", "/api/v1/games/current/close", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/games/current/liability", Roles(OVERSIGHT)),
     // A device posts balls; a supervisor draws by hand at the console (rule 10).
     ("POST", "/api/v1/games/{number}/balls", Roles(DRAWING)),
     ("POST", "/api/v1/games/{number}/faults", Roles(DRAWING)),

@@ -1,0 +1,141 @@
+//! The open game's live liability (issue 18) over real HTTP, on SQLite and PostgreSQL: its
+//! figures are the ways sold into it, a cancellation takes its ways back, and a multi-game
+//! ticket sold into an earlier game counts in each game it plays.
+
+use keno_core::theory::DRAWS;
+use keno_core::{Exposure, NumberSet, RuleSet, ScheduleId, WayInPlay};
+use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
+use serde_json::{json, Value};
+
+on_both_backends!(the_liability_is_the_ways_sold_into_the_open_game);
+
+fn way(numbers: &[u8], amount: u64) -> WayInPlay {
+    let numbers = NumberSet::from_numbers(numbers).unwrap();
+    WayInPlay {
+        plays_under: RuleSet::act_1992()
+            .plays_as(ScheduleId::Standard, numbers.len())
+            .unwrap(),
+        numbers,
+        amount_per_way_cents: amount,
+    }
+}
+
+/// The figures keno-core gives for these ways.
+fn expected(ways: &[WayInPlay]) -> (u64, u64) {
+    let rules = RuleSet::act_1992();
+    let mut game = Exposure::default();
+    for w in ways {
+        game.add(w, &rules.way_exposure(w));
+    }
+    let cents = (game.expected_numerator / u128::from(DRAWS)) as u64;
+    (cents, game.worst_case(&rules, 0))
+}
+
+fn the_liability_is_the_ways_sold_into_the_open_game(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let auditor = db.principal("auditor", "AUDREY", None);
+    let get = || {
+        let (status, l) = s.get_as(&auditor, "/api/v1/games/current/liability");
+        assert_eq!(status, 200, "{l}");
+        l
+    };
+    let empty = get();
+    assert_eq!(
+        (
+            empty["ways"].as_u64(),
+            empty["expected_payout_cents"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(empty["per_number"].as_array().unwrap().len(), 80);
+    // The writer may not see it.
+    assert_eq!(
+        s.get_as(&w.writer, "/api/v1/games/current/liability").0,
+        403
+    );
+
+    let sell = |id: &str, bet: Value, amount: u64, games: u32| {
+        s.sell(&w.writer, sale(id, bet, "standard", amount, games))["serial"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    sell("one", json!({"type": "standard", "spots": [7]}), 100, 1);
+    let four = sell(
+        "four",
+        json!({"type": "standard", "spots": [1, 2, 3, 4]}),
+        300,
+        1,
+    );
+    sell(
+        "multi",
+        json!({"type": "standard", "spots": [7, 8]}),
+        200,
+        3,
+    );
+    let ways = [way(&[7], 100), way(&[1, 2, 3, 4], 300), way(&[7, 8], 200)];
+    let l = get();
+    assert_eq!(
+        (
+            l["tickets"].as_u64(),
+            l["ways"].as_u64(),
+            l["stake_cents"].as_u64()
+        ),
+        (Some(3), Some(3), Some(600))
+    );
+    assert_eq!(
+        l["per_number"][6],
+        json!({"number": 7, "ways": 2, "stake_cents": 300})
+    );
+    assert_eq!(
+        l["per_number"][0],
+        json!({"number": 1, "ways": 1, "stake_cents": 300})
+    );
+    let (cents, worst) = expected(&ways);
+    assert_eq!(
+        (
+            l["expected_payout_cents"].as_u64(),
+            l["worst_case_cents"].as_u64()
+        ),
+        (Some(cents), Some(worst))
+    );
+    assert!(worst >= cents && cents > 0);
+
+    // Cancelled: its way is taken back (rule 8).
+    assert_eq!(
+        s.post(
+            &w.writer,
+            &format!("/api/v1/tickets/{four}/cancel"),
+            Value::Null
+        )
+        .0,
+        200
+    );
+    let l = get();
+    assert_eq!(
+        (l["tickets"].as_u64(), l["stake_cents"].as_u64()),
+        (Some(2), Some(300))
+    );
+    assert_eq!(
+        l["expected_payout_cents"].as_u64(),
+        Some(expected(&[ways[0], ways[2]]).0)
+    );
+
+    // The next game: only the multi-game ticket plays in it.
+    let first = l["game"].as_i64().unwrap();
+    s.close_and_settle(&w.supervisor);
+    let mut next = get();
+    s.wait_for("the next game's book", || {
+        next = get();
+        next["game"].as_i64() != Some(first)
+    });
+    assert_eq!(
+        (next["tickets"].as_u64(), next["stake_cents"].as_u64()),
+        (Some(1), Some(200))
+    );
+    assert_eq!(
+        next["expected_payout_cents"].as_u64(),
+        Some(expected(&[ways[2]]).0)
+    );
+}
