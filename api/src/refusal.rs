@@ -112,6 +112,9 @@ refusals! {
     TicketTotalOverLimit = "ticket_total_over_limit",
     TooManyWays = "too_many_ways",
     UnknownSet = "unknown_set",
+    /// The ticket could win more in one game than the operator's limit
+    /// (`--ticket-potential-limit`).
+    TicketPotentialOverLimit = "ticket_potential_over_limit",
     SetRetired = "set_retired",
     SetNameTaken = "set_name_taken",
     AlreadyRetired = "already_retired",
@@ -226,6 +229,14 @@ impl<'de> Deserialize<'de> for Refusal {
         let code = String::deserialize(d)?;
         Refusal::from_code(&code)
             .ok_or_else(|| serde::de::Error::custom(format!("unknown refusal code {code:?}")))
+    }
+}
+
+impl From<&keno_core::LimitRefusal> for Refusal {
+    fn from(e: &keno_core::LimitRefusal) -> Self {
+        match e {
+            keno_core::LimitRefusal::TicketPotential { .. } => Refusal::TicketPotentialOverLimit,
+        }
     }
 }
 

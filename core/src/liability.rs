@@ -210,6 +210,47 @@ impl Exposure {
     }
 }
 
+/// The most one ticket's ways can win together in one game: their worst case as a game of its
+/// own (the majors pro-rated among themselves, rules 12.1-12.5), jackpot pools left out (the
+/// pools are the operator's liability whoever sells).
+pub fn ticket_potential(rules: &RuleSet, ways: &[WayInPlay]) -> u64 {
+    let mut ticket = Exposure::default();
+    for way in ways {
+        ticket.add(way, &rules.way_exposure(way));
+    }
+    ticket.worst_case(rules, 0)
+}
+
+/// The operator's limits on what one sale may add to the open game's liability (AGCO 3.1.6:
+/// wagers over a liability limit are refused). `None`: no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiabilityLimits {
+    pub ticket_potential_cents: Option<u64>,
+}
+
+/// A sale refused for a liability limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitRefusal {
+    #[error("this ticket could win {potential} in one game, over the limit of {limit} a ticket may stand to win: make it smaller")]
+    TicketPotential {
+        potential: crate::money::Dollars,
+        limit: crate::money::Dollars,
+    },
+}
+
+impl LiabilityLimits {
+    /// Whether a ticket standing to win `potential_cents` in one game may be sold.
+    pub fn check_ticket(&self, potential_cents: u64) -> Result<(), LimitRefusal> {
+        match self.ticket_potential_cents {
+            Some(limit) if potential_cents > limit => Err(LimitRefusal::TicketPotential {
+                potential: crate::money::Dollars(potential_cents),
+                limit: crate::money::Dollars(limit),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +366,23 @@ mod tests {
         }
         assert!(largest > 0 && game.expected_cents() > 0);
         assert!(game.major_ways >= 80);
+    }
+
+    #[test]
+    fn a_tickets_potential_is_checked_against_the_limit() {
+        let rules = RuleSet::act_1992();
+        let one = [way(&[7], ScheduleId::Standard, 100)];
+        // Rule 18.1: a 1-spot at $1 wins $3 at most.
+        assert_eq!(ticket_potential(&rules, &one), 300);
+        let limits = LiabilityLimits {
+            ticket_potential_cents: Some(300),
+        };
+        assert_eq!(limits.check_ticket(300), Ok(()));
+        assert!(matches!(
+            limits.check_ticket(301),
+            Err(LimitRefusal::TicketPotential { .. })
+        ));
+        assert_eq!(LiabilityLimits::default().check_ticket(u64::MAX), Ok(()));
     }
 
     #[test]

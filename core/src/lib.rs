@@ -73,7 +73,9 @@ pub use game::{
 };
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use keno_day::{KenoDay, KenoDayError};
-pub use liability::{Exposure, Stake, WayExposure};
+pub use liability::{
+    ticket_potential, Exposure, LiabilityLimits, LimitRefusal, Stake, WayExposure,
+};
 pub use money::Dollars;
 pub use payable::{
     owed, payable, GamePrize, MajorPrizesBy, PayPart, PayRefusal, Payable, PayableFacts, Played,

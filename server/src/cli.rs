@@ -94,6 +94,10 @@ pub struct ServeArgs {
     /// or enable clears it sooner).
     #[arg(long, env = "KENO_SIGN_ON_LOCK", default_value_t = 900.0)]
     pub sign_on_lock: f64,
+    /// The most one ticket may stand to win in one game, in cents (its ways' largest prizes
+    /// after the per-way cap and pro-rating); a sale over it is refused. Unset: no limit.
+    #[arg(long, env = "KENO_TICKET_POTENTIAL_LIMIT")]
+    pub ticket_potential_limit: Option<u64>,
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,

@@ -40,7 +40,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         InvalidNumber | InvalidSelection | ScheduleNotOffered | ScheduleNotApproved
         | NotAJackpotType | BelowMinimumWager | InvalidWagerIncrement | InvalidGames
         | TicketTotalOverLimit | TooManyWays | UnknownSet | SetRetired | TenderNotNeeded
-        | TenderExceedsSale => StatusCode::UNPROCESSABLE_ENTITY,
+        | TenderExceedsSale | TicketPotentialOverLimit => StatusCode::UNPROCESSABLE_ENTITY,
         // What was asked no longer fits the record as it stands.
         SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
         | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled

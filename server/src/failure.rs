@@ -108,6 +108,12 @@ impl From<&keno_core::LifecycleError> for Failure {
     }
 }
 
+impl From<keno_core::LimitRefusal> for Failure {
+    fn from(e: keno_core::LimitRefusal) -> Self {
+        Failure::refuse(Refusal::from(&e), e.to_string())
+    }
+}
+
 impl From<PayRefusal> for Failure {
     fn from(e: PayRefusal) -> Self {
         Failure::refuse(Refusal::from(&e), e.to_string())

@@ -89,7 +89,7 @@ fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
     if role != auth::Role::Device {
         eprintln!(
             "keno-server: deprecated: a person's bearer token works for this release only; \
-             add people with `keno-server staff add`, who sign on (README, \"Signing on\")"
+             add people with `keno-server staff add`, who sign on (README, \"Running the room\")"
         );
     }
     let db = db::Db::open(&database_url, 1)?;

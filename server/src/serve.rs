@@ -96,6 +96,9 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
         closure_notice: std::time::Duration::try_from_secs_f64(args.closure_notice)
             .map_err(|_| anyhow::anyhow!("--closure-notice must be 0 or more seconds"))?,
         staff: staff_settings(args)?,
+        limits: keno_core::LiabilityLimits {
+            ticket_potential_cents: args.ticket_potential_limit,
+        },
         over_short_tolerance_cents: args.over_short_tolerance,
     })
 }

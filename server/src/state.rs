@@ -24,6 +24,8 @@ pub struct Settings {
     pub closure_notice: Duration,
     /// Sign-on, sessions and payout authority.
     pub staff: crate::staff::StaffSettings,
+    /// What one sale may add to the open game's liability (issue 18).
+    pub limits: keno_core::LiabilityLimits,
     /// Cents a drawer may be over or short at a shift's close without a supervisor's sign-off.
     pub over_short_tolerance_cents: u64,
 }

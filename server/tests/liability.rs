@@ -139,3 +139,44 @@ fn the_liability_is_the_ways_sold_into_the_open_game(db: TestDb) {
         Some(expected(&[ways[2]]).0)
     );
 }
+
+on_both_backends!(a_sale_over_the_ticket_potential_limit_is_refused_and_stores_nothing);
+
+/// `--ticket-potential-limit 100000`: a $1 10-spot stands to win more than $1,000 and is
+/// refused before anything is stored; a 1-spot sells.
+fn a_sale_over_the_ticket_potential_limit_is_refused_and_stores_nothing(db: TestDb) {
+    let w = world(
+        &db,
+        &[MANUAL_CLOCK, &["--ticket-potential-limit", "100000"]].concat(),
+    );
+    let s = &w.server;
+    let entries = || db.query_i64("SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'ticket_sold'");
+    let ten: Vec<u8> = (1..=10).collect();
+    let body = sale(
+        "big",
+        json!({"type": "standard", "spots": ten}),
+        "standard",
+        100,
+        1,
+    );
+    let (status, e) = s.post(&w.writer, "/api/v1/tickets", body);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (422, Some("ticket_potential_over_limit")),
+        "{e}"
+    );
+    assert!(e["message"].as_str().unwrap().contains("$1,000.00"), "{e}");
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 0);
+    assert_eq!(entries(), 0);
+    s.sell(
+        &w.writer,
+        sale(
+            "small",
+            json!({"type": "standard", "spots": [7]}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    assert_eq!(entries(), 1);
+}

@@ -317,6 +317,25 @@ fn set_retired(id: i64, name: &str) -> Failure {
 
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
 /// ticket number are given when it commits.
+/// Issue 18: the most the ticket stands to win in one game, against the operator's limit
+/// (`--ticket-potential-limit`), before anything is stored.
+fn check_potential(state: &AppState, plan: &keno_core::BetPlan, amount: u64) -> DomainResult<()> {
+    if state.settings.limits.ticket_potential_cents.is_none() {
+        return Ok(());
+    }
+    let ways: Vec<keno_core::WayInPlay> = plan
+        .ways
+        .iter()
+        .map(|w| keno_core::WayInPlay {
+            numbers: w.numbers,
+            plays_under: w.plays_under,
+            amount_per_way_cents: amount,
+        })
+        .collect();
+    let potential = keno_core::ticket_potential(&state.rules, &ways);
+    Ok(state.settings.limits.check_ticket(potential)?)
+}
+
 fn prepare(
     state: &AppState,
     principal: &Principal,
@@ -349,6 +368,7 @@ fn prepare(
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
     let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
+    check_potential(state, &plan, price.amount_per_way_cents)?;
     let plays_special3 = plan
         .ways
         .iter()
