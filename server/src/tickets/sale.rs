@@ -317,12 +317,20 @@ fn set_retired(id: i64, name: &str) -> Failure {
 
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
 /// ticket number are given when it commits.
-/// Issue 18: the most the ticket stands to win in one game, against the operator's limit
-/// (`--ticket-potential-limit`), before anything is stored.
-fn check_potential(state: &AppState, plan: &keno_core::BetPlan, amount: u64) -> DomainResult<()> {
+/// The ticket's price (rule 6.2), once the most it stands to win in one game is within the
+/// operator's limit (issue 18, `--ticket-potential-limit`): before anything is stored.
+fn checked_price(
+    state: &AppState,
+    plan: &keno_core::BetPlan,
+    request: &SaleRequest,
+) -> DomainResult<keno_core::Price> {
+    let price = state
+        .rules
+        .price(plan, request.amount_per_way_cents, request.games)?;
     if state.settings.limits.ticket_potential_cents.is_none() {
-        return Ok(());
+        return Ok(price);
     }
+    let amount = price.amount_per_way_cents;
     let ways: Vec<keno_core::WayInPlay> = plan
         .ways
         .iter()
@@ -333,7 +341,8 @@ fn check_potential(state: &AppState, plan: &keno_core::BetPlan, amount: u64) -> 
         })
         .collect();
     let potential = keno_core::ticket_potential(&state.rules, &ways);
-    Ok(state.settings.limits.check_ticket(potential)?)
+    state.settings.limits.check_ticket(potential)?;
+    Ok(price)
 }
 
 fn prepare(
@@ -367,8 +376,7 @@ fn prepare(
         .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
-    let price = rules.price(&plan, request.amount_per_way_cents, request.games)?;
-    check_potential(state, &plan, price.amount_per_way_cents)?;
+    let price = checked_price(state, &plan, request)?;
     let plays_special3 = plan
         .ways
         .iter()
