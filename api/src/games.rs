@@ -84,6 +84,10 @@ pub struct Liability {
     pub worst_case_cents: u64,
     /// The jackpot pools at stake when jackpot ways are in play (rule 7).
     pub jackpot_pools_cents: u64,
+    /// The operator's outstanding liability beside the game: prizes won by tickets not yet
+    /// paid (neither voided nor moved as unclaimed, rule 13.2), and what live vouchers hold.
+    pub unpaid_prizes_cents: u64,
+    pub live_vouchers_cents: u64,
     /// Numbers 1 to 80, in order.
     pub per_number: Vec<NumberStake>,
     pub per_column: Vec<ColumnStake>,

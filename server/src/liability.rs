@@ -166,7 +166,10 @@ impl Books {
         }
         book.looked_at = now;
         let pools = pools_at_stake(&rules, conn, &book.exposure)?;
-        Ok(view(book, &rules, pools))
+        let mut answer = view(book, &rules, pools);
+        drop(books);
+        (answer.unpaid_prizes_cents, answer.live_vouchers_cents) = outstanding(conn)?;
+        Ok(answer)
     }
 }
 
@@ -185,6 +188,36 @@ fn pools_at_stake(
         .sum())
 }
 
+/// Prizes won and not yet paid (by tickets neither voided, cancelled, nor with their prizes
+/// moved as unclaimed, rule 13.2), and the balances of live vouchers.
+fn outstanding(conn: &mut DbConnection) -> DomainResult<(u64, u64)> {
+    use crate::db::schema::{ticket_results, unclaimed_prizes_moved, vouchers};
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    // PostgreSQL sums BIGINT as NUMERIC: cast back, 0 for none.
+    let unpaid: i64 = ticket_results::table
+        .inner_join(tickets::table.on(tickets::serial.eq(ticket_results::serial)))
+        .filter(tickets::status.eq(TicketStatus::Active.as_str()))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            unclaimed_prizes_moved::table
+                .filter(unclaimed_prizes_moved::serial.eq(tickets::serial)),
+        )))
+        .select(sql::<BigInt>(
+            "CAST(COALESCE(SUM(ticket_results.prize_cents), 0) AS BIGINT)",
+        ))
+        .first(conn)?;
+    let held: i64 = vouchers::table
+        .filter(vouchers::status.eq(crate::vouchers::VoucherStatus::Active.as_str()))
+        .select(sql::<BigInt>(
+            "CAST(COALESCE(SUM(vouchers.balance_cents), 0) AS BIGINT)",
+        ))
+        .first(conn)?;
+    let cents = |sum: i64| {
+        u64::try_from(sum).map_err(|_| Failure::Internal(anyhow::anyhow!("a negative sum: {sum}")))
+    };
+    Ok((cents(unpaid)?, cents(held)?))
+}
+
 fn view(book: &Book, rules: &RuleSet, pools: u64) -> Liability {
     let e = &book.exposure;
     Liability {
@@ -195,6 +228,8 @@ fn view(book: &Book, rules: &RuleSet, pools: u64) -> Liability {
         expected_payout_cents: e.expected_cents(),
         worst_case_cents: e.worst_case(rules, pools),
         jackpot_pools_cents: pools,
+        unpaid_prizes_cents: 0,
+        live_vouchers_cents: 0,
         per_number: (1..=80u8)
             .map(|n| NumberStake {
                 number: n,
