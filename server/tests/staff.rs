@@ -270,6 +270,18 @@ fn sessions_end_when_idle_and_when_the_person_is_disabled(db: TestDb) {
     );
     assert_eq!(count(&db, "staff_disabled"), 1);
     verified(&db);
+    // A secret swapped behind the server's back (to let someone sign on as her) is found.
+    db.execute(&format!(
+        "UPDATE principals SET secret_hash = (SELECT secret_hash FROM principals WHERE id = '{}') WHERE id = '{}'",
+        ann.staff_id, julie.staff_id
+    ));
+    let out = keno_testkit::audit(&db, &["verify"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("staff {} (writer JULIE) differs", julie.staff_id)),
+        "{text}"
+    );
 }
 
 /// Writer JULIE at site 735624 sells; writer OMAR at site 111111 may not touch the ticket

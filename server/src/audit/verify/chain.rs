@@ -42,7 +42,7 @@ pub struct Trail {
     /// Staff ID -> the person as the trail's changes leave them (`super::staff`).
     pub staff: HashMap<String, super::staff::Person>,
     /// "site/terminal" -> the digest of its credential as last set.
-    pub terminal_credentials: HashMap<String, String>,
+    pub terminal_credentials: HashMap<String, Option<String>>,
     /// Id -> a writer's shift as opened, closed and signed off.
     pub shifts_opened: BTreeMap<i64, Value>,
     pub shifts_closed: BTreeMap<i64, Value>,
@@ -247,9 +247,9 @@ impl Trail {
                 super::staff::replay(&mut self.staff, kind, subject, &payload, report);
             }
             "terminal_registered" | "terminal_credential_rotated" => {
-                let digest = payload["credential_sha256"].as_str().unwrap_or("");
-                self.terminal_credentials
-                    .insert(subject, digest.to_string());
+                // A digest missing from the entry reads as none: it then differs from the table.
+                let digest = payload["credential_sha256"].as_str().map(str::to_string);
+                self.terminal_credentials.insert(subject, digest);
             }
             "shift_opened" => {
                 self.shifts_opened.insert(subject.parse()?, payload);

@@ -22,7 +22,7 @@ pub struct Person {
     pub name: String,
     pub role: String,
     pub disabled: bool,
-    pub secret_sha256: String,
+    pub secret_sha256: Option<String>,
     pub totp_sha256: Option<String>,
 }
 
@@ -34,11 +34,12 @@ pub fn replay(
     payload: &Value,
     report: &mut Report,
 ) {
-    let text = |k: &str| payload[k].as_str().unwrap_or("").to_string();
+    // A field missing from the entry reads as none, and then differs from the table's.
+    let text = |k: &str| payload[k].as_str().map(str::to_string);
     if kind == "staff_added" {
         let person = Person {
-            name: text("name"),
-            role: text("role"),
+            name: text("name").unwrap_or_default(),
+            role: text("role").unwrap_or_default(),
             disabled: false,
             secret_sha256: text("secret_sha256"),
             totp_sha256: payload["totp_sha256"].as_str().map(str::to_string),
@@ -78,7 +79,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             name: row.name.clone(),
             role: row.role.clone(),
             disabled: row.disabled,
-            secret_sha256: row.secret_hash.as_deref().map(digest).unwrap_or_default(),
+            secret_sha256: row.secret_hash.as_deref().map(digest),
             totp_sha256: row.totp_secret.as_deref().map(digest),
         };
         match trail.staff.get(&row.id) {
@@ -109,7 +110,12 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         .load(conn)?;
     for (site, terminal, credential) in &registered {
         let key = format!("{site}/{terminal}");
-        if credential.as_ref() != trail.terminal_credentials.get(&key) {
+        if credential.as_ref()
+            != trail
+                .terminal_credentials
+                .get(&key)
+                .and_then(Option::as_ref)
+        {
             report.differ(format!(
                 "terminal {key}: its credential differs from the audit trail"
             ));
