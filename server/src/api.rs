@@ -31,11 +31,14 @@ use keno_api::Refusal;
         crate::ball_draw::devices::get_device,
         crate::ball_draw::devices::return_to_service,
         crate::invalidation::invalidate,
+        crate::invalidation::preview,
+        crate::game_summary::summary,
         tickets::sale::sell,
         tickets::sale::quote,
         crate::auth::me,
         tickets::view::get_ticket,
         tickets::view::check,
+        tickets::story::story,
         tickets::void::void,
         tickets::cancel::cancel,
         tickets::pay::pay,
@@ -234,6 +237,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(shift_routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
+    .configure(crate::console::routes)
     .route(
         "/api/v1/openapi.json",
         web::get().to(|| async {
@@ -266,6 +270,8 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::ball_draw::devices::get_device)
         .service(crate::ball_draw::devices::return_to_service)
         .service(crate::invalidation::invalidate)
+        .service(crate::invalidation::preview)
+        .service(crate::game_summary::summary)
         .service(games::list);
 }
 
@@ -276,6 +282,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
         .service(tickets::view::check)
         .service(tickets::void::void)
         .service(tickets::view::get_ticket)
+        .service(tickets::story::story)
         .service(tickets::cancel::cancel)
         .service(tickets::pay::pay)
         .service(crate::vouchers::issue::issue)

@@ -50,6 +50,8 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/events", Public),
     ("POST", "/api/v1/games/current/close", Roles(SUPERVISOR)),
     ("GET", "/api/v1/games/current/liability", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/games/{number}/summary", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/games/{number}/invalidation", Roles(SUPERVISOR)),
     // A device posts balls; a supervisor draws by hand at the console (rule 10).
     ("POST", "/api/v1/games/{number}/balls", Roles(DRAWING)),
     ("POST", "/api/v1/games/{number}/faults", Roles(DRAWING)),
@@ -95,6 +97,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("POST", "/api/v1/tickets/quote", Roles(WRITER)),
     ("GET", "/api/v1/tickets/{serial}", Roles(CASE_READERS)),
     ("GET", "/api/v1/tickets/{serial}/check", Public),
+    ("GET", "/api/v1/tickets/{serial}/story", Roles(OVERSIGHT)),
     ("POST", "/api/v1/tickets/{serial}/cancel", Roles(WRITER)),
     ("POST", "/api/v1/tickets/{serial}/pay", Roles(WRITER)),
     // Vouchers.
@@ -201,6 +204,13 @@ const NOT_IN_THE_DOCUMENT: &[&str] = &[
     "/display/board.js",
     "/display/check.js",
     "/display/display.css",
+    // The console's page and assets are public: everything they show comes from the API.
+    "/console",
+    "/console/console.js",
+    "/console/console.css",
+    "/console/room.js",
+    "/console/office.js",
+    "/console/records.js",
 ];
 
 fn openapi_operations() -> Vec<(String, String, bool)> {
