@@ -9,7 +9,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::{Require, Role};
-use crate::db::schema::{game_invalidations, game_settlements, jackpot_pools, ticket_results, tickets};
+use crate::db::schema::{
+    game_invalidations, game_settlements, jackpot_pools, ticket_results, tickets,
+};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::settlement::Totals;

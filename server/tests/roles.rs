@@ -51,7 +51,11 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("POST", "/api/v1/games/current/close", Roles(SUPERVISOR)),
     ("GET", "/api/v1/games/current/liability", Roles(OVERSIGHT)),
     ("GET", "/api/v1/games/{number}/summary", Roles(OVERSIGHT)),
-    ("GET", "/api/v1/games/{number}/invalidation", Roles(SUPERVISOR)),
+    (
+        "GET",
+        "/api/v1/games/{number}/invalidation",
+        Roles(SUPERVISOR),
+    ),
     // A device posts balls; a supervisor draws by hand at the console (rule 10).
     ("POST", "/api/v1/games/{number}/balls", Roles(DRAWING)),
     ("POST", "/api/v1/games/{number}/faults", Roles(DRAWING)),

@@ -80,7 +80,7 @@ const Console = (() => {
       else if (k === "text") el.textContent = v;
       else el.setAttribute(k, v === true ? "" : v);
     }
-    for (const kid of kids.flat()) {
+    for (const kid of kids.flat(Infinity)) {
       if (kid === null || kid === undefined || kid === false) continue;
       el.append(kid instanceof Node ? kid : String(kid));
     }
@@ -211,13 +211,27 @@ const Console = (() => {
         result.className = "result ok";
         result.textContent = "Done.";
         if (done) done(answer, result, form);
+        outcome(form.getAttribute("id"), title, result);
         refreshSoon(0);
       } catch (err) {
         result.className = "result error";
         result.textContent = err.code ? `${err.message} (${err.code})` : String(err.message || err);
+        outcome(form.getAttribute("id"), title, result);
       }
     });
     return form;
+  }
+
+  /**
+   * The last action's answer, kept at the top of the page: an action inside a view (a row's
+   * button) is redrawn with the view once done, and its answer must not go with it.
+   */
+  function outcome(formId, title, result) {
+    const line = document.getElementById("outcome");
+    if (!line) return;
+    line.dataset.form = formId || "";
+    line.className = result.className.replace("result", "").trim();
+    line.textContent = `${title}: ${result.textContent}`;
   }
 
   /** A downloadable file as a button; says what it fetched. */
@@ -320,7 +334,7 @@ const Console = (() => {
       else a.removeAttribute("aria-current");
     }
     const main = document.getElementById("main");
-    main.replaceChildren(h("h2", {}, spec.title));
+    main.replaceChildren(h("h2", {}, spec.title), h("p", { id: "outcome", role: "status", "aria-live": "polite" }));
     main.dataset.page = spec.id;
     spec.render(main, args, me);
     document.title = `${spec.title} · Keno console`;

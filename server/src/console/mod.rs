@@ -11,7 +11,11 @@ const HTML: &str = include_str!("console.html");
 /// The assets under `/console/`: the core (sign-on, calls, live refresh, the page frame) and
 /// one script per group of pages.
 const ASSETS: &[(&str, &str, &str)] = &[
-    ("console.css", "text/css; charset=utf-8", include_str!("console.css")),
+    (
+        "console.css",
+        "text/css; charset=utf-8",
+        include_str!("console.css"),
+    ),
     ("console.js", JS, include_str!("console.js")),
     ("room.js", JS, include_str!("room.js")),
     ("office.js", JS, include_str!("office.js")),

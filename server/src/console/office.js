@@ -128,10 +128,16 @@
             { name: "spots", label: "Spots (empty: any)", type: "number", optional: true },
             { name: "prize_cents", label: "Prize ($)", type: "money" },
             { name: "min_amount_per_way_cents", label: "Least amount per way ($)", type: "money", value: "1.00" },
+            { name: "every_nth_game", label: "Offered every Nth game (or give a window below)", type: "number", optional: true, value: "1" },
+            { name: "window_from", label: "Or offered from (local date and time)", type: "datetime-local", optional: true },
+            { name: "window_to", label: "to", type: "datetime-local", optional: true },
             { name: "funded_by_bonus_fund", label: "Paid from the bonus fund", type: "checkbox" },
           ],
           button: "Propose it",
-          call: (v) => api("POST", "/api/v1/bonus-prizes", v),
+          call: (v) => api("POST", "/api/v1/bonus-prizes", Object.assign(v, {
+            window_from: v.window_from && new Date(v.window_from).toISOString(),
+            window_to: v.window_to && new Date(v.window_to).toISOString(),
+          })),
         }));
       }
       main.append(special3View());
@@ -160,7 +166,7 @@
     roles: OVERSIGHT,
     render(main) {
       main.append(view("The set bets catalogue", async () => {
-        const sets = await api("GET", "/api/v1/set-bets");
+        const sets = await api("GET", "/api/v1/set-bets?include_retired=true");
         return table([
           ["Id", (s) => String(s.id), "num"],
           ["Name", (s) => s.name],

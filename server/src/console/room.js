@@ -57,7 +57,8 @@
           ["Won, not yet paid", money(l.unpaid_prizes_cents), "unpaid"],
           ["Live vouchers", money(l.live_vouchers_cents), "vouchers"],
         ]),
-        l.simulated ? simulatedTable(l.simulated) : null,
+        simulatedTable(l.simulated),
+        limitsLine(l.limits),
         h("h4", {}, "Stake per number"),
         heat(l.per_number),
         h("h4", {}, "Per spot count and schedule"),
@@ -71,6 +72,15 @@
     }, "liability", 2000);
   }
 
+  function limitsLine(limits) {
+    const shown = [["a ticket's potential", limits.ticket_potential_cents],
+      ["the game's expected payout", limits.game_expected_payout_cents],
+      ["the stake on one number", limits.number_stake_cents]].filter(([, v]) => v !== null && v !== undefined);
+    return h("p", { id: "limits", class: "muted" }, shown.length
+      ? `Limits: ${shown.map(([what, v]) => `${what} ${money(v)}`).join("; ")}. A sale over one is refused.`
+      : "No liability limits are set.");
+  }
+
   function simulatedTable(s) {
     const top = Math.max(1, s.largest_cents);
     return h("div", { id: "simulated" },
@@ -78,7 +88,7 @@
       h("table", { class: "curve" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Percentile"), h("th", { scope: "col", class: "num" }, "Payout"), h("th", { scope: "col" }, ""))),
         h("tbody", {}, s.percentiles.map((p) => h("tr", {},
-          h("td", {}, `${p.percentile}%`),
+          h("td", {}, `${p.per_mille / 10}%`),
           h("td", { class: "num" }, money(p.payout_cents)),
           h("td", { class: "bar" }, h("span", { style: `width: ${((12 * p.payout_cents) / top).toFixed(2)}rem` })))))));
   }
@@ -134,9 +144,9 @@
           }),
           act({
             id: "withdraw-closure", title: "Withdraw a scheduled closure",
-            fields: [{ name: "id", label: "Closure number", type: "number" }, { name: "reason", label: "Why" }],
+            fields: [{ name: "closure", label: "Closure number", type: "number" }, { name: "reason", label: "Why" }],
             button: "Withdraw it",
-            call: (v) => api("POST", `/api/v1/keno/closures/${v.id}/withdraw`, { reason: v.reason }),
+            call: (v) => api("POST", `/api/v1/keno/closures/${v.closure}/withdraw`, { reason: v.reason }),
           }));
       }
     },
