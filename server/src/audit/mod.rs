@@ -9,7 +9,9 @@
 //! - `report`: the daily report as a PDF;
 //! - `exceptions`: what a supervisor reviews each day, with who did it and why.
 //!
-//! A new tool is a variant here, its arguments and `run` in a file of its own.
+//! A new tool is a variant here, its arguments and `run` in a file of its own. Each tool's work
+//! is one function that returns its data (`verify::check`, `export::write`, `report::Daily`,
+//! `exceptions::review`), which `run` prints or writes.
 
 mod exceptions;
 mod export;
