@@ -193,6 +193,15 @@ impl Span {
             Err(SpanError::Backwards)
         }
     }
+
+    /// The span in a file's name: `2026-11-22`, `2026-11-22_2026-11-23`, `games-5-9`.
+    pub fn file_part(&self) -> String {
+        match *self {
+            Span::Days(from, to) if from == to => day_text(from),
+            Span::Days(from, to) => format!("{}_{}", day_text(from), day_text(to)),
+            Span::Games(from, to) => format!("games-{from}-{to}"),
+        }
+    }
 }
 
 /// A span resolved against the record.
