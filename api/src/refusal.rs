@@ -211,6 +211,11 @@ refusals! {
     /// The shift is not waiting for a supervisor's sign-off.
     ShiftNotAwaitingSignOff = "shift_not_awaiting_sign_off",
 
+    // The auditors' tools.
+    /// A verification of the audit trail is already running on this server: one at a time, as
+    /// it settles every game again.
+    VerifyRunning = "verify_running",
+
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.
     Unavailable = "unavailable",

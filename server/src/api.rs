@@ -92,6 +92,11 @@ use keno_api::Refusal;
         crate::shifts::get_shift,
         crate::shifts::shift_report,
         crate::shifts::report_pdf,
+        crate::audit::endpoints::verification,
+        crate::audit::endpoints::day_exceptions,
+        crate::audit::endpoints::daily_report_pdf,
+        crate::audit::endpoints::export_kinds,
+        crate::audit::endpoints::export_file,
         events::stream_events,
     ),
     modifiers(&BearerAuth, &UnreadableRequests)
@@ -235,6 +240,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(catalogue_routes)
     .configure(crate::staff::routes)
     .configure(shift_routes)
+    .configure(crate::audit::routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .configure(crate::console::routes)

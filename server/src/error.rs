@@ -56,7 +56,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
         | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
         | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
-        | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff => StatusCode::CONFLICT,
+        | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff
+        | VerifyRunning => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

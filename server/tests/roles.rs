@@ -35,6 +35,9 @@ const SUPERVISOR: &[&str] = &["supervisor"];
 const INSPECTOR: &[&str] = &["inspector"];
 const WRITER: &[&str] = &["writer"];
 const OVERSIGHT: &[&str] = &["supervisor", "inspector", "auditor"];
+/// The auditors' tools: those who audit the record (a supervisor reviews the day's exceptions
+/// and report, as `OVERSIGHT`).
+const AUDIT: &[&str] = &["inspector", "auditor"];
 const SUPERVISOR_INSPECTOR: &[&str] = &["supervisor", "inspector"];
 const DRAWING: &[&str] = &["device", "supervisor"];
 /// A ticket or a claim: the counter, and those who oversee it (`shared/API.md` names writer and
@@ -185,6 +188,12 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/shifts/{id}", Roles(CASE_READERS)),
     ("GET", "/api/v1/shifts/{id}/report", Roles(CASE_READERS)),
     ("GET", "/api/v1/shifts/{id}/report.pdf", Roles(CASE_READERS)),
+    // The auditors' tools over HTTP (issue 18).
+    ("GET", "/api/v1/audit/verify", Roles(AUDIT)),
+    ("GET", "/api/v1/audit/exceptions", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/audit/report.pdf", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/audit/exports", Roles(AUDIT)),
+    ("GET", "/api/v1/audit/exports/{kind}", Roles(AUDIT)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),
     // Last: it signs each caller off.
@@ -369,6 +378,7 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
             .replace("{serial}", &serial)
             .replace("{site}", "735624")
             .replace("{terminal}", "03")
+            .replace("{kind}", "games")
             .replace("{code}", &"0".repeat(22));
         for caller in &callers {
             calls += 1;
