@@ -137,7 +137,8 @@
 
   function exceptionsView(day) {
     return view(`Exceptions of ${day}`, async () => {
-      const list = await api("GET", `/api/v1/audit/exceptions?day=${day}`);
+      const found = await api("GET", `/api/v1/audit/exceptions?day=${day}`);
+      const list = found.exceptions;
       return table([["When", (e) => when(e.at)], ["Kind", (e) => e.kind], ["Game", (e) => (e.game ? String(e.game) : "")],
         ["Ticket", (e) => e.serial || ""], ["What", (e) => e.what], ["Who", (e) => e.who], ["Why", (e) => e.why]],
       list, "Nothing to review.");
