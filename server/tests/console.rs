@@ -76,6 +76,10 @@ impl Console<'_> {
     /// Fills form `form` (typing into text fields, setting others as a picker would) and sends
     /// it; the answer it shows.
     fn submit(&self, form: &str, fields: &[(&str, &str)]) -> String {
+        // As a person would: the form in hand (focused), so live reloads leave it alone.
+        self.browser.run(&format!(
+            "document.querySelector('#{form} input, #{form} textarea, #{form} select, #{form} button').focus(); return null;"
+        ));
         for (name, value) in fields {
             let css = format!("#{form} [name={name}]");
             let kind = self.browser.run(&format!(
@@ -369,4 +373,243 @@ fn chrono_free_local_in_an_hour(console: &Console) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+const INSPECTOR_PAGES: &[&str] = &[
+    "game",
+    "draws",
+    "devices",
+    "waiting",
+    "claims",
+    "approvals",
+    "set-bets",
+    "shifts",
+    "history",
+    "ticket",
+    "audit",
+    "monitoring",
+];
+
+/// A device-drawn game with a fault (the device held until a supervisor and an inspector
+/// return it) and a correction waiting for the inspector; a claim and a bonus prize to decide.
+#[test]
+fn an_inspector_decides_and_an_auditor_reads() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let inspector = db.staff("inspector", "IRIS");
+    let auditor = db.staff("auditor", "AUDREY");
+    let server = Server::start(&db, BALL_DEVICE);
+    let console = Console {
+        browser: &browser,
+        base: server.base.clone(),
+    };
+    let device_id = server.get_as(&device, "/api/v1/principals/me").1["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let winner = writer_sells(&server, &writer, &[10], "w-1");
+    let game = server
+        .post(&supervisor, "/api/v1/games/current/close", Value::Null)
+        .1["number"]
+        .as_i64()
+        .unwrap();
+    let ball = |n: i64| {
+        let (status, b) = server.post(
+            &device,
+            &format!("/api/v1/games/{game}/balls"),
+            json!({ "number": n }),
+        );
+        assert_eq!(status, 201, "{b}");
+    };
+    (1..=3).for_each(ball);
+    let (status, f) = server.post(
+        &device,
+        &format!("/api/v1/games/{game}/faults"),
+        json!({"kind": "spill", "reason": "balls spilled from the bowl"}),
+    );
+    assert_eq!(status, 201, "{f}");
+    let (status, d) = server.post(
+        &supervisor,
+        &format!("/api/v1/devices/{device_id}/return"),
+        json!({ "note": "bowl refitted and tested" }),
+    );
+    assert_eq!(status, 200, "{d}");
+
+    let s = console.sign_on(&inspector);
+    assert_eq!(s["nav"], json!(INSPECTOR_PAGES), "{s}");
+    console.open("waiting");
+    console.shows("waiting", "Device held");
+    console.open("devices");
+    let answer = console.submit(
+        &format!("return-{device_id}"),
+        &[("note", "seen drawing 80 balls cleanly")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("devices", "yes");
+
+    (10..=14).for_each(ball);
+    let (status, c) = server.post(
+        &supervisor,
+        &format!("/api/v1/games/{game}/corrections"),
+        json!({"position": 5, "number": 15, "reason": "ball 5 reads 15 on the ball"}),
+    );
+    assert_eq!(status, 201, "{c}");
+    let correction = c["id"].as_i64().unwrap();
+    console.open(&format!("draws?game={game}"));
+    console.shows("draw-record", "pending");
+    let answer = console.submit(&format!("approve-correction-{correction}"), &[]);
+    assert_eq!(answer, "Done.");
+    console.shows("draw-record", "applied");
+    (16..=30).for_each(ball);
+    server.wait_settled(game);
+    console.open(&format!("history?game={game}"));
+    console.shows("game-detail", "In drawn order: 10 11 12 13 15 16");
+
+    decides_a_claim_and_a_bonus(&console, &server, &supervisor, &winner);
+    keep_screenshot(&browser.screenshot(), "console-claims.png");
+
+    // The auditor reads everything and changes nothing.
+    browser.click("#sign-off");
+    browser.wait_for("signed off", STATE, |s| s["signOn"] == true);
+    let s = console.sign_on(&auditor);
+    assert_eq!(s["nav"], json!(INSPECTOR_PAGES), "{s}");
+    console.open("claims");
+    let forms = browser.run("return document.querySelectorAll('#claims form').length;");
+    assert_eq!(forms, json!(0), "an auditor is offered no decision");
+    audits_the_day(&console, &server, game);
+}
+
+fn decides_a_claim_and_a_bonus(console: &Console, server: &Server, supervisor: &str, winner: &str) {
+    let day = server.get("/api/v1/games/current").1["keno_day"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, claim) = server.post(
+        supervisor,
+        "/api/v1/claims",
+        json!({
+            "reason": "lost", "claimant_name": "Mary Citizen", "postal_address": "1 Example St",
+            "phone": "02 6200 0000", "purchase_place": "735624", "purchase_date": day,
+            "games": 1, "other_details": "1 spot, $2", "serial": winner,
+        }),
+    );
+    assert_eq!(status, 201, "{claim}");
+    let id = claim["id"].as_i64().unwrap();
+    console.open("claims");
+    console.shows("claims", "submitted");
+    let answer = console.submit(
+        &format!("approve-claim-{id}"),
+        &[
+            ("serial", winner),
+            ("reason", "the sale's record matches her account"),
+        ],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("claims", "approved");
+
+    let (status, bonus) = server.post(
+        supervisor,
+        "/api/v1/bonus-prizes",
+        json!({"name": "Lucky 7", "catch": 7, "spots": 7, "prize_cents": 5000, "every_nth_game": 1}),
+    );
+    assert_eq!(status, 201, "{bonus}");
+    let id = bonus["id"].as_i64().unwrap();
+    console.open("approvals");
+    let answer = console.submit(
+        &format!("approve-bonus-{id}"),
+        &[("reference", "ACT-GC-2026-117")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("bonuses", "ACT-GC-2026-117");
+}
+
+fn audits_the_day(console: &Console, server: &Server, game: i64) {
+    let day = server.get(&format!("/api/v1/games/{game}")).1["keno_day"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    console.open(&format!("audit?day={day}"));
+    console.shows("exceptions", "correction");
+    console.browser.click(".file button");
+    let report = console.browser.wait_for(
+        "the report's bytes",
+        "const s = document.querySelector('.file [role=status]'); return s ? s.textContent : null;",
+        |v| v.as_str().is_some_and(|t| t.contains("application/pdf")),
+    );
+    assert!(report.as_str().unwrap().contains("downloaded"), "{report}");
+    console.browser.wait_for("the export form", STATE, |s| {
+        s["results"].get("export").is_some()
+    });
+    let answer = console.submit("export", &[("kind", "tickets"), ("format", "csv")]);
+    let bytes: u64 = answer
+        .trim_start_matches("Downloaded ")
+        .trim_end_matches(" bytes.")
+        .parse()
+        .unwrap_or_else(|_| panic!("{answer}"));
+    assert!(bytes > 100, "the CSV has the day's tickets: {answer}");
+    let answer = console.submit("verify", &[]);
+    assert_eq!(answer, "Done.");
+    let verdict = console
+        .browser
+        .run("return document.getElementById('verify-result').textContent;");
+    assert!(
+        verdict
+            .as_str()
+            .unwrap()
+            .contains("the audit trail is intact"),
+        "{verdict}"
+    );
+}
+
+/// Only supervisors, inspectors and auditors use the console: a writer's token is turned away
+/// with a reason, and a wrong password says why.
+#[test]
+fn others_are_turned_away_with_a_reason() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.staff("supervisor", "SAM");
+    let server = Server::start(&db, MANUAL_CLOCK);
+    browser.goto(&format!("{}/console", server.base));
+    browser.wait_for("the sign-on form", STATE, |s| s["signOn"] == true);
+    browser.type_into("#staff-id", &supervisor.staff_id);
+    browser.type_into("#password", "not the password at all");
+    browser.type_into("#totp", &supervisor.code());
+    browser.click("#sign-on-go");
+    let s = browser.wait_for("the refusal", STATE, |s| {
+        s["signOnError"].as_str().is_some_and(|e| !e.is_empty())
+    });
+    assert!(
+        s["signOnError"]
+            .as_str()
+            .unwrap()
+            .contains("sign_on_failed")
+            || s["signOnError"].as_str().unwrap().contains("("),
+        "{s}"
+    );
+    assert_eq!(s["nav"], json!([]));
+
+    browser.click("#sign-on details summary");
+    browser.type_into("#token", &writer);
+    browser.click("#sign-on-go");
+    let s = browser.wait_for("the writer turned away", STATE, |s| {
+        s["signOnError"]
+            .as_str()
+            .is_some_and(|e| e.contains("writer"))
+    });
+    assert!(
+        s["signOnError"]
+            .as_str()
+            .unwrap()
+            .contains("supervisors, inspectors and auditors"),
+        "{s}"
+    );
+    assert_eq!(s["signOn"], true);
 }

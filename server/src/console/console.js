@@ -212,6 +212,10 @@ const Console = (() => {
         result.textContent = "Done.";
         if (done) done(answer, result, form);
         outcome(form.getAttribute("id"), title, result);
+        // Done: the form lets go, so its view may show what changed (a refusal keeps the
+        // values for the person to correct).
+        form.reset();
+        if (form.contains(document.activeElement)) document.activeElement.blur();
         refreshSoon(0);
       } catch (err) {
         result.className = "result error";
@@ -276,6 +280,12 @@ const Console = (() => {
     entry.busy = true;
     try {
       const content = await entry.load();
+      if (inUse(entry.body)) {
+        // Someone is typing in (or about to press) an action of this view: redrawing it now
+        // would take their input away. Look again shortly.
+        setTimeout(() => reload(entry), 1000);
+        return;
+      }
       entry.body.replaceChildren(...[content].flat().filter((c) => c));
       entry.box.dataset.loaded = String(Date.now());
     } catch (err) {
@@ -287,6 +297,13 @@ const Console = (() => {
         reload(entry);
       }
     }
+  }
+
+  /** Whether a person is working in `body`: focus is in it, or one of its fields was typed in. */
+  function inUse(body) {
+    if (body.contains(document.activeElement) && document.activeElement !== body) return true;
+    return [...body.querySelectorAll("input, textarea")].some((el) =>
+      el.type === "checkbox" ? el.checked !== el.defaultChecked : el.value !== el.defaultValue);
   }
 
   function refreshSoon(delay) {
