@@ -73,6 +73,10 @@ struct Args {
     /// again: terminals send what got no answer to another instance (0: never).
     #[arg(long, default_value_t = 0)]
     kill_leader_every: u64,
+    /// A setting passed on to every server (repeat it for several), e.g.
+    /// `--server-arg=--number-stake-limit --server-arg=100000000`.
+    #[arg(long, allow_hyphen_values = true)]
+    server_arg: Vec<String>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -112,13 +116,9 @@ fn main() -> anyhow::Result<()> {
             ["--keno-day-end", "00:00"],
             ["--workers", workers.as_str()],
         ];
-        Server::launch(
-            &bin,
-            &db,
-            listen,
-            settings.as_flattened(),
-            &[("KENO_LOG", &log)],
-        )
+        let mut all: Vec<&str> = settings.as_flattened().to_vec();
+        all.extend(args.server_arg.iter().map(String::as_str));
+        Server::launch(&bin, &db, listen, &all, &[("KENO_LOG", &log)])
     };
     // Fixed addresses, so that an instance killed on purpose comes back where terminals look.
     let listens: Vec<String> = (0..args.instances.max(1))
@@ -505,6 +505,8 @@ fn settlement(
         start.elapsed().as_secs_f64()
     );
 
+    liability_page(&agent, base, supervisor)?;
+
     let rx = subscribe_timed(base);
     let (status, game) = post(
         &agent,
@@ -533,4 +535,33 @@ fn settlement(
             return Ok(());
         }
     }
+}
+
+/// How long the open game's liability takes to answer (issue 18), read 20 times once the
+/// book has caught up with the fill.
+fn liability_page(agent: &ureq::Agent, base: &str, supervisor: &str) -> anyhow::Result<()> {
+    let url = format!("{base}/api/v1/games/current/liability");
+    let read = || -> anyhow::Result<(Duration, Value)> {
+        let start = Instant::now();
+        let mut response = agent
+            .get(&url)
+            .header("Authorization", &format!("Bearer {supervisor}"))
+            .call()?;
+        let body: Value = response.body_mut().read_json()?;
+        Ok((start.elapsed(), body))
+    };
+    let (first, body) = read()?;
+    let mut times: Vec<Duration> = (0..20)
+        .map(|_| read().map(|r| r.0))
+        .collect::<anyhow::Result<_>>()?;
+    times.sort();
+    println!(
+        "liability: {} tickets, {} ways, expected {} cents, worst case {} cents, largest of {} simulated draws {} cents; first read {:.0} ms, then p50 {:.1} ms, max {:.1} ms",
+        body["tickets"], body["ways"], body["expected_payout_cents"], body["worst_case_cents"],
+        body["simulated"]["draws"], body["simulated"]["largest_cents"],
+        first.as_secs_f64() * 1000.0,
+        times[10].as_secs_f64() * 1000.0,
+        times[19].as_secs_f64() * 1000.0,
+    );
+    Ok(())
 }

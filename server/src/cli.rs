@@ -106,6 +106,10 @@ pub struct ServeArgs {
     /// that would take a number higher is refused. Unset: no limit.
     #[arg(long, env = "KENO_NUMBER_STAKE_LIMIT")]
     pub number_stake_limit: Option<u64>,
+    /// Seconds between catch-ups of the open game's live liability with the sales made
+    /// since; 0: only when the liability is asked for (or a game limit needs it).
+    #[arg(long, env = "KENO_LIABILITY_INTERVAL", default_value_t = 1.0)]
+    pub liability_interval: f64,
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,

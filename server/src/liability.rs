@@ -16,7 +16,6 @@
 //! those limits the sale path never touches the book.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use actix_web::{get, web};
@@ -43,8 +42,6 @@ const SIMULATED_DRAWS: usize = 1_000;
 const CURVE: [u32; 5] = [500, 900, 990, 999, 1000];
 /// A book older than this is caught up before a sale is judged against it.
 const FRESH_MICROS: i64 = 2_000_000;
-/// The book is kept caught up while its page was read this recently (or a game limit binds).
-const WATCHED_MICROS: i64 = 300_000_000;
 
 type Ways = Vec<(WayInPlay, WayExposure)>;
 
@@ -52,8 +49,6 @@ type Ways = Vec<(WayInPlay, WayExposure)>;
 #[derive(Default)]
 pub struct Books {
     book: Mutex<Option<Book>>,
-    /// When the liability was last asked for (micros; 0: never).
-    asked_at: std::sync::atomic::AtomicI64,
 }
 
 struct Book {
@@ -129,12 +124,35 @@ impl Book {
         }
     }
 
-    /// Adds the tickets covering the game issued since `since` and not yet in the book.
+    /// Adds the tickets covering the game issued since `since` and not yet in the book: the
+    /// serials issued since first (an index's range), the rest of a ticket only when new.
     fn add_new(&mut self, conn: &mut DbConnection, since: i64) -> DomainResult<()> {
-        let sold: Vec<Sold> = tickets::table
+        if since == i64::MIN {
+            return self.add_sold(conn, None);
+        }
+        let recent: Vec<String> = tickets::table
+            .filter(tickets::issued_at.ge(since))
+            .select(tickets::serial)
+            .load(conn)?;
+        let new: Vec<String> = recent
+            .into_iter()
+            .filter(|s| !self.counted.contains_key(s))
+            .collect();
+        for chunk in new.chunks(500) {
+            self.add_sold(conn, Some(chunk))?;
+        }
+        Ok(())
+    }
+
+    /// Adds the tickets covering the game (of `only`, if given) and not yet in the book.
+    fn add_sold(&mut self, conn: &mut DbConnection, only: Option<&[String]>) -> DomainResult<()> {
+        let mut query = tickets::table.into_boxed();
+        if let Some(serials) = only {
+            query = query.filter(tickets::serial.eq_any(serials));
+        }
+        let sold: Vec<Sold> = query
             .filter(tickets::first_game.le(self.game))
             .filter(tickets::last_game.ge(self.game))
-            .filter(tickets::issued_at.ge(since))
             .filter(tickets::status.eq(TicketStatus::Active.as_str()))
             // Rule 8: a ticket's games cancelled from before this one take no part in it.
             .filter(
@@ -229,12 +247,6 @@ impl Books {
         Ok(Some(game.number))
     }
 
-    /// Whether the book wants a catch-up now: a game limit binds, or its page is being read.
-    pub fn watched(&self, state: &AppState) -> bool {
-        state.settings.limits.bind_the_game()
-            || now_micros() - self.asked_at.load(Ordering::Relaxed) < WATCHED_MICROS
-    }
-
     fn stale(&self) -> bool {
         let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         books
@@ -244,7 +256,6 @@ impl Books {
 
     /// The open game's book brought up to date, as the answer shows it.
     fn liability(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Liability> {
-        self.asked_at.store(now_micros(), Ordering::Relaxed);
         self.catch_up(state, conn)?
             .ok_or_else(|| Failure::refuse(keno_api::Refusal::NoOpenGame, "no game is open"))?;
         let (rules, jackpot_ways) = {
@@ -360,15 +371,17 @@ pub async fn hold(state: &web::Data<AppState>, ways: Vec<WayInPlay>) -> DomainRe
     }))
 }
 
-/// Keeps the book caught up every second while it is watched, so neither a page nor a sale
-/// waits for a large catch-up.
+/// Keeps the open game's book caught up every `--liability-interval` (a second by default), so
+/// the liability is current before anyone asks and neither a page nor a sale waits for a
+/// large catch-up. 0: the book is caught up only when asked.
 pub async fn keep_up(state: web::Data<AppState>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    let Some(every) = state.settings.liability_interval else {
+        return;
+    };
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if !state.liability.watched(&state) {
-            continue;
-        }
         let caught =
             crate::store::read(&state, |state, conn| state.liability.catch_up(state, conn)).await;
         if let Err(e) = caught {

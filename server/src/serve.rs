@@ -103,6 +103,14 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
             number_stake_cents: args.number_stake_limit,
         },
         over_short_tolerance_cents: args.over_short_tolerance,
+        liability_interval: if args.liability_interval == 0.0 {
+            None
+        } else {
+            Some(positive_seconds(
+                "--liability-interval",
+                args.liability_interval,
+            )?)
+        },
     })
 }
 

@@ -28,6 +28,8 @@ pub struct Settings {
     pub limits: keno_core::LiabilityLimits,
     /// Cents a drawer may be over or short at a shift's close without a supervisor's sign-off.
     pub over_short_tolerance_cents: u64,
+    /// How often the live liability's book catches up; `None`: only when asked.
+    pub liability_interval: Option<std::time::Duration>,
 }
 
 impl Settings {

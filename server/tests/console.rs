@@ -186,6 +186,13 @@ fn a_supervisor_runs_the_room_from_the_console() {
     // A sale at the counter reaches the open page by itself.
     writer_sells(&server, &writer, &[7, 8], "c-2");
     console.shows("liability", "Tickets2");
+    // An evening's mix of tickets, for the picture.
+    for i in 0..40u8 {
+        let first = (i * 7) % 70 + 1;
+        let spots: Vec<u8> = (0..(i % 8 + 1)).map(|k| first + k * (i % 3 + 1)).filter(|&n| n <= 80).collect();
+        writer_sells(&server, &writer, &spots, &format!("mix-{i}"));
+    }
+    console.shows("liability", "Tickets42");
     keep_screenshot(&browser.screenshot(), "console-game.png");
 
     // Close the game: the page follows its draw by the event stream.

@@ -57,17 +57,18 @@
           ["Won, not yet paid", money(l.unpaid_prizes_cents), "unpaid"],
           ["Live vouchers", money(l.live_vouchers_cents), "vouchers"],
         ]),
-        simulatedTable(l.simulated),
         limitsLine(l.limits),
-        h("h4", {}, "Stake per number"),
-        heat(l.per_number),
-        h("h4", {}, "Per spot count and schedule"),
-        table([
-          ["Schedule", (c) => c.schedule],
-          ["Spots", (c) => String(c.spots), "num"],
-          ["Ways", (c) => String(c.ways), "num"],
-          ["Stake", (c) => money(c.stake_cents), "num"],
-        ], l.per_column, "No tickets yet."),
+        h("div", { class: "split" },
+          h("div", {}, h("h4", {}, "Stake per number"), heat(l.per_number)),
+          h("div", {},
+            simulatedTable(l.simulated),
+            h("h4", {}, "Per spot count and schedule"),
+            table([
+              ["Schedule", (c) => c.schedule],
+              ["Spots", (c) => String(c.spots), "num"],
+              ["Ways", (c) => String(c.ways), "num"],
+              ["Stake", (c) => money(c.stake_cents), "num"],
+            ], l.per_column, "No tickets yet."))),
       ];
     }, "liability", 2000);
   }
@@ -98,20 +99,20 @@
       const game = await gameOnFloor();
       if (!game) return h("p", {}, "No game is open: Keno is closed.");
       const closure = await api("GET", "/api/v1/keno/closure");
-      return [
-        figures([
-          ["Game", String(game.number), "game-number"],
-          ["State", game.state, "game-state"],
-          ["Keno Day", game.keno_day],
-          ["Closes", when(game.closes_at)],
-          ["Drawn", `${game.drawn.length} of 20`, "drawn-count"],
-        ]),
-        countdown(game),
-        closure && closure.closure ? h("p", { class: "alarm", id: "closure-in-force" },
-          `Keno closes early today at ${closure.closure.closes_at_local}: ${closure.closure.reason}`) : null,
-        board(game.drawn, "drawn-board", "The board as drawn"),
-        h("p", { class: "drawn-order", id: "drawn-order" }, game.drawn.length ? `In drawn order: ${game.drawn.join(" ")}` : ""),
-      ];
+      return h("div", { class: "split" },
+        h("div", {},
+          figures([
+            ["Game", String(game.number), "game-number"],
+            ["State", game.state, "game-state"],
+            ["Keno Day", game.keno_day],
+            ["Closes", when(game.closes_at)],
+            ["Drawn", `${game.drawn.length} of 20`, "drawn-count"],
+          ]),
+          h("p", { class: "countdown" }, countdown(game)),
+          closure && closure.closure ? h("p", { class: "alarm", id: "closure-in-force" },
+            `Keno closes early today at ${closure.closure.closes_at_local}: ${closure.closure.reason}`) : null,
+          h("p", { class: "drawn-order", id: "drawn-order" }, game.drawn.length ? `In drawn order: ${game.drawn.join(" ")}` : "")),
+        board(game.drawn, "drawn-board", "The board as drawn"));
     }, "game");
   }
 
