@@ -61,7 +61,7 @@ pub struct TestResult {
 impl TestResult {
     /// Whether the test fails at 99.9% confidence. A p-value that is not a number fails.
     pub fn fails(&self) -> bool {
-        !(self.p_value >= ALPHA)
+        self.p_value.is_nan() || self.p_value < ALPHA
     }
 }
 

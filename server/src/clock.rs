@@ -237,8 +237,18 @@ async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow:
     })
     .await?;
     match settled {
-        Some(summary) => {
-            state.events.publish(&Event::GameSettled(summary));
+        Some(settled) => {
+            state.events.publish(&Event::GameSettled(settled.summary));
+            for alarm in settled.alarms {
+                tracing::warn!(
+                    game = alarm.game,
+                    test = ?alarm.test,
+                    device = alarm.device.as_deref().unwrap_or("none"),
+                    p_value = alarm.p_value,
+                    "draw monitoring: a test fails at 99.9% confidence"
+                );
+                state.events.publish(&Event::DrawMonitorAlarm(alarm));
+            }
             let s = state.clone();
             web::block(move || crate::jackpots::announce(&s)).await?;
         }

@@ -20,6 +20,7 @@ mod closures;
 mod db;
 mod device;
 mod display;
+mod draw_monitor;
 mod error;
 mod events;
 mod failure;

@@ -4,7 +4,8 @@
 //! or retired from the catalogue, approvals of Special 3 recorded or withdrawn, early closures of
 //! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), writers' shifts closed
 //! over or short and their sign-offs, the room's acts (failed sign-ons, people and terminals
-//! changed, supervisors' approvals at a counter). Each with when, what, who and why; as text,
+//! changed, supervisors' approvals at a counter), draw monitoring's alarms (a test of the games
+//! drawn failing at 99.9%). Each with when, what, who and why; as text,
 //! or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -48,7 +49,7 @@ struct Exception {
     micros: i64,
     /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
     /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure |
-    /// shift_over_short | shift_sign_off | sign_on | staff | terminal | approval
+    /// shift_over_short | shift_sign_off | sign_on | staff | terminal | approval | draw_monitor
     kind: &'static str,
     game: Option<i64>,
     serial: Option<String>,
@@ -136,6 +137,18 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
         });
     }
     shifts(conn, &people, range.window, &mut found)?;
+    for a in super::draw_alarms::alarms(conn, &people, range.window)? {
+        found.push(Exception {
+            game: Some(a.game),
+            ..exception(
+                a.micros,
+                "draw_monitor",
+                a.what,
+                "the server (draw monitoring)".to_string(),
+                a.why,
+            )
+        });
+    }
     found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
     Ok(Exceptions {
         keno_day: source::day_text(day),

@@ -11,6 +11,7 @@
 //!
 //! A new tool is a variant here, its arguments and `run` in a file of its own.
 
+mod draw_alarms;
 mod exceptions;
 mod export;
 pub mod log;
@@ -38,8 +39,8 @@ pub enum AuditCommand {
     /// cancellations, late pays, jackpots, invalidations, the bonus fund, shifts.
     Report(report::ReportArgs),
     /// The day's exceptions to review: faults, corrections, invalidations, cancellations, late
-    /// pays, new rule sets and principals, shifts over or short; each with when, what, who
-    /// and why.
+    /// pays, new rule sets and principals, shifts over or short, draw monitoring's alarms;
+    /// each with when, what, who and why.
     Exceptions(exceptions::ExceptionsArgs),
 }
 
