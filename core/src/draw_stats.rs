@@ -423,6 +423,39 @@ mod tests {
     }
 
     #[test]
+    fn the_pairs_statistic_is_what_is_left_after_each_numbers_part() {
+        // Pair by pair: the residual d[a][b] - (r[a] + r[b]) / 78 (r: the deviations' row
+        // sums) has nothing per number left (its own row sums are zero), and its sum of
+        // squares over the expectation, scaled, is the statistic.
+        let stats = DrawStats::of(&fair(3, 500));
+        let expected = 500.0 * 380.0 / 6320.0;
+        let d = |a: usize, b: usize| stats.together(a as u8, b as u8) as f64 - expected;
+        let rows: Vec<f64> = (0..=BOARD)
+            .map(|a| (1..=BOARD).filter(|&b| b != a).map(|b| d(a, b)).sum())
+            .collect();
+        let mut residual_rows = [0.0; BOARD + 1];
+        let mut squares = 0.0;
+        for a in 1..=BOARD {
+            for b in a + 1..=BOARD {
+                let r = d(a, b) - (rows[a] + rows[b]) / 78.0;
+                residual_rows[a] += r;
+                residual_rows[b] += r;
+                squares += r * r;
+            }
+        }
+        assert!(
+            residual_rows.iter().all(|r| r.abs() < 1e-6),
+            "{residual_rows:?}"
+        );
+        let statistic = squares / expected / (60.0 * 59.0 / (78.0 * 77.0));
+        let p = stats.pairs_test();
+        assert!(
+            (p.statistic - statistic).abs() < 1e-6 * statistic,
+            "{p:?} {statistic}"
+        );
+    }
+
+    #[test]
     fn over_many_fair_windows_the_statistics_average_their_degrees_of_freedom() {
         // 100 windows of 200 fair games: the scalings for drawing without replacement make
         // each statistic's mean its degrees of freedom, and its spread no wider than the

@@ -31,7 +31,7 @@ use crate::db::DbConnection;
 use crate::error::{ApiResult, Failure};
 use crate::state::AppState;
 
-pub use alarm::ENTRY_KIND;
+pub use alarm::{on_settled, ENTRY_KIND};
 
 /// Game headers read per query while catching up.
 const PAGE: i64 = 5_000;
@@ -88,6 +88,12 @@ impl Monitor {
             *windows = Windows::default();
             windows
         })
+    }
+
+    /// Takes in the games settled since the last look: once at start, so that the first
+    /// settlement does not read a long history inside its transaction.
+    pub fn catch_up(&self, conn: &mut DbConnection) -> anyhow::Result<()> {
+        self.lock().catch_up(conn, i64::MAX, self.window)
     }
 
     /// Every group's window as it stands in the database now, and its tests.
