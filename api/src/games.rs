@@ -91,4 +91,37 @@ pub struct Liability {
     /// Numbers 1 to 80, in order.
     pub per_number: Vec<NumberStake>,
     pub per_column: Vec<ColumnStake>,
+    /// What the game's ways would pay over a sample of simulated draws, each settled as the
+    /// game would be (majors pro-rated): the largest seen and the percentile curve.
+    pub simulated: SimulatedPayout,
+    /// The operator's limits a sale is refused for passing (none: no limit).
+    pub limits: LiabilityLimits,
+}
+
+/// The payout over a sample of simulated draws.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SimulatedPayout {
+    pub draws: u64,
+    pub largest_cents: u64,
+    /// Ascending: at 50%, 90%, 99%, 99.9% and 100% of the draws.
+    pub percentiles: Vec<PayoutPercentile>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PayoutPercentile {
+    /// In tenths of a percent: 500 is the median, 999 the 99.9th percentile.
+    pub per_mille: u32,
+    pub payout_cents: u64,
+}
+
+/// The liability limits in force (`--ticket-potential-limit`, `--game-expected-payout-limit`,
+/// `--number-stake-limit`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LiabilityLimits {
+    pub ticket_potential_cents: Option<u64>,
+    pub game_expected_payout_cents: Option<u64>,
+    pub number_stake_cents: Option<u64>,
 }

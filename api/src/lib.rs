@@ -3,6 +3,7 @@
 //! the device tools, the fuzz targets and the load generator all read and write. A type is
 //! written once, here, so the server's answer and a client's reading of it cannot drift apart.
 //!
+//! - [`audit`]: the auditors' tools: verification, the day's exceptions, the kinds of export;
 //! - [`refusal`]: every machine code of an error answer, and the answer itself
 //!   ([`ErrorBody`]: `{"error": code, "message": ...}`);
 //! - [`tickets`]: a sale (`SaleRequest`, its bet and tenders) and the ticket, its results, its
@@ -23,6 +24,7 @@
 //! the feature `openapi` (the server's) the types derive `utoipa::ToSchema`: their doc comments
 //! are the descriptions of the published schemas.
 
+pub mod audit;
 pub mod claims;
 pub mod closures;
 pub mod draw;

@@ -115,6 +115,12 @@ refusals! {
     /// The ticket could win more in one game than the operator's limit
     /// (`--ticket-potential-limit`).
     TicketPotentialOverLimit = "ticket_potential_over_limit",
+    /// With the ticket the game's expected payout would pass the operator's limit
+    /// (`--game-expected-payout-limit`).
+    GameExpectedPayoutOverLimit = "game_expected_payout_over_limit",
+    /// With the ticket the stake on one number in the game would pass the operator's limit
+    /// (`--number-stake-limit`).
+    NumberStakeOverLimit = "number_stake_over_limit",
     SetRetired = "set_retired",
     SetNameTaken = "set_name_taken",
     AlreadyRetired = "already_retired",
@@ -205,6 +211,11 @@ refusals! {
     /// The shift is not waiting for a supervisor's sign-off.
     ShiftNotAwaitingSignOff = "shift_not_awaiting_sign_off",
 
+    // The auditors' tools.
+    /// A verification of the audit trail is already running on this server: one at a time, as
+    /// it settles every game again.
+    VerifyRunning = "verify_running",
+
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.
     Unavailable = "unavailable",
@@ -236,6 +247,10 @@ impl From<&keno_core::LimitRefusal> for Refusal {
     fn from(e: &keno_core::LimitRefusal) -> Self {
         match e {
             keno_core::LimitRefusal::TicketPotential { .. } => Refusal::TicketPotentialOverLimit,
+            keno_core::LimitRefusal::GameExpectedPayout { .. } => {
+                Refusal::GameExpectedPayoutOverLimit
+            }
+            keno_core::LimitRefusal::NumberStake { .. } => Refusal::NumberStakeOverLimit,
         }
     }
 }

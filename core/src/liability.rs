@@ -183,6 +183,26 @@ impl Exposure {
             .saturating_sub(u64::from(exposure.jackpot));
     }
 
+    /// Adds every way of `other` (the ways held for sales in flight, say).
+    pub fn absorb(&mut self, other: &Exposure) {
+        self.ways += other.ways;
+        self.stake_cents += other.stake_cents;
+        for (mine, theirs) in self.per_number.iter_mut().zip(other.per_number.iter()) {
+            mine.ways += theirs.ways;
+            mine.stake_cents += theirs.stake_cents;
+        }
+        for (key, theirs) in &other.per_column {
+            let mine = self.per_column.entry(*key).or_default();
+            mine.ways += theirs.ways;
+            mine.stake_cents += theirs.stake_cents;
+        }
+        self.expected_numerator += other.expected_numerator;
+        self.minor_bound_cents += other.minor_bound_cents;
+        self.major_sum_cents += other.major_sum_cents;
+        self.major_ways += other.major_ways;
+        self.jackpot_ways += other.jackpot_ways;
+    }
+
     /// The expected payout in cents, rounded down (the exact value is
     /// `expected_numerator / DRAWS`).
     pub fn expected_cents(&self) -> u64 {
@@ -225,7 +245,12 @@ pub fn ticket_potential(rules: &RuleSet, ways: &[WayInPlay]) -> u64 {
 /// wagers over a liability limit are refused). `None`: no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LiabilityLimits {
+    /// The most one ticket may stand to win in one game ([`ticket_potential`]).
     pub ticket_potential_cents: Option<u64>,
+    /// The most a game's expected payout may reach.
+    pub game_expected_payout_cents: Option<u64>,
+    /// The most the ways including any one number may stake in a game.
+    pub number_stake_cents: Option<u64>,
 }
 
 /// A sale refused for a liability limit.
@@ -234,6 +259,17 @@ pub enum LimitRefusal {
     #[error("this ticket could win {potential} in one game, over the limit of {limit} a ticket may stand to win: make it smaller")]
     TicketPotential {
         potential: crate::money::Dollars,
+        limit: crate::money::Dollars,
+    },
+    #[error("with this ticket the game's expected payout would be {expected}, over its limit of {limit}: the game takes no more of this size")]
+    GameExpectedPayout {
+        expected: crate::money::Dollars,
+        limit: crate::money::Dollars,
+    },
+    #[error("with this ticket {stake} would be staked on number {number} in this game, over the limit of {limit} on one number: choose other numbers or a smaller amount")]
+    NumberStake {
+        number: u8,
+        stake: crate::money::Dollars,
         limit: crate::money::Dollars,
     },
 }
@@ -248,6 +284,56 @@ impl LiabilityLimits {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// Whether the game limits bind at all: without them a sale needs no look at the game.
+    pub fn bind_the_game(&self) -> bool {
+        self.game_expected_payout_cents.is_some() || self.number_stake_cents.is_some()
+    }
+
+    /// Whether `adding` (a ticket's ways with their exposure) may join `game`, the game's
+    /// exposure with every sale before it: its expected payout and the stake on each of the
+    /// ticket's numbers stay within the limits. A ticket that lowers nothing is judged by
+    /// where the game would stand with it, so a game already over a limit (the limit lowered
+    /// meanwhile) takes no more.
+    pub fn check_game(
+        &self,
+        game: &Exposure,
+        adding: &[(WayInPlay, WayExposure)],
+    ) -> Result<(), LimitRefusal> {
+        if let Some(limit) = self.number_stake_cents {
+            let mut on = [0u64; 81];
+            for (way, _) in adding {
+                for n in way.numbers.numbers() {
+                    on[n as usize] += way.amount_per_way_cents;
+                }
+            }
+            for (n, added) in on.iter().enumerate().filter(|(_, &a)| a > 0) {
+                let stake = game.per_number[n].stake_cents + added;
+                if stake > limit {
+                    return Err(LimitRefusal::NumberStake {
+                        number: n as u8,
+                        stake: crate::money::Dollars(stake),
+                        limit: crate::money::Dollars(limit),
+                    });
+                }
+            }
+        }
+        if let Some(limit) = self.game_expected_payout_cents {
+            let numerator = game.expected_numerator
+                + adding
+                    .iter()
+                    .map(|(_, e)| e.expected_numerator)
+                    .sum::<u128>();
+            let expected = (numerator / u128::from(DRAWS)) as u64;
+            if expected > limit {
+                return Err(LimitRefusal::GameExpectedPayout {
+                    expected: crate::money::Dollars(expected),
+                    limit: crate::money::Dollars(limit),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -376,6 +462,7 @@ mod tests {
         assert_eq!(ticket_potential(&rules, &one), 300);
         let limits = LiabilityLimits {
             ticket_potential_cents: Some(300),
+            ..LiabilityLimits::default()
         };
         assert_eq!(limits.check_ticket(300), Ok(()));
         assert!(matches!(
@@ -404,5 +491,45 @@ mod tests {
             (300 * caps.major_prize_cents).max(caps.game_major_prizes_cents)
         );
         assert!(game.major_sum_cents > majors);
+    }
+
+    #[test]
+    fn a_ticket_that_would_pass_a_game_limit_is_refused() {
+        let rules = RuleSet::act_1992();
+        let mut game = Exposure::default();
+        let first = way(&[7, 8], ScheduleId::Standard, 300);
+        game.add(&first, &rules.way_exposure(&first));
+        let next = way(&[7, 9], ScheduleId::Standard, 200);
+        let adding = [(next, rules.way_exposure(&next))];
+        let stake = |cents| LiabilityLimits {
+            number_stake_cents: Some(cents),
+            ..LiabilityLimits::default()
+        };
+        // Number 7 would hold $5.00: at the limit is allowed, a cent under it is not.
+        assert_eq!(stake(500).check_game(&game, &adding), Ok(()));
+        assert_eq!(
+            stake(499).check_game(&game, &adding),
+            Err(LimitRefusal::NumberStake {
+                number: 7,
+                stake: crate::money::Dollars(500),
+                limit: crate::money::Dollars(499),
+            })
+        );
+        let expected_after =
+            ((game.expected_numerator + adding[0].1.expected_numerator) / u128::from(DRAWS)) as u64;
+        let payout = |cents| LiabilityLimits {
+            game_expected_payout_cents: Some(cents),
+            ..LiabilityLimits::default()
+        };
+        assert_eq!(payout(expected_after).check_game(&game, &adding), Ok(()));
+        assert!(matches!(
+            payout(expected_after - 1).check_game(&game, &adding),
+            Err(LimitRefusal::GameExpectedPayout { .. })
+        ));
+        assert!(!LiabilityLimits::default().bind_the_game());
+        assert_eq!(
+            LiabilityLimits::default().check_game(&game, &adding),
+            Ok(())
+        );
     }
 }

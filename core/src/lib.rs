@@ -53,6 +53,7 @@ pub mod schedule;
 pub mod serial;
 pub mod settle;
 pub mod shift;
+pub mod simulate;
 pub mod staff;
 pub mod status;
 pub mod tender;
@@ -95,6 +96,7 @@ pub use shift::{
     balance, drawer_amount, expected_cash, methods_paid, paid_from_drawer, Balance,
     DrawerAmountError, DrawerMovements, DrawerRecords, OverTendered, PaidFromDrawer, ShiftState,
 };
+pub use simulate::{Curve, Percentile, Simulation};
 pub use staff::{
     after_failure, check_secret, may_sign_on, session_standing, AfterFailure, LockOut, SecretError,
     SecretKind, SessionEnd, SessionFacts, SignOnFacts, SignOnRefusal,

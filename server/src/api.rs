@@ -31,11 +31,14 @@ use keno_api::Refusal;
         crate::ball_draw::devices::get_device,
         crate::ball_draw::devices::return_to_service,
         crate::invalidation::invalidate,
+        crate::invalidation::preview,
+        crate::game_summary::summary,
         tickets::sale::sell,
         tickets::sale::quote,
         crate::auth::me,
         tickets::view::get_ticket,
         tickets::view::check,
+        tickets::story::story,
         tickets::void::void,
         tickets::cancel::cancel,
         tickets::pay::pay,
@@ -90,6 +93,11 @@ use keno_api::Refusal;
         crate::shifts::get_shift,
         crate::shifts::shift_report,
         crate::shifts::report_pdf,
+        crate::audit::endpoints::verification,
+        crate::audit::endpoints::day_exceptions,
+        crate::audit::endpoints::daily_report_pdf,
+        crate::audit::endpoints::export_kinds,
+        crate::audit::endpoints::export_file,
         events::stream_events,
     ),
     modifiers(&BearerAuth, &UnreadableRequests)
@@ -233,8 +241,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(catalogue_routes)
     .configure(crate::staff::routes)
     .configure(shift_routes)
+    .configure(crate::audit::routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
+    .configure(crate::console::routes)
     .route(
         "/api/v1/openapi.json",
         web::get().to(|| async {
@@ -268,6 +278,8 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::ball_draw::devices::return_to_service)
         .service(crate::draw_monitor::current)
         .service(crate::invalidation::invalidate)
+        .service(crate::invalidation::preview)
+        .service(crate::game_summary::summary)
         .service(games::list);
 }
 
@@ -278,6 +290,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
         .service(tickets::view::check)
         .service(tickets::void::void)
         .service(tickets::view::get_ticket)
+        .service(tickets::story::story)
         .service(tickets::cancel::cancel)
         .service(tickets::pay::pay)
         .service(crate::vouchers::issue::issue)

@@ -98,6 +98,14 @@ pub struct ServeArgs {
     /// after the per-way cap and pro-rating); a sale over it is refused. Unset: no limit.
     #[arg(long, env = "KENO_TICKET_POTENTIAL_LIMIT")]
     pub ticket_potential_limit: Option<u64>,
+    /// The most the open game's expected payout may reach, in cents; a sale that would take
+    /// it higher is refused. Unset: no limit.
+    #[arg(long, env = "KENO_GAME_EXPECTED_PAYOUT_LIMIT")]
+    pub game_expected_payout_limit: Option<u64>,
+    /// The most the ways including any one number may stake in the open game, in cents; a sale
+    /// that would take a number higher is refused. Unset: no limit.
+    #[arg(long, env = "KENO_NUMBER_STAKE_LIMIT")]
+    pub number_stake_limit: Option<u64>,
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,

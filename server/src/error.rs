@@ -40,7 +40,10 @@ pub fn status(refusal: Refusal) -> StatusCode {
         InvalidNumber | InvalidSelection | ScheduleNotOffered | ScheduleNotApproved
         | NotAJackpotType | BelowMinimumWager | InvalidWagerIncrement | InvalidGames
         | TicketTotalOverLimit | TooManyWays | UnknownSet | SetRetired | TenderNotNeeded
-        | TenderExceedsSale | TicketPotentialOverLimit => StatusCode::UNPROCESSABLE_ENTITY,
+        | TenderExceedsSale
+        | TicketPotentialOverLimit
+        | GameExpectedPayoutOverLimit
+        | NumberStakeOverLimit => StatusCode::UNPROCESSABLE_ENTITY,
         // What was asked no longer fits the record as it stands.
         SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
         | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
@@ -53,7 +56,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | AlreadyWithdrawn | BonusDecided | Special3NotDefined | GameNotDrawn | GameOpen
         | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
         | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
-        | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff => StatusCode::CONFLICT,
+        | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff
+        | VerifyRunning => StatusCode::CONFLICT,
         Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -1,13 +1,21 @@
 //! Pauses inside the commits of a stage, named by `KENO_FAULT_DELAYS` (for example
 //! `settlement=3000,draw=500`, in milliseconds), so that the fault harness (`tests/faults.rs`)
-//! can kill a process in the middle of that stage's transaction rather than only between two.
-//! Unset, as in production, nothing pauses.
+//! can kill a process in the middle of that stage's transaction rather than only between two;
+//! `audit_verify` holds an auditor's verification over HTTP open, so that a test meets it
+//! running. Unset, as in production, nothing pauses.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 /// The stages that can be paused.
-pub const STAGES: [&str; 5] = ["sale", "close", "draw", "settlement", "payment"];
+pub const STAGES: [&str; 6] = [
+    "sale",
+    "close",
+    "draw",
+    "settlement",
+    "payment",
+    "audit_verify",
+];
 
 #[derive(Clone, Debug, Default)]
 pub struct FaultDelays(HashMap<&'static str, Duration>);

@@ -8,7 +8,7 @@
 //! discount is shared too). The game pays nothing: it is never drawn further or settled. Who
 //! did it, when and why is recorded.
 
-use actix_web::{post, web};
+use actix_web::{get, post, web};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -172,14 +172,14 @@ fn invalidate_in(
     Ok(done)
 }
 
-/// Refunds every wager on invalidated game `game` (rule 17.3, general rule 18.2) but those of
-/// the tickets `forfeit` names, and of voided tickets (their stake was settled when voided,
-/// rule 17.2): how many tickets, and how much together.
-fn refund_wagers(
+/// Each wager game `game`'s invalidation would refund (rule 17.3, general rule 18.2): every
+/// ticket playing it but those `forfeit` names, cancelled ones and voided ones (their stake was
+/// settled when voided, rule 17.2), with its share for this game.
+fn refunds_due(
     conn: &mut DbConnection,
     game: i64,
     forfeit: &[String],
-) -> DomainResult<(usize, i64)> {
+) -> DomainResult<Vec<(String, i64)>> {
     let covering: Vec<(String, i64, i32, i64)> = tickets::table
         .filter(tickets::first_game.le(game))
         .filter(tickets::last_game.ge(game))
@@ -199,23 +199,33 @@ fn refund_wagers(
             tickets::games,
             tickets::first_game,
         ))
+        .order(tickets::serial)
         .load(conn)?;
-    // Rule 17.3, general rule 18.2: each ticket's share for this game, its index among the
-    // ticket's games from its first.
-    let refunded: Vec<(&str, i64)> = covering
-        .iter()
+    // Each ticket's share for this game: its index among the ticket's games from its first.
+    Ok(covering
+        .into_iter()
         .map(|(serial, total, games, first)| {
-            let share = game_refund(*total as u64, *games as u32, (game - first) as u32);
-            (serial.as_str(), share as i64)
+            let share = game_refund(total as u64, games as u32, (game - first) as u32);
+            (serial, share as i64)
         })
-        .collect();
+        .collect())
+}
+
+/// Refunds every wager on invalidated game `game` as [`refunds_due`] has them: how many
+/// tickets, and how much together.
+fn refund_wagers(
+    conn: &mut DbConnection,
+    game: i64,
+    forfeit: &[String],
+) -> DomainResult<(usize, i64)> {
+    let refunded = refunds_due(conn, game, forfeit)?;
     let refunds: Vec<_> = refunded
         .iter()
-        .map(|&(serial, cents)| {
+        .map(|(serial, cents)| {
             (
                 ticket_refunds::serial.eq(serial),
                 ticket_refunds::game.eq(game),
-                ticket_refunds::refund_cents.eq(cents),
+                ticket_refunds::refund_cents.eq(*cents),
             )
         })
         .collect();
@@ -225,7 +235,94 @@ fn refund_wagers(
             .execute(c))?;
     }
     Ok((
-        covering.len(),
+        refunded.len(),
         refunded.iter().map(|(_, cents)| cents).sum(),
     ))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct PreviewQuery {
+    /// Tickets whose wagers would be forfeited, comma-separated serials.
+    #[serde(default)]
+    pub forfeit: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefundDue {
+    pub serial: String,
+    pub refund_cents: i64,
+}
+
+/// What invalidating a game would do, before a supervisor confirms it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InvalidationPreview {
+    pub game: i64,
+    pub state: String,
+    pub tickets_refunded: usize,
+    pub refunded_cents: i64,
+    pub forfeited: Vec<String>,
+    /// Each ticket's refund, by serial.
+    pub refunds: Vec<RefundDue>,
+}
+
+/// The refunds an invalidation of the game would make now (rule 17.3, general rule 18.2),
+/// computed as the invalidation computes them, and nothing changed.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("number" = i64, Path, description = "Game number"), PreviewQuery),
+    responses(
+        (status = 200, body = InvalidationPreview),
+        (status = 409, body = crate::error::ErrorBody, description = "`cannot_invalidate`: already settled or invalidated"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request`: a forfeited ticket does not play the game"),
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+    )
+)]
+#[get(
+    "/api/v1/games/{number}/invalidation",
+    wrap = "Require(&[Role::Supervisor])"
+)]
+pub async fn preview(
+    state: web::Data<AppState>,
+    number: web::Path<i64>,
+    query: web::Query<PreviewQuery>,
+) -> ApiResult<web::Json<InvalidationPreview>> {
+    let game = number.into_inner();
+    let forfeit: Vec<String> = query
+        .forfeit
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
+    let preview = crate::store::snapshot(&state, move |_, conn| {
+        let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
+        if invalidation_steps(row.state).is_err() {
+            return Err(Failure::refuse(
+                Refusal::CannotInvalidate,
+                format!(
+                    "game {game} is {}: only a game not yet settled can be invalidated",
+                    row.state
+                ),
+            ));
+        }
+        plays_game(conn, game, &forfeit)?;
+        let due = refunds_due(conn, game, &forfeit)?;
+        Ok(InvalidationPreview {
+            game,
+            state: row.state.to_string(),
+            tickets_refunded: due.len(),
+            refunded_cents: due.iter().map(|(_, c)| c).sum(),
+            forfeited: forfeit,
+            refunds: due
+                .into_iter()
+                .map(|(serial, refund_cents)| RefundDue {
+                    serial,
+                    refund_cents,
+                })
+                .collect(),
+        })
+    })
+    .await?;
+    Ok(web::Json(preview))
 }

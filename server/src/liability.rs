@@ -1,21 +1,32 @@
-//! The open game's live liability (issue 18): keno-core's [`Exposure`], kept in memory as the
-//! game's tickets are found, never rescanned whole per request.
+//! The open game's live liability (issue 18): keno-core's [`Exposure`] and [`Simulation`], kept
+//! in memory as the game's tickets are found, never rescanned whole per request.
 //!
-//! The book of the open game is built once when a game is first asked about (every ticket
-//! covering it, multi-game tickets sold earlier included), then caught up at each request with
-//! only what changed since it last looked: tickets issued since (by any instance: the book reads
-//! the database, so a second instance's sales count), and tickets it holds that were cancelled
-//! or voided since (their ways taken back, rules 8, 17.2). A sale's `issued_at` is stamped before
-//! its batch commits, so the look back reaches [`LOOK_BACK_MICROS`] behind the last look and a
-//! ticket already in the book is not added twice. The sale path itself is untouched.
+//! The book of the open game is built once (every ticket covering it, multi-game tickets sold
+//! earlier included), then caught up every second (and at each request) with only what changed
+//! since it last looked: tickets issued since (by any instance: the book reads the database, so
+//! a second instance's sales count), and tickets it holds that were cancelled or voided since
+//! (their ways taken back, rules 8, 17.2). A sale's `issued_at` is stamped before its batch
+//! commits, so the look back reaches [`LOOK_BACK_MICROS`] behind the last look and a ticket
+//! already in the book is not added twice.
+//!
+//! With the game's limits set (`--game-expected-payout-limit`, `--number-stake-limit`), a sale
+//! is judged against the book before it is queued: its ways are held in the book until it
+//! commits (then counted under its serial) or fails (then let go), so the sales in flight count
+//! too. Other instances' sales count from the book's next catch-up, within a second. Without
+//! those limits the sale path never touches the book.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use actix_web::{get, web};
 use diesel::prelude::*;
-use keno_api::games::{ColumnStake, Liability, NumberStake};
-use keno_core::{Exposure, RuleSet, TicketStatus, WayExposure, WayInPlay};
+use keno_api::games::{
+    ColumnStake, Liability, LiabilityLimits, NumberStake, PayoutPercentile, SimulatedPayout,
+};
+use keno_core::{Exposure, NumberSet, RuleSet, Simulation, TicketStatus, WayExposure, WayInPlay};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
 
 use crate::auth::{Require, Role};
 use crate::db::schema::{ticket_voids, tickets};
@@ -26,15 +37,36 @@ use crate::state::AppState;
 /// How far behind its last look a catch-up reads: more than a sale batch takes to commit.
 const LOOK_BACK_MICROS: i64 = 10_000_000;
 
+/// How many simulated draws the payout curve is taken over.
+const SIMULATED_DRAWS: usize = 1_000;
+/// The curve's points, in tenths of a percent.
+const CURVE: [u32; 5] = [500, 900, 990, 999, 1000];
+/// A book older than this is caught up before a sale is judged against it.
+const FRESH_MICROS: i64 = 2_000_000;
+/// The book is kept caught up while its page was read this recently (or a game limit binds).
+const WATCHED_MICROS: i64 = 300_000_000;
+
+type Ways = Vec<(WayInPlay, WayExposure)>;
+
 /// The books of this instance (one open game at a time).
 #[derive(Default)]
-pub struct Books(Mutex<Option<Book>>);
+pub struct Books {
+    book: Mutex<Option<Book>>,
+    /// When the liability was last asked for (micros; 0: never).
+    asked_at: std::sync::atomic::AtomicI64,
+}
 
 struct Book {
     game: i64,
+    rules: RuleSet,
     exposure: Exposure,
+    simulation: Simulation,
     /// Serial -> its ways in this game, as added.
-    counted: HashMap<String, Vec<(WayInPlay, WayExposure)>>,
+    counted: HashMap<String, Ways>,
+    /// Sales judged and not yet committed: their ways, by hold.
+    held: HashMap<u64, Ways>,
+    held_exposure: Exposure,
+    next_hold: u64,
     looked_at: i64,
 }
 
@@ -49,23 +81,56 @@ struct Sold {
     amount_per_way_cents: i64,
 }
 
+/// The sample of draws a game's payout is simulated over: the same for every instance and
+/// every rebuild of the game's book (seeded by the game's number), not the certified RNG's.
+fn sample(game: i64) -> Vec<NumberSet> {
+    let mut rng = ChaCha20Rng::seed_from_u64(game as u64);
+    (0..SIMULATED_DRAWS)
+        .map(|_| {
+            let numbers = keno_core::random::distinct_numbers(&mut rng, 20);
+            NumberSet::from_numbers(&numbers).expect("20 distinct numbers from 1 to 80")
+        })
+        .collect()
+}
+
 impl Book {
-    fn new(game: i64) -> Book {
+    fn new(game: i64, rules: RuleSet) -> Book {
         Book {
             game,
+            rules,
             exposure: Exposure::default(),
+            simulation: Simulation::new(sample(game)),
             counted: HashMap::new(),
+            held: HashMap::new(),
+            held_exposure: Exposure::default(),
+            next_hold: 0,
             looked_at: 0,
         }
     }
 
+    /// Counts a ticket's ways in the game, once.
+    fn count(&mut self, serial: String, ways: Ways) {
+        if self.counted.contains_key(&serial) {
+            return;
+        }
+        for (way, exposure) in &ways {
+            self.exposure.add(way, exposure);
+            self.simulation.add(&self.rules, way);
+        }
+        self.counted.insert(serial, ways);
+    }
+
+    fn uncount(&mut self, serial: &str) {
+        if let Some(ways) = self.counted.remove(serial) {
+            for (way, exposure) in &ways {
+                self.exposure.remove(way, exposure);
+                self.simulation.remove(&self.rules, way);
+            }
+        }
+    }
+
     /// Adds the tickets covering the game issued since `since` and not yet in the book.
-    fn add_new(
-        &mut self,
-        rules: &RuleSet,
-        conn: &mut DbConnection,
-        since: i64,
-    ) -> DomainResult<()> {
+    fn add_new(&mut self, conn: &mut DbConnection, since: i64) -> DomainResult<()> {
         let sold: Vec<Sold> = tickets::table
             .filter(tickets::first_game.le(self.game))
             .filter(tickets::last_game.ge(self.game))
@@ -87,6 +152,7 @@ impl Book {
             if self.counted.contains_key(&t.serial) {
                 continue;
             }
+            let rules = &self.rules;
             let plan = crate::tickets::plan_stored(
                 rules,
                 &t.serial,
@@ -95,7 +161,7 @@ impl Book {
                 &t.groups_json,
                 &t.combine_json,
             )?;
-            let ways: Vec<(WayInPlay, WayExposure)> = plan
+            let ways: Ways = plan
                 .ways
                 .iter()
                 .map(|w| {
@@ -107,10 +173,7 @@ impl Book {
                     (way, rules.way_exposure(&way))
                 })
                 .collect();
-            for (way, exposure) in &ways {
-                self.exposure.add(way, exposure);
-            }
-            self.counted.insert(t.serial, ways);
+            self.count(t.serial, ways);
         }
         Ok(())
     }
@@ -133,26 +196,24 @@ impl Book {
                 .load::<String>(conn)?,
         );
         for serial in gone {
-            if let Some(ways) = self.counted.remove(&serial) {
-                for (way, exposure) in &ways {
-                    self.exposure.remove(way, exposure);
-                }
-            }
+            self.uncount(&serial);
         }
         Ok(())
     }
 }
 
 impl Books {
-    /// The open game's book brought up to date, as the answer shows it.
-    fn liability(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Liability> {
-        let game = crate::games::open_game(conn)?
-            .ok_or_else(|| Failure::refuse(keno_api::Refusal::NoOpenGame, "no game is open"))?;
+    /// Brings the open game's book up to date: built when the game is new to it, else caught
+    /// up with what changed since it last looked. `None` when no game is open.
+    fn catch_up(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Option<i64>> {
+        let Some(game) = crate::games::open_game(conn)? else {
+            return Ok(None);
+        };
         let rules = state.rule_sets.get(conn, &game.rule_set)?;
-        let mut books = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         let book = match books.as_mut() {
             Some(book) if book.game == game.number => book,
-            _ => books.insert(Book::new(game.number)),
+            _ => books.insert(Book::new(game.number, (*rules).clone())),
         };
         let now = now_micros();
         let since = if book.looked_at == 0 {
@@ -160,16 +221,159 @@ impl Books {
         } else {
             book.looked_at - LOOK_BACK_MICROS
         };
-        book.add_new(&rules, conn, since)?;
+        book.add_new(conn, since)?;
         if book.looked_at != 0 {
             book.take_back(conn, since)?;
         }
         book.looked_at = now;
-        let pools = pools_at_stake(&rules, conn, &book.exposure)?;
-        let mut answer = view(book, &rules, pools);
-        drop(books);
-        (answer.unpaid_prizes_cents, answer.live_vouchers_cents) = outstanding(conn)?;
+        Ok(Some(game.number))
+    }
+
+    /// Whether the book wants a catch-up now: a game limit binds, or its page is being read.
+    pub fn watched(&self, state: &AppState) -> bool {
+        state.settings.limits.bind_the_game()
+            || now_micros() - self.asked_at.load(Ordering::Relaxed) < WATCHED_MICROS
+    }
+
+    fn stale(&self) -> bool {
+        let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
+        books
+            .as_ref()
+            .is_none_or(|b| now_micros() - b.looked_at > FRESH_MICROS)
+    }
+
+    /// The open game's book brought up to date, as the answer shows it.
+    fn liability(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Liability> {
+        self.asked_at.store(now_micros(), Ordering::Relaxed);
+        self.catch_up(state, conn)?
+            .ok_or_else(|| Failure::refuse(keno_api::Refusal::NoOpenGame, "no game is open"))?;
+        let (rules, jackpot_ways) = {
+            let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
+            let book = books.as_ref().expect("caught up above");
+            (book.rules.clone(), book.exposure.jackpot_ways)
+        };
+        let pools = pools_at_stake(&rules, conn, jackpot_ways)?;
+        let (unpaid, vouchers) = outstanding(conn)?;
+        let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
+        let book = books.as_ref().expect("caught up above");
+        let mut answer = view(book, pools, &state.settings.limits);
+        (answer.unpaid_prizes_cents, answer.live_vouchers_cents) = (unpaid, vouchers);
         Ok(answer)
+    }
+
+    /// Judges a sale's ways against the open game's limits and holds them in the book.
+    fn reserve(&self, state: &AppState, ways: Vec<WayInPlay>) -> DomainResult<Option<u64>> {
+        let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
+        // No open game: the sale will be refused for that.
+        let Some(book) = books.as_mut() else {
+            return Ok(None);
+        };
+        let ways: Ways = ways
+            .into_iter()
+            .map(|w| (w, state.rules.way_exposure(&w)))
+            .collect();
+        let mut with_held = book.exposure.clone();
+        with_held.absorb(&book.held_exposure);
+        state.settings.limits.check_game(&with_held, &ways)?;
+        for (way, exposure) in &ways {
+            book.held_exposure.add(way, exposure);
+        }
+        book.next_hold += 1;
+        let id = book.next_hold;
+        book.held.insert(id, ways);
+        Ok(Some(id))
+    }
+
+    /// Lets a hold go; counts its ways under `sold` (the serial) if the sale landed in the
+    /// book's game.
+    fn release(&self, game: i64, id: u64, sold: Option<(&str, i64)>) {
+        let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(book) = books.as_mut().filter(|b| b.game == game) else {
+            return;
+        };
+        let Some(ways) = book.held.remove(&id) else {
+            return;
+        };
+        for (way, exposure) in &ways {
+            book.held_exposure.remove(way, exposure);
+        }
+        if let Some((serial, first_game)) = sold {
+            if first_game <= game {
+                book.count(serial.to_string(), ways);
+            }
+        }
+    }
+}
+
+/// A sale's ways held in the open game's book until it commits or fails.
+pub struct Hold {
+    state: web::Data<AppState>,
+    game: i64,
+    id: u64,
+    done: bool,
+}
+
+impl Hold {
+    /// The sale committed as ticket `serial`, first playing `first_game`.
+    pub fn sold(mut self, serial: &str, first_game: i64) {
+        self.state
+            .liability
+            .release(self.game, self.id, Some((serial, first_game)));
+        self.done = true;
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if !self.done {
+            self.state.liability.release(self.game, self.id, None);
+        }
+    }
+}
+
+/// Judges a sale against the open game's limits (issue 18: AGCO 3.1.6, wagers over a
+/// liability limit are refused) before it is stored: refused with its own code if it would
+/// pass one, else held in the book until it commits. `None` when no game limit is set.
+pub async fn hold(state: &web::Data<AppState>, ways: Vec<WayInPlay>) -> DomainResult<Option<Hold>> {
+    if !state.settings.limits.bind_the_game() {
+        return Ok(None);
+    }
+    if state.liability.stale() {
+        crate::store::read(state, |state, conn| state.liability.catch_up(state, conn)).await?;
+    }
+    let game = {
+        let books = state
+            .liability
+            .book
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        books.as_ref().map(|b| b.game)
+    };
+    let (Some(game), Some(id)) = (game, state.liability.reserve(state, ways)?) else {
+        return Ok(None);
+    };
+    Ok(Some(Hold {
+        state: state.clone(),
+        game,
+        id,
+        done: false,
+    }))
+}
+
+/// Keeps the book caught up every second while it is watched, so neither a page nor a sale
+/// waits for a large catch-up.
+pub async fn keep_up(state: web::Data<AppState>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        if !state.liability.watched(&state) {
+            continue;
+        }
+        let caught =
+            crate::store::read(&state, |state, conn| state.liability.catch_up(state, conn)).await;
+        if let Err(e) = caught {
+            tracing::warn!("the liability book could not catch up: {e}");
+        }
     }
 }
 
@@ -177,9 +381,9 @@ impl Books {
 fn pools_at_stake(
     rules: &RuleSet,
     conn: &mut DbConnection,
-    exposure: &Exposure,
+    jackpot_ways: u64,
 ) -> DomainResult<u64> {
-    if exposure.jackpot_ways == 0 {
+    if jackpot_ways == 0 {
         return Ok(0);
     }
     Ok(crate::jackpots::current(rules, conn)?
@@ -218,15 +422,16 @@ fn outstanding(conn: &mut DbConnection) -> DomainResult<(u64, u64)> {
     Ok((cents(unpaid)?, cents(held)?))
 }
 
-fn view(book: &Book, rules: &RuleSet, pools: u64) -> Liability {
+fn view(book: &Book, pools: u64, limits: &keno_core::LiabilityLimits) -> Liability {
     let e = &book.exposure;
+    let curve = book.simulation.curve(&book.rules, &CURVE);
     Liability {
         game: book.game,
         tickets: book.counted.len() as u64,
         ways: e.ways,
         stake_cents: e.stake_cents,
         expected_payout_cents: e.expected_cents(),
-        worst_case_cents: e.worst_case(rules, pools),
+        worst_case_cents: e.worst_case(&book.rules, pools),
         jackpot_pools_cents: pools,
         unpaid_prizes_cents: 0,
         live_vouchers_cents: 0,
@@ -247,6 +452,23 @@ fn view(book: &Book, rules: &RuleSet, pools: u64) -> Liability {
                 stake_cents: stake.stake_cents,
             })
             .collect(),
+        simulated: SimulatedPayout {
+            draws: curve.draws as u64,
+            largest_cents: curve.largest_cents,
+            percentiles: curve
+                .percentiles
+                .iter()
+                .map(|p| PayoutPercentile {
+                    per_mille: p.per_mille,
+                    payout_cents: p.payout_cents,
+                })
+                .collect(),
+        },
+        limits: LiabilityLimits {
+            ticket_potential_cents: limits.ticket_potential_cents,
+            game_expected_payout_cents: limits.game_expected_payout_cents,
+            number_stake_cents: limits.number_stake_cents,
+        },
     }
 }
 

@@ -59,6 +59,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         principals: Default::default(),
         liability: Default::default(),
         draw_monitor: crate::draw_monitor::Monitor::new(args.monitor_games),
+        verifying: Default::default(),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
@@ -99,6 +100,8 @@ fn settings(args: &ServeArgs) -> anyhow::Result<Settings> {
         staff: staff_settings(args)?,
         limits: keno_core::LiabilityLimits {
             ticket_potential_cents: args.ticket_potential_limit,
+            game_expected_payout_cents: args.game_expected_payout_limit,
+            number_stake_cents: args.number_stake_limit,
         },
         over_short_tolerance_cents: args.over_short_tolerance,
     })
@@ -174,6 +177,7 @@ fn serve(
         actix_web::rt::spawn(clock::run_clock(state.clone()));
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
+        actix_web::rt::spawn(crate::liability::keep_up(state.clone()));
         server.run().await?;
         anyhow::Ok(())
     })

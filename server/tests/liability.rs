@@ -180,3 +180,100 @@ fn a_sale_over_the_ticket_potential_limit_is_refused_and_stores_nothing(db: Test
     );
     assert_eq!(entries(), 1);
 }
+
+on_both_backends!(a_sale_over_a_game_limit_is_refused_and_stores_nothing);
+
+/// `--number-stake-limit 500` and `--game-expected-payout-limit`: the sales in the open game
+/// count against them (those in flight too), a sale that would pass one is refused with its
+/// own code before anything is stored, and a cancellation makes room again.
+fn a_sale_over_a_game_limit_is_refused_and_stores_nothing(db: TestDb) {
+    let rules = RuleSet::act_1992();
+    // A $2 and a $3 1-spot's expectation, exactly: the limit lets those two in, no more.
+    let two = ((rules.way_exposure(&way(&[1], 200)).expected_numerator
+        + rules.way_exposure(&way(&[1], 300)).expected_numerator)
+        / u128::from(DRAWS)) as u64;
+    let limit = two.to_string();
+    let w = world(
+        &db,
+        &[
+            MANUAL_CLOCK,
+            &[
+                "--number-stake-limit",
+                "500",
+                "--game-expected-payout-limit",
+                &limit,
+            ],
+        ]
+        .concat(),
+    );
+    let s = &w.server;
+    let tickets = || db.query_i64("SELECT COUNT(*) AS n FROM tickets");
+    let entries = || db.query_i64("SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'ticket_sold'");
+    let try_sell = |id: &str, spots: &[u8], amount: u64| {
+        s.post(
+            &w.writer,
+            "/api/v1/tickets",
+            sale(
+                id,
+                json!({"type": "standard", "spots": spots}),
+                "standard",
+                amount,
+                1,
+            ),
+        )
+    };
+    let (status, first) = try_sell("a", &[7], 200);
+    assert_eq!(status, 201, "{first}");
+    assert_eq!(
+        try_sell("b", &[7], 300).0,
+        201,
+        "number 7 at $5.00: at the limit"
+    );
+    let auditor = db.principal("auditor", "AUDREY", None);
+    let (_, l) = s.get_as(&auditor, "/api/v1/games/current/liability");
+    assert_eq!(
+        (
+            l["tickets"].as_u64(),
+            l["per_number"][6]["stake_cents"].as_u64(),
+            l["expected_payout_cents"].as_u64()
+        ),
+        (Some(2), Some(500), Some(two)),
+        "{l}"
+    );
+    let (status, e) = try_sell("c", &[7], 100);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (422, Some("number_stake_over_limit")),
+        "{e}"
+    );
+    assert!(e["message"].as_str().unwrap().contains("number 7"), "{e}");
+    assert_eq!((tickets(), entries()), (2, 2), "the refusal stored nothing");
+
+    // The expected payout: the two 1-spots in are at its limit; a third is refused.
+    let (status, e) = try_sell("d", &[9], 200);
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (422, Some("game_expected_payout_over_limit")),
+        "{e}"
+    );
+    assert_eq!(tickets(), 2);
+
+    // A cancellation takes its ways back and makes room.
+    let serial = first["serial"].as_str().unwrap();
+    let cancel = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{serial}/cancel"),
+        Value::Null,
+    );
+    assert_eq!(cancel.0, 200, "{}", cancel.1);
+    s.wait_for("the book to take the cancelled ticket back", || {
+        try_sell("e", &[9], 100).0 == 201
+    });
+    let (_, l) = s.get_as(&auditor, "/api/v1/games/current/liability");
+    assert_eq!(l["limits"]["number_stake_cents"].as_u64(), Some(500));
+    assert_eq!(l["tickets"].as_u64(), Some(2), "{l}");
+    // The simulated draws never pay more than the sound bound.
+    let largest = l["simulated"]["largest_cents"].as_u64().unwrap();
+    assert!(largest <= l["worst_case_cents"].as_u64().unwrap(), "{l}");
+    assert_eq!(l["simulated"]["draws"].as_u64(), Some(1000));
+}

@@ -35,6 +35,9 @@ const SUPERVISOR: &[&str] = &["supervisor"];
 const INSPECTOR: &[&str] = &["inspector"];
 const WRITER: &[&str] = &["writer"];
 const OVERSIGHT: &[&str] = &["supervisor", "inspector", "auditor"];
+/// The auditors' tools: those who audit the record (a supervisor reviews the day's exceptions
+/// and report, as `OVERSIGHT`).
+const AUDIT: &[&str] = &["inspector", "auditor"];
 const SUPERVISOR_INSPECTOR: &[&str] = &["supervisor", "inspector"];
 const DRAWING: &[&str] = &["device", "supervisor"];
 /// A ticket or a claim: the counter, and those who oversee it (`shared/API.md` names writer and
@@ -50,6 +53,12 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/events", Public),
     ("POST", "/api/v1/games/current/close", Roles(SUPERVISOR)),
     ("GET", "/api/v1/games/current/liability", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/games/{number}/summary", Roles(OVERSIGHT)),
+    (
+        "GET",
+        "/api/v1/games/{number}/invalidation",
+        Roles(SUPERVISOR),
+    ),
     // A device posts balls; a supervisor draws by hand at the console (rule 10).
     ("POST", "/api/v1/games/{number}/balls", Roles(DRAWING)),
     ("POST", "/api/v1/games/{number}/faults", Roles(DRAWING)),
@@ -96,6 +105,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("POST", "/api/v1/tickets/quote", Roles(WRITER)),
     ("GET", "/api/v1/tickets/{serial}", Roles(CASE_READERS)),
     ("GET", "/api/v1/tickets/{serial}/check", Public),
+    ("GET", "/api/v1/tickets/{serial}/story", Roles(OVERSIGHT)),
     ("POST", "/api/v1/tickets/{serial}/cancel", Roles(WRITER)),
     ("POST", "/api/v1/tickets/{serial}/pay", Roles(WRITER)),
     // Vouchers.
@@ -179,6 +189,12 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/shifts/{id}", Roles(CASE_READERS)),
     ("GET", "/api/v1/shifts/{id}/report", Roles(CASE_READERS)),
     ("GET", "/api/v1/shifts/{id}/report.pdf", Roles(CASE_READERS)),
+    // The auditors' tools over HTTP (issue 18).
+    ("GET", "/api/v1/audit/verify", Roles(AUDIT)),
+    ("GET", "/api/v1/audit/exceptions", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/audit/report.pdf", Roles(OVERSIGHT)),
+    ("GET", "/api/v1/audit/exports", Roles(AUDIT)),
+    ("GET", "/api/v1/audit/exports/{kind}", Roles(AUDIT)),
     // Whoever holds a token.
     ("GET", "/api/v1/principals/me", Roles(ALL)),
     // Last: it signs each caller off.
@@ -202,6 +218,13 @@ const NOT_IN_THE_DOCUMENT: &[&str] = &[
     "/display/board.js",
     "/display/check.js",
     "/display/display.css",
+    // The console's page and assets are public: everything they show comes from the API.
+    "/console",
+    "/console/console.js",
+    "/console/console.css",
+    "/console/room.js",
+    "/console/office.js",
+    "/console/records.js",
 ];
 
 fn openapi_operations() -> Vec<(String, String, bool)> {
@@ -356,6 +379,7 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
             .replace("{serial}", &serial)
             .replace("{site}", "735624")
             .replace("{terminal}", "03")
+            .replace("{kind}", "games")
             .replace("{code}", &"0".repeat(22));
         for caller in &callers {
             calls += 1;

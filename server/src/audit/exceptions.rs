@@ -11,11 +11,11 @@
 use chrono::NaiveDate;
 use clap::Args;
 use diesel::prelude::*;
-use serde::Serialize;
+use keno_api::audit::{AuditException, DayExceptions, ExceptionKind};
 
 use super::queries::{self, fault_kind};
 use super::report::money;
-use super::source::{self, People, Range, Source, SourceArgs, Span};
+use super::source::{self, Days, People, Range, Source, SourceArgs, Span};
 use crate::auth::PrincipalRow;
 use crate::closures::{local_hh_mm, ClosureRow};
 use crate::db::schema::{
@@ -40,35 +40,44 @@ pub struct ExceptionsArgs {
     pub json: bool,
 }
 
-/// One thing to review.
-#[derive(Debug, Serialize)]
-struct Exception {
-    /// When it happened (RFC 3339, UTC).
-    at: String,
-    #[serde(skip)]
+/// One thing to review, with when it happened as stored: the day's order, and the local time
+/// the text shows.
+struct Found {
     micros: i64,
-    /// draw_fault | correction | invalidation | cancellation | late_payment | claim_payment |
-    /// rule_set | principal | device_returned | set_bet | special3_approval | keno_closure |
-    /// shift_over_short | shift_sign_off | sign_on | staff | terminal | approval | draw_monitor
-    kind: &'static str,
-    game: Option<i64>,
-    serial: Option<String>,
-    what: String,
-    who: String,
-    why: String,
+    exception: AuditException,
 }
 
-#[derive(Debug, Serialize)]
-struct Exceptions {
-    keno_day: String,
-    /// The hours the day's acts fall in (RFC 3339, UTC): from its start to the next day's.
-    from: String,
-    to: String,
-    #[serde(skip)]
+impl Found {
+    fn in_game(mut self, game: i64) -> Found {
+        self.exception.game = Some(game);
+        self
+    }
+
+    fn of_ticket(mut self, serial: String) -> Found {
+        self.exception.serial = Some(serial);
+        self
+    }
+}
+
+/// A Keno Day's exceptions in the order they happened, and the hours they fall in.
+pub struct Review {
+    keno_day: NaiveDate,
+    /// From the day's start to the next day's, as stored.
     window: (i64, i64),
-    exceptions: Vec<Exception>,
-    /// What the server does not record yet, so this list cannot show it.
-    not_recorded: Vec<&'static str>,
+    found: Vec<Found>,
+}
+
+impl Review {
+    /// The review as `--json` prints it and the HTTP API answers it.
+    pub fn wire(self) -> DayExceptions {
+        DayExceptions {
+            keno_day: source::day_text(self.keno_day),
+            from: rfc3339(self.window.0),
+            to: rfc3339(self.window.1),
+            exceptions: self.found.into_iter().map(|f| f.exception).collect(),
+            not_recorded: NOT_RECORDED.iter().map(|n| n.to_string()).collect(),
+        }
+    }
 }
 
 /// Kinds the record cannot show yet.
@@ -79,40 +88,46 @@ const NOT_RECORDED: [&str; 1] = [
 pub fn run(args: ExceptionsArgs) -> anyhow::Result<()> {
     let day = source::parse_day(&args.day)?;
     let source = Source::open(&args.source)?;
-    let found = source.read(|conn| collect(&source, conn, day))?;
+    let review = source.read(|conn| review(source.days(), conn, day))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&found)?);
+        println!("{}", serde_json::to_string_pretty(&review.wire())?);
         return Ok(());
     }
-    let (from, to) = found.window;
+    let (from, to) = review.window;
     println!(
         "Exceptions for Keno Day {} ({} to {}, local time): {} to review",
-        found.keno_day,
+        source::day_text(review.keno_day),
         source::when(from),
         source::when(to),
-        found.exceptions.len()
+        review.found.len()
     );
-    for e in &found.exceptions {
+    for Found {
+        micros,
+        exception: e,
+    } in &review.found
+    {
         println!(
             "{}  {:<15} {}  | who: {}  | why: {}",
-            source::when(e.micros),
-            e.kind,
+            source::when(*micros),
+            e.kind.as_str(),
             e.what,
             e.who,
             e.why
         );
     }
-    if found.exceptions.is_empty() {
+    if review.found.is_empty() {
         println!("Nothing to review.");
     }
-    for n in &found.not_recorded {
+    for n in &NOT_RECORDED {
         println!("Not shown: {n}.");
     }
     Ok(())
 }
 
-fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Exceptions> {
-    let range = Range::resolve(source, conn, Span::Days(day, day))?;
+/// Keno Day `day`'s exceptions, as `conn` sees the record (the caller's read-only snapshot):
+/// the command and `GET /api/v1/audit/exceptions` both read them here.
+pub fn review(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Review> {
+    let range = Range::resolve(days, conn, Span::Days(day, day))?;
     let people = People::load(conn)?;
     let mut found = Vec::new();
     if let Some((lo, hi)) = range.games {
@@ -121,7 +136,7 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
         invalidations(conn, &people, lo, hi, &mut found)?;
     }
     cancellations(conn, &people, range.window, &mut found)?;
-    late_payments(conn, source, &people, range.window, &mut found)?;
+    late_payments(conn, days, &people, range.window, &mut found)?;
     claims(conn, &people, range.window, &mut found)?;
     voids(conn, &people, range.window, &mut found)?;
     rule_set_changes(conn, range.window, &mut found)?;
@@ -131,45 +146,45 @@ fn collect(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::
     special3_approvals(conn, &people, range.window, &mut found)?;
     keno_closures(conn, &people, range.window, &mut found)?;
     for act in super::room::acts(conn, &people, range.window)? {
-        found.push(Exception {
-            serial: act.serial,
-            ..exception(act.micros, act.kind, act.what, act.who, act.why)
+        let e = exception(act.micros, act.kind, act.what, act.who, act.why);
+        found.push(match act.serial {
+            Some(serial) => e.of_ticket(serial),
+            None => e,
         });
     }
     shifts(conn, &people, range.window, &mut found)?;
     for a in super::draw_alarms::alarms(conn, &people, range.window)? {
-        found.push(Exception {
-            game: Some(a.game),
-            ..exception(
+        found.push(
+            exception(
                 a.micros,
-                "draw_monitor",
+                ExceptionKind::DrawMonitor,
                 a.what,
                 "the server (draw monitoring)".to_string(),
                 a.why,
             )
-        });
+            .in_game(a.game),
+        );
     }
-    found.sort_by(|a, b| (a.micros, a.kind).cmp(&(b.micros, b.kind)));
-    Ok(Exceptions {
-        keno_day: source::day_text(day),
-        from: rfc3339(range.window.0),
-        to: rfc3339(range.window.1),
+    found.sort_by_key(|f| (f.micros, f.exception.kind.as_str()));
+    Ok(Review {
+        keno_day: day,
         window: range.window,
-        exceptions: found,
-        not_recorded: NOT_RECORDED.to_vec(),
+        found,
     })
 }
 
-fn exception(micros: i64, kind: &'static str, what: String, who: String, why: String) -> Exception {
-    Exception {
-        at: rfc3339(micros),
+fn exception(micros: i64, kind: ExceptionKind, what: String, who: String, why: String) -> Found {
+    Found {
         micros,
-        kind,
-        game: None,
-        serial: None,
-        what,
-        who,
-        why,
+        exception: AuditException {
+            at: rfc3339(micros),
+            kind,
+            game: None,
+            serial: None,
+            what,
+            who,
+            why,
+        },
     }
 }
 
@@ -178,7 +193,7 @@ fn faults(
     people: &People,
     lo: i64,
     hi: i64,
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     for f in queries::faults(conn, lo, hi)? {
         let r = f.row;
@@ -189,11 +204,10 @@ fn faults(
             .filter(|d| *d != r.principal_id)
             .map(|d| format!("; device {}", people.name(d)))
             .unwrap_or_default();
-        found.push(Exception {
-            game: Some(r.game),
-            ..exception(
+        found.push(
+            exception(
                 r.recorded_at,
-                "draw_fault",
+                ExceptionKind::DrawFault,
                 format!(
                     "game {} attempt {}: {}{ball}; {} ball(s) taken out of the record{device}",
                     r.game,
@@ -204,7 +218,8 @@ fn faults(
                 people.who(Some(&r.principal_id)),
                 r.reason,
             )
-        });
+            .in_game(r.game),
+        );
     }
     Ok(())
 }
@@ -214,7 +229,7 @@ fn corrections(
     people: &People,
     lo: i64,
     hi: i64,
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     for c in queries::corrections(conn, lo, hi)? {
         let outcome = match c.state {
@@ -247,11 +262,10 @@ fn corrections(
         if let Some(r) = &c.close_reason {
             why.push_str(&format!("; closed: {r}"));
         }
-        found.push(Exception {
-            game: Some(c.game),
-            ..exception(
+        found.push(
+            exception(
                 c.requested_at,
-                "correction",
+                ExceptionKind::Correction,
                 format!(
                     "game {} attempt {} ball {}: {} corrected to {} (rule 10.1), {outcome}",
                     c.game, c.attempt, c.position, c.old_number, c.new_number
@@ -259,7 +273,8 @@ fn corrections(
                 who.join("; "),
                 why,
             )
-        });
+            .in_game(c.game),
+        );
     }
     Ok(())
 }
@@ -269,16 +284,15 @@ fn invalidations(
     people: &People,
     lo: i64,
     hi: i64,
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let refunds = queries::refunds_by_game(conn, lo, hi)?;
     for i in queries::invalidation_rows(conn, lo, hi)? {
         let (tickets, cents) = refunds.get(&i.game).copied().unwrap_or_default();
-        found.push(Exception {
-            game: Some(i.game),
-            ..exception(
+        found.push(
+            exception(
                 i.invalidated_at,
-                "invalidation",
+                ExceptionKind::Invalidation,
                 format!(
                     "game {} invalidated (rule 17.3): {tickets} ticket(s) refunded {}",
                     i.game,
@@ -287,7 +301,8 @@ fn invalidations(
                 people.who(Some(&i.principal_id)),
                 i.reason,
             )
-        });
+            .in_game(i.game),
+        );
     }
     Ok(())
 }
@@ -296,7 +311,7 @@ fn cancellations(
     conn: &mut DbConnection,
     people: &People,
     window: (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     for c in queries::cancellations(conn, window)? {
         let from = c.cancelled_from_game.unwrap_or(c.first_game);
@@ -305,66 +320,58 @@ fn cancellations(
         } else {
             format!("games {from}-{}", c.last_game)
         };
-        found.push(Exception {
-            game: Some(from),
-            serial: Some(c.serial.clone()),
-            ..exception(
-                c.cancelled_at.unwrap_or_default(),
-                "cancellation",
-                format!(
-                    "ticket {} (sold Keno Day {}, site {} terminal {}, {}) cancelled: {what}; refund {}",
-                    c.serial,
-                    c.keno_day,
-                    c.site,
-                    c.terminal,
-                    money(c.total_cents),
-                    money(c.refund_cents)
-                ),
-                people.who(c.cancelled_by.as_deref()),
-                format!(
-                    "cancelled before game {from} was drawn (rule 8); the server asks no reason"
-                ),
-            )
-        });
+        let cancellation = exception(
+            c.cancelled_at.unwrap_or_default(),
+            ExceptionKind::Cancellation,
+            format!(
+                "ticket {} (sold Keno Day {}, site {} terminal {}, {}) cancelled: {what}; refund {}",
+                c.serial,
+                c.keno_day,
+                c.site,
+                c.terminal,
+                money(c.total_cents),
+                money(c.refund_cents)
+            ),
+            people.who(c.cancelled_by.as_deref()),
+            format!("cancelled before game {from} was drawn (rule 8); the server asks no reason"),
+        );
+        found.push(cancellation.in_game(from).of_ticket(c.serial));
     }
     Ok(())
 }
 
 fn late_payments(
     conn: &mut DbConnection,
-    source: &Source,
+    days: &Days,
     people: &People,
     window: (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     queries::for_each_payment(conn, window, |p| {
         let Some(at) = p.paid_at else { return Ok(()) };
-        let paid_day = source.day_of(at);
+        let paid_day = days.day_of(at);
         let Ok(payable) = source::parse_day(&p.payable_day) else {
             return Ok(());
         };
         if paid_day <= payable {
             return Ok(());
         }
-        let days = (paid_day - payable).num_days();
-        found.push(Exception {
-            game: Some(p.last_played_game),
-            serial: Some(p.serial.clone()),
-            ..exception(
-                at,
-                "late_payment",
-                format!(
-                    "ticket {} paid {} by {}; its last game {} was on Keno Day {}",
-                    p.serial,
-                    money(p.paid_cents),
-                    p.pay_method.as_deref().unwrap_or("?"),
-                    p.last_played_game,
-                    p.payable_day
-                ),
-                people.who(p.paid_by.as_deref()),
-                format!("paid {days} Keno Day(s) after its last game; prizes are payable at a terminal for 12 months (rule 13.1)"),
-            )
-        });
+        let late_by = (paid_day - payable).num_days();
+        let late = exception(
+            at,
+            ExceptionKind::LatePayment,
+            format!(
+                "ticket {} paid {} by {}; its last game {} was on Keno Day {}",
+                p.serial,
+                money(p.paid_cents),
+                p.pay_method.as_deref().unwrap_or("?"),
+                p.last_played_game,
+                p.payable_day
+            ),
+            people.who(p.paid_by.as_deref()),
+            format!("paid {late_by} Keno Day(s) after its last game; prizes are payable at a terminal for 12 months (rule 13.1)"),
+        );
+        found.push(late.in_game(p.last_played_game).of_ticket(p.serial.clone()));
         Ok(())
     })
 }
@@ -375,7 +382,7 @@ fn voids(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     use crate::db::schema::ticket_voids;
     use crate::tickets::void::VoidRow;
@@ -396,7 +403,7 @@ fn voids(
             .map_or(String::new(), |p| format!("; excluded: {p}"));
         found.push(exception(
             v.voided_at,
-            "ticket_voided",
+            ExceptionKind::TicketVoided,
             format!("ticket {} voided, {stake}{person}", v.serial),
             people.who(Some(&v.voided_by)),
             v.reason,
@@ -411,7 +418,7 @@ fn claims(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let rows: Vec<crate::claims::ClaimRow> = claims::table
         .filter(
@@ -431,7 +438,7 @@ fn claims(
         if let Some(at) = c.decided_at.filter(|at| (from..to).contains(at)) {
             found.push(exception(
                 at,
-                "claim_decision",
+                ExceptionKind::ClaimDecision,
                 format!(
                     "claim {} ({}, {}) {} for {ticket}",
                     c.id,
@@ -451,7 +458,7 @@ fn claims(
         if let Some(at) = c.paid_at.filter(|at| (from..to).contains(at)) {
             found.push(exception(
                 at,
-                "claim_payment",
+                ExceptionKind::ClaimPayment,
                 format!(
                     "claim {} paid {} by cheque {} for {ticket}",
                     c.id,
@@ -469,7 +476,7 @@ fn claims(
 fn rule_set_changes(
     conn: &mut DbConnection,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let rows: Vec<(String, String, i64)> = rule_sets::table
         .filter(rule_sets::created_at.ge(from))
@@ -479,7 +486,7 @@ fn rule_set_changes(
     for (hash, name, at) in rows {
         found.push(exception(
             at,
-            "rule_set",
+            ExceptionKind::RuleSet,
             format!(
                 "rule set {name:?} (SHA-256 {}) first in force; games opened after it are played under it",
                 &hash[..hash.len().min(16)]
@@ -494,7 +501,7 @@ fn rule_set_changes(
 fn principal_changes(
     conn: &mut DbConnection,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     // People who sign on: their acts come from the trail (`super::room`).
     let rows: Vec<PrincipalRow> = principals::table
@@ -521,7 +528,7 @@ fn principal_changes(
         let disabled = if disabled { "; now disabled" } else { "" };
         found.push(exception(
             at,
-            "principal",
+            ExceptionKind::Principal,
             format!("{role} {name:?} added (id {id}{place}){disabled}"),
             "not recorded: added at the server with `keno-server principal add`".into(),
             "not recorded".into(),
@@ -534,7 +541,7 @@ fn devices_returned(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     type Row = (
         String,
@@ -562,11 +569,10 @@ fn devices_returned(
         ))
         .load(conn)?;
     for (device, fault, returned_at, supervisor, s_note, inspector, i_note, game) in rows {
-        found.push(Exception {
-            game: Some(game),
-            ..exception(
+        found.push(
+            exception(
                 returned_at.unwrap_or_default(),
-                "device_returned",
+                ExceptionKind::DeviceReturned,
                 format!(
                     "device {} returned to service after fault #{fault} in game {game} (rule 10.4)",
                     people.name(&device)
@@ -582,7 +588,8 @@ fn devices_returned(
                     i_note.unwrap_or_default()
                 ),
             )
-        });
+            .in_game(game),
+        );
     }
     Ok(())
 }
@@ -592,7 +599,7 @@ fn set_bet_changes(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let rows: Vec<SetBetRow> = set_bets::table
         .filter(
@@ -610,7 +617,7 @@ fn set_bet_changes(
         if (from..to).contains(&set.created_at) {
             found.push(exception(
                 set.created_at,
-                "set_bet",
+                ExceptionKind::SetBet,
                 format!(
                     "set bet {id} {name:?} added to the catalogue: groups {}, combining {}, {} a way suggested (rule 6.3(h))",
                     set.groups_json,
@@ -624,7 +631,7 @@ fn set_bet_changes(
         if let Some(at) = set.retired_at.filter(|at| (from..to).contains(at)) {
             found.push(exception(
                 at,
-                "set_bet",
+                ExceptionKind::SetBet,
                 format!("set bet {id} {name:?} retired: no longer sold (rule 6.3(h))"),
                 people.who(set.retired_by.as_deref()),
                 "not recorded".into(),
@@ -639,7 +646,7 @@ fn special3_approvals(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let rows: Vec<ApprovalRow> = special3_approvals::table
         .filter(
@@ -661,7 +668,7 @@ fn special3_approvals(
             );
             found.push(exception(
                 a.recorded_at,
-                "special3_approval",
+                ExceptionKind::Special3Approval,
                 format!(
                     "approval {} of Special 3 (table SHA-256 {digest}) recorded: {:?} by {}, given {}, {expiry} (rule 18.4)",
                     a.id,
@@ -676,7 +683,7 @@ fn special3_approvals(
         if let Some(at) = a.withdrawn_at.filter(|at| (from..to).contains(at)) {
             found.push(exception(
                 at,
-                "special3_approval",
+                ExceptionKind::Special3Approval,
                 format!(
                     "approval {} of Special 3 ({:?}) withdrawn: Special 3 not sold without another (rule 18.4)",
                     a.id, a.reference
@@ -695,7 +702,7 @@ fn keno_closures(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     let rows: Vec<ClosureRow> = keno_closures::table
         .filter(
@@ -714,7 +721,7 @@ fn keno_closures(
             let notice_minutes = (c.closes_at - c.scheduled_at) / 60_000_000;
             found.push(exception(
                 c.scheduled_at,
-                "keno_closure",
+                ExceptionKind::KenoClosure,
                 format!(
                     "closure {} of Keno Day {} scheduled for {} ({}), notice to players from now ({notice_minutes} min); inspector told: {:?} (rule 16.2)",
                     c.id,
@@ -733,7 +740,7 @@ fn keno_closures(
             })?;
             found.push(exception(
                 at,
-                "keno_closure",
+                ExceptionKind::KenoClosure,
                 format!(
                     "closure {} of Keno Day {} at {} withdrawn: Keno runs its normal hours (rule 16.2)",
                     c.id,
@@ -754,7 +761,7 @@ fn shifts(
     conn: &mut DbConnection,
     people: &People,
     (from, to): (i64, i64),
-    found: &mut Vec<Exception>,
+    found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     use crate::db::schema::shifts;
     use crate::shifts::ShiftRow;
@@ -779,7 +786,7 @@ fn shifts(
             })?;
             found.push(exception(
                 at,
-                "shift_sign_off",
+                ExceptionKind::ShiftSignOff,
                 format!(
                     "shift {} of {} at site {} terminal {} signed off, over/short {}",
                     s.id,
@@ -801,7 +808,7 @@ fn over_short(
     s: &crate::shifts::ShiftRow,
     people: &People,
     (from, to): (i64, i64),
-) -> Option<Exception> {
+) -> Option<Found> {
     // The table's checks keep the close's columns together.
     let (at, counted, expected, os) = match (
         s.closed_at,
@@ -816,7 +823,7 @@ fn over_short(
     };
     Some(exception(
         at,
-        "shift_over_short",
+        ExceptionKind::ShiftOverShort,
         format!(
             "shift {} at site {} terminal {} closed {} {}: counted {}, expected {}; {}",
             s.id,

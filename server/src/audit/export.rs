@@ -15,16 +15,20 @@
 //! time.
 
 use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args};
 use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
+use keno_api::audit::ExportKind;
 
 use super::queries::{self, selection, slices, stored_json, ways};
-use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
+use super::source::{self, for_each_row, sold_in, Days, People, Range, Source, SourceArgs, Span};
 use super::table::{columns, Cell, Format, Table};
 use crate::db::schema::{jackpot_pools, ticket_results, tickets};
 use crate::db::{rfc3339, DbConnection};
@@ -49,52 +53,50 @@ pub struct ExportArgs {
     #[arg(long, value_name = "M", requires = "from_game")]
     pub to_game: Option<i64>,
     /// CSV files, or JSON files each holding an array of objects.
-    #[arg(long, value_enum, default_value = "csv")]
+    #[arg(long, value_parser = format_parser(), default_value = "csv")]
     pub format: Format,
     /// The folder to write the files into (created if need be).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
 
-impl ExportArgs {
-    fn span(&self) -> anyhow::Result<Span> {
-        let span = match (&self.from_day, self.from_game) {
-            (Some(from), _) => {
-                let from = source::parse_day(from)?;
-                let to = match &self.to_day {
-                    Some(to) => source::parse_day(to)?,
-                    None => from,
-                };
-                Span::Days(from, to)
-            }
-            (None, Some(from)) => Span::Games(from, self.to_game.unwrap_or(from)),
-            (None, None) => anyhow::bail!("give --from-day or --from-game"),
-        };
-        let ordered = match span {
-            Span::Days(from, to) => from <= to,
-            Span::Games(from, to) => from <= to,
-        };
-        anyhow::ensure!(ordered, "the range ends before it starts");
-        Ok(span)
-    }
+/// `--format`: csv or json, by the files' endings (the format is keno-api's, which knows
+/// nothing of clap).
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    const FORMATS: [Format; 2] = [Format::Csv, Format::Json];
+    PossibleValuesParser::new(FORMATS.map(Format::extension)).map(|name: String| {
+        FORMATS
+            .into_iter()
+            .find(|f| f.extension() == name)
+            .expect("a format's own name")
+    })
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
-    let span = args.span()?;
+    let span = Span::asked(
+        args.from_day.as_deref(),
+        args.to_day.as_deref(),
+        args.from_game,
+        args.to_game,
+    )?;
     let source = Source::open(&args.source)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let written = source.read(|conn| {
-        let range = Range::resolve(&source, conn, span)?;
-        let written = vec![
-            games(conn, &range, &args)?,
-            tickets(conn, &range, &args)?,
-            settlements(conn, &range, &args)?,
-            payments(conn, &source, &range, &args)?,
-            results(conn, &range, &args)?,
-            bonus_fund(conn, &range, &args)?,
-            shifts(conn, &range, &args)?,
-        ];
+        let range = Range::resolve(source.days(), conn, span)?;
+        let mut written = Vec::new();
+        for &kind in ExportKind::ALL {
+            let path = args
+                .out
+                .join(format!("{}.{}", kind.as_str(), args.format.extension()));
+            let file =
+                File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            let out = Sink {
+                out: file,
+                format: args.format,
+            };
+            written.push((path, write(kind, conn, source.days(), &range, out)?));
+        }
         eprintln!("exported {}", range.describe());
         Ok(written)
     })?;
@@ -104,22 +106,46 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-type Written = (PathBuf, u64);
+/// Where one kind's rows go (a file, a download), and how they are written.
+pub struct Sink<W> {
+    pub out: W,
+    pub format: Format,
+}
 
-fn finish(table: Table) -> anyhow::Result<Written> {
-    let path = table.path().to_path_buf();
-    Ok((path, table.finish()?))
+impl<W: Write> Sink<W> {
+    fn table(self, kind: ExportKind, header: Vec<String>) -> anyhow::Result<Table<W>> {
+        Table::new(self.out, kind.as_str(), self.format, header)
+    }
+}
+
+/// Writes the rows of `kind` in `range` as `conn` sees the record (the caller's read-only
+/// snapshot); the rows written. The command and `GET /api/v1/audit/exports/{kind}` both write
+/// them here.
+pub fn write<W: Write>(
+    kind: ExportKind,
+    conn: &mut DbConnection,
+    days: &Days,
+    range: &Range,
+    out: Sink<W>,
+) -> anyhow::Result<u64> {
+    match kind {
+        ExportKind::Games => games(conn, range, out),
+        ExportKind::Tickets => tickets(conn, range, out),
+        ExportKind::Settlements => settlements(conn, range, out),
+        ExportKind::Payments => payments(conn, days, range, out),
+        ExportKind::Results => results(conn, range, out),
+        ExportKind::BonusFund => bonus_fund(conn, range, out),
+        ExportKind::Shifts => shifts(conn, range, out),
+    }
 }
 
 fn time(micros: Option<i64>) -> Cell {
     micros.map(rfc3339).into()
 }
 
-fn games(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "games",
-        args.format,
+fn games<W: Write>(conn: &mut DbConnection, range: &Range, out: Sink<W>) -> anyhow::Result<u64> {
+    let mut table = out.table(
+        ExportKind::Games,
         columns(&[
             "game",
             "keno_day",
@@ -175,7 +201,7 @@ fn games(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::R
             }
         }
     }
-    finish(table)
+    table.finish()
 }
 
 /// What a ticket won in all its games, and what was refunded for its invalidated games:
@@ -245,8 +271,8 @@ const TICKET_COLUMNS: [&str; 37] = [
     "set_bet_mode",
 ];
 
-fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
-    let mut table = Table::create(&args.out, "tickets", args.format, columns(&TICKET_COLUMNS))?;
+fn tickets<W: Write>(conn: &mut DbConnection, range: &Range, out: Sink<W>) -> anyhow::Result<u64> {
+    let mut table = out.table(ExportKind::Tickets, columns(&TICKET_COLUMNS))?;
     if let Some((lo, hi)) = range.games {
         for_each_row!(
             conn,
@@ -268,7 +294,7 @@ fn tickets(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
             }
         );
     }
-    finish(table)
+    table.finish()
 }
 
 /// A ticket's row, its stored numbers and ways as its receipt shows them.
@@ -331,11 +357,11 @@ const POOL_COLUMNS: [&str; 7] = [
 
 /// One row per settled game; for each jackpot (by spot count) in the range, its movement in
 /// that game as `jackpot_{spots}_...` columns.
-fn settlements(
+fn settlements<W: Write>(
     conn: &mut DbConnection,
     range: &Range,
-    args: &ExportArgs,
-) -> anyhow::Result<Written> {
+    out: Sink<W>,
+) -> anyhow::Result<u64> {
     let spots: BTreeSet<i32> = match range.games {
         Some((lo, hi)) => jackpot_pools::table
             .filter(jackpot_pools::game.between(lo, hi))
@@ -361,7 +387,7 @@ fn settlements(
     for s in &spots {
         header.extend(POOL_COLUMNS.iter().map(|c| format!("jackpot_{s}_{c}")));
     }
-    let mut table = Table::create(&args.out, "settlements", args.format, header)?;
+    let mut table = out.table(ExportKind::Settlements, header)?;
     if let Some((lo, hi)) = range.games {
         for (lo, hi) in slices(lo, hi, 1000) {
             let pools = queries::pools(conn, lo, hi)?;
@@ -397,7 +423,7 @@ fn settlements(
             }
         }
     }
-    finish(table)
+    table.finish()
 }
 
 /// The payments export's columns: each payment, its parts (rule 12.2) and its hand-pay.
@@ -426,13 +452,13 @@ const PAYMENT_COLUMNS: &[&str] = &[
     "approved_by",
 ];
 
-fn payments(
+fn payments<W: Write>(
     conn: &mut DbConnection,
-    source: &Source,
+    days: &Days,
     range: &Range,
-    args: &ExportArgs,
-) -> anyhow::Result<Written> {
-    let mut table = Table::create(&args.out, "payments", args.format, columns(PAYMENT_COLUMNS))?;
+    out: Sink<W>,
+) -> anyhow::Result<u64> {
+    let mut table = out.table(ExportKind::Payments, columns(PAYMENT_COLUMNS))?;
     let people = People::load(conn)?;
     let parts = queries::payment_parts(conn, range.window)?;
     // A major prize's hand-pay: who took it, the ID shown, the cheque, the approval.
@@ -451,7 +477,7 @@ fn payments(
         let hand = hand_pays.get(&p.serial);
         let paid_day = p
             .paid_at
-            .map(|at| source::day_text(source.day_of(at)))
+            .map(|at| source::day_text(days.day_of(at)))
             .unwrap_or_default();
         table.row(vec![
             p.serial.into(),
@@ -478,19 +504,17 @@ fn payments(
             hand.and_then(|h| h.approved_by.as_deref()).into(),
         ])
     })?;
-    finish(table)
+    table.finish()
 }
 
 /// The bonus fund's movements in the window (rule 13.2), each with the balance after it.
-fn bonus_fund(
+fn bonus_fund<W: Write>(
     conn: &mut DbConnection,
     range: &Range,
-    args: &ExportArgs,
-) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "bonus_fund",
-        args.format,
+    out: Sink<W>,
+) -> anyhow::Result<u64> {
+    let mut table = out.table(
+        ExportKind::BonusFund,
         columns(&[
             "id",
             "recorded_at",
@@ -514,16 +538,14 @@ fn bonus_fund(
             m.game.into(),
         ])?;
     }
-    finish(table)
+    table.finish()
 }
 
 /// Writers' shifts opened in the range's hours (issue 17): who, where, the float, each kind of
 /// cash taken and given, the expected cash, the count, over/short and the sign-off.
-fn shifts(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "shifts",
-        args.format,
+fn shifts<W: Write>(conn: &mut DbConnection, range: &Range, out: Sink<W>) -> anyhow::Result<u64> {
+    let mut table = out.table(
+        ExportKind::Shifts,
         columns(&[
             "shift",
             "keno_day",
@@ -577,14 +599,12 @@ fn shifts(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::
             r.sign_off_reason.clone().into(),
         ])?;
     }
-    finish(table)
+    table.finish()
 }
 
-fn results(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow::Result<Written> {
-    let mut table = Table::create(
-        &args.out,
-        "results",
-        args.format,
+fn results<W: Write>(conn: &mut DbConnection, range: &Range, out: Sink<W>) -> anyhow::Result<u64> {
+    let mut table = out.table(
+        ExportKind::Results,
         columns(&["game", "serial", "prize_cents", "major"]),
     )?;
     if let Some((lo, hi)) = range.games {
@@ -612,5 +632,5 @@ fn results(conn: &mut DbConnection, range: &Range, args: &ExportArgs) -> anyhow:
             }
         );
     }
-    finish(table)
+    table.finish()
 }

@@ -9,9 +9,14 @@
 //! - `report`: the daily report as a PDF;
 //! - `exceptions`: what a supervisor reviews each day, with who did it and why.
 //!
-//! A new tool is a variant here, its arguments and `run` in a file of its own.
+//! A new tool is a variant here, its arguments and `run` in a file of its own. Each tool's work
+//! is one function that returns its data (`verify::check`, `export::write`, `report::Daily`,
+//! `exceptions::review`), which `run` prints or writes and `endpoints` answers over HTTP
+//! (`/api/v1/audit/...`, with `download` streaming an export to its client).
 
+mod download;
 mod draw_alarms;
+pub mod endpoints;
 mod exceptions;
 mod export;
 pub mod log;
@@ -42,6 +47,15 @@ pub enum AuditCommand {
     /// pays, new rule sets and principals, shifts over or short, draw monitoring's alarms;
     /// each with when, what, who and why.
     Exceptions(exceptions::ExceptionsArgs),
+}
+
+/// The auditors' tools over HTTP (`endpoints`).
+pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
+    cfg.service(endpoints::verification)
+        .service(endpoints::day_exceptions)
+        .service(endpoints::daily_report_pdf)
+        .service(endpoints::export_kinds)
+        .service(endpoints::export_file);
 }
 
 pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {

@@ -16,7 +16,7 @@ use keno_core::TicketStatus;
 
 use super::pdf::{self, Line, WIDTH_CHARS};
 use super::queries::{self, Cancellation, Fault, GameRecord, Payment, PoolRow, ShiftLine};
-use super::source::{self, for_each_row, sold_in, People, Range, Source, SourceArgs, Span};
+use super::source::{self, for_each_row, sold_in, Days, People, Range, Source, SourceArgs, Span};
 use crate::db::schema::tickets;
 use crate::db::DbConnection;
 
@@ -35,17 +35,8 @@ pub struct ReportArgs {
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let day = source::parse_day(&args.day)?;
     let source = Source::open(&args.source)?;
-    let report = source.read(|conn| Daily::read(&source, conn, day))?;
-    let footer = format!(
-        "Keno daily report, Keno Day {}, read {}",
-        args.day,
-        source::when(crate::db::now_micros())
-    );
-    let bytes = pdf::render(
-        &format!("Keno daily report {}", args.day),
-        &footer,
-        &report.lines(source.backend_name()),
-    );
+    let daily = source.read(|conn| Daily::read(source.days(), conn, day))?;
+    let bytes = daily.pdf(source.backend_name(), crate::db::now_micros());
     std::fs::write(&args.out, bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!("{}", args.out.display());
@@ -100,7 +91,7 @@ fn in_parts(
 }
 
 /// Everything the report shows, read in one snapshot.
-struct Daily {
+pub struct Daily {
     day: NaiveDate,
     range: Range,
     people: People,
@@ -118,8 +109,10 @@ struct Daily {
 }
 
 impl Daily {
-    fn read(source: &Source, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Daily> {
-        let range = Range::resolve(source, conn, Span::Days(day, day))?;
+    /// Keno Day `day` as `conn` sees the record (the caller's read-only snapshot): the command
+    /// and `GET /api/v1/audit/report.pdf` both read it here.
+    pub fn read(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::Result<Daily> {
+        let range = Range::resolve(days, conn, Span::Days(day, day))?;
         let people = People::load(conn)?;
         let (games, faults, pools, refunds) = match range.games {
             Some((lo, hi)) => (
@@ -166,8 +159,7 @@ impl Daily {
                 .entry(p.pay_method.clone().unwrap_or_default())
                 .or_default()
                 .add(p.paid_cents);
-            if p.paid_at.map(|at| source::day_text(source.day_of(at))) > Some(p.payable_day.clone())
-            {
+            if p.paid_at.map(|at| source::day_text(days.day_of(at))) > Some(p.payable_day.clone()) {
                 payments.late.push(p);
             }
             Ok(())
@@ -192,6 +184,20 @@ impl Daily {
             cancellations,
             payments,
         })
+    }
+
+    /// The report as a PDF (A4), read from the `backend` database at `now`.
+    pub fn pdf(&self, backend: &str, now: i64) -> Vec<u8> {
+        let day = source::day_text(self.day);
+        let footer = format!(
+            "Keno daily report, Keno Day {day}, read {}",
+            source::when(now)
+        );
+        pdf::render(
+            &format!("Keno daily report {day}"),
+            &footer,
+            &self.lines(backend),
+        )
     }
 
     fn lines(&self, backend: &str) -> Vec<Line> {

@@ -4,6 +4,7 @@
 //! trail's entries, which hold who, where and why.
 
 use diesel::prelude::*;
+use keno_api::audit::ExceptionKind;
 use serde_json::Value;
 
 use super::source::People;
@@ -13,7 +14,7 @@ use crate::db::DbConnection;
 /// One act: when, its exception kind, what, who, why.
 pub struct Act {
     pub micros: i64,
-    pub kind: &'static str,
+    pub kind: ExceptionKind,
     pub serial: Option<String>,
     pub what: String,
     pub who: String,
@@ -75,14 +76,14 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
                 ""
             };
             (
-                "sign_on",
+                ExceptionKind::SignOn,
                 format!("sign-on failed for staff ID {subject}{place}{locked}"),
                 people.who(Some(&subject)),
                 "a wrong or unknown staff ID, PIN, password or code".to_string(),
             )
         }
         "override_granted" => (
-            "approval",
+            ExceptionKind::Approval,
             format!(
                 "a supervisor's approval to {} ticket {subject} for writer {} ({}){place}",
                 text("action"),
@@ -99,7 +100,7 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
                 "credential rotated"
             };
             (
-                "terminal",
+                ExceptionKind::Terminal,
                 format!("terminal {subject} {done}"),
                 who(),
                 text("reason"),
@@ -108,14 +109,14 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
         _ => {
             let done = kind.trim_start_matches("staff_").replace('_', " ");
             (
-                "staff",
+                ExceptionKind::Staff,
                 format!("staff ID {subject} ({}) {done}", people.who(Some(&subject))),
                 who(),
                 text("reason"),
             )
         }
     };
-    let serial = (kind == "approval").then_some(subject);
+    let serial = (kind == ExceptionKind::Approval).then_some(subject);
     Act {
         micros: at,
         kind,

@@ -34,37 +34,71 @@ pub struct SourceArgs {
 /// The database, opened to be read, and the hour Keno Days start.
 pub struct Source {
     db: Db,
-    start: NaiveTime,
+    days: Days,
 }
 
 impl Source {
     pub fn open(args: &SourceArgs) -> anyhow::Result<Source> {
         let start = KenoHours::parse_time(&args.keno_day_start).map_err(anyhow::Error::msg)?;
         let db = Db::open_existing(&args.database_url, 1)?;
-        Ok(Source { db, start })
+        Ok(Source {
+            db,
+            days: Days::starting(start),
+        })
     }
 
     pub fn backend_name(&self) -> &'static str {
         self.db.backend().name()
     }
 
-    /// Runs `f` in one read-only snapshot: every figure of a command comes from the same
-    /// moment of the record, and the database itself refuses a write (SQLite `query_only`,
-    /// a PostgreSQL `READ ONLY` transaction).
+    pub fn days(&self) -> &Days {
+        &self.days
+    }
+
+    /// Runs `f` in one read-only snapshot (`snapshot`).
     pub fn read<T>(
         &self,
         f: impl FnOnce(&mut DbConnection) -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
-        let mut conn = self.db.conn()?;
-        match &mut *conn {
-            // A deferred transaction in WAL mode reads one snapshot from its first read.
-            DbConnection::Sqlite(c) => c.batch_execute("PRAGMA query_only = ON")?,
-            DbConnection::Pg(c) => c.batch_execute(
-                "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-            )?,
-        }
-        let conn: &mut DbConnection = &mut conn;
-        conn.transaction(f)
+        snapshot(&mut *self.db.conn()?, f)
+    }
+}
+
+/// Runs `f` in one read-only snapshot: every figure of a tool comes from the same moment of the
+/// record, and the database itself refuses a write. On PostgreSQL a `REPEATABLE READ, READ
+/// ONLY` transaction; on SQLite a read transaction (WAL mode: one snapshot from its first read)
+/// under `query_only`, which is set back afterwards, as the connection may be the server's
+/// pool's.
+pub fn snapshot<T>(
+    conn: &mut DbConnection,
+    f: impl FnOnce(&mut DbConnection) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    if let DbConnection::Pg(_) = conn {
+        return conn.transaction(|conn| {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(conn)?;
+            f(conn)
+        });
+    }
+    conn.batch_execute("PRAGMA query_only = ON")?;
+    let read = conn.transaction(f);
+    // Writable again before the connection goes back to the pool, whatever the read did.
+    let reset = conn.batch_execute("PRAGMA query_only = OFF");
+    let read = read?;
+    reset?;
+    Ok(read)
+}
+
+/// How the audit counts Keno Days: each from its start, local time, to the next day's start
+/// (the server's `--keno-day-start`).
+#[derive(Clone, Copy, Debug)]
+pub struct Days {
+    start: NaiveTime,
+}
+
+impl Days {
+    pub fn starting(start: NaiveTime) -> Days {
+        Days { start }
     }
 
     /// When Keno Day `day` starts, as stored (microseconds, UTC).
@@ -104,9 +138,21 @@ pub fn when(micros: i64) -> String {
     local(micros).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-pub fn parse_day(s: &str) -> anyhow::Result<NaiveDate> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .map_err(|_| anyhow::anyhow!("{s:?} is not a Keno Day: give YYYY-MM-DD"))
+/// What a range asked for cannot be: each maps to its own refusal over HTTP.
+#[derive(Debug, thiserror::Error)]
+pub enum SpanError {
+    #[error("{0:?} is not a Keno Day: give YYYY-MM-DD")]
+    NotADay(String),
+    #[error("give a first Keno Day or a first game")]
+    NoStart,
+    #[error("give Keno Days or game numbers, not both")]
+    DaysAndGames,
+    #[error("the range ends before it starts")]
+    Backwards,
+}
+
+pub fn parse_day(s: &str) -> Result<NaiveDate, SpanError> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| SpanError::NotADay(s.to_string()))
 }
 
 /// What a command covers, as asked.
@@ -116,6 +162,46 @@ pub enum Span {
     Days(NaiveDate, NaiveDate),
     /// Game numbers, first and last.
     Games(i64, i64),
+}
+
+impl Span {
+    /// The span asked for: Keno Days from `from_day` (to `to_day`, or the same day), or games
+    /// from `from_game` (to `to_game`, or the same game).
+    pub fn asked(
+        from_day: Option<&str>,
+        to_day: Option<&str>,
+        from_game: Option<i64>,
+        to_game: Option<i64>,
+    ) -> Result<Span, SpanError> {
+        let span = match (from_day, from_game) {
+            (Some(_), Some(_)) => return Err(SpanError::DaysAndGames),
+            (Some(from), None) if to_game.is_none() => {
+                let from = parse_day(from)?;
+                Span::Days(from, to_day.map(parse_day).transpose()?.unwrap_or(from))
+            }
+            (None, Some(from)) if to_day.is_none() => Span::Games(from, to_game.unwrap_or(from)),
+            (Some(_), None) | (None, Some(_)) => return Err(SpanError::DaysAndGames),
+            (None, None) => return Err(SpanError::NoStart),
+        };
+        let ordered = match span {
+            Span::Days(from, to) => from <= to,
+            Span::Games(from, to) => from <= to,
+        };
+        if ordered {
+            Ok(span)
+        } else {
+            Err(SpanError::Backwards)
+        }
+    }
+
+    /// The span in a file's name: `2026-11-22`, `2026-11-22_2026-11-23`, `games-5-9`.
+    pub fn file_part(&self) -> String {
+        match *self {
+            Span::Days(from, to) if from == to => day_text(from),
+            Span::Days(from, to) => format!("{}_{}", day_text(from), day_text(to)),
+            Span::Games(from, to) => format!("games-{from}-{to}"),
+        }
+    }
 }
 
 /// A span resolved against the record.
@@ -130,7 +216,7 @@ pub struct Range {
 }
 
 impl Range {
-    pub fn resolve(source: &Source, conn: &mut DbConnection, span: Span) -> QueryResult<Range> {
+    pub fn resolve(days: &Days, conn: &mut DbConnection, span: Span) -> QueryResult<Range> {
         match span {
             Span::Days(from, to) => {
                 let (lo, hi): (Option<i64>, Option<i64>) = games::table
@@ -144,7 +230,7 @@ impl Range {
                 Ok(Range {
                     span,
                     games: lo.zip(hi),
-                    window: (source.day_start(from), source.day_start(after)),
+                    window: (days.day_start(from), days.day_start(after)),
                 })
             }
             Span::Games(from, to) => {

@@ -1,26 +1,10 @@
 //! One exported file of rows, as CSV (through the `csv` crate, which quotes properly) or JSON
-//! (an array of objects), written row by row as the rows come.
+//! (an array of objects), written row by row as the rows come, to a file (the command) or to
+//! an HTTP download (`audit::download`).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Csv,
-    Json,
-}
-
-impl Format {
-    fn extension(self) -> &'static str {
-        match self {
-            Format::Csv => "csv",
-            Format::Json => "json",
-        }
-    }
-}
+pub use keno_api::audit::ExportFormat as Format;
 
 /// A value in a row: CSV writes it as text, JSON keeps its type.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,44 +81,42 @@ impl serde::Serialize for Cell {
     }
 }
 
-enum Out {
-    Csv(Box<csv::Writer<File>>),
-    Json(BufWriter<File>),
+enum Out<W: Write> {
+    Csv(Box<csv::Writer<W>>),
+    Json(BufWriter<W>),
 }
 
 /// A file of rows with a fixed header.
-pub struct Table {
-    path: PathBuf,
+pub struct Table<W: Write> {
+    /// What the rows are (the export's kind), for errors.
+    name: &'static str,
     header: Vec<String>,
-    out: Out,
+    out: Out<W>,
     rows: u64,
 }
 
-impl Table {
-    /// Creates `dir/kind.csv` (or `.json`) with its header.
-    pub fn create(
-        dir: &Path,
-        kind: &str,
+impl<W: Write> Table<W> {
+    /// Starts the file on `out` with its header.
+    pub fn new(
+        out: W,
+        name: &'static str,
         format: Format,
         header: Vec<String>,
-    ) -> anyhow::Result<Table> {
-        let path = dir.join(format!("{kind}.{}", format.extension()));
-        let file =
-            File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    ) -> anyhow::Result<Table<W>> {
         let out = match format {
             Format::Csv => {
-                let mut w = csv::Writer::from_writer(file);
+                let mut w = csv::Writer::from_writer(out);
                 w.write_record(&header)?;
                 Out::Csv(Box::new(w))
             }
             Format::Json => {
-                let mut w = BufWriter::new(file);
+                let mut w = BufWriter::new(out);
                 w.write_all(b"[")?;
                 Out::Json(w)
             }
         };
         Ok(Table {
-            path,
+            name,
             header,
             out,
             rows: 0,
@@ -145,7 +127,7 @@ impl Table {
         anyhow::ensure!(
             cells.len() == self.header.len(),
             "{}: a row of {} cells under {} columns",
-            self.path.display(),
+            self.name,
             cells.len(),
             self.header.len()
         );
@@ -160,7 +142,7 @@ impl Table {
         Ok(())
     }
 
-    /// Flushes the file; the number of rows written.
+    /// Ends the file and flushes it; the number of rows written.
     pub fn finish(self) -> anyhow::Result<u64> {
         match self.out {
             Out::Csv(mut w) => w.flush()?,
@@ -170,10 +152,6 @@ impl Table {
             }
         }
         Ok(self.rows)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 }
 
@@ -201,8 +179,8 @@ mod tests {
     use super::*;
 
     fn write(format: Format) -> String {
-        let dir = tempfile::tempdir().unwrap();
-        let mut t = Table::create(dir.path(), "t", format, columns(&["a", "b", "c", "d"])).unwrap();
+        let mut bytes = Vec::new();
+        let mut t = Table::new(&mut bytes, "t", format, columns(&["a", "b", "c", "d"])).unwrap();
         t.row(vec![
             1.into(),
             "fire, \"alarm\"".into(),
@@ -218,9 +196,8 @@ mod tests {
         ])
         .unwrap();
         assert!(t.row(vec![3.into()]).is_err(), "a short row is refused");
-        let path = t.path().to_path_buf();
         assert_eq!(t.finish().unwrap(), 2);
-        std::fs::read_to_string(path).unwrap()
+        String::from_utf8(bytes).unwrap()
     }
 
     #[test]

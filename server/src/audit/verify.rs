@@ -32,9 +32,9 @@ mod vouchers;
 use std::process::ExitCode;
 
 use clap::Args;
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 
+use super::source::snapshot;
 use crate::db::{Db, DbConnection};
 
 #[derive(Debug, Args)]
@@ -43,51 +43,62 @@ pub struct VerifyArgs {
     pub database_url: String,
 }
 
-/// The differences found, each printed as it is found.
-struct Report {
-    problems: Vec<String>,
+/// What a verification found: each difference, and what was checked.
+pub struct Report {
+    pub differences: Vec<String>,
+    pub checked: Vec<String>,
+    /// Print each line as it is found (the command), or only gather them (over HTTP).
+    echo: bool,
 }
 
 impl Report {
     fn differ(&mut self, what: String) {
-        println!("DIFFERENCE: {what}");
-        self.problems.push(what);
+        if self.echo {
+            println!("DIFFERENCE: {what}");
+        }
+        self.differences.push(what);
+    }
+
+    fn checked(&mut self, what: String) {
+        if self.echo {
+            println!("checked: {what}");
+        }
+        self.checked.push(what);
     }
 }
 
-pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    // The database as it is, never created or migrated, read in one snapshot that the
-    // database itself keeps read-only.
-    let db = Db::open_existing(&args.database_url, 1)?;
-    let mut conn = db.conn()?;
-    match &mut *conn {
-        DbConnection::Sqlite(c) => c.batch_execute("PRAGMA query_only = ON")?,
-        DbConnection::Pg(c) => c.batch_execute(
-            "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-        )?,
-    }
+/// Verifies the record as `conn` sees it, which the caller reads in one read-only snapshot
+/// (`source::snapshot`): the command and `GET /api/v1/audit/verify` both run this.
+pub fn check(conn: &mut DbConnection, echo: bool) -> anyhow::Result<Report> {
     let mut report = Report {
-        problems: Vec::new(),
+        differences: Vec::new(),
+        checked: Vec::new(),
+        echo,
     };
-    conn.transaction(|conn| -> anyhow::Result<()> {
-        let trail = chain::read(conn, &mut report)?;
-        let unreadable = tickets::check(conn, &trail, &mut report)?;
-        vouchers::check(conn, &trail, &mut report)?;
-        principals::check(conn, &trail, &mut report)?;
-        staff::check(conn, &trail, &mut report)?;
-        catalogue::check(conn, &trail, &mut report)?;
-        fund::check(conn, &trail, &mut report)?;
-        voids::check(conn, &trail, &mut report)?;
-        shifts::check(conn, &trail, &mut report)?;
-        settlements::check(conn, &trail, &unreadable, &mut report)
-    })?;
-    if report.problems.is_empty() {
+    let trail = chain::read(conn, &mut report)?;
+    let unreadable = tickets::check(conn, &trail, &mut report)?;
+    vouchers::check(conn, &trail, &mut report)?;
+    principals::check(conn, &trail, &mut report)?;
+    staff::check(conn, &trail, &mut report)?;
+    catalogue::check(conn, &trail, &mut report)?;
+    fund::check(conn, &trail, &mut report)?;
+    voids::check(conn, &trail, &mut report)?;
+    shifts::check(conn, &trail, &mut report)?;
+    settlements::check(conn, &trail, &unreadable, &mut report)?;
+    Ok(report)
+}
+
+pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    // The database as it is, never created or migrated.
+    let db = Db::open_existing(&args.database_url, 1)?;
+    let report = snapshot(&mut *db.conn()?, |conn| check(conn, true))?;
+    if report.differences.is_empty() {
         println!("verified: the audit trail is intact and every record matches it");
         Ok(ExitCode::SUCCESS)
     } else {
         println!(
             "NOT VERIFIED: {} difference(s) between the record and its audit trail",
-            report.problems.len()
+            report.differences.len()
         );
         Ok(ExitCode::from(1))
     }

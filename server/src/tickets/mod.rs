@@ -5,6 +5,7 @@ pub mod cancel;
 pub mod hand_pay;
 pub mod pay;
 pub mod sale;
+pub mod story;
 pub mod tender;
 pub mod view;
 pub mod void;

@@ -94,26 +94,36 @@ pub async fn sell(
     let prepared = context.and_then(|c| {
         let tenders = tender::parse(request.tender.as_ref())?;
         let p = prepare(&state, &principal, &request, &c, site, terminal)?;
-        Ok(Sale {
+        let sale = Sale {
             ticket: p.ticket,
             tenders,
             set_bet: p.set_bet,
             special3_digest: p.special3_digest,
-        })
+        };
+        Ok((sale, p.ways))
     });
     let retry = (principal.id.clone(), request.request_id.clone());
-    let sale = match prepared {
-        Ok(sale) => sale,
+    let (sale, ways) = match prepared {
+        Ok(prepared) => prepared,
         // A retry of a sale made before a change (of the rule set, the catalogue or the
         // approval, say) still gets its ticket rather than a refusal.
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
     tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
+    // The game's liability limits (issue 18): the ways are held in the book until the sale
+    // commits or fails, so sales in flight count against the limits too.
+    let hold = match crate::liability::hold(&state, ways).await {
+        Ok(hold) => hold,
+        Err(refusal) => return sold_or(&state, retry, refusal).await,
+    };
     // A game that closes as the sale commits sends it to the next game, once the clock has
     // opened it (within a second).
     for _ in 0..25 {
         match sales.commit(sale.clone()).await? {
             Some(Outcome::Sold(t, payment)) => {
+                if let Some(hold) = hold {
+                    hold.sold(&t.serial, t.first_game);
+                }
                 if schedule == ScheduleId::Jackpot {
                     // The pool on the displays grows as the game sells (rule 7.3 as
                     // interpreted); the announcer sends the new figure within a second.
@@ -299,6 +309,8 @@ struct Prepared {
     ticket: TicketRow,
     set_bet: Option<SetBetRef>,
     special3_digest: Option<String>,
+    /// Its ways as they play, when the game's liability limits must see them.
+    ways: Vec<keno_core::WayInPlay>,
 }
 
 fn unknown_set(id: i64) -> Failure {
@@ -315,20 +327,20 @@ fn set_retired(id: i64, name: &str) -> Failure {
     )
 }
 
-/// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
-/// ticket number are given when it commits.
 /// The ticket's price (rule 6.2), once the most it stands to win in one game is within the
-/// operator's limit (issue 18, `--ticket-potential-limit`): before anything is stored.
+/// operator's limit (issue 18, `--ticket-potential-limit`): before anything is stored. With the
+/// game's limits set, its ways as they play, for the book to judge.
 fn checked_price(
     state: &AppState,
     plan: &keno_core::BetPlan,
     request: &SaleRequest,
-) -> DomainResult<keno_core::Price> {
+) -> DomainResult<(keno_core::Price, Vec<keno_core::WayInPlay>)> {
     let price = state
         .rules
         .price(plan, request.amount_per_way_cents, request.games)?;
-    if state.settings.limits.ticket_potential_cents.is_none() {
-        return Ok(price);
+    let limits = &state.settings.limits;
+    if limits.ticket_potential_cents.is_none() && !limits.bind_the_game() {
+        return Ok((price, Vec::new()));
     }
     let amount = price.amount_per_way_cents;
     let ways: Vec<keno_core::WayInPlay> = plan
@@ -340,11 +352,14 @@ fn checked_price(
             amount_per_way_cents: amount,
         })
         .collect();
-    let potential = keno_core::ticket_potential(&state.rules, &ways);
-    state.settings.limits.check_ticket(potential)?;
-    Ok(price)
+    if limits.ticket_potential_cents.is_some() {
+        limits.check_ticket(keno_core::ticket_potential(&state.rules, &ways))?;
+    }
+    Ok((price, ways))
 }
 
+/// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
+/// ticket number are given when it commits.
 fn prepare(
     state: &AppState,
     principal: &Principal,
@@ -376,7 +391,7 @@ fn prepare(
         .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
-    let price = checked_price(state, &plan, request)?;
+    let (price, ways) = checked_price(state, &plan, request)?;
     let plays_special3 = plan
         .ways
         .iter()
@@ -418,6 +433,7 @@ fn prepare(
     Ok(Prepared {
         ticket,
         set_bet,
+        ways,
         special3_digest: if plays_special3 {
             state.special3_digest.clone()
         } else {

@@ -51,14 +51,14 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
     let (recorded, withdrawn) = (&trail.approvals_recorded, &trail.approvals_withdrawn);
     APPROVALS.check(&listed, recorded, withdrawn, report);
     let closures = check_closures(conn, trail, report)?;
-    println!(
-        "checked: {} set bets, {} tickets sold from them, {} approvals of Special 3, {} early \
+    report.checked(format!(
+        "{} set bets, {} tickets sold from them, {} approvals of Special 3, {} early \
          closures of Keno",
         sets.len(),
         sold,
         approvals.len(),
         closures
-    );
+    ));
     Ok(())
 }
 

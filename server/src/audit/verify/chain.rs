@@ -110,7 +110,7 @@ pub fn read(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trai
              removed from the end"
         ));
     }
-    println!("checked: the audit chain of {last} entries");
+    report.checked(format!("the audit chain of {last} entries"));
     Ok(trail)
 }
 

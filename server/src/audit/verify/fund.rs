@@ -34,10 +34,10 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
     if balance < 0 {
         report.differ(format!("the bonus fund stands at {balance} cents, below 0"));
     }
-    println!(
-        "checked: {} movements of the bonus fund (balance {} cents)",
+    report.checked(format!(
+        "{} movements of the bonus fund (balance {} cents)",
         rows.len(),
         balance
-    );
+    ));
     Ok(())
 }

@@ -58,6 +58,6 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
-    println!("checked: principals and rule sets");
+    report.checked("principals and rule sets".into());
     Ok(())
 }

@@ -61,10 +61,10 @@ pub fn check(
         }
         settled_again(conn, game, &rules[hash], &stored, report)?;
     }
-    println!(
-        "checked: {} settled games, each settled again",
+    report.checked(format!(
+        "{} settled games, each settled again",
         settled.len()
-    );
+    ));
     Ok(())
 }
 

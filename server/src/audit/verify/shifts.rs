@@ -40,10 +40,10 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
-    println!(
-        "checked: {} shifts, each closed one's drawer summed again",
+    report.checked(format!(
+        "{} shifts, each closed one's drawer summed again",
         rows.len()
-    );
+    ));
     Ok(())
 }
 

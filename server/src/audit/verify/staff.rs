@@ -121,9 +121,9 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
-    println!(
-        "checked: {seen} staff and {} registered terminals against the audit trail",
+    report.checked(format!(
+        "{seen} staff and {} registered terminals against the audit trail",
         trail.terminal_credentials.len()
-    );
+    ));
     Ok(())
 }

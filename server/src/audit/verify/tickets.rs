@@ -72,7 +72,9 @@ pub fn check(
             trail.sold.len()
         ));
     }
-    println!("checked: {checked} tickets against their sale, cancellation and payment");
+    report.checked(format!(
+        "{checked} tickets against their sale, cancellation and payment"
+    ));
     Ok(unreadable)
 }
 

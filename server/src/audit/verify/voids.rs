@@ -34,6 +34,6 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
-    println!("checked: {} voided tickets", rows.len());
+    report.checked(format!("{} voided tickets", rows.len()));
     Ok(())
 }

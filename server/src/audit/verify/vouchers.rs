@@ -57,10 +57,10 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         ));
     }
     tendered_as_recorded(&tenders.tickets, trail, report);
-    println!(
-        "checked: {checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
+    report.checked(format!(
+        "{checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
         tenders.tickets.len()
-    );
+    ));
     Ok(())
 }
 
