@@ -42,7 +42,7 @@ import schemathesis
 DB_PATH = os.environ["KENO_ST_DB"]
 
 # Audit kinds the clock, the drawer and settlement write without a principal (server/src/clock.rs,
-# games.rs, settlement.rs, serve.rs). A request's entries carry its principal and always count.
+# games.rs, settlement.rs, serve.rs; draw monitoring's alarms with a settlement). A request's entries carry its principal and always count.
 BACKGROUND_KINDS = {
     "game_opened",
     "game_closed",
@@ -52,6 +52,7 @@ BACKGROUND_KINDS = {
     "rule_set_recorded",
     "correction_closed",
     "leader_elected",
+    "draw_monitor_alarm",
 }
 
 # Audit kinds a refusal itself must record (issue 17): a failed sign-on (counted against the

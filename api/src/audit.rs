@@ -63,6 +63,8 @@ pub enum ExceptionKind {
     Terminal,
     /// A supervisor's approval given at a writer's counter.
     Approval,
+    /// A test of draw monitoring began to fail at 99.9% over a group's last games settled.
+    DrawMonitor,
 }
 
 impl ExceptionKind {
@@ -87,6 +89,7 @@ impl ExceptionKind {
         ExceptionKind::Staff,
         ExceptionKind::Terminal,
         ExceptionKind::Approval,
+        ExceptionKind::DrawMonitor,
     ];
 
     /// The kind as it is on the wire; the day's exceptions are ordered by when, then by this.
@@ -112,6 +115,7 @@ impl ExceptionKind {
             ExceptionKind::Staff => "staff",
             ExceptionKind::Terminal => "terminal",
             ExceptionKind::Approval => "approval",
+            ExceptionKind::DrawMonitor => "draw_monitor",
         }
     }
 }

@@ -60,6 +60,8 @@ event_kinds! {
     SetBetsChanged = "set_bets_changed",
     /// Keno closes early (rule 16.2), or a closure was withdrawn: [`KenoClosure`].
     KenoClosure = "keno_closure",
+    /// A draw monitoring test began to fail: [`DrawMonitorAlarm`].
+    DrawMonitorAlarm = "draw_monitor_alarm",
     /// Events may have been missed (the relay reconnected, or one was too large to relay):
     /// a client reads the state again.
     Resync = "resync",
@@ -196,6 +198,23 @@ pub struct KenoClosure {
     pub withdrawn: bool,
 }
 
+/// `draw_monitor_alarm`: a test of a group's last games settled went from passing to failing
+/// at 99.9% confidence with game `game` (`GET /api/v1/draw-monitoring` shows the group).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DrawMonitorAlarm {
+    pub game: i64,
+    pub source: crate::monitoring::MonitoredSource,
+    pub device: Option<String>,
+    pub test: crate::monitoring::MonitorTest,
+    pub statistic: f64,
+    pub degrees_of_freedom: u32,
+    pub p_value: f64,
+    /// Games the test looked at (`first_game` to `game`), at most `window`.
+    pub games: u64,
+    pub first_game: i64,
+    pub window: u64,
+}
+
 /// `resync`: why a client should read the state again.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resync {
@@ -222,6 +241,7 @@ pub enum Event {
     SchedulesChanged(SchedulesChanged),
     SetBetsChanged(SetBetsChanged),
     KenoClosure(KenoClosure),
+    DrawMonitorAlarm(DrawMonitorAlarm),
     Resync(Resync),
 }
 
@@ -241,6 +261,7 @@ impl Event {
             Event::SchedulesChanged(_) => EventKind::SchedulesChanged,
             Event::SetBetsChanged(_) => EventKind::SetBetsChanged,
             Event::KenoClosure(_) => EventKind::KenoClosure,
+            Event::DrawMonitorAlarm(_) => EventKind::DrawMonitorAlarm,
             Event::Resync(_) => EventKind::Resync,
         }
     }
@@ -262,6 +283,7 @@ impl Event {
             EventKind::SchedulesChanged => Event::SchedulesChanged(payload(data)?),
             EventKind::SetBetsChanged => Event::SetBetsChanged(payload(data)?),
             EventKind::KenoClosure => Event::KenoClosure(payload(data)?),
+            EventKind::DrawMonitorAlarm => Event::DrawMonitorAlarm(payload(data)?),
             EventKind::Resync => Event::Resync(payload(data)?),
         })
     }

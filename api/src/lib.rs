@@ -11,6 +11,7 @@
 //! - [`set_bets`]: the catalogue of set bets and how a set bet is played;
 //! - [`games`]: a game and the jackpot pools;
 //! - [`draw`]: the ball draw: balls, faults, corrections, devices, the draw record;
+//! - [`monitoring`]: draw monitoring, the tests of the games drawn per source and device;
 //! - [`vouchers`]: issuing a voucher, and the voucher with its spends and cash-out;
 //! - [`claims`]: the Unclaimed Prize Claim Form and the claim;
 //! - [`closures`]: Keno closed early with notice (rule 16.2) and the notice players see;
@@ -29,6 +30,7 @@ pub mod closures;
 pub mod draw;
 pub mod events;
 pub mod games;
+pub mod monitoring;
 pub mod principals;
 pub mod refusal;
 pub mod set_bets;

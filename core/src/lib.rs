@@ -20,6 +20,8 @@
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
 //!   17.3), [`closure`] (Keno closed early with notice, rule 16.2);
+//! - [`draw_stats`]: draw monitoring, the frequency, position and pairs tests of the games
+//!   drawn;
 //! - [`liability`]: what the open game could cost (expected payout, worst case), kept as ways
 //!   are sold;
 //! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`shift`] (a drawer's
@@ -32,6 +34,7 @@ pub mod cancel;
 pub mod closure;
 mod code;
 pub mod deadline;
+pub mod draw_stats;
 pub mod error;
 pub mod game;
 pub mod jackpot;
@@ -66,6 +69,7 @@ pub use board::{Draw, NumberSet, Selection};
 pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};
 pub use closure::{check_closure, game_closes_at, ClosureError, ClosureState, KenoDayHours};
 pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
+pub use draw_stats::{DrawStats, StatTest, TestResult};
 pub use error::{BetError, SelectionError};
 pub use game::{
     clock_step, drawer_step, invalidation_steps, transition, ClockStep, DrawMode, DrawSource,

@@ -113,6 +113,10 @@ pub struct ServeArgs {
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,
+    /// Settled games of each draw source and device that draw monitoring's tests look at: the
+    /// last N (1 or more). A test failing at 99.9% over them raises an alarm.
+    #[arg(long, env = "KENO_MONITOR_GAMES", default_value = "500")]
+    pub monitor_games: std::num::NonZeroUsize,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).
     #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]

@@ -21,7 +21,7 @@ use rand_core::UnwrapErr;
 
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
-use crate::error::DomainResult;
+use crate::error::{DomainResult, Failure};
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;
@@ -92,6 +92,12 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
 pub async fn run_drawer(state: web::Data<AppState>) {
     // The game this term has already announced again after taking over.
     let mut reannounced: Option<(Term, i64)> = None;
+    let warmed = store::read(&state, |s, conn| {
+        s.draw_monitor.catch_up(conn).map_err(Failure::Internal)
+    });
+    if let Err(e) = warmed.await {
+        tracing::error!(error = %format!("{e:#}"), "draw monitoring: the settled games not read");
+    }
     loop {
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
@@ -237,8 +243,18 @@ async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow:
     })
     .await?;
     match settled {
-        Some(summary) => {
-            state.events.publish(&Event::GameSettled(summary));
+        Some(settled) => {
+            state.events.publish(&Event::GameSettled(settled.summary));
+            for alarm in settled.alarms {
+                tracing::warn!(
+                    game = alarm.game,
+                    test = ?alarm.test,
+                    device = alarm.device.as_deref().unwrap_or("none"),
+                    p_value = alarm.p_value,
+                    "draw monitoring: a test fails at 99.9% confidence"
+                );
+                state.events.publish(&Event::DrawMonitorAlarm(alarm));
+            }
             let s = state.clone();
             web::block(move || crate::jackpots::announce(&s)).await?;
         }

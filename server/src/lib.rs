@@ -21,6 +21,7 @@ mod console;
 mod db;
 mod device;
 mod display;
+mod draw_monitor;
 mod error;
 mod events;
 mod failure;

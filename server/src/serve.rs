@@ -58,6 +58,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         faults,
         principals: Default::default(),
         liability: Default::default(),
+        draw_monitor: crate::draw_monitor::Monitor::new(args.monitor_games),
         verifying: Default::default(),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),

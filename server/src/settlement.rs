@@ -25,7 +25,14 @@ use crate::games::{advance, drawn, find, hold};
 use crate::jackpots::carried_into;
 use crate::state::AppState;
 use crate::tickets::plan_stored;
-use keno_api::events::GameSettled;
+use keno_api::events::{DrawMonitorAlarm, GameSettled};
+
+/// A game settled: its totals, and the draw monitoring alarms it raised (`draw_monitor`), each
+/// to announce once committed.
+pub struct Settled {
+    pub summary: GameSettled,
+    pub alarms: Vec<DrawMonitorAlarm>,
+}
 
 /// Settles game `number` if it is drawn and not yet settled; `None` otherwise.
 pub fn settle(
@@ -33,7 +40,7 @@ pub fn settle(
     conn: &mut DbConnection,
     number: i64,
     term: crate::leader::Term,
-) -> anyhow::Result<Option<GameSettled>> {
+) -> anyhow::Result<Option<Settled>> {
     crate::store::transact(&state.db, conn, None, |conn| {
         // Only the leader settles (`leader.rs`).
         term.check(conn)?;
@@ -64,6 +71,9 @@ pub fn settle(
         let totals = record(conn, number, &numbers, &c)?;
         // Rule 13.2: the bonus fund pays the funded bonus prizes won, while it holds enough.
         crate::bonus_fund::draw(conn, number, c.funded_bonus_cents, now_micros())?;
+        // Rule 3.2: the tests of the games drawn, with this one; a test that begins to fail
+        // is recorded with the settlement.
+        let alarms = crate::draw_monitor::on_settled(state, conn, number);
         state.faults.pause("settlement");
         tracing::info!(
             game = number,
@@ -75,14 +85,17 @@ pub fn settle(
             write_ms = (started.elapsed() - computed).as_millis() as u64,
             "settled"
         );
-        Ok(Some(GameSettled {
-            game: number,
-            tickets: c.tickets,
-            ways: totals.ways as usize,
-            winning_tickets: c.results.len(),
-            total_prizes_cents: c.settled.total_prizes_cents,
-            prorated: totals.prorated,
-            jackpot_winners: c.settled.jackpots.iter().map(|j| j.winners).sum(),
+        Ok(Some(Settled {
+            summary: GameSettled {
+                game: number,
+                tickets: c.tickets,
+                ways: totals.ways as usize,
+                winning_tickets: c.results.len(),
+                total_prizes_cents: c.settled.total_prizes_cents,
+                prorated: totals.prorated,
+                jackpot_winners: c.settled.jackpots.iter().map(|j| j.winners).sum(),
+            },
+            alarms,
         }))
     })
 }

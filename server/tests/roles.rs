@@ -87,6 +87,7 @@ const TABLE: &[(&str, &str, Who)] = &[
         "/api/v1/games/{number}/draw-record",
         Roles(OVERSIGHT),
     ),
+    ("GET", "/api/v1/draw-monitoring", Roles(OVERSIGHT)),
     ("GET", "/api/v1/devices", Roles(OVERSIGHT)),
     // A device reads its own state (the row's {id} is the device's).
     (

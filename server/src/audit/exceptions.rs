@@ -4,7 +4,8 @@
 //! or retired from the catalogue, approvals of Special 3 recorded or withdrawn, early closures of
 //! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), writers' shifts closed
 //! over or short and their sign-offs, the room's acts (failed sign-ons, people and terminals
-//! changed, supervisors' approvals at a counter). Each with when, what, who and why; as text,
+//! changed, supervisors' approvals at a counter), draw monitoring's alarms (a test of the games
+//! drawn failing at 99.9%). Each with when, what, who and why; as text,
 //! or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -152,6 +153,18 @@ pub fn review(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::R
         });
     }
     shifts(conn, &people, range.window, &mut found)?;
+    for a in super::draw_alarms::alarms(conn, &people, range.window)? {
+        found.push(
+            exception(
+                a.micros,
+                ExceptionKind::DrawMonitor,
+                a.what,
+                "the server (draw monitoring)".to_string(),
+                a.why,
+            )
+            .in_game(a.game),
+        );
+    }
     found.sort_by_key(|f| (f.micros, f.exception.kind.as_str()));
     Ok(Review {
         keno_day: day,

@@ -15,6 +15,7 @@
 //! (`/api/v1/audit/...`, with `download` streaming an export to its client).
 
 mod download;
+mod draw_alarms;
 pub mod endpoints;
 mod exceptions;
 mod export;
@@ -43,8 +44,8 @@ pub enum AuditCommand {
     /// cancellations, late pays, jackpots, invalidations, the bonus fund, shifts.
     Report(report::ReportArgs),
     /// The day's exceptions to review: faults, corrections, invalidations, cancellations, late
-    /// pays, new rule sets and principals, shifts over or short; each with when, what, who
-    /// and why.
+    /// pays, new rule sets and principals, shifts over or short, draw monitoring's alarms;
+    /// each with when, what, who and why.
     Exceptions(exceptions::ExceptionsArgs),
 }
 

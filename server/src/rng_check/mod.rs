@@ -12,6 +12,8 @@ mod runs;
 mod serial;
 
 use keno_core::board::{LAST_NUMBER, NUMBERS_DRAWN};
+use keno_core::error::SelectionError;
+use keno_core::{Draw, DrawStats};
 
 /// A test fails when its p-value is below this: 99% confidence.
 pub const ALPHA: f64 = 0.01;
@@ -49,8 +51,8 @@ impl Outcome {
 /// All the tests, fed one draw at a time.
 pub struct Battery {
     draws: u64,
-    frequency: frequency::Frequency,
-    pairs: pairs::Pairs,
+    /// The counts per number and pair (and place) of keno-core's draw tests.
+    numbers: DrawStats,
     runs: runs::Runs,
     gaps: gaps::Gaps,
     serial: serial::Serial,
@@ -60,23 +62,22 @@ impl Battery {
     pub fn new() -> Battery {
         Battery {
             draws: 0,
-            frequency: frequency::Frequency::default(),
-            pairs: pairs::Pairs::default(),
+            numbers: DrawStats::default(),
             runs: runs::Runs::default(),
             gaps: gaps::Gaps::default(),
             serial: serial::Serial::default(),
         }
     }
 
-    /// The next draw: 20 distinct numbers of 1..=80 (the caller has checked them).
-    pub fn add(&mut self, draw: &Numbers) {
+    /// The next draw: refused unless 20 distinct numbers of 1..=80 (rule 9.1).
+    pub fn add(&mut self, draw: &Numbers) -> Result<(), SelectionError> {
+        self.numbers.add(&Draw::new(draw)?);
         self.draws += 1;
-        self.frequency.add(draw);
-        self.pairs.add(draw);
         self.gaps.add(draw);
         let sum = draw.iter().map(|&n| u32::from(n)).sum();
         self.runs.add(sum);
         self.serial.add(sum);
+        Ok(())
     }
 
     pub fn draws(&self) -> u64 {
@@ -85,8 +86,8 @@ impl Battery {
 
     pub fn outcomes(&self) -> Vec<Outcome> {
         vec![
-            self.frequency.outcome(),
-            self.pairs.outcome(),
+            frequency::outcome(&self.numbers),
+            pairs::outcome(&self.numbers),
             self.runs.outcome(),
             self.gaps.outcome(),
             self.serial.outcome(),
@@ -113,7 +114,7 @@ mod tests {
     fn a_sound_generator_passes_and_a_repeating_one_fails() {
         let mut sound = Battery::new();
         for draw in seeded_draws(11, 3_000) {
-            sound.add(&draw);
+            sound.add(&draw).unwrap();
         }
         let outcomes = sound.outcomes();
         let names: Vec<_> = outcomes.iter().map(|o| o.name).collect();
@@ -126,8 +127,8 @@ mod tests {
         // each sum is followed by itself.
         let mut doubled = Battery::new();
         for draw in seeded_draws(11, 1_500) {
-            doubled.add(&draw);
-            doubled.add(&draw);
+            doubled.add(&draw).unwrap();
+            doubled.add(&draw).unwrap();
         }
         let failed: Vec<_> = doubled
             .outcomes()
@@ -157,10 +158,10 @@ mod tests {
         for seed in 0..100 {
             let mut b = Battery::new();
             for draw in seeded_draws(1_000 + seed, 400) {
-                b.add(&draw);
+                b.add(&draw).unwrap();
             }
-            frequency.push(b.frequency.statistic());
-            pairs.push(b.pairs.statistic());
+            frequency.push(b.numbers.frequency_test().statistic);
+            pairs.push(b.numbers.pairs_test().statistic);
             let (g, df) = b.gaps.statistic();
             gaps.push(g - df as f64);
             runs.push(b.runs.z().unwrap());
@@ -173,8 +174,8 @@ mod tests {
                 "mean {m}, expected {mean}"
             );
         };
-        within(&frequency, frequency::DF, frequency::DF);
-        within(&pairs, pairs::DF, pairs::DF);
+        within(&frequency, 79.0, 79.0);
+        within(&pairs, 3080.0, 3080.0);
         within(&gaps, 0.0, 21.0); // about 21 df at 400 draws
         for z in [runs, serial] {
             let (m, v) = mean_variance(&z);

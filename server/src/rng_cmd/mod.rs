@@ -85,10 +85,7 @@ fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         bail!("{n} draws are too few: the tests need at least {MIN_DRAWS}");
     }
     let mut battery = Battery::new();
-    let mut add = |draw: &dump_file::Numbers| {
-        battery.add(draw);
-        Ok(())
-    };
+    let mut add = |draw: &dump_file::Numbers| Ok(battery.add(draw)?);
     let source = match (&args.input, args.draws) {
         (Some(path), limit) => {
             draws::read(path, limit, &mut add)?;
