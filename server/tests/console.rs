@@ -48,19 +48,28 @@ impl Console<'_> {
         })
     }
 
-    /// Shows page `route` (e.g. `claims` or `history?game=3`) and waits for its views.
+    /// Shows page `route` (e.g. `claims` or `history?game=3`) and waits for its views; every
+    /// field on it has its label and every button its words (for a screen reader).
     fn open(&self, route: &str) -> Value {
         let id = route.split('?').next().unwrap().to_string();
         self.browser
             .run(&format!("location.hash = '#/{route}'; return null;"));
-        self.browser.wait_for(&format!("page {route}"), STATE, |s| {
+        let s = self.browser.wait_for(&format!("page {route}"), STATE, |s| {
             s["page"] == id.as_str()
                 && s["views"]
                     .as_object()
                     .unwrap()
                     .values()
                     .all(|v| v["loaded"] == true)
-        })
+        });
+        let unlabelled = self.browser.run(
+            "return [...document.querySelectorAll('#main input, #main select, #main textarea')]
+                .filter((e) => e.labels.length === 0).map((e) => e.name)
+                .concat([...document.querySelectorAll('#main button')]
+                    .filter((b) => !b.textContent.trim()).map(() => 'a button'));",
+        );
+        assert_eq!(unlabelled, json!([]), "page {route}: unlabelled controls");
+        s
     }
 
     /// Waits until view `view` says `needle`.
@@ -119,6 +128,15 @@ impl Console<'_> {
             .map_or(text, |(_, answer)| answer)
             .to_string()
     }
+}
+
+/// A picture of the page from its top, in a window tall enough for the page's main views.
+fn picture(browser: &Browser, name: &str) {
+    browser.resize(1600, 1500);
+    browser.run("window.scrollTo(0, 0); document.activeElement.blur(); return null;");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    keep_screenshot(&browser.screenshot(), name);
+    browser.resize(1600, 900);
 }
 
 const SUPERVISOR_PAGES: &[&str] = &[
@@ -187,13 +205,16 @@ fn a_supervisor_runs_the_room_from_the_console() {
     writer_sells(&server, &writer, &[7, 8], "c-2");
     console.shows("liability", "Tickets2");
     // An evening's mix of tickets, for the picture.
-    for i in 0..40u8 {
+    for i in 0..40u32 {
         let first = (i * 7) % 70 + 1;
-        let spots: Vec<u8> = (0..(i % 8 + 1)).map(|k| first + k * (i % 3 + 1)).filter(|&n| n <= 80).collect();
+        let spots: Vec<u8> = (0..(i % 8 + 1))
+            .map(|k| (first + k * (i % 3 + 1)) as u8)
+            .filter(|&n| n <= 80)
+            .collect();
         writer_sells(&server, &writer, &spots, &format!("mix-{i}"));
     }
     console.shows("liability", "Tickets42");
-    keep_screenshot(&browser.screenshot(), "console-game.png");
+    picture(&browser, "console-game.png");
 
     // Close the game: the page follows its draw by the event stream.
     let answer = console.submit("close-game", &[]);
@@ -214,6 +235,7 @@ fn a_supervisor_runs_the_room_from_the_console() {
         &format!("In drawn order: {}", order.join(" ")),
     );
     console.shows("game-detail", &serial);
+    picture(&browser, "console-history.png");
 
     // The ticket's story from the audit trail; a void from the same page.
     console.open(&format!("ticket?serial={serial}"));
@@ -476,9 +498,12 @@ fn an_inspector_decides_and_an_auditor_reads() {
     server.wait_settled(game);
     console.open(&format!("history?game={game}"));
     console.shows("game-detail", "In drawn order: 10 11 12 13 15 16");
+    console.open("monitoring");
+    console.shows("monitoring", "ball_device");
+    console.shows("monitoring", "frequency");
 
     decides_a_claim_and_a_bonus(&console, &server, &supervisor, &winner);
-    keep_screenshot(&browser.screenshot(), "console-claims.png");
+    picture(&browser, "console-claims.png");
 
     // The auditor reads everything and changes nothing.
     browser.click("#sign-off");
@@ -571,6 +596,7 @@ fn audits_the_day(console: &Console, server: &Server, game: i64) {
             .contains("the audit trail is intact"),
         "{verdict}"
     );
+    picture(console.browser, "console-audit.png");
 }
 
 /// Only supervisors, inspectors and auditors use the console: a writer's token is turned away
@@ -619,4 +645,254 @@ fn others_are_turned_away_with_a_reason() {
         "{s}"
     );
     assert_eq!(s["signOn"], true);
+}
+
+/// The rest of the actions, by the role that takes them: an inspector rejects a correction and
+/// a claim, approves one, records and withdraws Special 3's approval; a supervisor signs off a
+/// short drawer, asks for a correction, enables, resets and rotates, withdraws a bonus prize and
+/// pays a claim by cheque, with the PDFs fetched as a person would.
+#[test]
+fn every_other_action_by_its_role() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rules = keno_testkit::special3_rules(dir.path(), 15_000);
+    let super_token = db.principal("supervisor", "SUPER", None);
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let supervisor = db.staff("supervisor", "SAM");
+    let inspector = db.staff("inspector", "IRIS");
+    db.terminal("735624", "03");
+    let server = Server::start(&db, &[BALL_DEVICE, &["--rules", rules.as_str()]].concat());
+    let console = Console {
+        browser: &browser,
+        base: server.base.clone(),
+    };
+    // A drawer $10.00 short waits for a supervisor.
+    assert_eq!(
+        server
+            .post(&writer, "/api/v1/shifts", json!({"float_cents": 5000}))
+            .0,
+        201
+    );
+    let (status, shift) = server.post(
+        &writer,
+        "/api/v1/shifts/current/close",
+        json!({"counted_cents": 4000}),
+    );
+    assert_eq!(
+        (status, shift["state"].as_str()),
+        (200, Some("awaiting_sign_off")),
+        "{shift}"
+    );
+    let winner = writer_sells(&server, &writer, &[10], "w-1");
+    let game = server
+        .post(&super_token, "/api/v1/games/current/close", Value::Null)
+        .1["number"]
+        .as_i64()
+        .unwrap();
+    let ball = |game: i64, n: i64| {
+        let (status, b) = server.post(
+            &device,
+            &format!("/api/v1/games/{game}/balls"),
+            json!({ "number": n }),
+        );
+        assert_eq!(status, 201, "{b}");
+    };
+    (10..=14).for_each(|n| ball(game, n));
+    let (status, c) = server.post(
+        &super_token,
+        &format!("/api/v1/games/{game}/corrections"),
+        json!({"position": 5, "number": 15, "reason": "ball 5 reads 15 on the ball"}),
+    );
+    assert_eq!(status, 201, "{c}");
+    let correction = c["id"].as_i64().unwrap();
+
+    console.sign_on(&inspector);
+    console.open(&format!("draws?game={game}"));
+    let answer = console.submit(
+        &format!("reject-correction-{correction}"),
+        &[("reason", "the camera shows 14")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("draw-record", "rejected");
+    (15..=29).for_each(|n| ball(game, n));
+    server.wait_settled(game);
+    an_inspector_records_special3_and_decides_claims(&console, &server, &super_token, &winner);
+
+    browser.click("#sign-off");
+    browser.wait_for("signed off", STATE, |s| s["signOn"] == true);
+    console.sign_on(&supervisor);
+    console.open("shifts");
+    console.shows("shifts", "awaiting_sign_off");
+    let id = shift["id"].as_i64().unwrap();
+    let answer = console.submit(
+        &format!("sign-off-{id}"),
+        &[("reason", "a $10 note found in the float bag")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("shifts", "a $10 note found");
+    fetches_a_pdf(&console, "#shifts .file");
+    a_supervisor_keeps_staff_bonuses_and_claims(&console, &server, &super_token);
+
+    // A correction asked at the console, on the next game as it is drawn.
+    let next = server
+        .post(&super_token, "/api/v1/games/current/close", Value::Null)
+        .1["number"]
+        .as_i64()
+        .unwrap();
+    (1..=3).for_each(|n| ball(next, n));
+    console.open(&format!("draws?game={next}"));
+    let answer = console.submit(
+        "request-correction",
+        &[
+            ("position", "2"),
+            ("number", "12"),
+            ("reason", "ball 2 reads 12 on the ball"),
+        ],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("draw-record", "pending");
+}
+
+fn an_inspector_records_special3_and_decides_claims(
+    console: &Console,
+    server: &Server,
+    supervisor: &str,
+    winner: &str,
+) {
+    console.open("approvals");
+    console.shows("special3", "not approved");
+    let answer = console.submit(
+        "record-special3",
+        &[
+            ("reference", "CSA approval 2026/17"),
+            ("approved_by", "J. Citizen, Casino Surveillance Authority"),
+        ],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("special3", "Special 3 is on sale.");
+    let id = server.get_as(supervisor, "/api/v1/special3/approvals").1["approvals"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let answer = console.submit(
+        &format!("withdraw-special3-{id}"),
+        &[("reason", "the promotion ended")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("special3", "the promotion ended");
+
+    let day = server.get("/api/v1/games/current").1["keno_day"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let claim = |serial: Option<&str>| {
+        let mut form = json!({
+            "reason": "lost", "claimant_name": "Mary Citizen", "postal_address": "1 Example St",
+            "phone": "02 6200 0000", "purchase_place": "735624", "purchase_date": day,
+            "games": 1, "other_details": "1 spot, $2",
+        });
+        if let Some(s) = serial {
+            form["serial"] = json!(s);
+        }
+        let (status, c) = server.post(supervisor, "/api/v1/claims", form);
+        assert_eq!(status, 201, "{c}");
+        c["id"].as_i64().unwrap()
+    };
+    let (good, bad) = (claim(Some(winner)), claim(None));
+    console.open("claims");
+    let answer = console.submit(
+        &format!("reject-claim-{bad}"),
+        &[("reason", "no ticket matches her account")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("claims", "rejected");
+    let answer = console.submit(
+        &format!("approve-claim-{good}"),
+        &[("serial", winner), ("reason", "the sale's record matches")],
+    );
+    assert_eq!(answer, "Done.");
+}
+
+fn a_supervisor_keeps_staff_bonuses_and_claims(
+    console: &Console,
+    server: &Server,
+    supervisor: &str,
+) {
+    console.open("staff");
+    console.submit(
+        "add-staff",
+        &[
+            ("name", "WENDY"),
+            ("role", "writer"),
+            ("reason", "evening writer"),
+        ],
+    );
+    let id = server
+        .get_as(supervisor, "/api/v1/staff")
+        .1
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "WENDY")
+        .unwrap()["staff_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        console.submit(&format!("disable-{id}"), &[("reason", "on leave")]),
+        "Done."
+    );
+    assert_eq!(
+        console.submit(&format!("enable-{id}"), &[("reason", "back from leave")]),
+        "Done."
+    );
+    // The new secret stays at the top of the page after its row is redrawn.
+    let answer = console.submit(&format!("reset-{id}"), &[("reason", "forgot her PIN")]);
+    assert!(
+        answer.contains("Shown once") && answer.contains("Secret:"),
+        "{answer}"
+    );
+    let answer = console.submit(
+        "rotate-735624-03",
+        &[("reason", "the old one was written down")],
+    );
+    assert!(answer.contains("Credential for 735624/03: kt_"), "{answer}");
+
+    let (status, bonus) = server.post(
+        supervisor,
+        "/api/v1/bonus-prizes",
+        json!({"name": "Lucky 7", "catch": 7, "spots": 7, "prize_cents": 5000, "every_nth_game": 1}),
+    );
+    assert_eq!(status, 201, "{bonus}");
+    console.open("approvals");
+    let answer = console.submit(&format!("withdraw-bonus-{}", bonus["id"]), &[]);
+    assert_eq!(answer, "Done.");
+    console.shows("bonuses", "withdrawn");
+
+    console.open("claims");
+    console.shows("claims", "approved");
+    let approved = server.get_as(supervisor, "/api/v1/claims?state=approved").1[0]["id"]
+        .as_i64()
+        .unwrap();
+    let answer = console.submit(
+        &format!("pay-claim-{approved}"),
+        &[("cheque_reference", "000417")],
+    );
+    assert_eq!(answer, "Done.");
+    console.shows("claims", "cheque 000417");
+    fetches_a_pdf(console, &format!("#claims tr[data-key='{approved}'] .file"));
+}
+
+/// Clicks the download button in `within` and waits for it to say a PDF came.
+fn fetches_a_pdf(console: &Console, within: &str) {
+    console.browser.click(&format!("{within} button"));
+    let said = console.browser.wait_for(
+        "a PDF",
+        &format!("const s = document.querySelector(\"{within} [role=status]\"); return s ? s.textContent : null;"),
+        |v| v.as_str().is_some_and(|t| t.contains("application/pdf") || t.contains('(')),
+    );
+    assert!(said.as_str().unwrap().contains("application/pdf"), "{said}");
 }

@@ -170,6 +170,15 @@ impl Browser {
             .to_string()
     }
 
+    /// Makes the window `width` x `height` pixels (a taller page for a picture of it).
+    pub fn resize(&self, width: u32, height: u32) {
+        self.in_session(
+            "POST",
+            "/window/rect",
+            json!({ "width": width, "height": height }),
+        );
+    }
+
     /// The page as a PNG.
     pub fn screenshot(&self) -> Vec<u8> {
         let b64 = self.in_session("GET", "/screenshot", Value::Null);

@@ -77,6 +77,8 @@ const Console = (() => {
       if (v === null || v === undefined || v === false) continue;
       if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
       else if (k === "class") el.className = v;
+      // Through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
+      else if (k === "style") el.style.cssText = v;
       else if (k === "text") el.textContent = v;
       else el.setAttribute(k, v === true ? "" : v);
     }
@@ -435,6 +437,16 @@ const Console = (() => {
     "jackpot_changed", "game_invalidated", "draw_fault", "number_corrected", "device_returned",
     "schedules_changed", "set_bets_changed", "keno_closure", "draw_monitor_alarm", "resync"];
 
+  /** A draw-monitoring test has begun to fail: said at the top of every page until dismissed. */
+  function alarm(a) {
+    const notice = document.getElementById("notice");
+    notice.replaceChildren(
+      `Draw monitoring: the ${a.test} test fails for ${a.source}${a.device ? " " + a.device : ""} over games ${a.first_game} to ${a.game} (p = ${Number(a.p_value).toPrecision(3)}). `,
+      h("a", { href: "#/monitoring" }, "See the statistics"), " ",
+      h("button", { type: "button", class: "secondary", onclick: () => { notice.hidden = true; } }, "Dismiss"));
+    notice.hidden = false;
+  }
+
   function listen() {
     const link = document.getElementById("link");
     const events = new EventSource("/api/v1/events");
@@ -451,6 +463,7 @@ const Console = (() => {
     for (const kind of EVENTS) {
       events.addEventListener(kind, (e) => {
         const data = JSON.parse(e.data || "null");
+        if (kind === "draw_monitor_alarm") alarm(data);
         document.dispatchEvent(new CustomEvent("keno:" + kind, { detail: data }));
         refreshSoon(kind === "number_drawn" ? 50 : 250);
       });

@@ -34,7 +34,7 @@
       const shade = Math.round(95 - 55 * (n.stake_cents / most));
       cells.push(h("div", {
         class: "cell", "data-n": n.number, "data-stake": n.stake_cents,
-        style: `background: hsl(8, 80%, ${shade}%)`,
+        style: `background: hsl(8, 80%, ${shade}%); color: ${shade < 60 ? "#fff" : "inherit"}`,
         title: `${n.number}: ${money(n.stake_cents)} on ${n.ways} ways`,
       }, String(n.number)));
     }
@@ -100,6 +100,7 @@
       if (!game) return h("p", {}, "No game is open: Keno is closed.");
       const closure = await api("GET", "/api/v1/keno/closure");
       return h("div", { class: "split" },
+        board(game.drawn, "drawn-board", "The board as drawn"),
         h("div", {},
           figures([
             ["Game", String(game.number), "game-number"],
@@ -111,8 +112,7 @@
           h("p", { class: "countdown" }, countdown(game)),
           closure && closure.closure ? h("p", { class: "alarm", id: "closure-in-force" },
             `Keno closes early today at ${closure.closure.closes_at_local}: ${closure.closure.reason}`) : null,
-          h("p", { class: "drawn-order", id: "drawn-order" }, game.drawn.length ? `In drawn order: ${game.drawn.join(" ")}` : "")),
-        board(game.drawn, "drawn-board", "The board as drawn"));
+          h("p", { class: "drawn-order", id: "drawn-order" }, game.drawn.length ? `In drawn order: ${game.drawn.join(" ")}` : "")));
     }, "game");
   }
 
