@@ -85,7 +85,13 @@ impl Console<'_> {
     /// Fills form `form` (typing into text fields, setting others as a picker would) and sends
     /// it; the answer it shows.
     fn submit(&self, form: &str, fields: &[(&str, &str)]) -> String {
-        // As a person would: the form in hand (focused), so live reloads leave it alone.
+        // As a person would: once the form is on the page, in hand (focused), so live reloads
+        // leave it alone.
+        self.browser.wait_for(
+            &format!("form {form}"),
+            &format!("return document.getElementById('{form}') !== null;"),
+            |there| there == true,
+        );
         self.browser.run(&format!(
             "document.querySelector('#{form} input, #{form} textarea, #{form} select, #{form} button').focus(); return null;"
         ));
@@ -404,6 +410,54 @@ fn chrono_free_local_in_an_hour(console: &Console) -> String {
         .to_string()
 }
 
+/// Games drawn ball by ball: the device's token and a supervisor's, over the API.
+struct Drawing<'a> {
+    server: &'a Server,
+    device: String,
+    supervisor: String,
+}
+
+impl Drawing<'_> {
+    fn close(&self) -> i64 {
+        let (status, game) =
+            self.server
+                .post(&self.supervisor, "/api/v1/games/current/close", Value::Null);
+        assert_eq!(status, 200, "{game}");
+        game["number"].as_i64().unwrap()
+    }
+
+    fn balls(&self, game: i64, numbers: std::ops::RangeInclusive<i64>) {
+        for n in numbers {
+            let path = format!("/api/v1/games/{game}/balls");
+            let (status, b) = self
+                .server
+                .post(&self.device, &path, json!({ "number": n }));
+            assert_eq!(status, 201, "{b}");
+        }
+    }
+
+    /// The balls spill: the draw is void and the device held until it is returned.
+    fn spill(&self, game: i64) {
+        let (status, f) = self.server.post(
+            &self.device,
+            &format!("/api/v1/games/{game}/faults"),
+            json!({"kind": "spill", "reason": "balls spilled from the bowl"}),
+        );
+        assert_eq!(status, 201, "{f}");
+    }
+
+    /// A supervisor asks for ball `position` to read `number`; the correction's id.
+    fn correct(&self, game: i64, position: i64, number: i64) -> i64 {
+        let (status, c) = self.server.post(
+            &self.supervisor,
+            &format!("/api/v1/games/{game}/corrections"),
+            json!({"position": position, "number": number, "reason": "the ball reads otherwise"}),
+        );
+        assert_eq!(status, 201, "{c}");
+        c["id"].as_i64().unwrap()
+    }
+}
+
 const INSPECTOR_PAGES: &[&str] = &[
     "game",
     "draws",
@@ -441,27 +495,15 @@ fn an_inspector_decides_and_an_auditor_reads() {
         .as_str()
         .unwrap()
         .to_string();
-    let winner = writer_sells(&server, &writer, &[10], "w-1");
-    let game = server
-        .post(&supervisor, "/api/v1/games/current/close", Value::Null)
-        .1["number"]
-        .as_i64()
-        .unwrap();
-    let ball = |n: i64| {
-        let (status, b) = server.post(
-            &device,
-            &format!("/api/v1/games/{game}/balls"),
-            json!({ "number": n }),
-        );
-        assert_eq!(status, 201, "{b}");
+    let drawing = Drawing {
+        server: &server,
+        device,
+        supervisor: supervisor.clone(),
     };
-    (1..=3).for_each(ball);
-    let (status, f) = server.post(
-        &device,
-        &format!("/api/v1/games/{game}/faults"),
-        json!({"kind": "spill", "reason": "balls spilled from the bowl"}),
-    );
-    assert_eq!(status, 201, "{f}");
+    let winner = writer_sells(&server, &writer, &[10], "w-1");
+    let game = drawing.close();
+    drawing.balls(game, 1..=3);
+    drawing.spill(game);
     let (status, d) = server.post(
         &supervisor,
         &format!("/api/v1/devices/{device_id}/return"),
@@ -481,20 +523,14 @@ fn an_inspector_decides_and_an_auditor_reads() {
     assert_eq!(answer, "Done.");
     console.shows("devices", "yes");
 
-    (10..=14).for_each(ball);
-    let (status, c) = server.post(
-        &supervisor,
-        &format!("/api/v1/games/{game}/corrections"),
-        json!({"position": 5, "number": 15, "reason": "ball 5 reads 15 on the ball"}),
-    );
-    assert_eq!(status, 201, "{c}");
-    let correction = c["id"].as_i64().unwrap();
+    drawing.balls(game, 10..=14);
+    let correction = drawing.correct(game, 5, 15);
     console.open(&format!("draws?game={game}"));
     console.shows("draw-record", "pending");
     let answer = console.submit(&format!("approve-correction-{correction}"), &[]);
     assert_eq!(answer, "Done.");
     console.shows("draw-record", "applied");
-    (16..=30).for_each(ball);
+    drawing.balls(game, 16..=30);
     server.wait_settled(game);
     console.open(&format!("history?game={game}"));
     console.shows("game-detail", "In drawn order: 10 11 12 13 15 16");
@@ -670,45 +706,16 @@ fn every_other_action_by_its_role() {
         browser: &browser,
         base: server.base.clone(),
     };
-    // A drawer $10.00 short waits for a supervisor.
-    assert_eq!(
-        server
-            .post(&writer, "/api/v1/shifts", json!({"float_cents": 5000}))
-            .0,
-        201
-    );
-    let (status, shift) = server.post(
-        &writer,
-        "/api/v1/shifts/current/close",
-        json!({"counted_cents": 4000}),
-    );
-    assert_eq!(
-        (status, shift["state"].as_str()),
-        (200, Some("awaiting_sign_off")),
-        "{shift}"
-    );
+    let shift = a_short_drawer(&server, &writer);
     let winner = writer_sells(&server, &writer, &[10], "w-1");
-    let game = server
-        .post(&super_token, "/api/v1/games/current/close", Value::Null)
-        .1["number"]
-        .as_i64()
-        .unwrap();
-    let ball = |game: i64, n: i64| {
-        let (status, b) = server.post(
-            &device,
-            &format!("/api/v1/games/{game}/balls"),
-            json!({ "number": n }),
-        );
-        assert_eq!(status, 201, "{b}");
+    let drawing = Drawing {
+        server: &server,
+        device,
+        supervisor: super_token.clone(),
     };
-    (10..=14).for_each(|n| ball(game, n));
-    let (status, c) = server.post(
-        &super_token,
-        &format!("/api/v1/games/{game}/corrections"),
-        json!({"position": 5, "number": 15, "reason": "ball 5 reads 15 on the ball"}),
-    );
-    assert_eq!(status, 201, "{c}");
-    let correction = c["id"].as_i64().unwrap();
+    let game = drawing.close();
+    drawing.balls(game, 10..=14);
+    let correction = drawing.correct(game, 5, 15);
 
     console.sign_on(&inspector);
     console.open(&format!("draws?game={game}"));
@@ -718,7 +725,7 @@ fn every_other_action_by_its_role() {
     );
     assert_eq!(answer, "Done.");
     console.shows("draw-record", "rejected");
-    (15..=29).for_each(|n| ball(game, n));
+    drawing.balls(game, 15..=29);
     server.wait_settled(game);
     an_inspector_records_special3_and_decides_claims(&console, &server, &super_token, &winner);
 
@@ -738,12 +745,8 @@ fn every_other_action_by_its_role() {
     a_supervisor_keeps_staff_bonuses_and_claims(&console, &server, &super_token);
 
     // A correction asked at the console, on the next game as it is drawn.
-    let next = server
-        .post(&super_token, "/api/v1/games/current/close", Value::Null)
-        .1["number"]
-        .as_i64()
-        .unwrap();
-    (1..=3).for_each(|n| ball(next, n));
+    let next = drawing.close();
+    drawing.balls(next, 1..=3);
     console.open(&format!("draws?game={next}"));
     let answer = console.submit(
         "request-correction",
@@ -755,6 +758,23 @@ fn every_other_action_by_its_role() {
     );
     assert_eq!(answer, "Done.");
     console.shows("draw-record", "pending");
+}
+
+/// A writer's shift closed $10.00 short: it waits for a supervisor's sign-off.
+fn a_short_drawer(server: &Server, writer: &str) -> Value {
+    let (status, open) = server.post(writer, "/api/v1/shifts", json!({"float_cents": 5000}));
+    assert_eq!(status, 201, "{open}");
+    let (status, shift) = server.post(
+        writer,
+        "/api/v1/shifts/current/close",
+        json!({"counted_cents": 4000}),
+    );
+    assert_eq!(
+        (status, shift["state"].as_str()),
+        (200, Some("awaiting_sign_off")),
+        "{shift}"
+    );
+    shift
 }
 
 fn an_inspector_records_special3_and_decides_claims(
