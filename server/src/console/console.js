@@ -191,7 +191,7 @@ const Console = (() => {
    * message) shown in the form. `call(values)` makes the API call; `done(result, form)` may
    * show what came back; the page's views reload after.
    */
-  function act({ title, fields = [], button, call, done, inline, id, confirm }) {
+  function act({ title, fields = [], button, call, done, inline, id }) {
     const n = ++formSeq;
     const result = h("p", { class: "result", role: "status", "aria-live": "polite" });
     const form = h("form", { class: inline ? "act inline" : "act", id: id || null, "aria-label": title },
@@ -201,14 +201,14 @@ const Console = (() => {
       result);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      const button = form.querySelector("button[type=submit]");
+      // One press, one call: a second press while the first is answered does nothing.
+      if (button.disabled) return;
+      button.disabled = true;
       result.className = "result";
       result.textContent = "…";
       try {
         const v = values(form, fields);
-        if (confirm && !window.confirm(confirm(v))) {
-          result.textContent = "Not done.";
-          return;
-        }
         const answer = await call(v);
         result.className = "result ok";
         result.textContent = "Done.";
@@ -223,6 +223,8 @@ const Console = (() => {
         result.className = "result error";
         result.textContent = err.code ? `${err.message} (${err.code})` : String(err.message || err);
         outcome(form.getAttribute("id"), title, result);
+      } finally {
+        button.disabled = false;
       }
     });
     return form;
