@@ -49,10 +49,23 @@ fn the_liability_is_the_ways_sold_into_the_open_game(db: TestDb) {
         (Some(0), Some(0))
     );
     assert_eq!(empty["per_number"].as_array().unwrap().len(), 80);
-    // The writer may not see it.
-    assert_eq!(
-        s.get_as(&w.writer, "/api/v1/games/current/liability").0,
-        403
+    // The writer may not see it; a refusal says who in plain English.
+    let (status, e) = s.get_as(&w.writer, "/api/v1/games/current/liability");
+    assert_eq!(status, 403);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("a writer may not"),
+        "{e}"
+    );
+    let (_, e) = s.post(&auditor, "/api/v1/games/current/close", Value::Null);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("an auditor may not"),
+        "{e}"
     );
 
     let sell = |id: &str, bet: Value, amount: u64, games: u32| {

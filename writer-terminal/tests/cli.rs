@@ -2031,3 +2031,32 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
     t.wait_for("SESSION ENDED: the session ended: the same person signed on elsewhere");
     t.wait_for("KENO WRITER  NOT SIGNED ON");
 }
+
+/// Issue 19: a token typed twice is said, never a silent replacement of the first (the writer
+/// who typed `c2 c3` meant every combination of 2 and of 3 groups, and was sold only c3's); the
+/// combinations go in one `c`, as `?` shows, and nothing is sold on the mistake.
+#[test]
+fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(&w.server, &w.writer, state.path(), "twice") else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    t.keys("w 1 2-3 4-5 6-7 8 c2 c3 $1");
+    let screen = t.wait_for("a second combination");
+    assert!(
+        screen.contains("c2,3") && !screen.contains("ENTER to sell"),
+        "{screen}"
+    );
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 0);
+    t.keys("?");
+    t.wait_for("several combinations in one c");
+    t.keys("w 1 2-3 4-5 6-7 8 c2,3 $1");
+    // Every combination of 2 of the 4 groups and of 3: 6 + 4 = 10 ways at $1.
+    t.wait_for("TOTAL $10.00 (10 way(s) at $1.00");
+    t.key("Enter");
+    t.wait_for("SOLD $10.00");
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 1);
+}

@@ -34,9 +34,15 @@ impl Principal {
             Ok(())
         } else {
             let allowed: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+            let role = self.role.as_str();
+            // "an auditor", "an inspector": the article follows the sound of the role's name.
+            let article = if role.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             Err(Failure::forbidden(format!(
-                "a {} may not do this; it needs the role {}",
-                self.role.as_str(),
+                "{article} {role} may not do this; it needs the role {}",
                 allowed.join(" or ")
             )))
         }

@@ -3,7 +3,8 @@
 //! - `6 45 36 80 $3` a standard ticket; `g5` for five games; `s1`, `s2`, `s3` or `j` for
 //!   Special 1-3 or the jackpot;
 //! - `qp7 $2` a quick pick of seven; `m $1` a mystery quick pick;
-//! - `w 6 45-36 80 c2 $3` a way ticket (groups as on the receipt, `c` the combinations);
+//! - `w 6 45-36 80 c2 $3` a way ticket (groups as on the receipt, `c` the combinations; several
+//!   in one, `c2,3`: a token typed twice is a mistake said, never a silent replacement);
 //! - `set 3 $2` set bet 3 of the catalogue, its own numbers; `set 3 r $2` with random numbers
 //!   of the same shape; without an amount, the set's suggested amount; `sets` lists them;
 //! - a serial (typed, or a scanner's digits and Enter) checks a ticket; then `p` pays it and
@@ -98,31 +99,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         return Ok(Command::Check(line.to_string()));
     }
-    let mut schedule = Schedule::Standard;
-    let mut amount = None;
-    let mut games = 1;
-    let mut combine = None;
-    let mut words = Vec::new();
-    let mut tenders = Vec::new();
+    let mut typed = Typed::default();
     for token in line.split_whitespace() {
-        match token {
-            t if t.starts_with("v:") || t.starts_with("t:") => {
-                tenders.push(entry::parse_tender(t)?)
-            }
-            "s1" => schedule = Schedule::Special1,
-            "s2" => schedule = Schedule::Special2,
-            "s3" => schedule = Schedule::Special3,
-            "j" => schedule = Schedule::Jackpot,
-            t if t.starts_with('$') => amount = Some(entry::parse_dollars(t)?),
-            t if t.starts_with('g') && t.len() > 1 => {
-                games = t[1..]
-                    .parse()
-                    .map_err(|_| format!("{t:?}: games are g and a number, like g5"))?
-            }
-            t if t.starts_with('c') && t.len() > 1 => combine = Some(t[1..].to_string()),
-            t => words.push(t),
-        }
+        typed.take(token)?;
     }
+    let Typed {
+        schedule,
+        amount,
+        games,
+        combine,
+        words,
+        tenders,
+    } = typed;
+    let (schedule, games) = (schedule.unwrap_or(Schedule::Standard), games.unwrap_or(1));
     if words.first() == Some(&"set") {
         let (set, random) = match words[1..] {
             [set] => (set, false),
@@ -140,8 +129,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             games,
         }));
     }
-    let amount = amount.ok_or("give the amount per way, like $3")?;
     let bet = bet(&words, combine.as_deref())?;
+    let amount = amount.ok_or("give the amount per way, like $3")?;
     Ok(Command::Sell(Order {
         bet,
         schedule,
@@ -149,6 +138,70 @@ pub fn parse(line: &str) -> Result<Command, String> {
         games,
         tenders,
     }))
+}
+
+/// A sale's tokens as typed, each kind at most once: a second schedule, amount, game count or
+/// combination is a mistake to say, never a silent replacement of the first.
+#[derive(Default)]
+struct Typed<'a> {
+    schedule: Option<Schedule>,
+    amount: Option<u64>,
+    games: Option<u32>,
+    combine: Option<String>,
+    words: Vec<&'a str>,
+    tenders: Vec<keno_api::tickets::Tender>,
+}
+
+impl<'a> Typed<'a> {
+    fn take(&mut self, token: &'a str) -> Result<(), String> {
+        let schedule = match token {
+            "s1" => Some(Schedule::Special1),
+            "s2" => Some(Schedule::Special2),
+            "s3" => Some(Schedule::Special3),
+            "j" => Some(Schedule::Jackpot),
+            _ => None,
+        };
+        match token {
+            t if t.starts_with("v:") || t.starts_with("t:") => {
+                self.tenders.push(entry::parse_tender(t)?)
+            }
+            t if schedule.is_some() => once(
+                &mut self.schedule,
+                schedule,
+                t,
+                "schedule (s1, s2, s3 or j)",
+            )?,
+            t if t.starts_with('$') => once(
+                &mut self.amount,
+                Some(entry::parse_dollars(t)?),
+                t,
+                "amount",
+            )?,
+            t if t.starts_with('g') && t.len() > 1 => {
+                let games = t[1..]
+                    .parse()
+                    .map_err(|_| format!("{t:?}: games are g and a number, like g5"))?;
+                once(&mut self.games, Some(games), t, "game count")?
+            }
+            t if t.starts_with('c') && t.len() > 1 => once(
+                &mut self.combine,
+                Some(t[1..].to_string()),
+                t,
+                "combination: for several, one c with commas, like c2,3",
+            )?,
+            t => self.words.push(t),
+        }
+        Ok(())
+    }
+}
+
+/// Sets `slot` the first time; a second time is refused, naming what was typed twice.
+fn once<T>(slot: &mut Option<T>, value: Option<T>, token: &str, what: &str) -> Result<(), String> {
+    if slot.is_some() {
+        return Err(format!("{token:?}: a second {what}; type each once"));
+    }
+    *slot = value;
+    Ok(())
 }
 
 /// `shift`, `shift open AMOUNT`, `shift close AMOUNT` (dollars: "500", "$495.50").
@@ -180,9 +233,16 @@ fn bet(words: &[&str], combine: Option<&str>) -> Result<BetRequest, String> {
             )?;
             BetRequest::Way { groups, combine }
         }
-        _ => BetRequest::Standard {
-            spots: entry::parse_spots(&words.join(" "))?,
-        },
+        _ => {
+            if let Some(word) = words.iter().find(|w| w.parse::<u8>().is_err()) {
+                return Err(format!(
+                    "{word:?} is not a number from 1 to 80 nor a command: type ? for help"
+                ));
+            }
+            BetRequest::Standard {
+                spots: entry::parse_spots(&words.join(" "))?,
+            }
+        }
     })
 }
 
@@ -320,5 +380,29 @@ mod tests {
             .contains("combinations"));
         assert!(parse("qp99 $1").is_err());
         assert!(parse("6 4x $1").is_err());
+        assert!(parse("hello").unwrap_err().contains("? for help"));
+    }
+
+    #[test]
+    fn each_token_is_typed_once_and_several_combinations_in_one() {
+        // The writer meant every combination of 2 and of 3 groups: said once, as c2,3.
+        let e = parse("w 1 2-3 4-5 6-7 8 c2 c3 $1").unwrap_err();
+        assert!(e.contains("\"c3\"") && e.contains("c2,3"), "{e}");
+        let Command::Sell(order) = parse("w 1 2-3 4-5 6-7 8 c2,3 $1").unwrap() else {
+            panic!("a sale");
+        };
+        assert_eq!(
+            wire(&order.bet),
+            json!({"type": "way", "groups": [[1, 2], [3, 4], [5, 6], [7, 8]], "combine": [2, 3]})
+        );
+        for twice in [
+            "6 45 g2 g5 $1",
+            "6 45 $1 $2",
+            "6 45 s1 j $1",
+            "6 45 s1 s1 $1",
+        ] {
+            let e = parse(twice).unwrap_err();
+            assert!(e.contains("a second") && e.contains("once"), "{twice}: {e}");
+        }
     }
 }

@@ -177,6 +177,7 @@ fn help() -> Vec<String> {
         "6 45 36 80 $3        standard ticket (g5 five games; s1 s2 s3 j schedules)",
         "qp7 $2   m $1        quick pick of 7 / mystery quick pick",
         "w 6 45-36 80 c2 $3   way ticket: groups as on the receipt, c = combinations",
+        "w 1 2-3 4-5 6 c2,3 $1  several combinations in one c; each token is typed once",
         "set 3 $2  set 3 r $2 set bet 3 (r: random numbers of its shape); sets lists them",
         "SERIAL               check a ticket (type or scan); then p pays, x cancels",
         "VOUCHER CODE         show a voucher (22 digits, type or scan)",
