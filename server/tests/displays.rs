@@ -474,3 +474,51 @@ fn the_check_page_shows_games_cancelled_and_invalidated_with_their_refunds() {
         assert!(!text.contains("$0.00"), "{text}");
     }
 }
+
+/// Issue 19: money reads one way on the board ("$20,000.00" beside "$2,000.40", never "$20,000"),
+/// and a link to `/check?serial=` (a receipt's QR code, a scanner) checks the ticket at once.
+#[test]
+fn money_reads_one_way_and_a_link_opens_the_check() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let server = Server::start(&db, keno_testkit::MANUAL_CLOCK);
+    let ticket = server.sell(
+        &writer,
+        sale(
+            "t1",
+            json!({"type": "standard", "spots": [7, 8, 9, 10, 11, 12]}),
+            "jackpot",
+            200,
+            1,
+        ),
+    );
+    let serial = ticket["serial"].as_str().unwrap();
+
+    browser.goto(&format!("{}/", server.base));
+    let amounts = browser.wait_for(
+        "the board's prizes and pools",
+        "return [...document.querySelectorAll('#jackpots b, #prizes td, #prizes caption')].flatMap((e) => e.textContent.match(/\\$[0-9.,]+/g) || []);",
+        |a| a.as_array().is_some_and(|a| a.len() > 5),
+    );
+    let format = |m: &str| {
+        let (whole, cents) = m[1..].split_once('.').unwrap_or((&m[1..], ""));
+        cents.len() == 2
+            && whole.split(',').enumerate().all(|(i, g)| {
+                g.chars().all(|c| c.is_ascii_digit())
+                    && (g.len() == 3 || (i == 0 && !g.is_empty() && g.len() <= 3))
+            })
+    };
+    for m in amounts.as_array().unwrap() {
+        let m = m.as_str().unwrap();
+        assert!(format(m), "{m} is not dollars and cents: {amounts}");
+    }
+
+    browser.goto(&format!("{}/check?serial={serial}", server.base));
+    let s = browser.wait_for("the linked ticket checked", CHECK_STATE, |s| {
+        !s["summary"].is_null()
+    });
+    assert!(s["summary"].as_str().unwrap().contains(serial), "{s}");
+}

@@ -8,9 +8,11 @@ const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, 
 let schedules = [];
 let prizeTurn = 0;
 
+// Cents as dollars, always with the cents ("$20,000.00" beside "$2,000.40"): integer
+// arithmetic only, never floats (money is cents).
 function dollars(cents) {
-  const d = cents / 100;
-  return "$" + d.toLocaleString("en-AU", { minimumFractionDigits: d % 1 ? 2 : 0 });
+  const whole = Math.floor(cents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return "$" + whole + "." + String(cents % 100).padStart(2, "0");
 }
 
 async function api(path) {

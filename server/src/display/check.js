@@ -4,8 +4,11 @@
 
 const $ = (id) => document.getElementById(id);
 
+// Cents as dollars, always with the cents ("$20,000.00" beside "$2,000.40"): integer
+// arithmetic only, never floats (money is cents).
 function dollars(cents) {
-  return "$" + (cents / 100).toLocaleString("en-AU", { minimumFractionDigits: 2 });
+  const whole = Math.floor(cents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return "$" + whole + "." + String(cents % 100).padStart(2, "0");
 }
 
 function say(text) {
@@ -112,6 +115,13 @@ $("form").addEventListener("submit", (e) => {
   }
   check(serial).catch(() => say("The Keno server cannot be reached just now. Please try again."));
 });
+
+// A receipt's QR code or a scanner's link opens /check?serial=...: checked at once.
+const linked = new URLSearchParams(location.search).get("serial");
+if (linked) {
+  $("serial").value = linked;
+  $("form").requestSubmit();
+}
 
 // Rule 16.2: the notice of an early closure, here as on the board: read at load and again
 // whenever the event stream (re)connects or announces a closure or its withdrawal.
