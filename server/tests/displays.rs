@@ -522,3 +522,48 @@ fn money_reads_one_way_and_a_link_opens_the_check() {
     });
     assert!(s["summary"].as_str().unwrap().contains(serial), "{s}");
 }
+
+/// What overflows on the board now: any part past the screen's edge, any number too big for
+/// its cell.
+const OVERFLOW: &str = r#"
+    const w = window.innerWidth, h = window.innerHeight;
+    const out = [];
+    for (const e of document.querySelectorAll('header > *, .board, aside .panel, .link')) {
+        if (getComputedStyle(e).display === 'none' || e.hidden) continue;
+        const r = e.getBoundingClientRect();
+        if (r.right > w + 1 || r.bottom > h + 1 || r.left < -1 || r.top < -1) {
+            out.push(`${e.id || e.className || e.tagName} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+        }
+    }
+    for (const c of document.querySelectorAll('.board .cell')) {
+        if (c.scrollWidth > c.clientWidth + 1 || c.scrollHeight > c.clientHeight + 1) out.push(`cell ${c.textContent}`);
+    }
+    return { size: `${w}x${h}`, out, cells: document.querySelectorAll('.board .cell').length };
+"#;
+
+/// Issue 19: the board fits a full HD screen, a 1280x720 one and a screen on its side
+/// (1080x1920): nothing past an edge, every number inside its cell.
+#[test]
+fn the_board_fits_landscape_small_and_portrait_screens() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let server = Server::start(&db, keno_testkit::MANUAL_CLOCK);
+    browser.goto(&format!("{}/", server.base));
+    browser.wait_for("the board", BOARD_STATE, |s| {
+        s["prizes"].as_u64() > Some(0) && s["jackpots"].as_u64() > Some(0)
+    });
+    for (width, height, name) in [
+        (1920, 1080, "board-1920x1080.png"),
+        (1280, 720, "board-1280x720.png"),
+        (1080, 1920, "board-portrait.png"),
+    ] {
+        browser.resize(width, height);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let fit = browser.run(OVERFLOW);
+        assert_eq!(fit["cells"], 80, "{fit}");
+        assert_eq!(fit["out"], json!([]), "at {width}x{height}: {fit}");
+        keep_screenshot(&browser.screenshot(), name);
+    }
+}
