@@ -2060,3 +2060,87 @@ fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
     t.wait_for("SOLD $10.00");
     assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 1);
 }
+
+/// The header's line of the draw as the screen shows it: the game and its numbers.
+fn drawn_line(screen: &str) -> Option<(i64, Vec<i64>)> {
+    let line = screen.lines().find(|l| l.contains(" DRAWN:"))?;
+    let (head, numbers) = line.split_once(" DRAWN:")?;
+    let game = head
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .trim()
+        .parse()
+        .ok()?;
+    let numbers = numbers
+        .split_whitespace()
+        .map_while(|n| n.trim_end_matches('│').parse().ok())
+        .collect();
+    Some((game, numbers))
+}
+
+/// Issue 19: a game closed early while the one before is still being drawn never mixes the two
+/// draws on the counter's header: each moment it shows one game's numbers, exactly the first
+/// ones of that game's record, and the closed game's draw after the other's last number.
+#[test]
+fn the_counter_never_mixes_two_draws() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let slow_draw = [
+        "--game-interval",
+        "3600",
+        "--reveal-interval",
+        "0.25",
+        "--keno-day-start",
+        "00:00",
+        "--keno-day-end",
+        "00:00",
+    ];
+    let w = world(&db, &slow_draw);
+    let s = &w.server;
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(s, &w.writer, state.path(), "two-draws") else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    let close = || {
+        s.post(&w.supervisor, "/api/v1/games/current/close", Value::Null)
+            .1["number"]
+            .as_i64()
+            .unwrap()
+    };
+    let drawn = |game: i64| -> Vec<i64> {
+        s.get(&format!("/api/v1/games/{game}")).1["drawn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_i64().unwrap())
+            .collect()
+    };
+    let first = close();
+    s.wait_for("a few numbers of the first draw", || {
+        drawn(first).len() >= 3
+    });
+    let second = close();
+    let start = Instant::now();
+    let mut seen = std::collections::BTreeSet::new();
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the draws never ended: {seen:?}"
+        );
+        let screen = t.screen();
+        let Some((game, numbers)) = drawn_line(&screen) else {
+            continue;
+        };
+        // Read after the screen: the record holds at least what was shown.
+        let record = drawn(game);
+        assert!(
+            numbers.len() <= record.len() && record[..numbers.len()] == numbers[..],
+            "the header shows game {game} as {numbers:?}, its record is {record:?}:\n{screen}"
+        );
+        seen.insert((game, numbers.len()));
+        if game == second && numbers.len() == 20 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    assert!(seen.iter().any(|&(g, n)| g == first && n == 20), "{seen:?}");
+}

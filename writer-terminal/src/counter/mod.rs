@@ -286,14 +286,24 @@ impl App<'_> {
                 self.game = Some((o.game, o.closes_at.parse().ok()));
             }
             Published::GameClosed(c) => {
-                self.drawing = Some((c.game, Vec::new()));
+                // A draw still going on (the game before, closed early) stays shown until its
+                // last number: the closed game waits for its own draw.
+                let going_on = self
+                    .drawing
+                    .as_ref()
+                    .is_some_and(|(_, ns)| !ns.is_empty() && ns.len() < 20);
+                if !going_on {
+                    self.drawing = Some((c.game, Vec::new()));
+                }
                 if self.game.map(|g| g.0) == Some(c.game) {
                     self.game = None;
                 }
             }
             Published::NumberDrawn(n) => {
                 if self.drawing.as_ref().map(|d| d.0) != Some(n.game) {
-                    self.drawing = Some((n.game, Vec::new()));
+                    // Another game's number: its numbers so far from its record, so that two
+                    // draws' numbers never mix on the line.
+                    self.drawing = Some((n.game, self.drawn_so_far(n.game)));
                 }
                 if let Some((_, numbers)) = &mut self.drawing {
                     // By position: a number announced again after a restart is not doubled.
@@ -339,6 +349,14 @@ impl App<'_> {
             }
             Published::Resync(_) => self.refresh(),
             _ => {}
+        }
+    }
+
+    /// The numbers of game `game` drawn so far, as its record has them (none if unread).
+    fn drawn_so_far(&self, game: i64) -> Vec<u64> {
+        match self.client.get::<Game>(&format!("/api/v1/games/{game}")) {
+            Ok(g) => g.drawn.iter().map(|&n| u64::from(n)).collect(),
+            Err(_) => Vec::new(),
         }
     }
 
