@@ -2144,3 +2144,25 @@ fn the_counter_never_mixes_two_draws() {
     }
     assert!(seen.iter().any(|&(g, n)| g == first && n == 20), "{seen:?}");
 }
+
+/// Issue 19: with the server gone the header says OFFLINE and for how long, never a game open
+/// for sale it cannot vouch for; once the server is back the game comes back from its record.
+#[test]
+fn the_counter_says_offline_while_the_server_is_gone() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let listen = format!("127.0.0.1:{}", keno_testkit::free_port());
+    let server = Server::start_on(&db, &listen, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(&server, &writer, state.path(), "offline") else {
+        return;
+    };
+    t.wait_for("GAME 1 OPEN FOR SALE");
+    server.kill();
+    let screen = t.wait_for("OFFLINE: no answer from the server for");
+    assert!(!screen.contains("OPEN FOR SALE"), "{screen}");
+    t.wait_for("for 3 s");
+    let _back = Server::start_on(&db, &listen, MANUAL_CLOCK);
+    let screen = t.wait_for("GAME 1 OPEN FOR SALE");
+    assert!(!screen.contains("OFFLINE"), "{screen}");
+}

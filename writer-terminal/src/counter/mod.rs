@@ -122,6 +122,9 @@ struct App<'a> {
     closure: Option<(String, Option<DateTime<Utc>>)>,
     jackpots: Vec<(u64, u64)>,
     drawing: Option<(i64, Vec<u64>)>,
+    /// When the server last answered (a read or an event); `offline` since its last failure.
+    heard_at: Instant,
+    offline: bool,
     input: String,
     /// A sale priced and waiting for Enter.
     pending: Option<(Order, Quote)>,
@@ -149,6 +152,8 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         closure: None,
         jackpots: Vec::new(),
         drawing: None,
+        heard_at: Instant::now(),
+        offline: false,
         input: String::new(),
         pending: None,
         unconfirmed: None,
@@ -244,7 +249,9 @@ impl App<'_> {
                     None => self.refresh(),
                 }
             }
-            if last_refresh.elapsed() > Duration::from_secs(30) {
+            // Offline, the server is asked again every two seconds.
+            let every = if self.offline { 2 } else { 30 };
+            if last_refresh.elapsed() > Duration::from_secs(every) {
                 self.refresh();
                 last_refresh = Instant::now();
             }
@@ -260,13 +267,20 @@ impl App<'_> {
         Ok(())
     }
 
-    /// The game open and the pools, read afresh (at start, and now and then).
+    /// The game open and the pools, read afresh (at start, after each reconnection, and now
+    /// and then). With no answer the header says OFFLINE and keeps nothing it cannot vouch for.
     fn refresh(&mut self) {
-        self.game = self
-            .client
-            .get::<Game>("/api/v1/games/current")
-            .ok()
-            .map(|g| (g.number, g.closes_at.parse().ok()));
+        self.game = match self.client.get::<Game>("/api/v1/games/current") {
+            Ok(g) => Some((g.number, g.closes_at.parse().ok())),
+            Err(CallError::Refused { .. }) => None,
+            Err(_) => {
+                self.offline = true;
+                self.game = None;
+                return;
+            }
+        };
+        self.heard();
+        self.drawing = self.game_being_drawn().or(self.drawing.take());
         if let Ok(now) = self.client.get::<ClosureInForce>("/api/v1/keno/closure") {
             self.closure = now
                 .closure
@@ -281,6 +295,7 @@ impl App<'_> {
     }
 
     fn on_event(&mut self, event: Published) {
+        self.heard();
         match event {
             Published::GameOpened(o) => {
                 self.game = Some((o.game, o.closes_at.parse().ok()));
@@ -350,6 +365,22 @@ impl App<'_> {
             Published::Resync(_) => self.refresh(),
             _ => {}
         }
+    }
+
+    fn heard(&mut self) {
+        self.heard_at = Instant::now();
+        self.offline = false;
+    }
+
+    /// The game being drawn now, from the server's record (after a reconnection the events
+    /// missed are not replayed).
+    fn game_being_drawn(&self) -> Option<(i64, Vec<u64>)> {
+        let games = self
+            .client
+            .get::<Vec<Game>>("/api/v1/games?state=closed,drawing&order=asc&limit=1")
+            .ok()?;
+        let g = games.first()?;
+        Some((g.number, g.drawn.iter().map(|&n| u64::from(n)).collect()))
     }
 
     /// The numbers of game `game` drawn so far, as its record has them (none if unread).
@@ -812,6 +843,10 @@ impl App<'_> {
     /// signed on in the title.
     fn header(&self) -> Paragraph<'_> {
         let game = match self.game {
+            _ if self.offline => format!(
+                "OFFLINE: no answer from the server for {} s",
+                self.heard_at.elapsed().as_secs()
+            ),
             Some((n, Some(closes))) => {
                 let left = (closes - Utc::now()).num_seconds().max(0);
                 format!("GAME {n} OPEN FOR SALE: closes in {left} s")
