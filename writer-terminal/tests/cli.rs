@@ -2051,6 +2051,9 @@ fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
         "{screen}"
     );
     assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 0);
+    // The line is kept for mending; Ctrl-U empties it.
+    assert!(screen.contains("> w 1 2-3 4-5 6-7 8 c2 c3 $1"), "{screen}");
+    t.key("C-u");
     t.keys("?");
     t.wait_for("several combinations in one c");
     t.keys("w 1 2-3 4-5 6-7 8 c2,3 $1");
@@ -2165,4 +2168,90 @@ fn the_counter_says_offline_while_the_server_is_gone() {
     let _back = Server::start_on(&db, &listen, MANUAL_CLOCK);
     let screen = t.wait_for("GAME 1 OPEN FOR SALE");
     assert!(!screen.contains("OFFLINE"), "{screen}");
+}
+
+/// Issue 19: the entry line edits as a shell's does (tui-input): a mistake keeps the line with
+/// the token at fault marked, Ctrl-U empties it, Up recalls the last line, Ctrl-W takes its last
+/// word, and Ctrl-C quits.
+#[test]
+fn the_entry_line_keeps_a_mistake_and_edits_like_a_shell() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(&w.server, &w.writer, state.path(), "editing") else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    t.keys("6 4x $1");
+    let screen = t.wait_for("is not a number");
+    assert!(screen.contains("> 6 4x $1"), "the line is kept:\n{screen}");
+    // The token at fault in reverse video (the pane with its attributes).
+    let styled = Command::new("tmux")
+        .args(["capture-pane", "-p", "-e", "-t", &t.session])
+        .output()
+        .unwrap();
+    let styled = String::from_utf8_lossy(&styled.stdout);
+    assert!(styled.contains("\u{1b}[7m4x"), "4x is marked:\n{styled:?}");
+    t.key("C-u");
+    t.wait_for("> \u{20}");
+    let entry = |screen: &str| {
+        screen
+            .lines()
+            .find_map(|l| {
+                l.split_once("│> ")
+                    .map(|(_, e)| e.trim_end_matches(['│', ' ']).to_string())
+            })
+            .unwrap_or_default()
+    };
+    let start = Instant::now();
+    while !entry(&t.screen()).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "Ctrl-U left {:?}",
+            entry(&t.screen())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("6 45 $1");
+    t.wait_for("TOTAL $1.00");
+    t.key("Escape");
+    t.key("Up");
+    let start = Instant::now();
+    while entry(&t.screen()) != "6 45 $1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "Up recalled {:?}",
+            entry(&t.screen())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.key("C-w");
+    let start = Instant::now();
+    // A word as tui-input has it: the amount's digits, the sign stays.
+    while entry(&t.screen()) != "6 45 $" {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "Ctrl-W left {:?}",
+            entry(&t.screen())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys("2");
+    t.wait_for("TOTAL $2.00");
+    t.key("C-c");
+    let start = Instant::now();
+    while Command::new("tmux")
+        .args(["has-session", "-t", &t.session])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "Ctrl-C did not quit:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -35,6 +35,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line as TextLine, Span as TextSpan};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
+use tui_input::backend::crossterm::EventHandler;
+use tui_input::Input;
 
 use crate::client::{CallError, Client, Sale};
 use crate::order::{new_request_id, Order};
@@ -125,7 +127,13 @@ struct App<'a> {
     /// When the server last answered (a read or an event); `offline` since its last failure.
     heard_at: Instant,
     offline: bool,
-    input: String,
+    /// The entry line (tui-input: cursor keys, Home, End, Ctrl-U, Ctrl-W...).
+    input: Input,
+    /// Lines entered before, the oldest first, and where Up and Down are among them.
+    history: Vec<String>,
+    recalled: Option<usize>,
+    /// The token of the entry line a refusal named: shown marked until the line changes.
+    bad: Option<String>,
     /// A sale priced and waiting for Enter.
     pending: Option<(Order, Quote)>,
     /// A sale sent but not confirmed: only its own request id may sell it (never sell twice).
@@ -154,7 +162,10 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         drawing: None,
         heard_at: Instant::now(),
         offline: false,
-        input: String::new(),
+        input: Input::default(),
+        history: Vec::new(),
+        recalled: None,
+        bad: None,
         pending: None,
         unconfirmed: None,
         confirm: None,
@@ -402,36 +413,71 @@ impl App<'_> {
             return;
         }
         match key.code {
-            KeyCode::Char(c) => self.input.push(c),
-            KeyCode::Backspace => {
-                self.input.pop();
-            }
             KeyCode::Esc => {
-                self.input.clear();
+                self.input.reset();
+                self.bad = None;
                 if self.pending.take().is_some() || self.confirm.take().is_some() {
                     self.status = "dropped: nothing done".into();
                 }
             }
-            KeyCode::Enter => {
-                let line = std::mem::take(&mut self.input);
-                if line.trim().is_empty() {
-                    self.enter();
-                    return;
-                }
-                self.pending = None;
-                self.confirm = None;
-                if line.trim() == "drop" {
-                    if let Some((_, id)) = self.unconfirmed.take() {
-                        self.status = format!("unconfirmed sale set aside: it may have been sold (request id {id}); check before selling it again");
-                    }
-                    return;
-                }
-                match command::parse(&line) {
-                    Ok(cmd) => self.execute(cmd),
-                    Err(e) => self.status = e,
+            KeyCode::Enter => self.entered(),
+            KeyCode::Up | KeyCode::Down => self.recall(key.code == KeyCode::Up),
+            _ => {
+                if self
+                    .input
+                    .handle_event(&Event::Key(key))
+                    .is_some_and(|c| c.value)
+                {
+                    self.bad = None;
                 }
             }
-            _ => {}
+        }
+    }
+
+    /// Up and Down: the lines entered before, as a shell recalls them.
+    fn recall(&mut self, older: bool) {
+        let at = match (self.recalled, older) {
+            (None, true) => self.history.len().checked_sub(1),
+            (None, false) => None,
+            (Some(i), true) => Some(i.saturating_sub(1)),
+            (Some(i), false) => (i + 1 < self.history.len()).then_some(i + 1),
+        };
+        self.recalled = at;
+        let line = at.map_or(String::new(), |i| self.history[i].clone());
+        self.input = Input::new(line);
+        self.bad = None;
+    }
+
+    /// Enter: the line is read; a mistake keeps it, with the token at fault marked.
+    fn entered(&mut self) {
+        let line = self.input.value().to_string();
+        self.recalled = None;
+        if line.trim().is_empty() {
+            self.enter();
+            return;
+        }
+        self.pending = None;
+        self.confirm = None;
+        if line.trim() == "drop" {
+            self.input.reset();
+            if let Some((_, id)) = self.unconfirmed.take() {
+                self.status = format!("unconfirmed sale set aside: it may have been sold (request id {id}); check before selling it again");
+            }
+            return;
+        }
+        match command::parse(&line) {
+            Ok(cmd) => {
+                if self.history.last() != Some(&line) {
+                    self.history.push(line);
+                }
+                self.input.reset();
+                self.bad = None;
+                self.execute(cmd);
+            }
+            Err(e) => {
+                self.bad = quoted_token(&e).filter(|t| line.split_whitespace().any(|w| w == t));
+                self.status = e;
+            }
         }
     }
 
@@ -821,7 +867,7 @@ impl App<'_> {
             ),
             None => (
                 self.panel.clone(),
-                self.input.clone(),
+                self.input.value().to_string(),
                 " ENTRY (? for help) ".to_string(),
             ),
         };
@@ -831,10 +877,15 @@ impl App<'_> {
             body,
         );
         f.render_widget(
-            Paragraph::new(format!("> {entry}"))
+            Paragraph::new(marked(&entry, self.bad.as_deref()))
                 .block(Block::default().borders(Borders::ALL).title(title)),
             input,
         );
+        if self.prompt.is_none() {
+            // The cursor where the next key goes: after "│> " and the line's visual width.
+            let at = input.x + 3 + self.input.visual_cursor() as u16;
+            f.set_cursor_position((at.min(input.right().saturating_sub(2)), input.y + 1));
+        }
         let bold = Style::default().add_modifier(Modifier::BOLD);
         f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
     }
@@ -884,6 +935,35 @@ impl App<'_> {
                 .title(format!(" KENO WRITER  {} ", self.writer)),
         )
     }
+}
+
+/// The entry line as shown: "> " and the line, the token at fault (if any) reversed.
+fn marked(entry: &str, bad: Option<&str>) -> TextLine<'static> {
+    let mut spans = vec![TextSpan::raw("> ")];
+    let at = bad.and_then(|b| {
+        entry
+            .match_indices(b)
+            .find(|(i, _)| entry[..*i].ends_with(' ') || *i == 0)
+    });
+    match at {
+        Some((i, b)) => {
+            spans.push(TextSpan::raw(entry[..i].to_string()));
+            spans.push(TextSpan::styled(
+                b.to_string(),
+                Style::default().add_modifier(Modifier::REVERSED),
+            ));
+            spans.push(TextSpan::raw(entry[i + b.len()..].to_string()));
+        }
+        None => spans.push(TextSpan::raw(entry.to_string())),
+    }
+    TextLine::from(spans)
+}
+
+/// The token a refusal names in quotes (`"c3": a second combination...`).
+fn quoted_token(message: &str) -> Option<String> {
+    let start = message.find('"')? + 1;
+    let end = start + message[start..].find('"')?;
+    Some(message[start..end].to_string())
 }
 
 /// The header's notice of an early closure (rule 16.2): "KENO CLOSES AT hh:mm" until it comes,
