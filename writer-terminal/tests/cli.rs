@@ -2255,3 +2255,44 @@ fn the_entry_line_keeps_a_mistake_and_edits_like_a_shell() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Issue 19: before the second Enter the counter shows the ticket as it will be sold; a game
+/// closed meanwhile is said, and the ticket shown again for the game it would play, before
+/// anything is sold.
+#[test]
+fn the_counter_shows_the_ticket_and_asks_again_when_the_game_changes() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(&w.server, &w.writer, state.path(), "asks-again") else {
+        return;
+    };
+    t.wait_for("GAME 1 OPEN FOR SALE");
+    t.keys("6 45 36 80 $3 g2");
+    let screen = t.wait_for("TO SELL");
+    for line in [
+        "NUMBERS   06 36 45 80",
+        "1 x 4-spot (standard)",
+        "$3.00 a way",
+        "GAMES     2: 1 to 2",
+        "TOTAL     $6.00",
+    ] {
+        assert!(screen.contains(line), "{line}:\n{screen}");
+    }
+    let (status, _) = w
+        .server
+        .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200);
+    t.wait_for("GAME 2 OPEN FOR SALE");
+    t.key("Enter");
+    let screen = t.wait_for("THE GAME HAS CHANGED: it would play from game 2");
+    assert!(screen.contains("GAMES     2: 2 to 3"), "{screen}");
+    assert_eq!(
+        db.query_i64("SELECT COUNT(*) AS n FROM tickets"),
+        0,
+        "nothing sold yet"
+    );
+    t.key("Enter");
+    t.wait_for("SOLD");
+    assert_eq!(db.query_i64("SELECT MIN(first_game) AS n FROM tickets"), 2);
+}

@@ -14,6 +14,7 @@ pub mod command;
 mod form;
 mod shift;
 mod sign_on;
+mod to_sell;
 
 use std::io::{BufRead, BufReader};
 use std::sync::mpsc;
@@ -135,7 +136,8 @@ struct App<'a> {
     /// The token of the entry line a refusal named: shown marked until the line changes.
     bad: Option<String>,
     /// A sale priced and waiting for Enter.
-    pending: Option<(Order, Quote)>,
+    /// With the game open when it was priced: a sale whose game has changed is asked again.
+    pending: Option<(Order, Quote, Option<i64>)>,
     /// A sale sent but not confirmed: only its own request id may sell it (never sell twice).
     unconfirmed: Option<(Order, String)>,
     /// An action shown to the writer, done on Enter.
@@ -519,7 +521,18 @@ impl App<'_> {
         if let Some((order, id)) = self.unconfirmed.clone() {
             self.status = format!("SELLING (again, request id {id})...");
             self.queued = Some(Action::Sell(order, id).into());
-        } else if let Some((order, _)) = self.pending.take() {
+        } else if let Some((order, q, game)) = self.pending.take() {
+            let now = self.game.map(|g| g.0);
+            if now != game {
+                // The game closed since the price was shown: what would be sold is shown again.
+                self.status = match now {
+                    Some(n) => format!("THE GAME HAS CHANGED: it would play from game {n}. ENTER to sell, ESC to drop"),
+                    None => "THE GAME HAS CHANGED: no game is open now. ENTER to sell into the next, ESC to drop".into(),
+                };
+                self.panel = to_sell::lines(&order, &q, now);
+                self.pending = Some((order, q, now));
+                return;
+            }
             self.status = "SELLING...".into();
             self.queued = Some(Action::Sell(order, new_request_id()).into());
         } else if let Some(action) = self.confirm.take() {
@@ -673,7 +686,9 @@ impl App<'_> {
                     q.games,
                     q.charged_games
                 );
-                self.pending = Some((order, q));
+                let game = self.game.map(|g| g.0);
+                self.panel = to_sell::lines(&order, &q, game);
+                self.pending = Some((order, q, game));
             }
             Err(e) => self.refused(e),
         }

@@ -1,0 +1,72 @@
+//! The ticket as it will be sold, shown before the second Enter: the numbers or groups, the
+//! ways and their spots, the schedule, the amount, the games from the first to the last, and
+//! the total. The writer confirms what the server priced, not what the line was.
+
+use keno_api::tickets::{BetRequest, Quote};
+
+use crate::order::Order;
+
+use super::dollars;
+
+fn two(n: &u8) -> String {
+    format!("{n:02}")
+}
+
+/// The panel's lines for `order` priced as `q`, to play from game `game` (the game open now).
+pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
+    let numbers = match &order.bet {
+        BetRequest::Standard { spots } => {
+            let mut s = spots.clone();
+            s.sort_unstable();
+            format!(
+                "NUMBERS   {}",
+                s.iter().map(two).collect::<Vec<_>>().join(" ")
+            )
+        }
+        BetRequest::QuickPick { count } => format!("NUMBERS   a quick pick of {count}"),
+        BetRequest::MysteryQuickPick => "NUMBERS   a mystery quick pick".to_string(),
+        BetRequest::Way { groups, combine } => format!(
+            "GROUPS    {}  combined {} at a time",
+            groups
+                .iter()
+                .map(|g| g.iter().map(two).collect::<Vec<_>>().join(" "))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            combine
+                .iter()
+                .map(u8::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        BetRequest::SetBet { set, .. } => format!("SET BET   {set}"),
+    };
+    let ways: Vec<String> = q
+        .ways
+        .iter()
+        .map(|l| format!("{} x {}-spot ({})", l.count, l.spots, l.plays_as.as_str()))
+        .collect();
+    let games = match game {
+        Some(first) if q.games > 1 => {
+            format!(
+                "GAMES     {}: {first} to {}",
+                q.games,
+                first + i64::from(q.games) - 1
+            )
+        }
+        Some(first) => format!("GAMES     1: game {first}"),
+        None => format!("GAMES     {}: from the next game opened", q.games),
+    };
+    vec![
+        "TO SELL (ENTER sells, ESC drops)".to_string(),
+        numbers,
+        format!("WAYS      {}", ways.join(", ")),
+        format!("SCHEDULE  {}", order.schedule.as_str()),
+        format!("AMOUNT    {} a way", dollars(q.amount_per_way_cents)),
+        games,
+        format!(
+            "TOTAL     {} ({} charged)",
+            dollars(q.total_cents),
+            q.charged_games
+        ),
+    ]
+}
