@@ -21,16 +21,11 @@ use keno_api::games::Game;
 /// The most tickets a summary lists: the rest are in the exports.
 const SHOWN: i64 = 100;
 
+/// A settled game's totals as settlement recorded them (`settlement::Totals`), and when.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Settled {
-    pub ways: i64,
-    pub total_prizes_cents: i64,
-    pub major_prizes: i64,
-    /// Rule 12.4: the major prizes were scaled down to the game's limit.
-    pub prorated: bool,
-    pub prorate_before_cents: i64,
-    pub prorate_after_cents: i64,
-    pub bonus_cents: i64,
+    #[serde(flatten)]
+    pub totals: Totals,
     pub settled_at: String,
 }
 
@@ -115,14 +110,8 @@ fn summarise(conn: &mut DbConnection, number: i64) -> DomainResult<GameSummary> 
         .select((Totals::as_select(), game_settlements::settled_at))
         .first::<(Totals, i64)>(conn)
         .optional()?
-        .map(|(t, at)| Settled {
-            ways: t.ways,
-            total_prizes_cents: t.total_prizes_cents,
-            major_prizes: t.major_prizes,
-            prorated: t.prorated,
-            prorate_before_cents: t.prorate_before_cents,
-            prorate_after_cents: t.prorate_after_cents,
-            bonus_cents: t.bonus_cents,
+        .map(|(totals, at)| Settled {
+            totals,
             settled_at: rfc3339(at),
         });
     let invalidation = invalidation(conn, number)?;
@@ -193,10 +182,13 @@ struct Line {
     terminal: String,
     writer: String,
     total_cents: i64,
-    status: String,
+    /// Read as the ticket row reads them: a stored word that is not one is an error.
+    #[diesel(deserialize_as = String)]
+    status: keno_core::TicketStatus,
     paid_cents: i64,
     paid_at: Option<i64>,
-    pay_method: Option<String>,
+    #[diesel(deserialize_as = crate::db::NullableWord<keno_core::PayMethod>)]
+    pay_method: Option<keno_core::PayMethod>,
 }
 
 fn shown(conn: &mut DbConnection, number: i64) -> DomainResult<Vec<TicketLine>> {
@@ -237,10 +229,10 @@ fn shown(conn: &mut DbConnection, number: i64) -> DomainResult<Vec<TicketLine>> 
             terminal: l.terminal,
             writer: l.writer,
             total_cents: l.total_cents,
-            status: l.status,
+            status: l.status.as_str().to_string(),
             paid_cents: l.paid_cents,
             paid_at: l.paid_at.map(rfc3339),
-            pay_method: l.pay_method,
+            pay_method: l.pay_method.map(|m| m.as_str().to_string()),
         })
         .collect())
 }

@@ -53,7 +53,7 @@ pub struct Books {
 
 struct Book {
     game: i64,
-    rules: RuleSet,
+    rules: std::sync::Arc<RuleSet>,
     exposure: Exposure,
     simulation: Simulation,
     /// Serial -> its ways in this game, as added.
@@ -89,7 +89,7 @@ fn sample(game: i64) -> Vec<NumberSet> {
 }
 
 impl Book {
-    fn new(game: i64, rules: RuleSet) -> Book {
+    fn new(game: i64, rules: std::sync::Arc<RuleSet>) -> Book {
         Book {
             game,
             rules,
@@ -231,7 +231,7 @@ impl Books {
         let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         let book = match books.as_mut() {
             Some(book) if book.game == game.number => book,
-            _ => books.insert(Book::new(game.number, (*rules).clone())),
+            _ => books.insert(Book::new(game.number, rules)),
         };
         let now = now_micros();
         let since = if book.looked_at == 0 {

@@ -188,7 +188,17 @@ pub struct Computed {
 }
 
 /// The totals a settlement records (`game_settlements`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, Queryable, Selectable)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    Queryable,
+    Selectable,
+    utoipa::ToSchema,
+)]
 #[diesel(table_name = game_settlements)]
 pub struct Totals {
     pub ways: i64,
