@@ -399,6 +399,115 @@ pub struct TicketDetail {
     /// A major prize paid by hand: the claimant, the ID shown, the cheque's number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hand_pay: Option<crate::staff::HandPay>,
+    /// Every game of the ticket, played then cancelled, with what it came to and when it is
+    /// collected. Absent from a server older than this field.
+    #[serde(default)]
+    pub lines: Vec<GameLine>,
+}
+
+/// What one game of a ticket came to (rules 8, 11.5, 13.1, 17.2; general rule 18.2): keno-core's
+/// `standing`, the same for the writer, the check page and a reprint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum GameStanding {
+    /// Not drawn yet: on sale, closed, or not opened.
+    ToCome,
+    /// Being drawn, or drawn and not yet settled.
+    Drawing,
+    /// Settled; nothing won.
+    NoPrize,
+    /// Settled with a prize (`prize_cents`).
+    Won,
+    /// Invalidated (general rule 18.2): its wager (`refund_cents`) comes back with the ticket's
+    /// payment.
+    Invalidated,
+    /// Cancelled (rule 8), never played; the cancellation refunded it.
+    Cancelled,
+    /// The ticket was voided (rule 17.2) before this game was settled: it takes no part.
+    Excluded,
+}
+
+/// When a game's prize or refund reaches the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Collect {
+    /// A writer pays it today.
+    Now,
+    /// Rule 11.5: with the ticket's one payment, after game `after_game`, its last.
+    AfterGame,
+    /// Paid, with the ticket (`paid_at`, `pay_method`).
+    Paid,
+    /// Rule 13.1: more than twelve months on, by an Unclaimed Prize Claim Form.
+    ByClaim,
+    /// Rule 17.2: the ticket was voided; its prizes are withheld.
+    Withheld,
+}
+
+/// One game of a ticket and what it came to.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GameLine {
+    pub game: i64,
+    pub standing: GameStanding,
+    /// What it won (`won`); 0 otherwise.
+    pub prize_cents: u64,
+    /// What comes back for it (`invalidated`, `cancelled`). Null for a game cancelled with a
+    /// whole Keno To Go ticket (rule 1(f)): the refund was the ticket's, no game's own share.
+    pub refund_cents: Option<u64>,
+    /// When the prize or refund is collected (`won`, `invalidated`); null otherwise.
+    pub collect: Option<Collect>,
+    /// `collect = after_game`: the game after which the ticket is paid.
+    pub after_game: Option<i64>,
+}
+
+impl GameLine {
+    /// Game numbers past `i64::MAX` (never stored) are refused.
+    pub fn new(
+        game: u64,
+        standing: keno_core::GameStanding,
+    ) -> Result<GameLine, std::num::TryFromIntError> {
+        use keno_core::GameStanding as S;
+        let (kind, prize_cents, refund_cents, collect) = match standing {
+            S::ToCome => (GameStanding::ToCome, 0, None, None),
+            S::Drawing => (GameStanding::Drawing, 0, None, None),
+            S::NoPrize => (GameStanding::NoPrize, 0, None, None),
+            S::Excluded => (GameStanding::Excluded, 0, None, None),
+            S::Won {
+                prize_cents,
+                collect,
+            } => (GameStanding::Won, prize_cents, None, Some(collect)),
+            S::Invalidated {
+                refund_cents,
+                collect,
+            } => (
+                GameStanding::Invalidated,
+                0,
+                Some(refund_cents),
+                Some(collect),
+            ),
+            S::Cancelled { refund_cents } => (GameStanding::Cancelled, 0, refund_cents, None),
+        };
+        let after_game = match collect {
+            Some(keno_core::Collect::AfterGame(n)) => Some(i64::try_from(n)?),
+            _ => None,
+        };
+        Ok(GameLine {
+            game: i64::try_from(game)?,
+            standing: kind,
+            prize_cents,
+            refund_cents,
+            collect: collect.map(|c| match c {
+                keno_core::Collect::Now => Collect::Now,
+                keno_core::Collect::AfterGame(_) => Collect::AfterGame,
+                keno_core::Collect::Paid => Collect::Paid,
+                keno_core::Collect::ByClaim => Collect::ByClaim,
+                keno_core::Collect::Withheld => Collect::Withheld,
+            }),
+            after_game,
+        })
+    }
 }
 
 /// What a player may see of a ticket (the public check).
@@ -436,6 +545,17 @@ pub struct TicketCheck {
     /// How it was paid, part by part (rule 12.2); empty while unpaid.
     #[serde(default)]
     pub payment_parts: Vec<PaymentPart>,
+    /// When it was paid (RFC 3339); null while unpaid. Absent from a server older than this
+    /// field.
+    #[serde(default)]
+    pub paid_at: Option<String>,
+    /// How it was paid (`Ticket::pay_method`); null while unpaid.
+    #[serde(default)]
+    pub pay_method: Option<String>,
+    /// Every game of the ticket, played then cancelled, with what it came to and when it is
+    /// collected. Absent from a server older than this field.
+    #[serde(default)]
+    pub lines: Vec<GameLine>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -19,7 +19,8 @@
 //!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
 //!   months of rules 13.1, 13.2), [`cancel`] (rule 8), [`refund`] (an invalidated game, rule
-//!   17.3), [`closure`] (Keno closed early with notice, rule 16.2);
+//!   17.3), [`closure`] (Keno closed early with notice, rule 16.2), [`standing`] (what each
+//!   game of a ticket came to and when it is collected, as every view tells it);
 //! - [`draw_stats`]: draw monitoring, the frequency, position and pairs tests of the games
 //!   drawn;
 //! - [`liability`]: what the open game could cost (expected payout, worst case), kept as ways
@@ -55,6 +56,7 @@ pub mod settle;
 pub mod shift;
 pub mod simulate;
 pub mod staff;
+pub mod standing;
 pub mod status;
 pub mod tender;
 pub mod theory;
@@ -101,5 +103,6 @@ pub use staff::{
     after_failure, check_secret, may_sign_on, session_standing, AfterFailure, LockOut, SecretError,
     SecretKind, SessionEnd, SessionFacts, SignOnFacts, SignOnRefusal,
 };
+pub use standing::{game_standings, Collect, GameStanding, TicketFacts, TicketGame};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
 pub use void::{void_wagers, VoidRefusal, Voiding};

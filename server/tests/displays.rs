@@ -237,11 +237,13 @@ fn a_player_checks_a_ticket_and_guessing_is_slowed() {
     assert!(shown["message"].is_null(), "{shown}");
     let summary = shown["summary"].as_str().unwrap();
     assert!(summary.contains(serial), "{summary}");
+    // A ticket with a game still to come and nothing won yet says so, never "won $0.00".
     let won = detail["won_cents"].as_u64().unwrap();
-    assert!(
-        summary.contains(&format!("won {}", dollars(won))),
-        "{summary} / {won}"
-    );
+    let said = match won {
+        0 => "no prize yet".to_string(),
+        _ => format!("won {}", dollars(won)),
+    };
+    assert!(summary.contains(&said), "{summary} / {won}");
     let games = shown["games"].as_array().unwrap();
     assert_eq!(games.len(), 2);
     assert_eq!(games[0]["game"], first);
@@ -437,8 +439,31 @@ fn the_check_page_shows_games_cancelled_and_invalidated_with_their_refunds() {
     let listed: Vec<i64> = games.iter().map(|g| g["game"].as_i64().unwrap()).collect();
     assert_eq!(listed, vec![first, first + 1, first + 2], "{shown}");
     let text = |i: usize| games[i]["text"].as_str().unwrap().to_string();
-    assert!(text(1).contains("INVALIDATED (REFUNDED $2.00)"), "{shown}");
-    assert!(text(2).contains("CANCELLED, REFUNDED $2.00"), "{shown}");
+    // General rule 18.2: the refund comes with the ticket's payment, which is due now.
+    assert!(
+        text(1).contains("INVALIDATED: $2.00 refunded · to collect now"),
+        "{shown}"
+    );
+    assert!(text(2).contains("CANCELLED: $2.00 refunded"), "{shown}");
+    assert_eq!(
+        checked["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["standing"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            // The draw is the real RNG: the first game may have won.
+            if checked["results"][0]["prize_cents"] == 0 {
+                "no_prize"
+            } else {
+                "won"
+            },
+            "invalidated",
+            "cancelled"
+        ],
+        "{checked}"
+    );
     let summary = shown["summary"].as_str().unwrap();
     assert!(
         summary.contains(&format!("games {} cancelled, $2.00 refunded", first + 2)),
@@ -467,12 +492,125 @@ fn the_check_page_shows_games_cancelled_and_invalidated_with_their_refunds() {
     assert_eq!(games.len(), 2, "{shown}");
     for g in games {
         let text = g["text"].as_str().unwrap();
-        assert!(
-            text.contains("CANCELLED, REFUNDED ($6.00 for games"),
-            "{text}"
-        );
+        assert!(text.contains("CANCELLED: $3.00 refunded"), "{text}");
         assert!(!text.contains("$0.00"), "{text}");
     }
+}
+
+/// Every 1-spot ticket on the board, `games` games at $1: 20 of them win each game.
+fn cover_the_board(server: &Server, writer: &str, games: u32) -> Vec<String> {
+    (1..=80)
+        .map(|n| {
+            let body = sale(
+                &format!("cover-{n}"),
+                json!({"type": "standard", "spots": [n]}),
+                "standard",
+                100,
+                games,
+            );
+            server.sell(writer, body)["serial"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Issue 19: the check page says when a prize is paid, from the server's one payability rule:
+/// a multi-game ticket's early win "paid after game N" (rule 11.5), never "won" as if payable;
+/// a paid ticket how and when it was paid; an invalidated game's refund, due now (general rule
+/// 18.2).
+#[test]
+fn the_check_page_says_when_a_prize_is_paid_and_how_it_was() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Server::start(&db, keno_testkit::MANUAL_CLOCK);
+    let serials = cover_the_board(&server, &writer, 2);
+    let first = server.close_and_settle(&supervisor);
+    let game = first["number"].as_i64().unwrap();
+    let winner = &serials[first["drawn"][0].as_u64().unwrap() as usize - 1];
+
+    // Won in the first of two games: payable only after the second.
+    let (_, checked) = server.get(&format!("/api/v1/tickets/{winner}/check"));
+    assert_eq!(
+        checked["lines"][0],
+        json!({"game": game, "standing": "won", "prize_cents": 300, "refund_cents": null,
+               "collect": "after_game", "after_game": game + 1}),
+        "{checked}"
+    );
+    assert_eq!(checked["lines"][1]["standing"], "to_come", "{checked}");
+    browser.goto(&format!("{}/check", server.base));
+    let shown = check_in_page(&browser, winner);
+    let text = |s: &Value, i: usize| s["games"][i]["text"].as_str().unwrap().to_string();
+    let waiting = format!(
+        "WON $3.00 · paid after game {}, the ticket's last",
+        game + 1
+    );
+    assert!(text(&shown, 0).contains(&waiting), "{shown}");
+    assert!(text(&shown, 1).contains("not drawn yet"), "{shown}");
+    let summary = shown["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!("paid after game {}", game + 1)),
+        "{summary}"
+    );
+    assert!(!summary.contains("to collect"), "{summary}");
+    keep_screenshot(&browser.screenshot(), "check-waiting.png");
+
+    // After the last game, paid at the counter: how and when, every win marked paid.
+    server.close_and_settle(&supervisor);
+    let (status, paid) = server.post(
+        &writer,
+        &format!("/api/v1/tickets/{winner}/pay"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{paid}");
+    let shown = check_in_page(&browser, winner);
+    let summary = shown["summary"].as_str().unwrap();
+    let cents = paid["paid_cents"].as_u64().unwrap();
+    assert!(
+        summary.contains(&format!("PAID ${}.00 in cash on ", cents / 100)),
+        "{summary}"
+    );
+    assert!(text(&shown, 0).contains("WON $3.00 · PAID"), "{shown}");
+    keep_screenshot(&browser.screenshot(), "check-paid.png");
+
+    // A ticket whose one game was invalidated: its wager refunded, to collect now.
+    let lone = server.sell(
+        &writer,
+        sale(
+            "lone",
+            json!({"type": "standard", "spots": [5, 6, 7]}),
+            "standard",
+            200,
+            1,
+        ),
+    );
+    let lone = lone["serial"].as_str().unwrap();
+    let (status, inv) = server.post(
+        &supervisor,
+        &format!("/api/v1/games/{}/invalidate", game + 2),
+        json!({"reason": "the blower stopped"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    let shown = check_in_page(&browser, lone);
+    assert!(
+        text(&shown, 0).contains("INVALIDATED: $2.00 refunded · to collect now"),
+        "{shown}"
+    );
+    let summary = shown["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!(
+            ": game {} invalidated, $2.00 refunded, $2.00 to collect at a Keno writer",
+            game + 2
+        )),
+        "{summary}"
+    );
+    assert!(!summary.contains("won"), "{summary}");
+    keep_screenshot(&browser.screenshot(), "check-invalidated.png");
 }
 
 /// Issue 19: money reads one way on the board ("$20,000.00" beside "$2,000.40", never "$20,000"),

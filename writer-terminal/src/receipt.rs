@@ -4,7 +4,9 @@
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Local};
-use keno_api::tickets::{GameResult, SalePayment, Schedule, Ticket, TicketDetail};
+use keno_api::tickets::{
+    Collect, GameResult, GameStanding, SalePayment, Schedule, Ticket, TicketDetail,
+};
 use keno_api::vouchers::Voucher;
 use keno_core::{Dollars, RuleSet};
 
@@ -103,6 +105,44 @@ fn closed_games(ticket: &Ticket, results: &[GameResult]) -> Vec<(String, String)
     out
 }
 
+/// What a reprint says the ticket came to, from the server's one rule (keno-core `standing`):
+/// the games cancelled (rule 8) and invalidated (general rule 18.2) with their refunds, each game
+/// won and when it is paid (rule 11.5), and how and when a paid ticket was paid.
+fn standing_rows(detail: &TicketDetail) -> Vec<(String, String)> {
+    // A server older than `lines`: the games closed, from the results.
+    if detail.lines.is_empty() {
+        return closed_games(&detail.ticket, &detail.results);
+    }
+    let mut out = closed_games(&detail.ticket, &[]);
+    for l in &detail.lines {
+        let when = match (l.collect, l.after_game) {
+            (Some(Collect::AfterGame), Some(n)) => format!(" AFTER GAME {n}"),
+            (Some(Collect::Paid), _) => " PAID".into(),
+            (Some(Collect::ByClaim), _) => " BY CLAIM FORM".into(),
+            (Some(Collect::Withheld), _) => " WITHHELD".into(),
+            _ => String::new(),
+        };
+        match (l.standing, l.refund_cents) {
+            (GameStanding::Invalidated, Some(refund)) => out.push((
+                format!("GAME {} INVALIDATED,", l.game),
+                format!("REFUND {}", Dollars(refund)),
+            )),
+            (GameStanding::Won, _) => out.push((
+                format!("GAME {} WON,", l.game),
+                format!("{}{when}", Dollars(l.prize_cents)),
+            )),
+            _ => {}
+        }
+    }
+    let t = &detail.ticket;
+    if let (Some(method), Some(at)) = (&t.pay_method, &t.paid_at) {
+        let how = crate::views::paid_how(method).trim_start().to_string();
+        out.push((format!("PAID {}", dollars(t.paid_cents)), how));
+        out.push(("ON".into(), crate::views::local_time(at)));
+    }
+    out
+}
+
 /// "$3" for whole dollars, "$0.50" otherwise, as the WAYS SPOTS AMOUNT column shows it.
 fn short_dollars(c: u64) -> String {
     if c % 100 == 0 {
@@ -188,7 +228,7 @@ impl Receipt {
     /// and invalidated since the sale, for a reprint.
     pub fn from_detail(detail: &TicketDetail, casino: &str) -> Receipt {
         Receipt {
-            closed: closed_games(&detail.ticket, &detail.results),
+            closed: standing_rows(detail),
             ..Receipt::from_ticket(&detail.ticket, &detail.payment, casino)
         }
     }
@@ -541,7 +581,7 @@ impl Span {
 mod tests {
     use super::*;
     use keno_api::set_bets::{SetBetMode, SetBetRef};
-    use keno_api::tickets::{TenderLine, WaysLine};
+    use keno_api::tickets::{GameLine, TenderLine, WaysLine};
     use serde_json::json;
 
     /// A ticket as the server sends it, from the fields a test gives (the rest empty).
@@ -854,5 +894,50 @@ mod tests {
         let mut r = Receipt::from_ticket(&one, &SalePayment::cash(0), "C");
         r.reprint = true;
         assert!(r.to_text().contains("CANCELLED GAME 7,"), "{}", r.to_text());
+    }
+
+    #[test]
+    fn a_reprint_says_when_a_win_is_paid_and_how_a_paid_ticket_was() {
+        let mut detail = closed_detail();
+        detail.ticket.cancelled_games = vec![];
+        detail.ticket.refund_cents = 0;
+        let line = |game: i64, standing, prize_cents, collect, after_game| GameLine {
+            game,
+            standing,
+            prize_cents,
+            refund_cents: None,
+            collect,
+            after_game,
+        };
+        detail.lines = vec![
+            line(4, GameStanding::Won, 300, Some(Collect::AfterGame), Some(7)),
+            line(5, GameStanding::ToCome, 0, None, None),
+        ];
+        let mut r = Receipt::from_detail(&detail, "C");
+        r.reprint = true;
+        let bold = bold_lines(&r.lines()).join("\n");
+        assert!(bold.contains("GAME 4 WON,"), "{bold}");
+        assert!(bold.contains("$3.00 AFTER GAME 7"), "{bold}");
+
+        // Paid since: the win marked paid, and how and when the ticket was paid.
+        detail.lines[0].collect = Some(Collect::Paid);
+        detail.ticket.status = "paid".into();
+        detail.ticket.paid_cents = 300;
+        detail.ticket.pay_method = Some("cash".into());
+        detail.ticket.paid_at = Some("2026-11-25T06:20:00Z".into());
+        let mut r = Receipt::from_detail(&detail, "C");
+        r.reprint = true;
+        let text = r.to_text();
+        let bold = bold_lines(&r.lines()).join("\n");
+        for line in [
+            "*** TICKET PAID ***",
+            "$3.00 PAID",
+            "PAID $3.00",
+            "IN CASH",
+            "ON",
+        ] {
+            assert!(bold.contains(line), "{line} missing from\n{text}");
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     }
 }

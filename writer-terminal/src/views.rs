@@ -4,8 +4,11 @@
 use keno_api::games::Game;
 use keno_api::set_bets::SetBet;
 use keno_api::staff::{Session, Shift, ShiftState};
-use keno_api::tickets::{Cancellation, Payment, SalePayment, TicketDetail};
+use keno_api::tickets::{
+    Cancellation, Collect, GameLine, GameStanding, Payment, SalePayment, TicketDetail,
+};
 use keno_api::vouchers::{CashOut, Voucher};
+use keno_api::Refusal;
 use keno_core::Dollars;
 
 /// Signed cents as dollars: "-$5.00" for money out.
@@ -18,7 +21,7 @@ fn signed(c: i64) -> String {
 }
 
 /// An instant the server sent (RFC 3339) on this terminal's clock: "25/11/26 21:45".
-fn local_time(at: &str) -> String {
+pub fn local_time(at: &str) -> String {
     chrono::DateTime::parse_from_rfc3339(at).map_or_else(
         |_| at.to_string(),
         |t| {
@@ -34,48 +37,31 @@ fn cents(c: impl TryInto<u64>) -> String {
     Dollars(c.try_into().unwrap_or(0)).to_string()
 }
 
-/// A checked ticket: its status, each game's state, catches and prize, the games it will never
-/// play (cancelled, invalidated) with their refunds, what it won and what is payable.
+/// A checked ticket: its status, each game as the server's one rule has it (played, won and
+/// when it is paid, invalidated or cancelled with its refund), what it won, what is payable now
+/// or why not, and how it was paid.
 pub fn ticket(t: &TicketDetail) -> Vec<String> {
     let mut out = vec![format!("TICKET {}  {}", t.ticket.serial, status(t))];
-    for r in &t.results {
-        let catches: Vec<String> = r
-            .ways
+    for line in &t.lines {
+        let catches: Vec<String> = t
+            .results
             .iter()
-            .map(|w| format!("{}/{}", w.catch, w.spots))
-            .collect();
-        // Rule 17.3: an invalidated game pays nothing and refunds its share of the charge.
-        let (state, amount) = if r.state == "invalidated" {
-            (
-                "INVALIDATED".to_string(),
-                format!("REFUND {}", cents(r.refund_cents)),
-            )
-        } else {
-            (r.state.clone(), cents(r.prize_cents))
-        };
+            .find(|r| r.game == line.game)
+            .map(|r| {
+                r.ways
+                    .iter()
+                    .map(|w| format!("{}/{}", w.catch, w.spots))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (word, amount) = game_words(line);
         out.push(format!(
-            "GAME {:<8} {state:<11} {:<24} {amount}",
-            r.game,
+            "GAME {:<8} {word:<11} {:<16} {amount}",
+            line.game,
             catches.join(" "),
         ));
     }
-    // Rule 8: the games cancelled are not in the results (never played): shown with the refund
-    // the cancellation paid.
-    let cancelled = &t.ticket.cancelled_games;
-    if !cancelled.is_empty() {
-        let label = if cancelled.len() > 1 { "GAMES" } else { "GAME" };
-        out.push(format!(
-            "{:<13} {:<36} REFUNDED {}",
-            format!("{label} {}", game_range(cancelled)),
-            "CANCELLED",
-            cents(t.ticket.refund_cents)
-        ));
-    }
-    out.push(format!(
-        "WON {}   PAYABLE {}",
-        cents(t.won_cents),
-        cents(t.payable_cents)
-    ));
+    out.push(format!("WON {}   {}", cents(t.won_cents), payable_words(t)));
     if t.cheque {
         out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
     }
@@ -92,6 +78,96 @@ pub fn ticket(t: &TicketDetail) -> Vec<String> {
         ));
     }
     out
+}
+
+/// One game's word and what it came to (rules 8, 11.5, 13.1, 17.2; general rule 18.2).
+fn game_words(line: &GameLine) -> (&'static str, String) {
+    let when = match (line.collect, line.after_game) {
+        (Some(Collect::Now), _) => "PAYABLE".to_string(),
+        // Rule 11.5: paid once, after the ticket's last game.
+        (Some(Collect::AfterGame), Some(n)) => format!("PAID AFTER GAME {n}"),
+        (Some(Collect::AfterGame), None) => "PAID AFTER THE LAST GAME".to_string(),
+        (Some(Collect::Paid), _) => "PAID".to_string(),
+        (Some(Collect::ByClaim), _) => "BY CLAIM FORM".to_string(),
+        (Some(Collect::Withheld), _) => "WITHHELD".to_string(),
+        (None, _) => String::new(),
+    };
+    let refund = line.refund_cents.map(cents);
+    match line.standing {
+        GameStanding::Won => ("WON", format!("{} {when}", cents(line.prize_cents))),
+        GameStanding::Invalidated => (
+            "INVALIDATED",
+            format!("REFUND {} {when}", refund.unwrap_or_default()),
+        ),
+        GameStanding::Cancelled => (
+            "CANCELLED",
+            refund.map_or("REFUNDED WITH THE TICKET".into(), |r| {
+                format!("REFUNDED {r}")
+            }),
+        ),
+        GameStanding::NoPrize => ("NO PRIZE", String::new()),
+        GameStanding::Drawing => ("DRAWING", String::new()),
+        GameStanding::ToCome => ("TO COME", String::new()),
+        GameStanding::Excluded => ("VOIDED", String::new()),
+    }
+}
+
+/// What a pay would do now, or why it would not; how a paid ticket was paid.
+pub fn payable_words(t: &TicketDetail) -> String {
+    let Some(code) = &t.not_payable else {
+        return format!("PAYABLE {}", cents(t.payable_cents));
+    };
+    match code.refusal() {
+        Some(Refusal::AlreadyPaid) => {
+            let how = t.ticket.pay_method.as_deref().map_or("", paid_how);
+            let when = t
+                .ticket
+                .paid_at
+                .as_deref()
+                .map_or(String::new(), |at| format!(" ON {}", local_time(at)));
+            format!("PAID {}{how}{when}", cents(t.ticket.paid_cents))
+        }
+        Some(Refusal::NotSettled) => match t.lines.iter().find_map(|l| l.after_game) {
+            Some(n) => format!("PAYABLE AFTER GAME {n}"),
+            None => "NOTHING PAYABLE YET".into(),
+        },
+        Some(Refusal::NoPrize) => "NOTHING TO PAY".into(),
+        Some(Refusal::Cancelled) => format!("CANCELLED: REFUNDED {}", cents(t.ticket.refund_cents)),
+        Some(Refusal::Voided) => "VOIDED: PRIZES WITHHELD (rule 17.2)".into(),
+        Some(Refusal::ClaimRequired) => {
+            "NOT PAID AT A TERMINAL: UNCLAIMED PRIZE CLAIM FORM (rule 13.1)".into()
+        }
+        _ => format!("NOT PAYABLE ({code})"),
+    }
+}
+
+/// A ticket's `pay_method` in words: how it was paid.
+pub fn paid_how(method: &str) -> &'static str {
+    match method {
+        "cash" => " IN CASH",
+        "cheque" => " BY CHEQUE",
+        "voucher" => " AS A VOUCHER",
+        "tender" => " TENDERED FOR A SALE",
+        "claim_cheque" => " BY CHEQUE ON A CLAIM FORM",
+        "cash_and_cheque" => " IN CASH AND BY CHEQUE",
+        "voucher_and_cheque" => " AS A VOUCHER AND BY CHEQUE",
+        // A method a newer server names: the ticket says "PAID" and the amount.
+        _ => "",
+    }
+}
+
+/// What the writer may do with a checked ticket, for the status line: `p` only when a pay would
+/// pay, `x` only while it has a game to come.
+pub fn ticket_actions(t: &TicketDetail) -> String {
+    let pays = t.not_payable.is_none() && t.payable_cents > 0;
+    let cancels =
+        t.ticket.status == "active" && t.lines.iter().any(|l| l.standing == GameStanding::ToCome);
+    match (pays, cancels) {
+        (true, true) => format!("p pays {}, x cancels this ticket", cents(t.payable_cents)),
+        (true, false) => format!("p pays {}", cents(t.payable_cents)),
+        (false, true) => format!("{}; x cancels its games to come", payable_words(t)),
+        (false, false) => format!("{}: nothing to pay or cancel", payable_words(t)),
+    }
 }
 
 /// The ticket's status as the writer must read it: a ticket whose later games were cancelled

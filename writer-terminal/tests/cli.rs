@@ -2296,3 +2296,98 @@ fn the_counter_shows_the_ticket_and_asks_again_when_the_game_changes() {
     t.wait_for("SOLD");
     assert_eq!(db.query_i64("SELECT MIN(first_game) AS n FROM tickets"), 2);
 }
+
+/// Every 1-spot ticket on the board, `games` games at $1 (20 win each game), sold over HTTP.
+fn cover_the_board(s: &Server, token: &str, games: u32) -> Vec<String> {
+    (1..=80)
+        .map(|n| {
+            let body = sale(
+                &format!("cover-{n}"),
+                serde_json::json!({"type": "standard", "spots": [n]}),
+                "standard",
+                100,
+                games,
+            );
+            s.sell(token, body)["serial"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Issue 19: the counter's ticket panel is the server's one payability rule. A multi-game
+/// ticket's early win reads "PAID AFTER GAME N" (rule 11.5) and `p` is not offered, nor
+/// confirmed; once payable, `p` pays and the panel shows the ticket PAID, how and when, under
+/// the slip, and `p` again says there is nothing to pay; a cancellation shows the ticket
+/// CANCELLED at once.
+#[test]
+fn the_counter_ticket_panel_follows_the_payment_and_the_cancellation() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let serials = cover_the_board(&w.server, &w.writer, 2);
+    let first = w.server.close_and_settle(&w.supervisor);
+    let game = first["number"].as_i64().unwrap();
+    let winner = &serials[first["drawn"][0].as_u64().unwrap() as usize - 1];
+    let state = tempfile::tempdir().unwrap();
+    let Some(t) = counter(&w.server, &w.writer, state.path(), "follows") else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    t.keys(winner);
+    let screen = t.wait_for(&format!("TICKET {winner}  ACTIVE"));
+    let won = format!("GAME {game:<8} WON");
+    let waiting = format!("$3.00 PAID AFTER GAME {}", game + 1);
+    for line in [won.as_str(), waiting.as_str(), "TO COME"] {
+        assert!(screen.contains(line), "{line}:\n{screen}");
+    }
+    t.wait_for(&format!(
+        "PAYABLE AFTER GAME {}; x cancels its games to come",
+        game + 1
+    ));
+    t.keys("p");
+    let screen = t.wait_for(&format!(
+        "ticket {winner}: PAYABLE AFTER GAME {}: nothing to pay",
+        game + 1
+    ));
+    assert!(!screen.contains("ENTER to confirm"), "{screen}");
+
+    w.server.close_and_settle(&w.supervisor);
+    t.keys(winner);
+    t.wait_for("p pays $");
+    t.keys("p");
+    t.wait_for("ENTER to confirm");
+    t.key("Enter");
+    let screen = t.wait_for(&format!("TICKET {winner}  PAID"));
+    assert!(screen.contains("PAYMENT SLIP"), "{screen}");
+    assert!(screen.contains("$3.00 PAID"), "{screen}");
+    assert!(screen.contains(" IN CASH ON "), "{screen}");
+    t.keys("p");
+    t.wait_for(&format!("ticket {winner}: PAID $"));
+    let screen = t.wait_for("nothing to pay");
+    assert!(!screen.contains("ENTER to confirm"), "{screen}");
+
+    // A ticket of two games cancelled: CANCELLED at once, each game with its refund.
+    let sold = w.server.sell(
+        &w.writer,
+        sale(
+            "two",
+            serde_json::json!({"type": "standard", "spots": [4, 5, 6]}),
+            "standard",
+            200,
+            2,
+        ),
+    );
+    let two = sold["serial"].as_str().unwrap();
+    t.keys(two);
+    t.wait_for(&format!("TICKET {two}  ACTIVE"));
+    t.wait_for("NOTHING PAYABLE YET; x cancels its games to come");
+    t.keys("x");
+    t.wait_for("ENTER to confirm");
+    t.key("Enter");
+    let screen = t.wait_for(&format!("TICKET {two}  CANCELLED"));
+    assert!(screen.contains("CANCELLATION SLIP"), "{screen}");
+    assert!(
+        screen.contains(&format!("GAME {:<8} CANCELLED", game + 2)),
+        "{screen}"
+    );
+    assert!(screen.contains("REFUNDED $2.00"), "{screen}");
+    t.keys("q");
+}

@@ -33,51 +33,95 @@ function gameRange(games) {
   return games.length > 1 ? `${games[0]}-${games[games.length - 1]}` : `${games[0]}`;
 }
 
-// One game played (or still to play): its catches, marked against the numbers drawn.
-function playedGame(r, drawn) {
-  const ways = r.ways.map((w) => {
+// When a game's prize or refund reaches the player (rule 11.5: once, after the ticket's last
+// game; 13.1: a claim form after twelve months; 17.2: withheld from a voided ticket).
+function collected(line) {
+  return {
+    now: " · to collect now at a Keno writer",
+    after_game: ` · paid after game ${line.after_game}, the ticket's last`,
+    paid: " · PAID",
+    by_claim: " · claim it with an Unclaimed Prize Claim Form",
+    withheld: " · WITHHELD: the ticket was voided",
+  }[line.collect] ?? "";
+}
+
+// What one game came to, in the server's words (keno-core's one rule for every view).
+function outcome(line) {
+  switch (line.standing) {
+    case "won": return `WON ${dollars(line.prize_cents)}${collected(line)}`;
+    // General rule 18.2: an invalidated game's wager comes back with the ticket's payment.
+    case "invalidated":
+      return `INVALIDATED: ${dollars(line.refund_cents)} refunded${collected(line)}`;
+    // Rule 8: never played; the cancellation refunded it (a whole Keno To Go ticket at once).
+    case "cancelled": return line.refund_cents === null
+      ? "CANCELLED: refunded with the whole ticket"
+      : `CANCELLED: ${dollars(line.refund_cents)} refunded`;
+    case "no_prize": return "no prize";
+    case "drawing": return "being drawn";
+    case "excluded": return "VOIDED: takes no part";
+    default: return "not drawn yet";
+  }
+}
+
+// One game, with the catches of each way marked against the numbers drawn.
+function gameLine(line, result, drawn) {
+  const ways = (result?.ways ?? []).map((w) => {
     const numbers = w.numbers
       .map((n) => `<span class="${drawn.includes(n) ? "hit" : ""}">${n}</span>`)
       .join("");
     const prize = w.prize_cents ? ` · <b class="won">${dollars(w.prize_cents)}</b>` : "";
     return `<div class="numbers">${numbers} · caught ${w.catch} of ${w.spots}${prize}</div>`;
   }).join("");
-  const outcome = {
-    settled: r.prize_cents ? `WON ${dollars(r.prize_cents)}` : "no prize",
-    // Rule 17.3: an invalidated game pays nothing; its share of the wager is refunded.
-    invalidated: `INVALIDATED (REFUNDED ${dollars(r.refund_cents ?? 0)})`,
-  }[r.state] ?? "not drawn yet";
-  return `<div class="game" data-game="${r.game}"><b>Game ${r.game}</b>: ` +
-    `<span class="${r.prize_cents ? "won" : ""}">${escape(outcome)}</span>${ways}</div>`;
+  return `<div class="game ${line.standing}" data-game="${line.game}"><b>Game ${line.game}</b>: ` +
+    `<span class="${line.standing === "won" ? "won" : ""}">${escape(outcome(line))}</span>${ways}</div>`;
 }
 
-// Rule 8: the games cancelled are never played; the cancellation refunded them together.
-function cancelledGames(body) {
-  const games = body.cancelled_games ?? [];
-  if (!games.length) return "";
-  const refund = games.length > 1
-    ? `REFUNDED (${dollars(body.refund_cents ?? 0)} for games ${gameRange(games)})`
-    : `REFUNDED ${dollars(body.refund_cents ?? 0)}`;
-  return games.map((g) => `<div class="game cancelled" data-game="${g}"><b>Game ${g}</b>: ` +
-    `<span>CANCELLED, ${escape(refund)}</span></div>`).join("");
+const paidHow = {
+  cash: "in cash",
+  cheque: "by cheque",
+  voucher: "as a voucher",
+  tender: "towards another ticket",
+  claim_cheque: "by cheque, on a claim form",
+};
+
+// How and when a paid ticket was paid; rule 12.2: in parts, the cash and the cheque.
+function payment(body) {
+  const parts = body.payment_parts ?? [];
+  const how = parts.length > 1
+    ? parts.map((p) => `${dollars(p.cents)} ${p.method === "cheque" ? "by cheque" : paidHow[p.method] ?? "in cash"}`).join(" and ")
+    : `${dollars(body.paid_cents)} ${paidHow[body.pay_method] ?? ""}`;
+  const when = body.paid_at ? ` on ${new Date(body.paid_at).toLocaleString()}` : "";
+  return `PAID ${how}${when}`;
 }
 
-// What the ticket came to: a cancelled ticket its refund, never "won $0.00".
+// What the ticket came to: a cancelled ticket its refund (never "won $0.00"), a paid one how and
+// when, an unpaid one what to collect and when.
 function summary(body) {
   const cancelled = body.cancelled_games ?? [];
   const refund = dollars(body.refund_cents ?? 0);
-  if (body.status === "cancelled") {
-    return `Ticket ${escape(body.serial)} · CANCELLED: <b>${refund}</b> refunded`;
+  const head = `Ticket ${escape(body.serial)}`;
+  if (body.status === "cancelled") return `${head} · CANCELLED: <b>${refund}</b> refunded`;
+  if (body.status === "voided") return `${head} · VOIDED: its prizes are withheld (rule 17.2)`;
+  if (body.status === "paid") return `${head} · ${escape(payment(body))}`;
+  const lines = body.lines ?? [];
+  const waiting = lines.find((l) => l.collect === "after_game");
+  const invalidated = lines.filter((l) => l.standing === "invalidated");
+  const parts = [];
+  if (body.won_cents) parts.push(`won <b>${dollars(body.won_cents)}</b>`);
+  // General rule 18.2: an invalidated game's wager is refunded with the ticket's payment.
+  if (invalidated.length) {
+    const games = invalidated.map((l) => l.game).join(", ");
+    const refunded = invalidated.reduce((sum, l) => sum + (l.refund_cents ?? 0), 0);
+    parts.push(`game${invalidated.length > 1 ? "s" : ""} ${games} invalidated, ${dollars(refunded)} refunded`);
   }
-  // Rule 12.2: a payment in parts says what was paid in cash and what by cheque.
-  const parts = body.payment_parts ?? [];
-  const paid = parts.length > 1
-    ? ` (${parts.map((p) => `${dollars(p.cents)} ${p.method === "cheque" ? "by cheque" : "in cash"}`).join(" and ")})`
-    : "";
-  const status = body.status === "paid" ? ` · PAID${paid}` : "";
-  return `Ticket ${escape(body.serial)}${status}: won <b>${dollars(body.won_cents)}</b>` +
-    (cancelled.length ? `; games ${gameRange(cancelled)} cancelled, ${refund} refunded` : "") +
+  if (cancelled.length) parts.push(`games ${gameRange(cancelled)} cancelled, ${refund} refunded`);
+  if (!parts.length) {
+    const toCome = lines.some((l) => l.standing === "to_come" || l.standing === "drawing");
+    parts.push(toCome ? "no prize yet" : "no prize");
+  }
+  return `${head}: ${parts.join("; ")}` +
     (body.payable_cents ? `, ${dollars(body.payable_cents)} to collect at a Keno writer` : "") +
+    (waiting ? `, paid after game ${waiting.after_game}, the ticket's last` : "") +
     // Rule 13.1: more than 12 months after its Keno Day a writer no longer pays it.
     (body.not_payable === "claim_required"
       ? ", no longer paid at a Keno writer (more than 12 months): claim it with an Unclaimed Prize Claim Form"
@@ -100,8 +144,10 @@ async function check(serial) {
     drawn[r.game] = g ? g.drawn : [];
   }));
   // Every game of the ticket, in order: played, invalidated, to come, then cancelled.
-  const games = body.results.map((r) => playedGame(r, drawn[r.game])).join("") +
-    cancelledGames(body);
+  const byGame = Object.fromEntries(body.results.map((r) => [r.game, r]));
+  const games = body.lines
+    .map((l) => gameLine(l, byGame[l.game], drawn[l.game] ?? []))
+    .join("");
   $("result").innerHTML = `<p id="summary">${summary(body)}</p>` +
     `<p>Your numbers: ${body.groups.map((g) => g.join(" ")).join(" | ")}</p>${games}`;
 }

@@ -6,7 +6,7 @@ use actix_web::{get, web};
 use diesel::prelude::*;
 use std::sync::Arc;
 
-use keno_core::{BetPlan, Draw, PayMethod, RuleSet, WayInPlay};
+use keno_core::{BetPlan, Draw, GameState, PayMethod, RuleSet, TicketFacts, TicketGame, WayInPlay};
 
 use super::{find, TicketRow};
 use crate::auth::Principal;
@@ -22,7 +22,7 @@ use crate::state::AppState;
 use keno_api::staff::OverrideAction;
 use keno_api::{Refusal, RefusalCode};
 // The wire's types (keno-api), where the server's modules have always found them.
-pub use keno_api::tickets::{GameResult, TicketCheck, TicketDetail, WayResult};
+pub use keno_api::tickets::{GameLine, GameResult, TicketCheck, TicketDetail, WayResult};
 
 /// The ticket with each game's result.
 pub fn detail(
@@ -44,7 +44,13 @@ pub fn detail(
 
     let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
     let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
-    let (payable_cents, cheque, not_payable) = payable_now(app, conn, t)?;
+    let today = crate::vouchers::today(app)?;
+    let payable = keno_core::payable(&super::pay::facts(conn, t)?, today);
+    let (payable_cents, cheque, not_payable) = match &payable {
+        Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
+        Err(e) => (0, false, Some(RefusalCode::from(Refusal::from(e)))),
+    };
+    let lines = lines(t, &results, payable)?;
     let (paid_as_voucher, tendered_for) = paid_as(conn, t)?;
     Ok(TicketDetail {
         payment: super::tender::load_payment(conn, t)?,
@@ -59,24 +65,56 @@ pub fn detail(
         not_payable,
         payment_parts: super::pay::paid_parts(conn, t)?,
         hand_pay: super::hand_pay::find(conn, &t.serial)?,
+        lines,
     })
 }
 
-/// Rules 11.5, 12.2, 13.1: what a pay would pay today (and whether by cheque), or why it would
-/// refuse, from the same facts and the same decision as the pay: the view never shows a prize
-/// the pay refuses.
-fn payable_now(
-    app: &AppState,
-    conn: &mut DbConnection,
+/// Every game of the ticket with what it came to, from the pay's own decision (`payable`: rules
+/// 11.5, 12.2, 13.1) by keno-core's one rule: the view never shows a prize the pay refuses.
+fn lines(
     t: &TicketRow,
-) -> DomainResult<(u64, bool, Option<RefusalCode>)> {
-    let today = crate::vouchers::today(app)?;
-    Ok(
-        match keno_core::payable(&super::pay::facts(conn, t)?, today) {
-            Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
-            Err(e) => (0, false, Some(RefusalCode::from(Refusal::from(&e)))),
-        },
-    )
+    results: &[GameResult],
+    payable: Result<keno_core::Payable, keno_core::PayRefusal>,
+) -> DomainResult<Vec<GameLine>> {
+    let whose = || format!("ticket {}", t.serial);
+    let number =
+        |n: i64| u64::try_from(n).map_err(|_| anyhow::anyhow!("{}: game {n} is negative", whose()));
+    let played = results
+        .iter()
+        .map(|r| {
+            let state = match r.state.as_str() {
+                FUTURE => None,
+                s => Some(s.parse::<GameState>().map_err(anyhow::Error::from)?),
+            };
+            Ok(TicketGame {
+                game: number(r.game)?,
+                state,
+                prize_cents: r.prize_cents,
+                refund_cents: r.refund_cents,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let cancelled = match t.cancelled_from_game {
+        Some(c) => (c..=t.last_game)
+            .map(number)
+            .collect::<anyhow::Result<_>>()?,
+        None => Vec::new(),
+    };
+    let facts = TicketFacts {
+        status: t.status,
+        played,
+        cancelled,
+        cancel_refund_cents: u64::try_from(t.refund_cents)
+            .map_err(|_| anyhow::anyhow!("{}: a negative refund", whose()))?,
+        game_cost_cents: u64::try_from(t.game_cost_cents)
+            .map_err(|_| anyhow::anyhow!("{}: a negative game cost", whose()))?,
+        payable,
+    };
+    Ok(keno_core::game_standings(&facts)
+        .into_iter()
+        .map(|(game, standing)| GameLine::new(game, standing))
+        .collect::<Result<_, _>>()
+        .map_err(anyhow::Error::from)?)
 }
 
 /// What a paid ticket became: the voucher it was paid as, the ticket it was tendered for.
@@ -147,6 +185,9 @@ fn stored_ways(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<StoredWays
     Ok((stored, bonuses))
 }
 
+/// A game's `state` in the results before it is opened.
+const FUTURE: &str = "future";
+
 /// Each game's result per way, under the rule set it was played under.
 fn results(
     app: &AppState,
@@ -169,7 +210,7 @@ fn results(
         let (state, rule_set) = states
             .get(&game)
             .cloned()
-            .unwrap_or_else(|| ("future".into(), String::new()));
+            .unwrap_or_else(|| (FUTURE.into(), String::new()));
         let mut ways = Vec::new();
         let mut prize_cents = 0;
         if state == keno_core::GameState::Settled.as_str() {
@@ -318,5 +359,8 @@ pub async fn check(
         cancelled_games: t.cancelled_games,
         refund_cents: t.refund_cents,
         payment_parts: d.payment_parts,
+        paid_at: t.paid_at,
+        pay_method: t.pay_method,
+        lines: d.lines,
     }))
 }

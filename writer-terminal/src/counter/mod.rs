@@ -144,8 +144,8 @@ struct App<'a> {
     confirm: Option<Action>,
     /// An action to do once the screen shows it is under way.
     queued: Option<Attempt>,
-    /// The ticket last checked: what p and x act on.
-    checked: Option<String>,
+    /// The ticket last checked: what p and x act on, and why a pay would not pay it now.
+    checked: Option<(String, Option<String>)>,
     panel: Vec<String>,
     status: String,
     quit: bool,
@@ -604,7 +604,12 @@ impl App<'_> {
             Command::Check(serial) => self.act(Action::Check(serial).into()),
             Command::CheckVoucher(code) => self.check_voucher(&code),
             Command::Pay | Command::Cancel => match self.checked.clone() {
-                Some(serial) => {
+                // Rule 11.5: a ticket paid, not settled or with nothing won is not offered to
+                // be paid; the server would refuse it anyway.
+                Some((serial, Some(why))) if cmd == Command::Pay => {
+                    self.status = format!("ticket {serial}: {why}");
+                }
+                Some((serial, _)) => {
                     let (verb, action) = if cmd == Command::Pay {
                         ("PAY", Action::Pay(serial.clone()))
                     } else {
@@ -766,9 +771,23 @@ impl App<'_> {
         }
         let t: TicketDetail = client.get(&format!("/api/v1/tickets/{serial}"))?;
         self.panel = crate::views::ticket(&t);
-        self.status = "p pays, x cancels this ticket".into();
-        self.checked = Some(serial.to_string());
+        self.status = crate::views::ticket_actions(&t);
+        self.checked = Some((serial.to_string(), not_paying(&t)));
         Ok(())
+    }
+
+    /// After a payment or a cancellation, the ticket as the server now has it under its slip:
+    /// its status follows at once. A ticket this writer may not read (another site's, cancelled
+    /// with a supervisor's approval) keeps the slip alone.
+    fn follow(&mut self, serial: &str) {
+        if let Ok(t) = self
+            .client
+            .get::<TicketDetail>(&format!("/api/v1/tickets/{serial}"))
+        {
+            self.panel.push(String::new());
+            self.panel.extend(crate::views::ticket(&t));
+            self.checked = Some((serial.to_string(), not_paying(&t)));
+        }
     }
 
     fn check_voucher(&mut self, code: &str) {
@@ -805,6 +824,7 @@ impl App<'_> {
             rows.extend(crate::approval::slip_rows(h));
         }
         self.slip(line, "PAYMENT SLIP", &rows, serial);
+        self.follow(serial);
         Ok(())
     }
 
@@ -813,6 +833,7 @@ impl App<'_> {
         let answer: Cancellation = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &())?;
         let (line, rows) = crate::views::cancellation(&answer);
         self.slip(line, "CANCELLATION SLIP", &rows, serial);
+        self.follow(serial);
         Ok(())
     }
 
@@ -994,6 +1015,13 @@ fn closure_notice(
     } else {
         format!("KENO CLOSES AT {hh_mm}")
     })
+}
+
+/// Why a pay would not pay the ticket now, in the words of its panel; `None`: it would.
+fn not_paying(t: &TicketDetail) -> Option<String> {
+    t.not_payable
+        .as_ref()
+        .map(|_| format!("{}: nothing to pay", crate::views::payable_words(t)))
 }
 
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
