@@ -39,6 +39,7 @@ use keno_api::Refusal;
         tickets::view::get_ticket,
         tickets::view::check,
         tickets::story::story,
+        tickets::recent::recent,
         tickets::void::void,
         tickets::cancel::cancel,
         tickets::pay::pay,
@@ -291,6 +292,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
         .service(tickets::void::void)
         .service(tickets::view::get_ticket)
         .service(tickets::story::story)
+        .service(tickets::recent::recent)
         .service(tickets::cancel::cancel)
         .service(tickets::pay::pay)
         .service(crate::vouchers::issue::issue)

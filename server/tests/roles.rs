@@ -102,6 +102,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ),
     // Tickets (shared/API.md, "Tickets").
     ("POST", "/api/v1/tickets", Roles(WRITER)),
+    ("GET", "/api/v1/tickets", Roles(CASE_READERS)),
     ("POST", "/api/v1/tickets/quote", Roles(WRITER)),
     ("GET", "/api/v1/tickets/{serial}", Roles(CASE_READERS)),
     ("GET", "/api/v1/tickets/{serial}/check", Public),

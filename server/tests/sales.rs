@@ -13,7 +13,63 @@ on_both_backends!(
     roles_are_checked,
     a_sale_racing_the_close_never_lands_in_a_closed_game,
     a_quote_prices_like_the_sale_and_sells_nothing,
+    a_terminal_lists_its_own_last_sales_newest_first,
 );
+
+/// Issue 19: `GET /api/v1/tickets` lists a terminal's last sales (the counter's `ls`): a writer
+/// only the terminal signed on at, the room's staff any terminal they name.
+fn a_terminal_lists_its_own_last_sales_newest_first(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let other = db.principal("writer", "ANN", Some(("735624", "04")));
+    let bet = || json!({"type": "standard", "spots": [1, 2, 3]});
+    let serials: Vec<String> = (0..3)
+        .map(|i| {
+            let t = s.sell(&w.writer, sale(&format!("r{i}"), bet(), "standard", 100, 1));
+            t["serial"].as_str().unwrap().to_string()
+        })
+        .collect();
+    s.sell(&other, sale("elsewhere", bet(), "standard", 100, 1));
+    let listed = |token: &str, query: &str| {
+        let (status, body) = s.get_as(token, &format!("/api/v1/tickets{query}"));
+        let serials = body.as_array().map(|a| {
+            a.iter()
+                .map(|t| t["serial"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        });
+        (status, serials, body)
+    };
+    let (status, mine, body) = listed(&w.writer, "?limit=2");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(mine, Some(vec![serials[2].clone(), serials[1].clone()]));
+    let (_, all, _) = listed(&w.writer, "");
+    assert_eq!(
+        all.unwrap().len(),
+        3,
+        "ANN's sale at terminal 04 is not JULIE's"
+    );
+    // A writer may not read another terminal's; staff name the terminal.
+    let (status, _, body) = listed(&w.writer, "?site=735624&terminal=04");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("forbidden")),
+        "{body}"
+    );
+    let (status, theirs, _) = listed(&w.supervisor, "?site=735624&terminal=04");
+    assert_eq!((status, theirs.map(|v| v.len())), (200, Some(1)));
+    let (status, _, body) = listed(&w.supervisor, "");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_terminal")),
+        "{body}"
+    );
+    let (status, _, body) = listed(&w.writer, "?limit=101");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_range")),
+        "{body}"
+    );
+}
 
 fn a_quote_prices_like_the_sale_and_sells_nothing(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);

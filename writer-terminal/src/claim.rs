@@ -104,7 +104,7 @@ fn reason(word: &str) -> Result<ClaimReason, String> {
     ClaimReason::parse(word).ok_or_else(|| format!("{word:?}: give old, lost or mutilated"))
 }
 
-fn describe(claim: &Claim) -> String {
+pub fn describe(claim: &Claim) -> String {
     let mut lines = vec![format!(
         "CLAIM {} ({}): {} for {}",
         claim.id,

@@ -5,7 +5,7 @@ use keno_api::games::Game;
 use keno_api::set_bets::SetBet;
 use keno_api::staff::{Session, Shift, ShiftState};
 use keno_api::tickets::{
-    Cancellation, Collect, GameLine, GameStanding, Payment, SalePayment, TicketDetail,
+    Cancellation, Collect, GameLine, GameStanding, Payment, SalePayment, Ticket, TicketDetail,
 };
 use keno_api::vouchers::{CashOut, Voucher};
 use keno_api::Refusal;
@@ -41,7 +41,11 @@ fn cents(c: impl TryInto<u64>) -> String {
 /// when it is paid, invalidated or cancelled with its refund), what it won, what is payable now
 /// or why not, and how it was paid.
 pub fn ticket(t: &TicketDetail) -> Vec<String> {
-    let mut out = vec![format!("TICKET {}  {}", t.ticket.serial, status(t))];
+    // What it came to first: on a small screen the games run off the bottom, not this.
+    let mut out = vec![
+        format!("TICKET {}  {}", t.ticket.serial, status(t)),
+        format!("WON {}   {}", cents(t.won_cents), payable_words(t)),
+    ];
     for line in &t.lines {
         let catches: Vec<String> = t
             .results
@@ -61,7 +65,6 @@ pub fn ticket(t: &TicketDetail) -> Vec<String> {
             catches.join(" "),
         ));
     }
-    out.push(format!("WON {}   {}", cents(t.won_cents), payable_words(t)));
     if t.cheque {
         out.push("MAJOR PRIZE: PAID BY CHEQUE (rule 12.2)".into());
     }
@@ -180,6 +183,36 @@ fn status(t: &TicketDetail) -> String {
         ("ACTIVE", false) => "PART CANCELLED".into(),
         (_, false) => format!("{status}, PART CANCELLED"),
     }
+}
+
+/// A terminal's last sales, newest first, one a line: number, serial, games, total, status.
+pub fn recent(sold: &[Ticket]) -> Vec<String> {
+    if sold.is_empty() {
+        return vec!["NO SALES YET AT THIS TERMINAL".into()];
+    }
+    let mut out = vec![format!(
+        "{:<7} {:<20}  {:<13} {:>10}  STATUS",
+        "No.", "SERIAL", "GAMES", "TOTAL"
+    )];
+    for t in sold {
+        let games = if t.first_game == t.last_game {
+            t.first_game.to_string()
+        } else {
+            format!("{}-{}", t.first_game, t.last_game)
+        };
+        let status = if t.status == "active" && !t.cancelled_games.is_empty() {
+            "PART CANCELLED".to_string()
+        } else {
+            t.status.to_uppercase()
+        };
+        out.push(format!(
+            "{:06}  {:<20}  {games:<13} {:>10}  {status}",
+            t.ticket_number,
+            t.serial,
+            cents(t.total_cents)
+        ));
+    }
+    out
 }
 
 /// Consecutive games as "5-10", or "5" for one game.
@@ -398,8 +431,10 @@ pub fn session(s: &Session) -> Vec<String> {
 pub fn shift_line(s: &Shift) -> String {
     match (s.state, s.counted_cents, s.over_short_cents) {
         (ShiftState::Open, ..) => format!(
-            "SHIFT {} OPEN: EXPECTED IN DRAWER {} (FLOAT {})",
+            "SHIFT {} OPEN: SALES {} PAID {} EXPECTED IN DRAWER {} (FLOAT {})",
             s.id,
+            cents(s.cash.sales_cash_cents),
+            cents(s.cash.prizes_cash_cents),
             signed(s.expected_cents),
             cents(s.float_cents)
         ),

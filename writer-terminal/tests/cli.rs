@@ -1412,6 +1412,12 @@ fn counter(s: &Server, token: &str, state: &std::path::Path, name: &str) -> Opti
 
 /// Starts the counter in tmux with `args`; `None` without tmux.
 fn in_tmux(name: &str, args: &str) -> Option<Tmux> {
+    in_tmux_sized(name, args, (110, 50))
+}
+
+/// Starts the counter in tmux with `args` on a screen of `(columns, rows)`; `None` without
+/// tmux.
+fn in_tmux_sized(name: &str, args: &str, (columns, rows): (u16, u16)) -> Option<Tmux> {
     if Command::new("tmux").arg("-V").output().is_err() {
         assert_ne!(
             std::env::var("CI").as_deref(),
@@ -1430,9 +1436,9 @@ fn in_tmux(name: &str, args: &str) -> Option<Tmux> {
             "-s",
             &session,
             "-x",
-            "110",
+            &columns.to_string(),
             "-y",
-            "50",
+            &rows.to_string(),
             &cmd,
         ])
         .status()
@@ -1719,7 +1725,7 @@ fn a_shift_opens_and_closes_balanced_from_the_command_line() {
     let out = run(&["shift"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("OPEN: EXPECTED IN DRAWER $503.00 (FLOAT $500.00)"),
+        text.contains("EXPECTED IN DRAWER $503.00 (FLOAT $500.00)"),
         "{text}"
     );
     assert!(
@@ -1961,6 +1967,9 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
     t.wait_for("REFUSED (sign_on_failed)");
     t.keys(&julie.secret);
     let screen = t.wait_for("OPERATOR JULIE  TERMINAL 03  SITE 735624");
+    // Issue 19: the session in the header, since when and when it ends.
+    t.wait_for("SESSION SINCE ");
+    t.wait_for(": IDLE SIGN-OFF IN ");
     assert!(!screen.contains(&julie.secret), "{screen}");
     t.wait_for("NO SHIFT OPEN");
     // The command line shares the session.
@@ -1969,7 +1978,7 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
 
     // The shift: opened with the float, the drawer after a sale.
     t.keys("shift open 500");
-    t.wait_for("OPEN: EXPECTED IN DRAWER $500.00 (FLOAT $500.00)");
+    t.wait_for("OPEN: SALES $0.00 PAID $0.00 EXPECTED IN DRAWER $500.00 (FLOAT $500.00)");
     t.keys("6 45 36 80 $3");
     t.wait_for("ENTER to sell");
     t.key("Enter");
@@ -2389,5 +2398,89 @@ fn the_counter_ticket_panel_follows_the_payment_and_the_cancellation() {
         "{screen}"
     );
     assert!(screen.contains("REFUNDED $2.00"), "{screen}");
+    t.keys("q");
+}
+
+/// Issue 19: on an 80x24 screen a sale typed without an amount is at the default (`amt $2`),
+/// and the serial, the games and the total stay on the screen; `ls` lists this terminal's last
+/// sales; `xl` shows the last ticket sold and cancels it only on Enter; `claim` takes the
+/// Unclaimed Prize Claim Form's fields one after the other and files it.
+#[test]
+fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_files_a_claim() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let args = format!(
+        "--server {} --token {} --state-dir {}",
+        w.server.base,
+        w.writer,
+        state.path().display()
+    );
+    let Some(t) = in_tmux_sized("small", &args, (80, 24)) else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    t.keys("6 45 36 80 g3");
+    t.wait_for("or set a default: amt $2");
+    t.key("C-u");
+    t.keys("amt $2");
+    t.wait_for("DEFAULT $2.00 A WAY: a sale typed without $ is at it");
+    t.keys("6 45 36 80 g3");
+    t.wait_for("TOTAL     $6.00");
+    t.key("Enter");
+    t.wait_for("SOLD $6.00");
+    let serial = db.query_text("SELECT serial AS s FROM tickets");
+    let screen = t.screen();
+    for line in [
+        format!("SOLD No. 000001  SERIAL {serial}"),
+        "GAMES 1 TO 3 (3)  TOTAL $6.00".to_string(),
+        "DEFAULT $2.00 A WAY".to_string(),
+    ] {
+        assert!(screen.contains(&line), "{line}:\n{screen}");
+    }
+    assert!(screen.lines().count() <= 24, "{screen}");
+
+    t.keys("ls");
+    let screen = t.wait_for("the last 1 sale(s) of this terminal");
+    assert!(
+        screen.contains(&format!("000001  {serial}  1-3")) && screen.contains("$6.00  ACTIVE"),
+        "{screen}"
+    );
+
+    t.keys("xl");
+    let screen = t.wait_for(&format!(
+        "CANCEL the last ticket sold, {serial} ($6.00)? ENTER"
+    ));
+    assert!(
+        screen.contains(&format!("TICKET {serial}  ACTIVE")),
+        "{screen}"
+    );
+    let status = || db.query_text("SELECT status AS s FROM tickets");
+    assert_eq!(status(), "active", "nothing cancelled before Enter");
+    t.key("Enter");
+    t.wait_for("CANCELLED 3 game(s): REFUND $6.00");
+    assert_eq!(status(), "cancelled");
+
+    let (_, game) = w.server.get("/api/v1/games/current");
+    t.keys("claim");
+    t.wait_for("UNCLAIMED PRIZE CLAIM FORM");
+    for field in [
+        "lost",
+        "Jo Citizen",
+        "1 Main St, Sydney",
+        "0400 000 000",
+        "735624",
+        game["keno_day"].as_str().unwrap(),
+    ] {
+        t.keys(field);
+    }
+    for _ in 0..4 {
+        t.key("Enter");
+    }
+    t.wait_for("CLAIM 1 FILED");
+    let (status, claim) = w.server.get_as(&w.supervisor, "/api/v1/claims/1");
+    assert_eq!(status, 200, "{claim}");
+    assert_eq!(claim["claimant_name"], "Jo Citizen");
+    assert_eq!(claim["postal_address"], "1 Main St\nSydney");
     t.keys("q");
 }

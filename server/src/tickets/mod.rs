@@ -4,6 +4,7 @@
 pub mod cancel;
 pub mod hand_pay;
 pub mod pay;
+pub mod recent;
 pub mod sale;
 pub mod story;
 pub mod tender;

@@ -12,6 +12,9 @@
 //! - `v:CODE` (or `v:CODE:2.50` for that much of it) and `t:SERIAL` in a sale pay it with a
 //!   voucher or a winning ticket (rule 6.1), the rest in cash;
 //! - `r` replays the last ticket, `rp` reprints it, `res` shows recent results, `q` quits;
+//! - `xl` cancels the last ticket sold here (shown first, confirmed with Enter); `ls` lists this
+//!   terminal's last sales; `amt $2` sets a default amount per way for sales typed without one
+//!   (`amt off` drops it); `claim` opens the Unclaimed Prize Claim Form's fields (rule 13.5);
 //! - `shift open 500` opens the writer's shift with the float, `shift close 495` closes it with
 //!   the cash counted, `shift` shows the drawer; `so` signs off.
 
@@ -34,6 +37,14 @@ pub enum Command {
     Cancel,
     Replay,
     Reprint,
+    /// Cancel the last ticket sold at this terminal, once the writer has seen it.
+    CancelLast,
+    /// This terminal's last sales.
+    Recent,
+    /// A default amount per way (cents) for sales typed without one; `None` drops it.
+    DefaultAmount(Option<u64>),
+    /// The Unclaimed Prize Claim Form's fields, typed one after the other.
+    Claim,
     Results,
     Help,
     Quit,
@@ -75,9 +86,14 @@ impl SetOrder {
     }
 }
 
-pub fn parse(line: &str) -> Result<Command, String> {
+/// A line typed at the counter; a sale without an amount is at `default_amount` if one is set.
+pub fn parse(line: &str, default_amount: Option<u64>) -> Result<Command, String> {
     let line = line.trim();
     match line {
+        "xl" => return Ok(Command::CancelLast),
+        "ls" => return Ok(Command::Recent),
+        "claim" => return Ok(Command::Claim),
+        "amt off" => return Ok(Command::DefaultAmount(None)),
         "p" => return Ok(Command::Pay),
         "x" => return Ok(Command::Cancel),
         "r" => return Ok(Command::Replay),
@@ -89,6 +105,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "so" => return Ok(Command::SignOff),
         "" => return Err("type a selection, a serial, or ? for help".into()),
         _ => {}
+    }
+    if let Some(amount) = line.strip_prefix("amt ") {
+        return entry::parse_dollars(amount.trim())
+            .map(|cents| Command::DefaultAmount(Some(cents)))
+            .map_err(|e| format!("{e}: a default amount is amt and dollars, like amt $2"));
     }
     if line.split_whitespace().next() == Some("shift") {
         return shift(line).map(Command::Shift);
@@ -130,7 +151,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }));
     }
     let bet = bet(&words, combine.as_deref())?;
-    let amount = amount.ok_or("give the amount per way, like $3")?;
+    let amount = amount
+        .or(default_amount)
+        .ok_or("give the amount per way, like $3 (or set a default: amt $2)")?;
     Ok(Command::Sell(Order {
         bet,
         schedule,
@@ -257,7 +280,7 @@ mod tests {
     }
 
     fn sale(line: &str) -> Order {
-        match parse(line) {
+        match parse(line, None) {
             Ok(Command::Sell(o)) => o,
             other => panic!("{line}: {other:?}"),
         }
@@ -295,7 +318,7 @@ mod tests {
 
     #[test]
     fn set_bets_by_number_fixed_or_random() {
-        let set = |line: &str| match parse(line) {
+        let set = |line: &str| match parse(line, None) {
             Ok(Command::SellSet(o)) => o,
             other => panic!("{line}: {other:?}"),
         };
@@ -314,24 +337,26 @@ mod tests {
         // No amount: the set's suggested one.
         let o = set("set 12");
         assert_eq!((o.amount_cents, o.order(50).amount_cents), (None, 50));
-        assert_eq!(parse("sets"), Ok(Command::Sets));
-        assert!(parse("set x $1").unwrap_err().contains("set's number"));
-        assert!(parse("set 3 q $1").is_err());
-        assert!(parse("set $1").is_err());
+        assert_eq!(parse("sets", None), Ok(Command::Sets));
+        assert!(parse("set x $1", None)
+            .unwrap_err()
+            .contains("set's number"));
+        assert!(parse("set 3 q $1", None).is_err());
+        assert!(parse("set $1", None).is_err());
     }
 
     #[test]
     fn serials_and_short_commands() {
         assert_eq!(
-            parse("12345678901234567890"),
+            parse("12345678901234567890", None),
             Ok(Command::Check("12345678901234567890".into()))
         );
-        assert_eq!(parse("p"), Ok(Command::Pay));
-        assert_eq!(parse(" x "), Ok(Command::Cancel));
-        assert_eq!(parse("r"), Ok(Command::Replay));
-        assert_eq!(parse("q"), Ok(Command::Quit));
+        assert_eq!(parse("p", None), Ok(Command::Pay));
+        assert_eq!(parse(" x ", None), Ok(Command::Cancel));
+        assert_eq!(parse("r", None), Ok(Command::Replay));
+        assert_eq!(parse("q", None), Ok(Command::Quit));
         assert_eq!(
-            parse("1234567890123456789012"),
+            parse("1234567890123456789012", None),
             Ok(Command::CheckVoucher("1234567890123456789012".into()))
         );
     }
@@ -351,44 +376,44 @@ mod tests {
             wire(sale("qp5 $2 v:1234567890123456789012:1.50").tenders),
             json!([{"voucher": "1234567890123456789012", "amount_cents": 150}])
         );
-        assert!(parse("6 $1 v:1234567890123456789013")
+        assert!(parse("6 $1 v:1234567890123456789013", None)
             .unwrap_err()
             .contains("voucher code"));
     }
 
     #[test]
     fn the_shift_and_the_sign_off() {
-        assert_eq!(parse("so"), Ok(Command::SignOff));
-        assert_eq!(parse("shift"), Ok(Command::Shift(ShiftCommand::Show)));
+        assert_eq!(parse("so", None), Ok(Command::SignOff));
+        assert_eq!(parse("shift", None), Ok(Command::Shift(ShiftCommand::Show)));
         assert_eq!(
-            parse("shift open 500"),
+            parse("shift open 500", None),
             Ok(Command::Shift(ShiftCommand::Open(50_000)))
         );
         assert_eq!(
-            parse(" shift close $495.50 "),
+            parse(" shift close $495.50 ", None),
             Ok(Command::Shift(ShiftCommand::Close(49_550)))
         );
-        assert!(parse("shift open").unwrap_err().contains("float"));
-        assert!(parse("shift close 4x").is_err());
+        assert!(parse("shift open", None).unwrap_err().contains("float"));
+        assert!(parse("shift close 4x", None).is_err());
     }
 
     #[test]
     fn mistakes_are_said_in_words() {
-        assert!(parse("6 45 36").unwrap_err().contains("amount"));
-        assert!(parse("w 6 45-36 80 $3")
+        assert!(parse("6 45 36", None).unwrap_err().contains("amount"));
+        assert!(parse("w 6 45-36 80 $3", None)
             .unwrap_err()
             .contains("combinations"));
-        assert!(parse("qp99 $1").is_err());
-        assert!(parse("6 4x $1").is_err());
-        assert!(parse("hello").unwrap_err().contains("? for help"));
+        assert!(parse("qp99 $1", None).is_err());
+        assert!(parse("6 4x $1", None).is_err());
+        assert!(parse("hello", None).unwrap_err().contains("? for help"));
     }
 
     #[test]
     fn each_token_is_typed_once_and_several_combinations_in_one() {
         // The writer meant every combination of 2 and of 3 groups: said once, as c2,3.
-        let e = parse("w 1 2-3 4-5 6-7 8 c2 c3 $1").unwrap_err();
+        let e = parse("w 1 2-3 4-5 6-7 8 c2 c3 $1", None).unwrap_err();
         assert!(e.contains("\"c3\"") && e.contains("c2,3"), "{e}");
-        let Command::Sell(order) = parse("w 1 2-3 4-5 6-7 8 c2,3 $1").unwrap() else {
+        let Command::Sell(order) = parse("w 1 2-3 4-5 6-7 8 c2,3 $1", None).unwrap() else {
             panic!("a sale");
         };
         assert_eq!(
@@ -401,8 +426,25 @@ mod tests {
             "6 45 s1 j $1",
             "6 45 s1 s1 $1",
         ] {
-            let e = parse(twice).unwrap_err();
+            let e = parse(twice, None).unwrap_err();
             assert!(e.contains("a second") && e.contains("once"), "{twice}: {e}");
         }
+    }
+
+    #[test]
+    fn a_default_amount_serves_a_sale_typed_without_one_and_never_overrides_one_typed() {
+        assert_eq!(parse("amt $2", None), Ok(Command::DefaultAmount(Some(200))));
+        assert_eq!(parse("amt off", None), Ok(Command::DefaultAmount(None)));
+        assert!(parse("amt two", None).unwrap_err().contains("amt $2"));
+        let amount = |line: &str, default| match parse(line, default) {
+            Ok(Command::Sell(order)) => Ok(order.amount_cents),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(amount("6 45 36", Some(200)), Ok(200));
+        assert_eq!(amount("6 45 36 $5", Some(200)), Ok(500));
+        assert!(amount("6 45 36", None).unwrap_err().contains("amt $2"));
+        assert_eq!(parse("xl", None), Ok(Command::CancelLast));
+        assert_eq!(parse("ls", None), Ok(Command::Recent));
+        assert_eq!(parse("claim", None), Ok(Command::Claim));
     }
 }

@@ -10,6 +10,7 @@
 //! supervisor's approval and a hand-pay are asked in a form the same way (`approval`, `form`).
 
 mod approval;
+mod claim;
 pub mod command;
 mod form;
 mod shift;
@@ -26,7 +27,7 @@ use keno_api::events::Event as Published;
 use keno_api::games::{Game, Jackpot};
 use keno_api::set_bets::SetBet;
 use keno_api::staff::{HandPay, OverrideAction, PayRequest};
-use keno_api::tickets::{Cancellation, Payment, Quote, SoldTicket, TicketDetail};
+use keno_api::tickets::{Cancellation, Payment, Quote, SoldTicket, Ticket, TicketDetail};
 use keno_api::vouchers::Voucher;
 use keno_api::{EventKind, Refusal};
 use keno_core::Dollars;
@@ -101,6 +102,8 @@ enum Purpose {
         serial: String,
     },
     HandPay(Attempt),
+    /// The Unclaimed Prize Claim Form's fields.
+    Claim,
 }
 
 /// The writer signed on: the session (none with a legacy token) and when it was last used.
@@ -144,6 +147,8 @@ struct App<'a> {
     confirm: Option<Action>,
     /// An action to do once the screen shows it is under way.
     queued: Option<Attempt>,
+    /// The amount per way of a sale typed without one (`amt $2`).
+    default_amount: Option<u64>,
     /// The ticket last checked: what p and x act on, and why a pay would not pay it now.
     checked: Option<(String, Option<String>)>,
     panel: Vec<String>,
@@ -172,6 +177,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         unconfirmed: None,
         confirm: None,
         queued: None,
+        default_amount: None,
         checked: None,
         panel: help(),
         status: String::new(),
@@ -203,6 +209,8 @@ fn help() -> Vec<String> {
         "r  rp  res  q        replay last, reprint last, recent results, quit",
         "shift open 500       open the shift with the float; shift close 495: the cash counted",
         "shift  so            the shift's drawer so far; sign off",
+        "xl  ls  claim        cancel the last sale (asks first); last sales; a claim form",
+        "amt $2  amt off      an amount per way for sales typed without one; none",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -467,7 +475,7 @@ impl App<'_> {
             }
             return;
         }
-        match command::parse(&line) {
+        match command::parse(&line, self.default_amount) {
             Ok(cmd) => {
                 if self.history.last() != Some(&line) {
                     self.history.push(line);
@@ -500,7 +508,7 @@ impl App<'_> {
                     prompt.form = sign_on::form(prompt.form.note);
                     self.prompt = Some(prompt);
                 }
-                Purpose::Approval { .. } | Purpose::HandPay(_) => {
+                Purpose::Approval { .. } | Purpose::HandPay(_) | Purpose::Claim => {
                     self.status = "dropped: nothing done".into();
                 }
             },
@@ -512,6 +520,7 @@ impl App<'_> {
                     serial,
                 } => self.submit_approval(prompt.form, attempt, action, serial),
                 Purpose::HandPay(attempt) => self.submit_hand_pay(prompt.form, attempt),
+                Purpose::Claim => self.submit_claim(prompt.form),
             },
         }
     }
@@ -627,6 +636,19 @@ impl App<'_> {
                 }
             }
             Command::Reprint => self.reprint(),
+            Command::CancelLast => self.cancel_last(),
+            Command::Recent => self.recent(),
+            Command::DefaultAmount(amount) => {
+                self.default_amount = amount;
+                self.status = match amount {
+                    Some(a) => format!(
+                        "DEFAULT {} A WAY: a sale typed without $ is at it",
+                        Dollars(a)
+                    ),
+                    None => "no default amount: every sale gives its amount".into(),
+                };
+            }
+            Command::Claim => self.open_claim(),
             Command::Results => self.results(),
             Command::Help => self.panel = help(),
             Command::Quit => self.quit = true,
@@ -665,6 +687,39 @@ impl App<'_> {
         r.reprint = true;
         self.panel = r.to_text().lines().map(str::to_string).collect();
         self.print("RECEIPT TICKET (REPRINT)", &r.lines());
+    }
+
+    /// `xl`: the last ticket sold here, shown as the server has it now, and cancelled on
+    /// Enter (rule 8 decides what may be).
+    fn cancel_last(&mut self) {
+        let Some(saved) = (self.settings.last)() else {
+            self.status = "no ticket sold yet on this terminal".into();
+            return;
+        };
+        let serial = saved.ticket.serial;
+        let client = self.client.clone();
+        if let Err(e) = self.check(&client, &serial) {
+            return self.refused(e);
+        }
+        self.status = format!(
+            "CANCEL the last ticket sold, {serial} ({})? ENTER to confirm, ESC to drop",
+            dollars(saved.ticket.total_cents)
+        );
+        self.confirm = Some(Action::Cancel(serial));
+    }
+
+    /// `ls`: this terminal's last sales, newest first.
+    fn recent(&mut self) {
+        match self
+            .client
+            .get::<Vec<Ticket>>(&format!("/api/v1/tickets?limit={RECENT}"))
+        {
+            Ok(sold) => {
+                self.panel = crate::views::recent(&sold);
+                self.status = format!("the last {} sale(s) of this terminal", sold.len());
+            }
+            Err(e) => self.refused(e),
+        }
     }
 
     /// The server prices the sale first: the writer sees the price before it is sold.
@@ -734,7 +789,10 @@ impl App<'_> {
     fn sold(&mut self, t: &SoldTicket) {
         (self.settings.save_last)(t);
         let r = Receipt::from_ticket(&t.ticket, &t.payment, self.settings.casino);
-        self.panel = r.to_text().lines().map(str::to_string).collect();
+        // The serial, the games and the total first: on an 80x24 screen the receipt's grid
+        // runs off the bottom, not these.
+        self.panel = sold_lines(&t.ticket);
+        self.panel.extend(r.to_text().lines().map(str::to_string));
         let paid = crate::views::sale_payment(&t.payment);
         self.status = format!(
             "SOLD {} (ticket {}){}",
@@ -888,7 +946,7 @@ impl App<'_> {
 
     fn draw(&self, f: &mut Frame) {
         let [head, body, input, status] = Layout::vertical([
-            Constraint::Length(6),
+            Constraint::Length(7),
             Constraint::Min(5),
             Constraint::Length(3),
             Constraint::Length(1),
@@ -964,6 +1022,7 @@ impl App<'_> {
             TextLine::from(format!("JACKPOTS  {}", pools.join("   "))),
             TextLine::from(drawing),
             TextLine::from(TextSpan::styled(self.shift.clone(), bold)),
+            TextLine::from(self.session_line()),
         ])
         .block(
             Block::default()
@@ -971,6 +1030,44 @@ impl App<'_> {
                 .title(format!(" KENO WRITER  {} ", self.writer)),
         )
     }
+}
+
+impl App<'_> {
+    /// The header's session line: since when, when it ends (idle, end of the Keno Day), and the
+    /// default amount per way in force.
+    fn session_line(&self) -> String {
+        let amount = self.default_amount.map_or(String::new(), |a| {
+            format!("   DEFAULT {} A WAY", Dollars(a))
+        });
+        let session = match &self.session {
+            Some(Standing {
+                saved: Some(saved),
+                last_used,
+            }) => {
+                let s = &saved.session;
+                let left = s
+                    .idle_timeout_seconds
+                    .saturating_sub(last_used.elapsed().as_secs());
+                format!(
+                    "SESSION SINCE {}: IDLE SIGN-OFF IN {} MIN, ENDS {}",
+                    hh_mm(&s.started_at),
+                    left.div_ceil(60),
+                    hh_mm(&s.expires_at)
+                )
+            }
+            Some(Standing { saved: None, .. }) => "WRITER TOKEN (DEPRECATED): NO SESSION".into(),
+            None => return String::new(),
+        };
+        session + &amount
+    }
+}
+
+/// An instant the server sent, as hh:mm on this terminal's clock.
+fn hh_mm(at: &str) -> String {
+    DateTime::parse_from_rfc3339(at).map_or_else(
+        |_| at.to_string(),
+        |t| t.with_timezone(&chrono::Local).format("%H:%M").to_string(),
+    )
 }
 
 /// The entry line as shown: "> " and the line, the token at fault (if any) reversed.
@@ -1016,6 +1113,23 @@ fn closure_notice(
         format!("KENO CLOSES AT {hh_mm}")
     })
 }
+
+/// A sale in two lines: its number and serial; its games and total.
+fn sold_lines(t: &Ticket) -> Vec<String> {
+    vec![
+        format!("SOLD No. {:06}  SERIAL {}", t.ticket_number, t.serial),
+        format!(
+            "GAMES {} TO {} ({})  TOTAL {}",
+            t.first_game,
+            t.last_game,
+            t.games,
+            dollars(t.total_cents)
+        ),
+    ]
+}
+
+/// How many sales `ls` lists: what the body of an 80x24 screen shows.
+const RECENT: usize = 10;
 
 /// Why a pay would not pay the ticket now, in the words of its panel; `None`: it would.
 fn not_paying(t: &TicketDetail) -> Option<String> {
