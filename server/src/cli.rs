@@ -117,6 +117,22 @@ pub struct ServeArgs {
     /// last N (1 or more). A test failing at 99.9% over them raises an alarm.
     #[arg(long, env = "KENO_MONITOR_GAMES", default_value = "500")]
     pub monitor_games: std::num::NonZeroUsize,
+    /// The Ed25519 key that signs the audit trail's checkpoints, kept outside the database:
+    /// made (mode 0600) on first start if absent. Every instance of one database uses the same.
+    #[arg(long, env = "KENO_AUDIT_KEY", default_value = "data/keno-audit.key")]
+    pub audit_key: std::path::PathBuf,
+    /// The file every checkpoint is appended to, outside the database: point it at write-once
+    /// or off-host storage (`audit verify --checkpoints` reads it).
+    #[arg(
+        long,
+        env = "KENO_CHECKPOINTS",
+        default_value = "data/keno-checkpoints.jsonl"
+    )]
+    pub checkpoints: std::path::PathBuf,
+    /// Seconds at most between two checkpoints while anything is written (also made at every
+    /// settlement and at the end of every Keno Day).
+    #[arg(long, env = "KENO_CHECKPOINT_INTERVAL", default_value_t = 60.0)]
+    pub checkpoint_interval: f64,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).
     #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]

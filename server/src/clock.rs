@@ -244,6 +244,8 @@ async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow:
     .await?;
     match settled {
         Some(settled) => {
+            // A checkpoint of the trail with every settlement (issue 20).
+            state.anchor.settled.store(true, Ordering::SeqCst);
             state.events.publish(&Event::GameSettled(settled.summary));
             for alarm in settled.alarms {
                 tracing::warn!(

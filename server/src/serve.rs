@@ -46,7 +46,18 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         crate::db::Backend::Sqlite(_) => (Events::default(), None),
     };
+    let key = crate::audit::anchor::key::AuditKey::load_or_create(&args.audit_key)?;
+    println!(
+        "audit checkpoints signed by public key {}",
+        key.public_hex()
+    );
+    let anchor = crate::audit::anchor::make::Anchor::new(
+        key,
+        args.checkpoints.clone(),
+        positive_seconds("--checkpoint-interval", args.checkpoint_interval)?,
+    );
     let state = web::Data::new(AppState {
+        anchor,
         db,
         rule_sets: crate::rule_sets::RuleSets::new(&rule_set_hash, rules.clone()),
         special3_digest: crate::special3::schedule_digest(&rules),
@@ -186,6 +197,7 @@ fn serve(
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
         actix_web::rt::spawn(crate::liability::keep_up(state.clone()));
+        actix_web::rt::spawn(crate::audit::anchor::make::run(state.clone()));
         server.run().await?;
         anyhow::Ok(())
     })

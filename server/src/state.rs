@@ -64,6 +64,8 @@ pub struct AppState {
     pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).
     pub leadership: Arc<crate::leader::Leadership>,
+    /// The audit trail's signing key and checkpoint file (issue 20).
+    pub anchor: crate::audit::anchor::make::Anchor,
     /// Pauses inside transactions, for the fault harness to kill a process mid-commit.
     pub faults: crate::faults::FaultDelays,
     /// Wakes the game clock (a supervisor closed the game early).

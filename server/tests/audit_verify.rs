@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use keno_testkit::{
-    on_both_backends, rfc3339_in, sale, special3_rules, world, TestDb, MANUAL_CLOCK,
+    on_both_backends, rfc3339_in, sale, special3_rules, world, TestDb, BALL_DEVICE, MANUAL_CLOCK,
 };
 use serde_json::{json, Value};
 
@@ -14,6 +14,8 @@ on_both_backends!(
     verify_finds_every_record_changed_behind_the_servers_back,
     verify_finds_a_changed_set_bet_catalogue_or_special_3_approval,
     verify_reports_stored_json_that_cannot_be_read,
+    verify_catches_a_hostile_writer_mid_draw,
+    signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail,
 );
 
 fn verify(db: &TestDb) -> (i32, String) {
@@ -514,4 +516,443 @@ fn verify_reports_stored_json_that_cannot_be_read(db: TestDb) {
         ],
         &format!("UPDATE audit_log SET payload = '{payload}' WHERE seq = {seq}"),
     );
+}
+
+/// Issue 20: a hostile tester with write access to the database, mid-draw. Each forgery must be
+/// found with no record exempt by a time stored beside it: a drawn number changed before the
+/// game settles on it, a ball removed, a ticket inserted (and one backdated) before the trail's
+/// start, a supervisor inserted with `created_at = 0`, and the trail's tail cut with its head
+/// moved back over a game's invalidation.
+fn verify_catches_a_hostile_writer_mid_draw(db: TestDb) {
+    let w = world(&db, BALL_DEVICE);
+    let s = &w.server;
+    let device = db.principal("device", "BALLMACHINE-1", None);
+    let t = s.sell(
+        &w.writer,
+        sale(
+            "ten",
+            json!({"type": "standard", "spots": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}),
+            "standard",
+            100,
+            2,
+        ),
+    );
+    let t = t["serial"].as_str().unwrap();
+    let (status, game) = s.post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200, "{game}");
+    let game = game["number"].as_i64().unwrap();
+    let ball = |n: i64| {
+        let (status, b) = s.post(
+            &device,
+            &format!("/api/v1/games/{game}/balls"),
+            json!({"number": n}),
+        );
+        assert_eq!(status, 201, "{b}");
+    };
+    for n in 11..=20 {
+        ball(n);
+    }
+    let (code, text) = verify(&db);
+    assert_eq!(code, 0, "{text}");
+
+    // A number changed mid-draw: the game would settle on it.
+    tamper(
+        &db,
+        &format!("UPDATE drawn_numbers SET number = 77 WHERE game = {game} AND position = 3"),
+        &format!("game {game}: ball 3 is 77 as stored, 13 in the trail"),
+        &format!("UPDATE drawn_numbers SET number = 13 WHERE game = {game} AND position = 3"),
+    );
+    // A ball removed.
+    let drawn_at = db.query_i64(&format!(
+        "SELECT drawn_at AS n FROM drawn_numbers WHERE game = {game} AND position = 10"
+    ));
+    let device_id = db.query_text(&format!(
+        "SELECT entered_by AS s FROM drawn_numbers WHERE game = {game} AND position = 10"
+    ));
+    tamper(
+        &db,
+        &format!("DELETE FROM drawn_numbers WHERE game = {game} AND position = 10"),
+        &format!("game {game}: 9 balls stand in the record, 10 in the trail"),
+        &format!("INSERT INTO drawn_numbers (game, position, number, drawn_at, entered_by) VALUES ({game}, 10, 20, {drawn_at}, '{device_id}')"),
+    );
+    // A ticket backdated to before the trail began is checked all the same.
+    let issued = db.query_i64(&format!(
+        "SELECT issued_at AS n FROM tickets WHERE serial = '{t}'"
+    ));
+    tamper(
+        &db,
+        &format!("UPDATE tickets SET issued_at = 0 WHERE serial = '{t}'"),
+        &format!("ticket {t} differs from the ticket sold"),
+        &format!("UPDATE tickets SET issued_at = {issued} WHERE serial = '{t}'"),
+    );
+    // A ticket inserted, stamped before the trail: a copy of the 10-spot under a new serial.
+    let forged = "99999999999999999999";
+    db.execute(&format!(
+        "CREATE TABLE forged AS SELECT * FROM tickets WHERE serial = '{t}'"
+    ));
+    db.execute(&format!(
+        "UPDATE forged SET serial = '{forged}', issued_at = 0, ticket_number = ticket_number + 1000, request_id = 'forged'"
+    ));
+    tamper(
+        &db,
+        "INSERT INTO tickets SELECT * FROM forged",
+        &format!("ticket {forged} has no sale in the audit trail"),
+        &format!("DELETE FROM tickets WHERE serial = '{forged}'"),
+    );
+    // A supervisor of nobody's making, stamped at the epoch.
+    tamper(
+        &db,
+        "INSERT INTO principals (id, role, name, token_hash, created_at, disabled, kind, failed_signons) \
+         VALUES ('rogue', 'supervisor', 'ROGUE', 'feedface', 0, FALSE, 'token', 0)",
+        "principal rogue (supervisor ROGUE) differs from the one added",
+        "DELETE FROM principals WHERE id = 'rogue'",
+    );
+
+    // The draw finished and settled; the next game invalidated; then the trail's tail cut back
+    // to before the invalidation and its head moved back to match.
+    for n in 21..=30 {
+        ball(n);
+    }
+    s.wait_settled(game);
+    let (status, inv) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{}/invalidate", game + 1),
+        json!({"reason": "the blower stopped"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    let (code, text) = verify(&db);
+    assert_eq!(code, 0, "{text}");
+    let cut = db.query_i64("SELECT seq AS n FROM audit_log WHERE kind = 'game_invalidated'");
+    let prev = db.query_text(&format!(
+        "SELECT prev_hash AS s FROM audit_log WHERE seq = {cut}"
+    ));
+    match db.backend {
+        keno_testkit::Backend::Sqlite => db.execute("DROP TRIGGER audit_log_no_delete"),
+        keno_testkit::Backend::Postgres => {
+            db.execute("DROP TRIGGER audit_log_no_change ON audit_log")
+        }
+    };
+    db.execute(&format!("DELETE FROM audit_log WHERE seq >= {cut}"));
+    db.execute(&format!(
+        "UPDATE audit_head SET seq = {}, hash = '{prev}'",
+        cut - 1
+    ));
+    let (code, text) = verify(&db);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "game {} is invalidated: its invalidation is absent in the trail",
+            game + 1
+        )),
+        "{text}"
+    );
+}
+
+/// `audit verify` with the server's public key and its checkpoint file.
+fn verify_signed(db: &TestDb, public_key: &str, checkpoints: &std::path::Path) -> (i32, String) {
+    let out = keno_testkit::audit(
+        db,
+        &[
+            "verify",
+            "--public-key",
+            public_key,
+            "--checkpoints",
+            checkpoints.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    eprintln!("{text}");
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// `audit verify-export DIR --public-key KEY`.
+fn verify_export(dir: &std::path::Path, key: &str) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args([
+            "audit",
+            "verify-export",
+            dir.to_str().unwrap(),
+            "--public-key",
+            key,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// The public key of the key file `key`, as `audit public-key` prints it.
+fn public_key(key: &std::path::Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "public-key", "--audit-key", key.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let key = text
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert_eq!(key.len(), 64, "{text}");
+    key
+}
+
+/// The lines of the checkpoint file once one in it covers the game settled last (made for
+/// the settlement, or for anything else since).
+fn checkpoint_lines(db: &TestDb, s: &keno_testkit::Server) -> Vec<String> {
+    let settled = db.query_i64("SELECT MAX(seq) AS n FROM audit_log WHERE kind = 'game_settled'");
+    let read = || std::fs::read_to_string(db.checkpoints()).unwrap_or_default();
+    s.wait_for("a checkpoint of the settlement in the file", || {
+        read().lines().last().is_some_and(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["seq"].as_i64() >= Some(settled)
+        })
+    });
+    read().lines().map(str::to_string).collect()
+}
+
+/// Issue 20: the server signs checkpoints of the trail with a key outside the database and
+/// appends them to a file outside it. Against them, verify finds a checkpoint file with one
+/// removed, another server's file, a whole chain rewritten consistently (which the chain alone
+/// cannot show), and the trail's tail cut with its head moved back.
+fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestDb) {
+    let mut w = world(&db, MANUAL_CLOCK);
+    // The leader's first checkpoint, then a settlement's after it.
+    w.server.wait_for("the first checkpoint", || {
+        std::fs::read_to_string(db.checkpoints()).is_ok_and(|t| !t.is_empty())
+    });
+    for n in 1..=3 {
+        w.server.sell(
+            &w.writer,
+            sale(
+                &format!("c{n}"),
+                json!({"type": "standard", "spots": [n, n + 10]}),
+                "standard",
+                100,
+                1,
+            ),
+        );
+    }
+    w.server.close_and_settle(&w.supervisor);
+    let lines = checkpoint_lines(&db, &w.server);
+    w.server.stop();
+    // The key file is the server's secret: readable by its owner only.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(db.audit_key())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let key = public_key(&db.audit_key());
+    let (code, text) = verify_signed(&db, &key, &db.checkpoints());
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "{} checkpoints from the checkpoint file, each signature checked",
+            lines.len()
+        )),
+        "{text}"
+    );
+    let stored = db.query_i64("SELECT COUNT(*) AS n FROM audit_checkpoints");
+    assert_eq!(stored as usize, lines.len());
+    // The daily report prints the day's last checkpoint.
+    let last: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("day.pdf");
+    let day = last["keno_day"].as_str().unwrap();
+    let out = keno_testkit::audit(
+        &db,
+        &["report", "--day", day, "--out", pdf.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = keno_testkit::pdf_text(&pdf);
+    assert!(text.contains("11. THE AUDIT TRAIL'S CHECKPOINT"), "{text}");
+    assert!(
+        text.contains(&format!("Checkpoint {} (", last["n"])) && text.contains(&key),
+        "{text}"
+    );
+    // The checkpoints are append-only in the database too.
+    assert!(db
+        .try_execute("UPDATE audit_checkpoints SET seq = 0")
+        .is_err());
+    assert!(db.try_execute("DELETE FROM audit_checkpoints").is_err());
+
+    // A signed export: checked offline against its manifest.
+    let export = dir.path().join("export");
+    let out = keno_testkit::audit(
+        &db,
+        &[
+            "export",
+            "--from-day",
+            day,
+            "--out",
+            export.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("signed"));
+    let (code, text) = verify_export(&export, &key);
+    assert_eq!(code, 0, "{text}");
+    let tickets = export.join("tickets.csv");
+    let original = std::fs::read(&tickets).unwrap();
+    std::fs::write(&tickets, [&original[..], b"forged\n"].concat()).unwrap();
+    std::fs::write(export.join("extra.csv"), "a,b\n").unwrap();
+    let (code, text) = verify_export(&export, &key);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("tickets.csv: changed since it was exported"),
+        "{text}"
+    );
+    assert!(
+        text.contains("extra.csv: in the export but not in the manifest"),
+        "{text}"
+    );
+    std::fs::write(&tickets, &original).unwrap();
+    std::fs::remove_file(export.join("extra.csv")).unwrap();
+    let (code, _) = verify_export(&export, &key);
+    assert_eq!(code, 0);
+
+    // A checkpoint removed from the file.
+    let short = dir.path().join("short.jsonl");
+    std::fs::write(&short, lines[1..].join("\n") + "\n").unwrap();
+    let (code, text) = verify_signed(&db, &key, &short);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("checkpoint 2 does not follow checkpoint 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("checkpoint 1 is in the database but not in the checkpoint file"),
+        "{text}"
+    );
+
+    // Another server's key and checkpoint file.
+    let other = TestDb::new(keno_testkit::Backend::Sqlite).unwrap();
+    let ow = world(&other, MANUAL_CLOCK);
+    ow.server.close_and_settle(&ow.supervisor);
+    checkpoint_lines(&other, &ow.server);
+    drop(ow);
+    let (code, text) = verify_signed(&db, &key, &other.checkpoints());
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("checkpoint 1 is not signed by the public key given"),
+        "{text}"
+    );
+    let theirs = public_key(&other.audit_key());
+    let (code, text) = verify_export(&export, &theirs);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("the manifest is not signed by the public key given"),
+        "{text}"
+    );
+    let (code, text) = verify_signed(&db, &theirs, &db.checkpoints());
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("is not signed by the public key given"),
+        "{text}"
+    );
+
+    // The whole chain rewritten consistently: an entry's time moved, every hash after it
+    // recomputed, the head moved to match, the stored checkpoints removed. The database alone
+    // cannot tell; the file outside it can.
+    drop_trail_triggers(&db);
+    db.execute("UPDATE audit_log SET recorded_at = recorded_at - 3600000000 WHERE seq = 2");
+    rechain(&db);
+    db.execute("DELETE FROM audit_checkpoints");
+    let (code, text) = verify(&db);
+    assert_eq!(
+        code, 0,
+        "the chain alone vouches for a consistent rewrite:\n{text}"
+    );
+    let (code, text) = verify_signed(&db, &key, &db.checkpoints());
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("the trail was rewritten"), "{text}");
+
+    // The tail cut behind the last checkpoint, and the head moved back.
+    let signed_to = last["seq"].as_i64().unwrap();
+    db.execute(&format!("DELETE FROM audit_log WHERE seq >= {signed_to}"));
+    rechain(&db);
+    let (code, text) = verify_signed(&db, &key, &db.checkpoints());
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("entries were removed from the end"), "{text}");
+}
+
+/// What a writer with the database in hand does first.
+fn drop_trail_triggers(db: &TestDb) {
+    match db.backend {
+        keno_testkit::Backend::Sqlite => {
+            for trigger in [
+                "audit_log_no_update",
+                "audit_log_no_delete",
+                "audit_checkpoints_no_update",
+                "audit_checkpoints_no_delete",
+            ] {
+                db.execute(&format!("DROP TRIGGER {trigger}"));
+            }
+        }
+        keno_testkit::Backend::Postgres => {
+            db.execute("DROP TRIGGER audit_log_no_change ON audit_log");
+            db.execute("DROP TRIGGER audit_checkpoints_no_change ON audit_checkpoints");
+        }
+    }
+}
+
+/// Recomputes every entry's hash from the first, as the server chains them, and moves the
+/// head to the last: a rewrite the chain itself cannot reveal.
+fn rechain(db: &TestDb) {
+    use sha2::{Digest, Sha256};
+    let session = db.session();
+    let last = session.i64("SELECT COALESCE(MAX(seq), 0) AS n FROM audit_log");
+    let mut prev = "0".repeat(64);
+    for seq in 1..=last {
+        let text = |col: &str| {
+            session.text(&format!(
+                "SELECT {col} AS s FROM audit_log WHERE seq = {seq}"
+            ))
+        };
+        let at = session.i64(&format!(
+            "SELECT recorded_at AS n FROM audit_log WHERE seq = {seq}"
+        ));
+        let principal = session
+            .try_text(&format!("SELECT principal_id AS s FROM audit_log WHERE seq = {seq} AND principal_id IS NOT NULL"))
+            .unwrap_or_default();
+        let mut h = Sha256::new();
+        for part in [
+            prev.clone(),
+            seq.to_string(),
+            at.to_string(),
+            text("kind"),
+            text("subject"),
+            principal,
+            text("payload"),
+        ] {
+            h.update((part.len() as u64).to_be_bytes());
+            h.update(part.as_bytes());
+        }
+        let hash = hex::encode(h.finalize());
+        session
+            .execute(&format!(
+                "UPDATE audit_log SET prev_hash = '{prev}', hash = '{hash}' WHERE seq = {seq}"
+            ))
+            .unwrap();
+        prev = hash;
+    }
+    session
+        .execute(&format!(
+            "UPDATE audit_head SET seq = {last}, hash = '{prev}'"
+        ))
+        .unwrap();
 }

@@ -466,7 +466,7 @@ fn the_check_page_shows_games_cancelled_and_invalidated_with_their_refunds() {
     );
     let summary = shown["summary"].as_str().unwrap();
     assert!(
-        summary.contains(&format!("games {} cancelled, $2.00 refunded", first + 2)),
+        summary.contains(&format!(" game {} cancelled, $2.00 refunded", first + 2)),
         "{summary}"
     );
     keep_screenshot(&browser.screenshot(), "check-closed.png");

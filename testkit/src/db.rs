@@ -19,7 +19,8 @@ pub enum Backend {
 pub struct TestDb {
     pub backend: Backend,
     pub url: String,
-    _dir: Option<tempfile::TempDir>,
+    /// The test's folder: the SQLite file, and the server's audit key and checkpoint file.
+    dir: tempfile::TempDir,
     pg: Option<(String, String)>,
 }
 
@@ -33,7 +34,7 @@ impl TestDb {
                 Some(TestDb {
                     backend,
                     url,
-                    _dir: Some(dir),
+                    dir,
                     pg: None,
                 })
             }
@@ -59,11 +60,21 @@ impl TestDb {
                 Some(TestDb {
                     backend,
                     url: format!("{base}/{name}"),
-                    _dir: None,
+                    dir: tempfile::tempdir().unwrap(),
                     pg: Some((admin.clone(), name)),
                 })
             }
         }
+    }
+
+    /// The signing key of the test's servers' audit checkpoints (`serve --audit-key`).
+    pub fn audit_key(&self) -> std::path::PathBuf {
+        self.dir.path().join("keno-audit.key")
+    }
+
+    /// The checkpoint file of the test's servers (`serve --checkpoints`).
+    pub fn checkpoints(&self) -> std::path::PathBuf {
+        self.dir.path().join("keno-checkpoints.jsonl")
     }
 
     /// Adds a principal through the real command line; returns its token.

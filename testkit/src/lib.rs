@@ -49,6 +49,7 @@ pub fn audit(db: &TestDb, args: &[&str]) -> std::process::Output {
         .args(args)
         .args(["--database-url", &db.url])
         .env("KENO_LOG", "warn")
+        .env("KENO_AUDIT_KEY", db.audit_key())
         .output()
         .expect("keno-server audit runs")
 }

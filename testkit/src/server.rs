@@ -144,7 +144,15 @@ impl Server {
 
     /// `start_on` with more environment (`KENO_FAULT_DELAYS`).
     pub fn start_with(db: &TestDb, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
-        Server::spawn(server_bin(), &db.url, listen, args, env, None)
+        let (key, checkpoints) = anchor_env(db);
+        let env: Vec<(&str, &str)> = [
+            ("KENO_AUDIT_KEY", key.as_str()),
+            ("KENO_CHECKPOINTS", checkpoints.as_str()),
+        ]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+        Server::spawn(server_bin(), &db.url, listen, args, &env, None)
             .unwrap_or_else(|e| panic!("{e:#}"))
     }
 
@@ -152,12 +160,13 @@ impl Server {
     /// it writes to stdout and stderr collected in the returned [`Output`].
     pub fn start_traced(db: &TestDb, args: &[&str]) -> (Server, Output) {
         let output = Output::default();
+        let (key, checkpoints) = anchor_env(db);
         let server = Server::spawn(
             server_bin(),
             &db.url,
             "127.0.0.1:0",
             args,
-            &[],
+            &[("KENO_AUDIT_KEY", &key), ("KENO_CHECKPOINTS", &checkpoints)],
             Some(output.clone()),
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
@@ -435,4 +444,12 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// The test database's own audit key and checkpoint file, as the server's environment.
+fn anchor_env(db: &TestDb) -> (String, String) {
+    (
+        db.audit_key().display().to_string(),
+        db.checkpoints().display().to_string(),
+    )
 }

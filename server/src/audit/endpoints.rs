@@ -70,7 +70,8 @@ fn start_verifying(state: &web::Data<AppState>) -> Result<Running, Failure> {
 }
 
 /// Verifies the record against its audit trail, as `keno-server audit verify` does: the
-/// chain, every record against its entry, every settled game settled again.
+/// chain and its signed checkpoints (with this server's public key), every record against its
+/// entry, every settled game settled again.
 #[utoipa::path(
     tag = "audit",
     security(("bearer" = [])),
@@ -90,7 +91,13 @@ pub async fn verification(state: web::Data<AppState>) -> ApiResult<web::Json<Ver
         // Held until the verification ends, even when the client has gone meanwhile.
         let _running = running;
         let checked_at = now_micros();
-        let report = snapshot(conn, |conn| verify::check(conn, false))?;
+        // The checkpoints against this server's own public key; the checkpoint file is the
+        // auditor's to bring to the command (`audit verify --checkpoints`).
+        let proof = verify::Proof {
+            keys: vec![state.anchor.key.public()],
+            file: None,
+        };
+        let report = snapshot(conn, |conn| verify::check(conn, &proof, false))?;
         state.faults.pause("audit_verify");
         Ok((report, checked_at))
     })

@@ -58,6 +58,10 @@ pub struct ExportArgs {
     /// The folder to write the files into (created if need be).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// The server's audit signing key (`serve --audit-key`): it signs the export's manifest.
+    /// Without it at hand the manifest holds the files' digests unsigned.
+    #[arg(long, env = "KENO_AUDIT_KEY", default_value = "data/keno-audit.key")]
+    pub audit_key: PathBuf,
 }
 
 /// `--format`: csv or json, by the files' endings (the format is keno-api's, which knows
@@ -98,11 +102,38 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             written.push((path, write(kind, conn, source.days(), &range, out)?));
         }
         eprintln!("exported {}", range.describe());
-        Ok(written)
+        Ok((range.describe(), written))
     })?;
-    for (path, rows) in written {
+    let (range, written) = written;
+    for (path, rows) in &written {
         println!("{rows:>9} rows  {}", path.display());
     }
+    sign(
+        &args,
+        range,
+        written.into_iter().map(|(path, _)| path).collect(),
+    )
+}
+
+/// The export's manifest, signed with the server's key when it is at hand.
+fn sign(args: &ExportArgs, range: String, files: Vec<PathBuf>) -> anyhow::Result<()> {
+    use crate::audit::anchor::{key::AuditKey, manifest};
+    let key = if args.audit_key.exists() {
+        Some(AuditKey::load(&args.audit_key)?)
+    } else {
+        eprintln!(
+            "{} unsigned: no audit key at {} (give the server's --audit-key)",
+            manifest::MANIFEST,
+            args.audit_key.display()
+        );
+        None
+    };
+    manifest::write(&args.out, &files, range, key.as_ref())?;
+    println!(
+        "{:>9}       {}",
+        if key.is_some() { "signed" } else { "unsigned" },
+        args.out.join(manifest::MANIFEST).display()
+    );
     Ok(())
 }
 

@@ -14,6 +14,7 @@
 //! `exceptions::review`), which `run` prints or writes and `endpoints` answers over HTTP
 //! (`/api/v1/audit/...`, with `download` streaming an export to its client).
 
+pub mod anchor;
 mod download;
 mod draw_alarms;
 pub mod endpoints;
@@ -47,6 +48,12 @@ pub enum AuditCommand {
     /// pays, new rule sets and principals, shifts over or short, draw monitoring's alarms;
     /// each with when, what, who and why.
     Exceptions(exceptions::ExceptionsArgs),
+    /// The public key of the server's audit signing key (`serve --audit-key`), to hand to
+    /// auditors for `audit verify --public-key` and `audit verify-export`.
+    PublicKey(anchor::key::PublicKeyArgs),
+    /// Check a received export against its signed manifest: the signature, every file's
+    /// SHA-256, nothing added or missing; exits 1 on any difference.
+    VerifyExport(anchor::manifest::VerifyExportArgs),
 }
 
 /// The auditors' tools over HTTP (`endpoints`).
@@ -64,5 +71,9 @@ pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {
         AuditCommand::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         AuditCommand::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
         AuditCommand::Exceptions(args) => exceptions::run(args).map(|()| ExitCode::SUCCESS),
+        AuditCommand::PublicKey(args) => {
+            anchor::key::print_public(args).map(|()| ExitCode::SUCCESS)
+        }
+        AuditCommand::VerifyExport(args) => anchor::manifest::run(args),
     }
 }

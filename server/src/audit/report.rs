@@ -106,6 +106,8 @@ pub struct Daily {
     fund: Vec<crate::bonus_fund::FundMovement>,
     /// Writers' shifts opened in the day's hours, each with its drawer.
     shifts: Vec<ShiftLine>,
+    /// The day's last signed checkpoint of the audit trail (its closing one once the day ended).
+    checkpoint: Option<crate::audit::anchor::Checkpoint>,
 }
 
 impl Daily {
@@ -170,7 +172,9 @@ impl Daily {
             .filter(|m| m.at < range.window.1)
             .collect();
         let shifts = queries::shifts(conn, range.window)?;
+        let checkpoint = crate::audit::anchor::last_of_day(conn, &source::day_text(day))?;
         Ok(Daily {
+            checkpoint,
             shifts,
             fund,
             day,
@@ -220,7 +224,29 @@ impl Daily {
         self.invalidations_section(&mut out);
         self.fund_section(&mut out);
         self.shifts_section(&mut out);
+        self.checkpoint_section(&mut out);
         out.0
+    }
+
+    /// The day's last signed checkpoint (issue 20): what an auditor compares with the
+    /// checkpoint file and `audit verify --public-key`.
+    fn checkpoint_section(&self, out: &mut Report) {
+        out.heading("11. THE AUDIT TRAIL'S CHECKPOINT");
+        let Some(c) = &self.checkpoint else {
+            out.text("No checkpoint of the trail was made in this Keno Day.".into());
+            return;
+        };
+        out.text(format!(
+            "Checkpoint {} ({}), made {} by {}: the trail to entry {}, whose hash is {}.",
+            c.n,
+            c.reason,
+            source::when(c.made_at),
+            c.instance,
+            c.seq,
+            c.hash
+        ));
+        out.text(format!("Signed with Ed25519 public key {}:", c.public_key));
+        out.text(c.signature.clone());
     }
 
     fn games_section(&self, out: &mut Report) {

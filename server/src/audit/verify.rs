@@ -9,18 +9,24 @@
 //!    catalogue as added and retired (and each set bet's numbers against its set), each approval
 //!    of Special 3 as recorded and withdrawn (`catalogue`); each settled game's numbers, totals
 //!    and results digest (`settlements`); each writer's shift as opened, closed and signed off,
-//!    and each closed shift's expected cash summed again from its drawer's records (`shifts`).
+//!    and each closed shift's expected cash summed again from its drawer's records (`shifts`);
+//!    each game as opened, closed, settled or invalidated, and its draw replayed ball by ball
+//!    with its faults and corrections (`games`).
 //! 3. Every settled game settled again from the stored tickets and draw with the game's own
 //!    rule set, and compared with the stored results (`settlements`).
 //!
 //! Stored JSON that cannot be read (an entry's payload, a ticket's numbers) is a difference
 //! too: read as empty it would vouch for nothing, or hide a change.
 //!
-//! Records older than the trail (a database from before it) are checked by 3 only.
+//! No record is exempt: the trail began with the database's first migration, so every record
+//! has its entry and every entry its record, whatever time a row claims (a row stamped before
+//! the trail is a forgery, not history).
 
 mod catalogue;
 mod chain;
+mod checkpoints;
 mod fund;
+mod games;
 mod principals;
 mod settlements;
 mod shifts;
@@ -37,10 +43,20 @@ use diesel::prelude::*;
 use super::source::snapshot;
 use crate::db::{Db, DbConnection};
 
+pub use checkpoints::Proof;
+
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::cli::DEFAULT_DATABASE)]
     pub database_url: String,
+    /// A public key the checkpoints must be signed by: 64 hex digits, or a file written by
+    /// `audit public-key` (several may be given). Without one, signatures are not checked.
+    #[arg(long = "public-key")]
+    pub public_keys: Vec<String>,
+    /// The checkpoint file kept outside the database (the server's --checkpoints): the trail
+    /// is proved against it, and it against the checkpoints stored in the database.
+    #[arg(long)]
+    pub checkpoints: Option<std::path::PathBuf>,
 }
 
 /// What a verification found: each difference, and what was checked.
@@ -69,13 +85,15 @@ impl Report {
 
 /// Verifies the record as `conn` sees it, which the caller reads in one read-only snapshot
 /// (`source::snapshot`): the command and `GET /api/v1/audit/verify` both run this.
-pub fn check(conn: &mut DbConnection, echo: bool) -> anyhow::Result<Report> {
+pub fn check(conn: &mut DbConnection, proof: &Proof, echo: bool) -> anyhow::Result<Report> {
     let mut report = Report {
         differences: Vec::new(),
         checked: Vec::new(),
         echo,
     };
-    let trail = chain::read(conn, &mut report)?;
+    let stored = crate::audit::anchor::stored(conn)?;
+    let trail = chain::read(conn, &checkpoints::wanted(&stored, proof), &mut report)?;
+    checkpoints::check(&stored, proof, &trail, &mut report);
     let unreadable = tickets::check(conn, &trail, &mut report)?;
     vouchers::check(conn, &trail, &mut report)?;
     principals::check(conn, &trail, &mut report)?;
@@ -83,6 +101,7 @@ pub fn check(conn: &mut DbConnection, echo: bool) -> anyhow::Result<Report> {
     catalogue::check(conn, &trail, &mut report)?;
     fund::check(conn, &trail, &mut report)?;
     voids::check(conn, &trail, &mut report)?;
+    games::check(conn, &trail, &mut report)?;
     shifts::check(conn, &trail, &mut report)?;
     settlements::check(conn, &trail, &unreadable, &mut report)?;
     Ok(report)
@@ -90,8 +109,22 @@ pub fn check(conn: &mut DbConnection, echo: bool) -> anyhow::Result<Report> {
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // The database as it is, never created or migrated.
+    let proof = Proof {
+        keys: args
+            .public_keys
+            .iter()
+            .map(|k| crate::audit::anchor::key::parse_public(k))
+            .collect::<anyhow::Result<_>>()?,
+        file: args
+            .checkpoints
+            .as_deref()
+            .map(crate::audit::anchor::file::read)
+            .transpose()?,
+    };
+    let started = std::time::Instant::now();
     let db = Db::open_existing(&args.database_url, 1)?;
-    let report = snapshot(&mut *db.conn()?, |conn| check(conn, true))?;
+    let report = snapshot(&mut *db.conn()?, |conn| check(conn, &proof, true))?;
+    println!("took {:.1} s", started.elapsed().as_secs_f64());
     if report.differences.is_empty() {
         println!("verified: the audit trail is intact and every record matches it");
         Ok(ExitCode::SUCCESS)

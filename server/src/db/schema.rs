@@ -249,6 +249,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    audit_checkpoints (n) {
+        n -> BigInt,
+        seq -> BigInt,
+        hash -> Text,
+        made_at -> BigInt,
+        keno_day -> Text,
+        instance -> Text,
+        reason -> Text,
+        prev -> Text,
+        public_key -> Text,
+        signature -> Text,
+    }
+}
+
+diesel::table! {
     leadership (id) {
         id -> Integer,
         epoch -> BigInt,

@@ -114,7 +114,7 @@ function summary(body) {
     const refunded = invalidated.reduce((sum, l) => sum + (l.refund_cents ?? 0), 0);
     parts.push(`game${invalidated.length > 1 ? "s" : ""} ${games} invalidated, ${dollars(refunded)} refunded`);
   }
-  if (cancelled.length) parts.push(`games ${gameRange(cancelled)} cancelled, ${refund} refunded`);
+  if (cancelled.length) parts.push(`game${cancelled.length > 1 ? "s" : ""} ${gameRange(cancelled)} cancelled, ${refund} refunded`);
   if (!parts.length) {
     const toCome = lines.some((l) => l.standing === "to_come" || l.standing === "drawing");
     parts.push(toCome ? "no prize yet" : "no prize");

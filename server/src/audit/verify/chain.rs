@@ -1,7 +1,7 @@
 //! The audit trail read once, its hash chain checked entry by entry, and what its entries say
 //! of the records gathered for the other checks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Context;
 use diesel::prelude::*;
@@ -16,7 +16,6 @@ use crate::db::DbConnection;
 /// What the trail says of the records, gathered in one pass over it.
 #[derive(Default)]
 pub struct Trail {
-    pub started_at: i64,
     /// Serial -> digest of the ticket as sold (its status left out: it changes).
     pub sold: HashMap<String, [u8; 32]>,
     pub cancelled: HashMap<String, Vec<Value>>,
@@ -47,6 +46,12 @@ pub struct Trail {
     pub shifts_opened: BTreeMap<i64, Value>,
     pub shifts_closed: BTreeMap<i64, Value>,
     pub shifts_signed_off: BTreeMap<i64, Value>,
+    /// Each game as opened, closed and decided, and its draw replayed (`super::games`).
+    pub games: BTreeMap<i64, super::games::GameTrail>,
+    /// The number of the trail's last entry.
+    pub last_seq: i64,
+    /// The hash of each entry a checkpoint names (`super::checkpoints`).
+    pub hashes_at: BTreeMap<i64, String>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -69,17 +74,19 @@ struct LogRow {
     hash: String,
 }
 
-/// Reads the whole trail, checking its chain as it goes, and returns what it says.
-pub fn read(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trail> {
-    let (head_seq, head_hash, started_at): (i64, String, i64) = audit_head::table
+/// Reads the whole trail, checking its chain as it goes, and returns what it says, with the
+/// hashes of the entries numbered in `wanted` (those checkpoints sign).
+pub fn read(
+    conn: &mut DbConnection,
+    wanted: &BTreeSet<i64>,
+    report: &mut Report,
+) -> anyhow::Result<Trail> {
+    let (head_seq, head_hash): (i64, String) = audit_head::table
         .find(1)
-        .select((audit_head::seq, audit_head::hash, audit_head::started_at))
+        .select((audit_head::seq, audit_head::hash))
         .first(conn)
         .context("the audit trail's head")?;
-    let mut trail = Trail {
-        started_at,
-        ..Trail::default()
-    };
+    let mut trail = Trail::default();
     let mut chain = Chain {
         prev: "0".repeat(64),
         expected_seq: 1,
@@ -97,6 +104,9 @@ pub fn read(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trai
         |e: &LogRow| e.seq,
         |e| {
             chain.link(&e, report);
+            if wanted.contains(&e.seq) {
+                trail.hashes_at.insert(e.seq, chain.prev.clone());
+            }
             match payload(&e, report) {
                 Some(payload) => trail.add(e, payload, report),
                 None => Ok(()),
@@ -104,6 +114,7 @@ pub fn read(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Trai
         },
     )?;
     let last = chain.expected_seq - 1;
+    trail.last_seq = last;
     if !chain.broken && (head_seq != last || head_hash != chain.prev) {
         report.differ(format!(
             "the audit chain ends at entry {last} but its head says {head_seq}: entries were \
@@ -166,6 +177,21 @@ fn payload(e: &LogRow, report: &mut Report) -> Option<Value> {
 impl Trail {
     /// What entry `e` says of its record.
     fn add(&mut self, e: LogRow, payload: Value, report: &mut Report) -> anyhow::Result<()> {
+        if e.kind.starts_with("game_")
+            || matches!(
+                e.kind.as_str(),
+                "number_drawn" | "draw_fault" | "correction_applied"
+            )
+        {
+            let entry = super::games::GameEntry {
+                seq: e.seq,
+                kind: &e.kind,
+                game: e.subject.parse()?,
+                principal: e.principal_id.as_deref(),
+                payload: &payload,
+            };
+            super::games::replay(&mut self.games, entry, report);
+        }
         let subject = e.subject;
         match e.kind.as_str() {
             "ticket_sold" => {

@@ -23,36 +23,42 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         site,
         terminal,
         token_hash: token,
-        created_at: created,
         ..
-    } in rows
+    } in &rows
     {
-        if created < trail.started_at {
-            continue;
-        }
         let expected = serde_json::json!({
             "role": role, "name": name, "site": site, "terminal": terminal,
             "token_sha256": token,
         });
-        if trail.principals.get(&id) != Some(&expected) {
+        if trail.principals.get(id) != Some(&expected) {
             report.differ(format!(
                 "principal {id} ({role} {name}) differs from the one added"
             ));
         }
     }
-    let sets: Vec<(String, String, String, i64)> = rule_sets::table
-        .select((
-            rule_sets::hash,
-            rule_sets::name,
-            rule_sets::body,
-            rule_sets::created_at,
-        ))
+    // Both ways: an entry whose principal is gone is a principal removed.
+    for id in trail.principals.keys() {
+        if !rows.iter().any(|r| &r.id == id) {
+            report.differ(format!(
+                "principal {id} is added in the audit trail but not in the principals table"
+            ));
+        }
+    }
+    let sets: Vec<(String, String, String)> = rule_sets::table
+        .select((rule_sets::hash, rule_sets::name, rule_sets::body))
         .load(conn)?;
-    for (hash, name, body, created) in sets {
+    for hash in trail.rule_sets.keys() {
+        if !sets.iter().any(|(h, ..)| h == hash) {
+            report.differ(format!(
+                "rule set {hash} is recorded in the audit trail but not in the rule sets table"
+            ));
+        }
+    }
+    for (hash, name, body) in sets {
         if hex::encode(Sha256::digest(body.as_bytes())) != hash {
             report.differ(format!("rule set {hash} ({name}): its body was changed"));
         }
-        if created >= trail.started_at && !trail.rule_sets.contains_key(&hash) {
+        if !trail.rule_sets.contains_key(&hash) {
             report.differ(format!(
                 "rule set {hash} ({name}) is not in the audit trail"
             ));

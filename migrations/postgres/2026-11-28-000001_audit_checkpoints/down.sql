@@ -1,0 +1,2 @@
+DROP TABLE audit_checkpoints;
+DROP FUNCTION audit_checkpoints_append_only();

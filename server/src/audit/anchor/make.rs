@@ -1,0 +1,247 @@
+//! Making checkpoints: the leader, once a second, asks whether one is due (`due`: its first,
+//! a Keno Day ended, a game settled, or the interval passed with entries written since the
+//! last), signs the trail's head in a transaction fenced by its term, and appends what it made
+//! to the checkpoint file after the commit. A file left behind (a crash between the two, a
+//! checkpoint made by another instance) is caught up from the database first.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use actix_web::web;
+use diesel::prelude::*;
+
+use super::key::AuditKey;
+use super::{file, Checkpoint, Reason, GENESIS};
+use crate::db::schema::{audit_checkpoints, audit_head};
+use crate::db::{now_micros, DbConnection};
+use crate::leader::Term;
+use crate::state::AppState;
+
+/// The server's means of anchoring its trail.
+pub struct Anchor {
+    pub key: AuditKey,
+    pub file: PathBuf,
+    pub interval: Duration,
+    /// A game was settled since the last checkpoint.
+    pub settled: AtomicBool,
+    /// The number of the file's last checkpoint, once read.
+    filed: Mutex<Option<i64>>,
+}
+
+impl Anchor {
+    pub fn new(key: AuditKey, file: PathBuf, interval: Duration) -> Anchor {
+        Anchor {
+            key,
+            file,
+            interval,
+            settled: AtomicBool::new(false),
+            filed: Mutex::new(None),
+        }
+    }
+}
+
+/// The checkpoints due now, with the Keno Day each belongs to, given the last one, the trail's
+/// last entry, whether a game was settled since, and the Keno Day now.
+pub fn due(
+    last: Option<&Checkpoint>,
+    head_seq: i64,
+    now: i64,
+    settled: bool,
+    interval: Duration,
+    today: &str,
+) -> Option<(Reason, String)> {
+    let Some(last) = last else {
+        return Some((Reason::Start, today.to_string()));
+    };
+    // Keno Days are stored as YYYY-MM-DD: their text sorts as their dates. A day is closed
+    // once: after its closing checkpoint, the next belongs to the day it is made in.
+    if last.keno_day.as_str() < today && last.reason != Reason::KenoDayEnd.as_str() {
+        return Some((Reason::KenoDayEnd, last.keno_day.clone()));
+    }
+    if head_seq == last.seq {
+        return None;
+    }
+    if settled {
+        return Some((Reason::Settlement, today.to_string()));
+    }
+    let waited = now.saturating_sub(last.made_at);
+    (waited >= interval.as_micros() as i64).then(|| (Reason::Interval, today.to_string()))
+}
+
+/// The leader's checkpoints, until the server stops.
+pub async fn run(state: web::Data<AppState>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let Some(term) = state.leadership.term() else {
+            continue;
+        };
+        let s = state.clone();
+        match web::block(move || step(&s, term)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %format!("{e:#}"), "audit checkpoint"),
+            Err(e) => tracing::warn!(error = %e, "audit checkpoint"),
+        }
+    }
+}
+
+/// One look: the file caught up, then a checkpoint made if one is due.
+fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
+    let anchor = &state.anchor;
+    let mut conn = state.db.conn()?;
+    catch_up(anchor, &mut conn)?;
+    let today = state
+        .settings
+        .hours
+        .latest_started_day(chrono::Local::now())
+        .format("%Y-%m-%d")
+        .to_string();
+    let settled = anchor.settled.swap(false, Ordering::SeqCst);
+    let instance = state.leadership.instance.clone();
+    let made = crate::store::transact(&state.db, &mut conn, None, |conn| {
+        term.check(conn)?;
+        let last = last(conn)?;
+        let head = head(conn)?;
+        let Some((reason, day)) = due(
+            last.as_ref(),
+            head.0,
+            now_micros(),
+            settled,
+            anchor.interval,
+            &today,
+        ) else {
+            return anyhow::Ok(None);
+        };
+        let made = sign(anchor, last.as_ref(), head, (reason, day), instance);
+        diesel::insert_into(audit_checkpoints::table)
+            .values(&made)
+            .execute(conn)?;
+        Ok(Some(made))
+    })?;
+    if let Some(made) = made {
+        tracing::debug!(
+            n = made.n,
+            seq = made.seq,
+            reason = made.reason,
+            "audit checkpoint"
+        );
+    }
+    catch_up(anchor, &mut conn)
+}
+
+/// The checkpoint after `last` of the trail's `head`, signed.
+fn sign(
+    anchor: &Anchor,
+    last: Option<&Checkpoint>,
+    (seq, hash): (i64, String),
+    (reason, keno_day): (Reason, String),
+    instance: String,
+) -> Checkpoint {
+    let mut made = Checkpoint {
+        n: last.map_or(1, |l| l.n + 1),
+        seq,
+        hash,
+        made_at: now_micros(),
+        keno_day,
+        instance,
+        reason: reason.as_str().into(),
+        prev: last.map_or(GENESIS.to_string(), Checkpoint::digest),
+        public_key: anchor.key.public_hex(),
+        signature: String::new(),
+    };
+    made.signature = anchor.key.sign(&made.message());
+    made
+}
+
+fn last(conn: &mut DbConnection) -> QueryResult<Option<Checkpoint>> {
+    audit_checkpoints::table
+        .order(audit_checkpoints::n.desc())
+        .select(Checkpoint::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The trail's last entry and its hash, as committed.
+fn head(conn: &mut DbConnection) -> QueryResult<(i64, String)> {
+    audit_head::table
+        .find(1)
+        .select((audit_head::seq, audit_head::hash))
+        .first(conn)
+}
+
+/// Appends to the file every stored checkpoint it does not hold yet.
+fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
+    let mut filed = anchor.filed.lock().unwrap_or_else(|e| e.into_inner());
+    let after = match *filed {
+        Some(n) => n,
+        None => file::last_n(&anchor.file)?,
+    };
+    let missing: Vec<Checkpoint> = audit_checkpoints::table
+        .filter(audit_checkpoints::n.gt(after))
+        .order(audit_checkpoints::n)
+        .select(Checkpoint::as_select())
+        .load(conn)?;
+    file::append(&anchor.file, &missing)?;
+    *filed = Some(missing.last().map_or(after, |c| c.n));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(n: i64, seq: i64, made_at: i64, day: &str) -> Checkpoint {
+        Checkpoint {
+            n,
+            seq,
+            hash: String::new(),
+            made_at,
+            keno_day: day.into(),
+            instance: "a".into(),
+            reason: "interval".into(),
+            prev: GENESIS.into(),
+            public_key: String::new(),
+            signature: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_is_due_first_at_a_day_end_after_a_settlement_or_a_written_minute() {
+        let minute = Duration::from_secs(60);
+        let day = "2026-11-26";
+        let due = |last: Option<&Checkpoint>, head, now, settled, today| {
+            super::due(last, head, now, settled, minute, today)
+        };
+        assert_eq!(
+            due(None, 0, 0, false, day),
+            Some((Reason::Start, day.into()))
+        );
+        let last = at(3, 10, 1_000_000, day);
+        // Nothing written since: nothing due, however long it has been.
+        assert_eq!(due(Some(&last), 10, 500_000_000, true, day), None);
+        // Written, but within the minute: due only for a settlement.
+        assert_eq!(due(Some(&last), 11, 30_000_000, false, day), None);
+        assert_eq!(
+            due(Some(&last), 11, 30_000_000, true, day),
+            Some((Reason::Settlement, day.into()))
+        );
+        assert_eq!(
+            due(Some(&last), 11, 61_000_000, false, day),
+            Some((Reason::Interval, day.into()))
+        );
+        // The Keno Day ended: its closing checkpoint names it, written since or not.
+        assert_eq!(
+            due(Some(&last), 10, 2_000_000, false, "2026-11-27"),
+            Some((Reason::KenoDayEnd, day.into()))
+        );
+        let mut closed = at(4, 10, 2_000_000, day);
+        closed.reason = Reason::KenoDayEnd.as_str().into();
+        assert_eq!(due(Some(&closed), 10, 3_000_000, false, "2026-11-28"), None);
+        assert_eq!(
+            due(Some(&closed), 12, 3_000_000, true, "2026-11-28"),
+            Some((Reason::Settlement, "2026-11-28".into()))
+        );
+    }
+}

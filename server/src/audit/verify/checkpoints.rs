@@ -1,0 +1,133 @@
+//! The trail against its signed checkpoints (issue 20): each checkpoint signed by a key the
+//! auditor trusts, following the one before it, and naming an entry of the trail with the
+//! hash the trail has there. A consistent rewrite of the chain changes that hash; a tail cut
+//! with the head moved back leaves a checkpoint past the trail's end; a checkpoint removed
+//! from the file breaks the checkpoints' own chain; one removed from the database is missing
+//! beside the file.
+
+use std::collections::BTreeSet;
+
+use ed25519_dalek::VerifyingKey;
+
+use super::chain::Trail;
+use super::Report;
+use crate::audit::anchor::{Checkpoint, GENESIS};
+
+/// What the auditor brings: the keys to trust and, if given, the checkpoint file.
+#[derive(Default)]
+pub struct Proof {
+    pub keys: Vec<VerifyingKey>,
+    pub file: Option<Vec<Checkpoint>>,
+}
+
+/// The entries the checkpoints name, for the chain's reading to keep their hashes.
+pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
+    let filed = proof.file.iter().flatten();
+    stored.iter().chain(filed).map(|c| c.seq).collect()
+}
+
+pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut Report) {
+    // The file, held outside the database, is the authority when given.
+    let list = proof.file.as_deref().unwrap_or(stored);
+    let mut before: Option<&Checkpoint> = None;
+    for c in list {
+        follows(c, before, report);
+        signed(c, &proof.keys, report);
+        in_the_trail(c, trail, report);
+        before = Some(c);
+    }
+    if let Some(file) = &proof.file {
+        beside_the_file(stored, file, report);
+    }
+    // No checkpoint at all is not a difference by itself: a server signs its first within a
+    // second of leading, and a database from before checkpoints has none until then. Removing
+    // them from the database is what the file, kept outside it, shows.
+    let anchored = list.last().map_or(0, |c| c.seq);
+    report.checked(format!(
+        "{} checkpoints{}{}; the trail's entries {} to {} are after the last",
+        list.len(),
+        if proof.file.is_some() {
+            " from the checkpoint file"
+        } else {
+            ""
+        },
+        if proof.keys.is_empty() {
+            " (signatures not checked: give --public-key)"
+        } else {
+            ", each signature checked"
+        },
+        anchored + 1,
+        trail.last_seq
+    ));
+}
+
+/// Numbered one after the other, each naming the digest of the one before.
+fn follows(c: &Checkpoint, before: Option<&Checkpoint>, report: &mut Report) {
+    let (n, prev) = before.map_or((1, GENESIS.to_string()), |b| (b.n + 1, b.digest()));
+    if c.n != n || c.prev != prev {
+        report.differ(format!(
+            "checkpoint {} does not follow checkpoint {}: a checkpoint was removed, inserted or \
+             changed",
+            c.n,
+            n - 1
+        ));
+    }
+}
+
+fn signed(c: &Checkpoint, keys: &[VerifyingKey], report: &mut Report) {
+    if !keys.is_empty() && !keys.iter().any(|k| c.signed_by(k)) {
+        report.differ(format!(
+            "checkpoint {} is not signed by the public key given (another server's, or changed)",
+            c.n
+        ));
+    }
+}
+
+fn in_the_trail(c: &Checkpoint, trail: &Trail, report: &mut Report) {
+    if c.seq > trail.last_seq {
+        return report.differ(format!(
+            "checkpoint {} signs the trail to entry {}, but it ends at entry {}: entries were \
+             removed from the end",
+            c.n, c.seq, trail.last_seq
+        ));
+    }
+    let hash = if c.seq == 0 {
+        Some(GENESIS)
+    } else {
+        trail.hashes_at.get(&c.seq).map(String::as_str)
+    };
+    if hash != Some(c.hash.as_str()) {
+        report.differ(format!(
+            "checkpoint {} signed entry {} as {}, but the trail has {}: the trail was rewritten",
+            c.n,
+            c.seq,
+            c.hash,
+            hash.unwrap_or("no such entry")
+        ));
+    }
+}
+
+/// The database's checkpoints and the file's, both ways.
+fn beside_the_file(stored: &[Checkpoint], file: &[Checkpoint], report: &mut Report) {
+    for c in stored {
+        match file.iter().find(|f| f.n == c.n) {
+            None => report.differ(format!(
+                "checkpoint {} is in the database but not in the checkpoint file",
+                c.n
+            )),
+            Some(f) if f != c => report.differ(format!(
+                "checkpoint {} differs between the database and the checkpoint file",
+                c.n
+            )),
+            Some(_) => {}
+        }
+    }
+    for f in file {
+        if !stored.iter().any(|c| c.n == f.n) {
+            report.differ(format!(
+                "checkpoint {} is in the checkpoint file but not in the database",
+                f.n
+            ));
+        }
+    }
+}
