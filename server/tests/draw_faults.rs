@@ -24,6 +24,8 @@ on_both_backends!(
 
 struct Draw {
     w: World,
+    /// The database's URL, for `audit verify`.
+    db: String,
     device: String,
     device_id: String,
     inspector: String,
@@ -55,6 +57,7 @@ fn draw(db: &TestDb, extra: &[&str]) -> Draw {
     let game = close(&w.server, &w.supervisor);
     Draw {
         w,
+        db: db.url.clone(),
         device,
         device_id,
         inspector,
@@ -121,14 +124,28 @@ fn numbers(v: &Value) -> Vec<i64> {
         .collect()
 }
 
-/// The settled game's 20 numbers are distinct, on the board, and settle the ticket sold in it.
+/// The settled game's 20 numbers are distinct, on the board, and settle the ticket sold in it;
+/// `audit verify` replays the draw from the trail, its faults' voided balls and corrections
+/// included, and finds it as stored (issue 20).
 fn assert_settled_properly(d: &Draw) -> Vec<i64> {
     let game = d.w.server.wait_settled(d.game);
     let drawn = numbers(&game["drawn"]);
     assert_eq!(drawn.len(), 20);
     assert_eq!(drawn.iter().collect::<BTreeSet<_>>().len(), 20);
     assert!(drawn.iter().all(|n| (1..=80).contains(n)));
+    let (code, text) = verify(&d.db);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("draws ball by ball"), "{text}");
     drawn
+}
+
+fn verify(url: &str) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    (out.status.code().unwrap_or(-1), text)
 }
 
 fn rule_10_2_too_few_balls_voids_the_draw_and_a_new_one_is_made(db: TestDb) {
@@ -191,6 +208,28 @@ fn rule_10_4_a_a_broken_ball_is_void_and_the_device_waits_for_an_inspector(db: T
     .finish();
     assert_eq!(code, 0, "{out:#?}");
     let drawn = assert_settled_properly(&d);
+    // The voided ball is the trail's too: changed behind the server's back, it differs.
+    let game = d.game;
+    let voided = db.query_i64(&format!(
+        "SELECT CAST(number AS BIGINT) AS n FROM voided_balls WHERE game = {game}"
+    ));
+    let other = (1..=80)
+        .find(|n| *n != voided && !drawn.contains(n))
+        .unwrap();
+    db.execute(&format!(
+        "UPDATE voided_balls SET number = {other} WHERE game = {game}"
+    ));
+    let (code, text) = verify(&d.db);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "game {game}: the voided balls differ from those the trail's faults took out"
+        )),
+        "{text}"
+    );
+    db.execute(&format!(
+        "UPDATE voided_balls SET number = {voided} WHERE game = {game}"
+    ));
     let r = record(&d);
     assert_eq!(
         r["game"]["draw_attempt"], 1,

@@ -25,6 +25,7 @@
 mod catalogue;
 mod chain;
 mod checkpoints;
+mod entries;
 mod fund;
 mod games;
 mod principals;
@@ -94,16 +95,16 @@ pub fn check(conn: &mut DbConnection, proof: &Proof, echo: bool) -> anyhow::Resu
     let stored = crate::audit::anchor::stored(conn)?;
     let trail = chain::read(conn, &checkpoints::wanted(&stored, proof), &mut report)?;
     checkpoints::check(&stored, proof, &trail, &mut report);
-    let unreadable = tickets::check(conn, &trail, &mut report)?;
+    let unreadable = tickets::check(conn, &mut report)?;
     vouchers::check(conn, &trail, &mut report)?;
     principals::check(conn, &trail, &mut report)?;
     staff::check(conn, &trail, &mut report)?;
     catalogue::check(conn, &trail, &mut report)?;
     fund::check(conn, &trail, &mut report)?;
     voids::check(conn, &trail, &mut report)?;
-    games::check(conn, &trail, &mut report)?;
+    games::check(conn, &mut report)?;
     shifts::check(conn, &trail, &mut report)?;
-    settlements::check(conn, &trail, &unreadable, &mut report)?;
+    settlements::check(conn, &unreadable, &mut report)?;
     Ok(report)
 }
 

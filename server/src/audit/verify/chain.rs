@@ -16,11 +16,8 @@ use crate::db::DbConnection;
 /// What the trail says of the records, gathered in one pass over it.
 #[derive(Default)]
 pub struct Trail {
-    /// Serial -> digest of the ticket as sold (its status left out: it changes).
-    pub sold: HashMap<String, [u8; 32]>,
-    pub cancelled: HashMap<String, Vec<Value>>,
-    pub paid: HashMap<String, Value>,
-    pub settled: BTreeMap<i64, Value>,
+    // Tickets' sales, cancellations and payments are not gathered here: `super::tickets`
+    // reads them a page of tickets at a time (`super::entries`).
     pub principals: HashMap<String, Value>,
     pub rule_sets: HashMap<String, Value>,
     /// Code -> the voucher as issued.
@@ -46,8 +43,6 @@ pub struct Trail {
     pub shifts_opened: BTreeMap<i64, Value>,
     pub shifts_closed: BTreeMap<i64, Value>,
     pub shifts_signed_off: BTreeMap<i64, Value>,
-    /// Each game as opened, closed and decided, and its draw replayed (`super::games`).
-    pub games: BTreeMap<i64, super::games::GameTrail>,
     /// The number of the trail's last entry.
     pub last_seq: i64,
     /// The hash of each entry a checkpoint names (`super::checkpoints`).
@@ -177,33 +172,8 @@ fn payload(e: &LogRow, report: &mut Report) -> Option<Value> {
 impl Trail {
     /// What entry `e` says of its record.
     fn add(&mut self, e: LogRow, payload: Value, report: &mut Report) -> anyhow::Result<()> {
-        if e.kind.starts_with("game_")
-            || matches!(
-                e.kind.as_str(),
-                "number_drawn" | "draw_fault" | "correction_applied"
-            )
-        {
-            let entry = super::games::GameEntry {
-                seq: e.seq,
-                kind: &e.kind,
-                game: e.subject.parse()?,
-                principal: e.principal_id.as_deref(),
-                payload: &payload,
-            };
-            super::games::replay(&mut self.games, entry, report);
-        }
         let subject = e.subject;
         match e.kind.as_str() {
-            "ticket_sold" => {
-                self.sold.insert(subject, sold_digest(payload));
-            }
-            "ticket_cancelled" => self.cancelled.entry(subject).or_default().push(payload),
-            "ticket_paid" => {
-                self.paid.insert(subject, payload);
-            }
-            "game_settled" => {
-                self.settled.insert(subject.parse()?, payload);
-            }
             "principal_added" => {
                 self.principals.insert(subject, payload);
             }

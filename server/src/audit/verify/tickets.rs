@@ -1,14 +1,15 @@
 //! Each ticket against its sale, cancellation and payment in the trail, and its stored numbers
 //! and ways readable.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 
-use super::chain::{sold_digest, Trail};
-use super::{for_each_page, Report, PAGE};
+use super::chain::sold_digest;
+use super::entries::Entries;
+use super::{Report, PAGE};
 use crate::audit::queries::stored_json;
-use crate::db::schema::{set_bet_tickets, tickets};
+use crate::db::schema::{audit_log, set_bet_tickets, tickets};
 use crate::db::DbConnection;
 use crate::tickets::sale::sold_payload;
 use crate::tickets::{TicketRow, WaysLine};
@@ -28,46 +29,69 @@ impl Unreadable {
     }
 }
 
-pub fn check(
-    conn: &mut DbConnection,
-    trail: &Trail,
-    report: &mut Report,
-) -> anyhow::Result<Unreadable> {
-    let from_sets = sold_from_sets(conn)?;
-    let parts = paid_in_parts(conn)?;
+/// The trail's kinds of entry about a ticket.
+const SOLD: &str = "ticket_sold";
+const CANCELLED: &str = "ticket_cancelled";
+const PAID: &str = "ticket_paid";
+
+/// One page of tickets with what the record and the trail hold of them.
+struct Page {
+    tickets: Vec<TicketRow>,
+    entries: Entries,
+    from_sets: HashMap<String, (i64, String)>,
+    parts: HashMap<String, Value>,
+}
+
+impl Page {
+    /// The tickets after serial `after`, and their entries, sets and payment parts.
+    fn after(conn: &mut DbConnection, after: &str) -> QueryResult<Page> {
+        let tickets: Vec<TicketRow> = tickets::table
+            .filter(tickets::serial.gt(after))
+            .order(tickets::serial)
+            .limit(PAGE)
+            .select(TicketRow::as_select())
+            .load(conn)?;
+        let serials: Vec<String> = tickets.iter().map(|t| t.serial.clone()).collect();
+        Ok(Page {
+            entries: Entries::of(conn, &[SOLD, CANCELLED, PAID], &serials)?,
+            from_sets: sold_from_sets(conn, &serials)?,
+            parts: paid_in_parts(conn, &serials)?,
+            tickets,
+        })
+    }
+}
+
+/// Every ticket against its entries, a page at a time: memory holds one page, whatever the
+/// history.
+pub fn check(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Unreadable> {
     let mut unreadable = Unreadable(Vec::new());
-    let (mut checked, mut seen) = (0usize, 0usize);
-    for_each_page(
-        conn,
-        |conn, after: &String| {
-            tickets::table
-                .filter(tickets::serial.gt(after))
-                .order(tickets::serial)
-                .limit(PAGE)
-                .select(TicketRow::as_select())
-                .load(conn)
-        },
-        |t| t.serial.clone(),
-        |t| {
-            if !readable(&t, report) {
+    let (mut checked, mut seen) = (0usize, 0i64);
+    let mut after = String::new();
+    loop {
+        let page = Page::after(conn, &after)?;
+        let Some(last) = page.tickets.last() else {
+            break;
+        };
+        after = last.serial.clone();
+        for t in &page.tickets {
+            if !readable(t, report) {
                 unreadable
                     .0
                     .push((t.serial.clone(), t.first_game, t.last_game));
             }
             checked += 1;
-            seen += usize::from(sold_as_recorded(&t, trail, &from_sets, report));
-            cancelled_as_recorded(&t, trail, report);
-            paid_as_recorded(&t, trail, report);
-            parts_as_recorded(&t, trail, &parts, report);
-            Ok(())
-        },
-    )?;
-    if seen != trail.sold.len() {
-        report.differ(format!(
-            "the trail records {} sales but {seen} of them are in the tickets table: tickets \
-             were removed",
-            trail.sold.len()
-        ));
+            seen += i64::from(sold_as_recorded(t, &page, report));
+            cancelled_as_recorded(t, &page.entries, report);
+            paid_as_recorded(t, &page.entries, report);
+            parts_as_recorded(t, &page, report);
+        }
+    }
+    let recorded: i64 = audit_log::table
+        .filter(audit_log::kind.eq(SOLD))
+        .count()
+        .get_result(conn)?;
+    if recorded != seen {
+        sold_but_not_stored(conn, report)?;
     }
     report.checked(format!(
         "{checked} tickets against their sale, cancellation and payment"
@@ -75,9 +99,48 @@ pub fn check(
     Ok(unreadable)
 }
 
-/// The set each set bet was sold from, and how: part of what the trail recorded of its sale.
-fn sold_from_sets(conn: &mut DbConnection) -> QueryResult<HashMap<String, (i64, String)>> {
+/// Each sale in the trail whose ticket is not in the tickets table: the trail read a page at a
+/// time, each page's serials looked up.
+fn sold_but_not_stored(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<()> {
+    let mut after = 0i64;
+    loop {
+        let sold: Vec<(i64, String)> = audit_log::table
+            .filter(audit_log::kind.eq(SOLD))
+            .filter(audit_log::seq.gt(after))
+            .order(audit_log::seq)
+            .limit(PAGE)
+            .select((audit_log::seq, audit_log::subject))
+            .load(conn)?;
+        let Some((last, _)) = sold.last() else {
+            return Ok(());
+        };
+        after = *last;
+        let serials: Vec<&String> = sold.iter().map(|(_, s)| s).collect();
+        let stored: HashSet<String> = tickets::table
+            .filter(tickets::serial.eq_any(&serials))
+            .select(tickets::serial)
+            .load::<String>(conn)?
+            .into_iter()
+            .collect();
+        for (seq, serial) in &sold {
+            if !stored.contains(serial) {
+                report.differ(format!(
+                    "audit entry {seq} records the sale of ticket {serial}, which is not in the \
+                     tickets table: a ticket was removed"
+                ));
+            }
+        }
+    }
+}
+
+/// The set each set bet of `serials` was sold from, and how: part of what the trail recorded
+/// of its sale.
+fn sold_from_sets(
+    conn: &mut DbConnection,
+    serials: &[String],
+) -> QueryResult<HashMap<String, (i64, String)>> {
     Ok(set_bet_tickets::table
+        .filter(set_bet_tickets::serial.eq_any(serials))
         .select((
             set_bet_tickets::serial,
             set_bet_tickets::set_bet_id,
@@ -106,27 +169,29 @@ fn readable(t: &TicketRow, report: &mut Report) -> bool {
 }
 
 /// Whether the trail holds the ticket's sale; a sale it holds must match the ticket.
-fn sold_as_recorded(
-    t: &TicketRow,
-    trail: &Trail,
-    from_sets: &HashMap<String, (i64, String)>,
-    report: &mut Report,
-) -> bool {
+fn sold_as_recorded(t: &TicketRow, page: &Page, report: &mut Report) -> bool {
     let s = &t.serial;
-    let Some(d) = trail.sold.get(s) else {
+    let sales = page.entries.get(SOLD, s);
+    let Some(sold) = sales.first() else {
         report.differ(format!("ticket {s} has no sale in the audit trail"));
         return false;
     };
-    let set = from_sets.get(s).map(|(id, mode)| (*id, mode.as_str()));
-    if *d != sold_digest(sold_payload(t, set)) {
+    if sales.len() > 1 {
+        report.differ(format!(
+            "ticket {s} is sold {} times in the audit trail",
+            sales.len()
+        ));
+    }
+    let set = page.from_sets.get(s).map(|(id, mode)| (*id, mode.as_str()));
+    if sold_digest(sold.clone()) != sold_digest(sold_payload(t, set)) {
         report.differ(format!("ticket {s} differs from the ticket sold"));
     }
     true
 }
 
-fn cancelled_as_recorded(t: &TicketRow, trail: &Trail, report: &mut Report) {
+fn cancelled_as_recorded(t: &TicketRow, entries: &Entries, report: &mut Report) {
     let s = &t.serial;
-    let cancels = trail.cancelled.get(s).map_or(&[][..], Vec::as_slice);
+    let cancels = entries.get(CANCELLED, s);
     let refunds: i64 = cancels
         .iter()
         .map(|c| c["refund_cents"].as_i64().unwrap_or(0))
@@ -144,8 +209,8 @@ fn cancelled_as_recorded(t: &TicketRow, trail: &Trail, report: &mut Report) {
     }
 }
 
-fn paid_as_recorded(t: &TicketRow, trail: &Trail, report: &mut Report) {
-    let paid = trail.paid.get(&t.serial);
+fn paid_as_recorded(t: &TicketRow, entries: &Entries, report: &mut Report) {
+    let paid = entries.one(PAID, &t.serial);
     let (trail_paid, trail_method) = paid.map_or((0, None), |p| {
         (
             p["paid_cents"].as_i64().unwrap_or(-1),
@@ -163,10 +228,15 @@ fn paid_as_recorded(t: &TicketRow, trail: &Trail, report: &mut Report) {
     }
 }
 
-/// Every payment's parts (rule 12.2), by serial: `[method, cents]` each, in order.
-fn paid_in_parts(conn: &mut DbConnection) -> QueryResult<HashMap<String, Value>> {
+/// The parts of the payments of `serials` (rule 12.2), by serial: `[method, cents]` each, in
+/// order.
+fn paid_in_parts(
+    conn: &mut DbConnection,
+    serials: &[String],
+) -> QueryResult<HashMap<String, Value>> {
     use crate::db::schema::payment_parts;
     let rows: Vec<(String, String, i64)> = payment_parts::table
+        .filter(payment_parts::serial.eq_any(serials))
         .order((payment_parts::serial, payment_parts::part))
         .select((
             payment_parts::serial,
@@ -188,13 +258,12 @@ fn paid_in_parts(conn: &mut DbConnection) -> QueryResult<HashMap<String, Value>>
 }
 
 /// The parts a payment was made in are the parts its entry records, both ways.
-fn parts_as_recorded(
-    t: &TicketRow,
-    trail: &Trail,
-    parts: &HashMap<String, Value>,
-    report: &mut Report,
-) {
-    let recorded = trail.paid.get(&t.serial).and_then(|p| p.get("parts"));
+fn parts_as_recorded(t: &TicketRow, page: &Page, report: &mut Report) {
+    let parts = &page.parts;
+    let recorded = page
+        .entries
+        .one(PAID, &t.serial)
+        .and_then(|p| p.get("parts"));
     if recorded != parts.get(&t.serial) {
         report.differ(format!(
             "ticket {}: paid in parts {:?}, the trail says {:?}",

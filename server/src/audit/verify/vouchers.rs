@@ -56,7 +56,9 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             trail.vouchers_issued.len()
         ));
     }
-    tendered_as_recorded(&tenders.tickets, trail, report);
+    let serials: Vec<String> = tenders.tickets.iter().map(|(s, ..)| s.clone()).collect();
+    let paid = super::entries::Entries::of(conn, &["ticket_paid"], &serials)?;
+    tendered_as_recorded(&tenders.tickets, &paid, report);
     report.checked(format!(
         "{checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
         tenders.tickets.len()
@@ -151,9 +153,13 @@ fn balance_adds_up(v: &VoucherRow, spent: i64, report: &mut Report) {
 }
 
 /// A ticket tendered is paid whole by tender, for the sale that names it.
-fn tendered_as_recorded(tendered: &[(String, String, i64)], trail: &Trail, report: &mut Report) {
+fn tendered_as_recorded(
+    tendered: &[(String, String, i64)],
+    paid: &super::entries::Entries,
+    report: &mut Report,
+) {
     for (serial, sale, worth) in tendered {
-        let paid = trail.paid.get(serial);
+        let paid = paid.one("ticket_paid", serial);
         let ok = paid.is_some_and(|p| {
             p["pay_method"] == PayMethod::Tender.as_str()
                 && p["for_ticket"].as_str() == Some(sale.as_str())
