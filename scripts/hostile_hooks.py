@@ -80,6 +80,7 @@ BACKGROUND_TABLES = {
     "audit_log",  # compared through its non-background entries below
     "audit_head",
     "leadership",  # the leader renews its lease every few seconds
+    "audit_checkpoints",  # the leader signs the trail's head every minute and at settlements
     "rule_sets",
     "__diesel_schema_migrations",
 }

@@ -106,6 +106,13 @@ fn main() -> anyhow::Result<()> {
     );
     let log = std::env::var("KENO_LOG").unwrap_or_else(|_| "warn".into());
     let (interval, workers) = (args.game_interval.to_string(), args.workers.to_string());
+    // The run's own audit key and checkpoint file: a database of an earlier run may be gone.
+    let key = tmp.path().join("keno-audit.key").display().to_string();
+    let checkpoints = tmp
+        .path()
+        .join("keno-checkpoints.jsonl")
+        .display()
+        .to_string();
     let launch = |i: usize, listen: &str| {
         let instance = format!("load-{i}");
         let settings = [
@@ -118,7 +125,12 @@ fn main() -> anyhow::Result<()> {
         ];
         let mut all: Vec<&str> = settings.as_flattened().to_vec();
         all.extend(args.server_arg.iter().map(String::as_str));
-        Server::launch(&bin, &db, listen, &all, &[("KENO_LOG", &log)])
+        let env = [
+            ("KENO_LOG", log.as_str()),
+            ("KENO_AUDIT_KEY", key.as_str()),
+            ("KENO_CHECKPOINTS", checkpoints.as_str()),
+        ];
+        Server::launch(&bin, &db, listen, &all, &env)
     };
     // Fixed addresses, so that an instance killed on purpose comes back where terminals look.
     let listens: Vec<String> = (0..args.instances.max(1))

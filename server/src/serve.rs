@@ -47,6 +47,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         crate::db::Backend::Sqlite(_) => (Events::default(), None),
     };
     let key = crate::audit::anchor::key::AuditKey::load_or_create(&args.audit_key)?;
+    crate::audit::anchor::make::check_file(&mut *db.conn()?, &args.checkpoints)?;
     println!(
         "audit checkpoints signed by public key {}",
         key.public_hex()

@@ -851,6 +851,22 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
         text.contains("checkpoint 1 is not signed by the public key given"),
         "{text}"
     );
+    // A server never starts on another database's checkpoint file.
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--database-url",
+            &db.url,
+        ])
+        .env("KENO_AUDIT_KEY", db.audit_key())
+        .env("KENO_CHECKPOINTS", other.checkpoints())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("holds another trail's checkpoints"), "{said}");
     let theirs = public_key(&other.audit_key());
     let (code, text) = verify_export(&export, &theirs);
     assert_eq!(code, 1, "{text}");

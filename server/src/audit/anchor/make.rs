@@ -171,6 +171,28 @@ fn head(conn: &mut DbConnection) -> QueryResult<(i64, String)> {
         .first(conn)
 }
 
+/// At start: the checkpoint file is this database's. Its last checkpoint must be the database's
+/// of that number (an empty or new file is filled from the database); a file of another
+/// database's trail would be caught up wrongly, so the server does not start on it.
+pub fn check_file(conn: &mut DbConnection, path: &std::path::Path) -> anyhow::Result<()> {
+    let Some(last) = file::read(path)?.pop() else {
+        return Ok(());
+    };
+    let ours: Option<Checkpoint> = audit_checkpoints::table
+        .find(last.n)
+        .select(Checkpoint::as_select())
+        .first(conn)
+        .optional()?;
+    anyhow::ensure!(
+        ours.as_ref() == Some(&last),
+        "the checkpoint file {} holds another trail's checkpoints (its last, number {}, is not \
+         this database's): give each database a --checkpoints file of its own",
+        path.display(),
+        last.n
+    );
+    Ok(())
+}
+
 /// Appends to the file every stored checkpoint it does not hold yet.
 fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
     let mut filed = anchor.filed.lock().unwrap_or_else(|e| e.into_inner());

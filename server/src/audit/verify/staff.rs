@@ -121,6 +121,16 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
+    for key in trail.terminal_credentials.keys() {
+        if !registered
+            .iter()
+            .any(|(s, t, _)| format!("{s}/{t}") == *key)
+        {
+            report.differ(format!(
+                "terminal {key} of the audit trail is missing from the table"
+            ));
+        }
+    }
     report.checked(format!(
         "{seen} staff and {} registered terminals against the audit trail",
         trail.terminal_credentials.len()
