@@ -43,21 +43,28 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
     // second of leading, and a database from before checkpoints has none until then. Removing
     // them from the database is what the file, kept outside it, shows.
     let anchored = list.last().map_or(0, |c| c.seq);
+    let tail = if anchored >= trail.last_seq {
+        "the last covers the whole trail".to_string()
+    } else {
+        format!(
+            "entries {} to {} are after the last",
+            anchored + 1,
+            trail.last_seq
+        )
+    };
+    let source = if proof.file.is_some() {
+        " from the checkpoint file"
+    } else {
+        ""
+    };
+    let signatures = if proof.keys.is_empty() {
+        " (signatures not checked: give --public-key)"
+    } else {
+        ", each signature checked"
+    };
     report.checked(format!(
-        "{} checkpoints{}{}; the trail's entries {} to {} are after the last",
-        list.len(),
-        if proof.file.is_some() {
-            " from the checkpoint file"
-        } else {
-            ""
-        },
-        if proof.keys.is_empty() {
-            " (signatures not checked: give --public-key)"
-        } else {
-            ", each signature checked"
-        },
-        anchored + 1,
-        trail.last_seq
+        "{} checkpoints{source}{signatures}; {tail}",
+        list.len()
     ));
 }
 
