@@ -148,7 +148,15 @@ struct S {
 impl Session {
     pub fn open(url: &str) -> ConnectionResult<Session> {
         let conn = match url.strip_prefix("sqlite://") {
-            Some(path) => Conn::Sqlite(SqliteConnection::establish(path)?),
+            Some(path) => {
+                let mut conn = SqliteConnection::establish(path)?;
+                // A running server writes too (the leader's lease, its checkpoints): wait for
+                // its turn as the server's own connections do, never fail as "locked".
+                diesel::sql_query("PRAGMA busy_timeout = 10000")
+                    .execute(&mut conn)
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Conn::Sqlite(conn)
+            }
             None => Conn::Postgres(PgConnection::establish(url)?),
         };
         Ok(Session {

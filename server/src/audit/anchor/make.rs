@@ -87,7 +87,9 @@ pub async fn run(state: web::Data<AppState>) {
     }
 }
 
-/// One look: the file caught up, then a checkpoint made if one is due.
+/// One look: the file caught up, then a checkpoint made if one is due. Whether one is due is
+/// read first outside any transaction, so that an idle server takes no write lock each second
+/// (SQLite has one writer); it is decided again under the leader's fence before signing.
 fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
     let anchor = &state.anchor;
     let mut conn = state.db.conn()?;
@@ -99,6 +101,19 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
         .format("%Y-%m-%d")
         .to_string();
     let settled = anchor.settled.swap(false, Ordering::SeqCst);
+    let (before, at) = (last(&mut conn)?, head(&mut conn)?);
+    if due(
+        before.as_ref(),
+        at.0,
+        now_micros(),
+        settled,
+        anchor.interval,
+        &today,
+    )
+    .is_none()
+    {
+        return Ok(());
+    }
     let instance = state.leadership.instance.clone();
     let made = crate::store::transact(&state.db, &mut conn, None, |conn| {
         term.check(conn)?;
