@@ -825,6 +825,25 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
     let (code, _) = verify_export(&export, &key);
     assert_eq!(code, 0);
 
+    // Two instances given one file may both have caught it up: an identical repeat is one
+    // checkpoint; the same number with other content is not.
+    let twice = dir.path().join("twice.jsonl");
+    let mut repeated = lines.clone();
+    repeated.insert(1, lines[0].clone());
+    std::fs::write(&twice, repeated.join("\n") + "\n").unwrap();
+    let (code, text) = verify_signed(&db, &key, &twice);
+    assert_eq!(code, 0, "{text}");
+    let mut other_first: Value = serde_json::from_str(&lines[0]).unwrap();
+    other_first["made_at"] = json!(0);
+    repeated[1] = other_first.to_string();
+    std::fs::write(&twice, repeated.join("\n") + "\n").unwrap();
+    let (code, text) = verify_signed(&db, &key, &twice);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("checkpoint 1 appears twice in the checkpoint file with different content"),
+        "{text}"
+    );
+
     // A checkpoint removed from the file.
     let short = dir.path().join("short.jsonl");
     std::fs::write(&short, lines[1..].join("\n") + "\n").unwrap();

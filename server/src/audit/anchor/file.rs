@@ -2,7 +2,7 @@
 //! as each is made. An operator points it at write-once or off-host storage (an append-only
 //! mount, a log shipper); `audit verify --checkpoints FILE` reads it back.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use anyhow::Context;
@@ -55,7 +55,60 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Checkpoint>> {
     Ok(out)
 }
 
+/// The file's last checkpoint, read from its end (the file grows by a line a minute; a
+/// checkpoint's line is well under the tail read).
+pub fn last(path: &Path) -> anyhow::Result<Option<Checkpoint>> {
+    const TAIL: u64 = 16 * 1024;
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("{}", path.display())),
+    };
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL)))?;
+    let mut tail = String::new();
+    file.read_to_string(&mut tail)?;
+    let Some(line) = tail.lines().rev().find(|l| !l.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let last = serde_json::from_str(line)
+        .with_context(|| format!("{}: its last line is not a checkpoint", path.display()))?;
+    Ok(Some(last))
+}
+
 /// The number of the file's last checkpoint (0 for none).
 pub fn last_n(path: &Path) -> anyhow::Result<i64> {
-    Ok(read(path)?.last().map_or(0, |c| c.n))
+    Ok(last(path)?.map_or(0, |c| c.n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint(n: i64) -> Checkpoint {
+        Checkpoint {
+            n,
+            seq: n * 10,
+            hash: "ab".repeat(32),
+            made_at: n,
+            keno_day: "2026-11-26".into(),
+            instance: "a".into(),
+            reason: "interval".into(),
+            prev: super::super::GENESIS.into(),
+            public_key: "cd".repeat(32),
+            signature: "ef".repeat(64),
+        }
+    }
+
+    #[test]
+    fn the_last_checkpoint_is_read_from_the_end_of_a_long_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        assert_eq!(last_n(&path).unwrap(), 0);
+        let many: Vec<Checkpoint> = (1..=200).map(checkpoint).collect();
+        append(&path, &many).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 16 * 1024);
+        assert_eq!(last(&path).unwrap(), Some(checkpoint(200)));
+        assert_eq!(read(&path).unwrap(), many);
+    }
 }

@@ -26,8 +26,8 @@ pub struct Anchor {
     pub interval: Duration,
     /// A game was settled since the last checkpoint.
     pub settled: AtomicBool,
-    /// The number of the file's last checkpoint, once read.
-    filed: Mutex<Option<i64>>,
+    /// Held while the file is caught up: one catch-up at a time in this process.
+    filing: Mutex<()>,
 }
 
 impl Anchor {
@@ -37,7 +37,7 @@ impl Anchor {
             file,
             interval,
             settled: AtomicBool::new(false),
-            filed: Mutex::new(None),
+            filing: Mutex::new(()),
         }
     }
 }
@@ -208,20 +208,19 @@ pub fn check_file(conn: &mut DbConnection, path: &std::path::Path) -> anyhow::Re
     Ok(())
 }
 
-/// Appends to the file every stored checkpoint it does not hold yet.
+/// Appends to the file every stored checkpoint it does not hold yet. The file's end is read
+/// each time, not remembered: another instance given the same file may have appended since.
+/// (Two instances catching up at the same moment can write a checkpoint twice; verify reads an
+/// identical repeat as one.)
 fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
-    let mut filed = anchor.filed.lock().unwrap_or_else(|e| e.into_inner());
-    let after = match *filed {
-        Some(n) => n,
-        None => file::last_n(&anchor.file)?,
-    };
+    let _filing = anchor.filing.lock().unwrap_or_else(|e| e.into_inner());
+    let after = file::last_n(&anchor.file)?;
     let missing: Vec<Checkpoint> = audit_checkpoints::table
         .filter(audit_checkpoints::n.gt(after))
         .order(audit_checkpoints::n)
         .select(Checkpoint::as_select())
         .load(conn)?;
     file::append(&anchor.file, &missing)?;
-    *filed = Some(missing.last().map_or(after, |c| c.n));
     Ok(())
 }
 

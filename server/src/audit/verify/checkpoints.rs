@@ -28,7 +28,8 @@ pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
 
 pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut Report) {
     // The file, held outside the database, is the authority when given.
-    let list = proof.file.as_deref().unwrap_or(stored);
+    let filed = proof.file.as_deref().map(|f| once_each(f, report));
+    let list = filed.as_deref().unwrap_or(stored);
     let mut before: Option<&Checkpoint> = None;
     for c in list {
         follows(c, before, report);
@@ -36,7 +37,7 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
         in_the_trail(c, trail, report);
         before = Some(c);
     }
-    if let Some(file) = &proof.file {
+    if let Some(file) = &filed {
         beside_the_file(stored, file, report);
     }
     // No checkpoint at all is not a difference by itself: a server signs its first within a
@@ -66,6 +67,27 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
         "{} checkpoints{source}{signatures}; {tail}",
         list.len()
     ));
+}
+
+/// The file's checkpoints with an identical repeat read as one (two instances given the same
+/// file may both have caught it up); a number repeated with other content is a difference.
+fn once_each(file: &[Checkpoint], report: &mut Report) -> Vec<Checkpoint> {
+    let mut out: Vec<Checkpoint> = Vec::with_capacity(file.len());
+    let mut at: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    for c in file {
+        match at.get(&c.n).map(|&i| &out[i]) {
+            Some(o) if o == c => {}
+            Some(_) => report.differ(format!(
+                "checkpoint {} appears twice in the checkpoint file with different content",
+                c.n
+            )),
+            None => {
+                at.insert(c.n, out.len());
+                out.push(c.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Numbered one after the other, each naming the digest of the one before.
