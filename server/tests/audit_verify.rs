@@ -844,6 +844,17 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
         "{text}"
     );
 
+    // A file read just before the server appended its newest checkpoint: not yet a
+    // difference, said as such (the server appends right after the commit).
+    let behind = dir.path().join("behind.jsonl");
+    std::fs::write(&behind, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    let (code, text) = verify_signed(&db, &key, &behind);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("1 checkpoint(s) made as the file was read, not in it yet"),
+        "{text}"
+    );
+
     // A checkpoint removed from the file.
     let short = dir.path().join("short.jsonl");
     std::fs::write(&short, lines[1..].join("\n") + "\n").unwrap();

@@ -96,6 +96,7 @@ pub async fn verification(state: web::Data<AppState>) -> ApiResult<web::Json<Ver
         let proof = verify::Proof {
             keys: vec![state.anchor.key.public()],
             file: None,
+            read_at: checked_at,
         };
         let report = snapshot(conn, |conn| verify::check(conn, &proof, false))?;
         state.faults.pause("audit_verify");

@@ -121,6 +121,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             .as_deref()
             .map(crate::audit::anchor::file::read)
             .transpose()?,
+        read_at: crate::db::now_micros(),
     };
     let started = std::time::Instant::now();
     let db = Db::open_existing(&args.database_url, 1)?;

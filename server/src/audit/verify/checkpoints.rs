@@ -5,7 +5,7 @@
 //! from the file breaks the checkpoints' own chain; one removed from the database is missing
 //! beside the file.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use ed25519_dalek::VerifyingKey;
 
@@ -13,11 +13,13 @@ use super::chain::Trail;
 use super::Report;
 use crate::audit::anchor::{Checkpoint, GENESIS};
 
-/// What the auditor brings: the keys to trust and, if given, the checkpoint file.
+/// What the auditor brings: the keys to trust and, if given, the checkpoint file with when it
+/// was read.
 #[derive(Default)]
 pub struct Proof {
     pub keys: Vec<VerifyingKey>,
     pub file: Option<Vec<Checkpoint>>,
+    pub read_at: i64,
 }
 
 /// The entries the checkpoints name, for the chain's reading to keep their hashes.
@@ -38,7 +40,7 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
         before = Some(c);
     }
     if let Some(file) = &filed {
-        beside_the_file(stored, file, report);
+        beside_the_file(stored, file, proof.read_at, report);
     }
     // No checkpoint at all is not a difference by itself: a server signs its first within a
     // second of leading, and a database from before checkpoints has none until then. Removing
@@ -136,15 +138,24 @@ fn in_the_trail(c: &Checkpoint, trail: &Trail, report: &mut Report) {
     }
 }
 
+/// How long a checkpoint may stand in the database without being in the file: the server
+/// appends it right after its commit, so only one made as the file was read is missing yet.
+const FILING_GRACE_MICROS: i64 = 300_000_000;
+
 /// The database's checkpoints and the file's, both ways.
-fn beside_the_file(stored: &[Checkpoint], file: &[Checkpoint], report: &mut Report) {
+fn beside_the_file(stored: &[Checkpoint], file: &[Checkpoint], read_at: i64, report: &mut Report) {
+    let filed: HashMap<i64, &Checkpoint> = file.iter().map(|f| (f.n, f)).collect();
+    let ours: HashSet<i64> = stored.iter().map(|c| c.n).collect();
+    let last_filed = file.last().map_or(0, |f| f.n);
+    let mut pending = 0;
     for c in stored {
-        match file.iter().find(|f| f.n == c.n) {
+        match filed.get(&c.n) {
+            None if c.n > last_filed && c.made_at > read_at - FILING_GRACE_MICROS => pending += 1,
             None => report.differ(format!(
                 "checkpoint {} is in the database but not in the checkpoint file",
                 c.n
             )),
-            Some(f) if f != c => report.differ(format!(
+            Some(f) if *f != c => report.differ(format!(
                 "checkpoint {} differs between the database and the checkpoint file",
                 c.n
             )),
@@ -152,11 +163,16 @@ fn beside_the_file(stored: &[Checkpoint], file: &[Checkpoint], report: &mut Repo
         }
     }
     for f in file {
-        if !stored.iter().any(|c| c.n == f.n) {
+        if !ours.contains(&f.n) {
             report.differ(format!(
                 "checkpoint {} is in the checkpoint file but not in the database",
                 f.n
             ));
         }
+    }
+    if pending > 0 {
+        report.checked(format!(
+            "{pending} checkpoint(s) made as the file was read, not in it yet"
+        ));
     }
 }
