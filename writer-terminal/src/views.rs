@@ -177,8 +177,13 @@ pub fn ticket_actions(t: &TicketDetail) -> String {
 /// (rule 8.2) is still "active" on the server for the games it plays, but is not the ticket it
 /// was sold as.
 fn status(t: &TicketDetail) -> String {
-    let status = t.ticket.status.to_uppercase();
-    match (status.as_str(), t.ticket.cancelled_games.is_empty()) {
+    ticket_status(&t.ticket)
+}
+
+/// A ticket's status in the panel's words, a partial cancellation said.
+fn ticket_status(t: &Ticket) -> String {
+    let status = t.status.to_uppercase();
+    match (status.as_str(), t.cancelled_games.is_empty()) {
         (_, true) | ("CANCELLED", _) => status,
         ("ACTIVE", false) => "PART CANCELLED".into(),
         (_, false) => format!("{status}, PART CANCELLED"),
@@ -200,11 +205,7 @@ pub fn recent(sold: &[Ticket]) -> Vec<String> {
         } else {
             format!("{}-{}", t.first_game, t.last_game)
         };
-        let status = if t.status == "active" && !t.cancelled_games.is_empty() {
-            "PART CANCELLED".to_string()
-        } else {
-            t.status.to_uppercase()
-        };
+        let status = ticket_status(t);
         out.push(format!(
             "{:06}  {:<20}  {games:<13} {:>10}  {status}",
             t.ticket_number,

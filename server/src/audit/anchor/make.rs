@@ -57,7 +57,8 @@ pub fn due(
     };
     // Keno Days are stored as YYYY-MM-DD: their text sorts as their dates. A day is closed
     // once: after its closing checkpoint, the next belongs to the day it is made in.
-    if last.keno_day.as_str() < today && last.reason != Reason::KenoDayEnd.as_str() {
+    let closed_its_day = Reason::parse(&last.reason) == Some(Reason::KenoDayEnd);
+    if last.keno_day.as_str() < today && !closed_its_day {
         return Some((Reason::KenoDayEnd, last.keno_day.clone()));
     }
     if head_seq == last.seq {

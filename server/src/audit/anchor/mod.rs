@@ -39,6 +39,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    const ALL: [Reason; 4] = [
+        Reason::Start,
+        Reason::Interval,
+        Reason::Settlement,
+        Reason::KenoDayEnd,
+    ];
+
+    /// The stored text read back; `None` for text no server writes.
+    pub fn parse(text: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Start => "start",

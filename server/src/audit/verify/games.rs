@@ -128,10 +128,17 @@ impl Draw {
     /// A fault's balls leave the record: those not among the numbers standing after it, each
     /// with the place it held (rules 10.2, 10.4).
     fn fault(&mut self, e: &GameEntry, report: &mut Report) {
-        let after: Vec<i32> = e.payload["drawn_after"]
-            .as_array()
-            .map(|a| a.iter().map(|n| n.as_i64().unwrap_or(-1) as i32).collect())
-            .unwrap_or_default();
+        // An entry that names no numbers standing after it vouches for no voided ball.
+        let Some(after) = e.payload["drawn_after"].as_array() else {
+            return report.differ(format!(
+                "audit entry {} (a fault of game {}) names no numbers standing after it",
+                e.seq, e.game
+            ));
+        };
+        let after: Vec<i32> = after
+            .iter()
+            .map(|n| n.as_i64().unwrap_or(-1) as i32)
+            .collect();
         let fault = int(e.payload, "fault");
         let (kept, out): (Vec<_>, Vec<_>) = std::mem::take(&mut self.standing)
             .into_iter()
