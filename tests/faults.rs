@@ -207,6 +207,11 @@ impl Cluster {
     /// Sells at instance `i`; a sale that finds its instance dead is retried at the other with
     /// the same request id, as a terminal does. Returns the serial sold.
     fn sell(&self, i: usize, request_id: &str, spots: &[u8]) -> String {
+        self.sell_as(&self.writer, i, request_id, spots)
+    }
+
+    /// `sell` by the writer whose token is `writer`.
+    fn sell_as(&self, writer: &str, i: usize, request_id: &str, spots: &[u8]) -> String {
         let body = json!({
             "request_id": request_id,
             "bet": {"type": "standard", "spots": spots},
@@ -217,7 +222,7 @@ impl Cluster {
             if self.servers[at].is_none() {
                 continue;
             }
-            match self.try_post(at, &self.writer, "/api/v1/tickets", &body) {
+            match self.try_post(at, writer, "/api/v1/tickets", &body) {
                 Some((201 | 200, t)) => return t["serial"].as_str().unwrap().to_string(),
                 Some((status, e)) if status < 500 => panic!("sale refused: {status} {e}"),
                 // Dead, or its database sessions ended under it: the other instance.
@@ -567,4 +572,90 @@ fn events_reach_every_instance() {
         drawn,
         "every number, in order"
     );
+}
+
+/// Issue 21: no row that every sale waits on. Eight terminals sell at both instances at once,
+/// each instance with two sale writers holding each batch 20 ms before its commit, so appends
+/// overlap: they take different chains of the audit trail, interleaved in its numbering, and
+/// `audit verify` proves the whole, against the signed checkpoints too.
+#[test]
+fn two_instances_and_their_sale_writers_interleave_their_audit_appends() {
+    let Some(c) = Cluster::start("3600", "0", ["sale=20", "sale=20"]) else {
+        return;
+    };
+    let writers: Vec<String> = (0..8)
+        .map(|t| {
+            let terminal = format!("1{t}");
+            c.db.principal("writer", &format!("W{t}"), Some(("735624", &terminal)))
+        })
+        .collect();
+    let sold = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for (t, writer) in writers.iter().enumerate() {
+            let (c, sold) = (&c, &sold);
+            scope.spawn(move || {
+                for i in 0..40 {
+                    let serial = c.sell_as(writer, t % 2, &format!("w{t}-{i}"), &spots(i + t));
+                    sold.lock().unwrap().push(serial);
+                }
+            });
+        }
+    });
+    let game = c.close(0);
+    c.wait_settled(game);
+    let sold = sold.into_inner().unwrap();
+    assert_eq!(sold.len(), 320);
+    let chains = c.q("SELECT COUNT(DISTINCT chain) AS n FROM audit_log WHERE kind = 'ticket_sold'");
+    assert!(chains >= 2, "sales appended on {chains} chain(s)");
+    // Entries of different chains one after the other in the trail's numbering.
+    let switches = c.q(
+        "SELECT COUNT(*) AS n FROM (SELECT chain, LAG(chain) OVER (ORDER BY seq) AS before \
+         FROM audit_log) x WHERE before IS NOT NULL AND before <> chain",
+    );
+    assert!(switches >= 2, "the chains never interleaved ({switches})");
+    eprintln!("sales on {chains} chains, switching {switches} times");
+    c.check_invariants(&sold, &BTreeMap::new());
+    // A checkpoint made after the settlement folds every chain's head; verify proves each.
+    let settled_at = c.q(&format!(
+        "SELECT MAX(seq) AS n FROM audit_log WHERE kind = 'game_settled' AND subject = '{game}'"
+    ));
+    c.wait("a checkpoint after the settlement", || {
+        c.q("SELECT COALESCE(MAX(seq), 0) AS n FROM audit_checkpoints") >= settled_at
+    });
+    let heads = c.qt("SELECT heads AS s FROM audit_checkpoints ORDER BY n DESC LIMIT 1");
+    assert!(heads.split(';').count() >= 2, "{heads}");
+    let key = public_key(&c.db);
+    let out = keno_testkit::audit(
+        &c.db,
+        &[
+            "verify",
+            "--public-key",
+            &key,
+            "--checkpoints",
+            c.db.checkpoints().to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("chain(s)"), "{text}");
+}
+
+/// The test servers' audit public key, as `audit public-key` prints it.
+fn public_key(db: &TestDb) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["audit", "public-key", "--audit-key"])
+        .arg(db.audit_key())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    text.lines()
+        .find(|l| !l.starts_with('#'))
+        .expect("a key")
+        .trim()
+        .to_string()
 }

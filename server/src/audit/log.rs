@@ -1,16 +1,20 @@
 //! Appending to the hash-chained audit trail, in the transaction that makes the record.
 //!
-//! Each entry's hash covers the previous entry's hash and every field of the entry, so a
-//! changed, removed or inserted entry breaks the chain from there on. Appends take the chain's
-//! head row last in their transaction (after any game or ticket rows), so they serialize only
-//! for the moment before commit and always in the same lock order.
+//! Each entry's hash covers the previous entry's hash in its chain and every field of the entry,
+//! so a changed, removed or inserted entry breaks its chain from there on. Appends take a
+//! chain's head row last in their transaction (after any game or ticket rows), so they hold it
+//! only for the moment before commit and always in the same lock order; on PostgreSQL each
+//! takes a chain no one else holds (`chains`), so appends do not wait on each other.
 
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::db::schema::{audit_head, audit_log};
-use crate::db::{now_micros, per_backend, DbConnection};
+use super::chains;
+use crate::db::prepared::Prepared;
+use crate::db::schema::{audit_chains, audit_log};
+use crate::db::{now_micros, DbConnection};
 
 /// One record for the trail.
 #[derive(Debug, Clone)]
@@ -69,6 +73,7 @@ pub fn entry_hash(
 #[diesel(table_name = audit_log)]
 struct NewEntry {
     seq: i64,
+    chain: i32,
     recorded_at: i64,
     kind: &'static str,
     subject: String,
@@ -78,23 +83,17 @@ struct NewEntry {
     hash: String,
 }
 
-/// Appends `entries` to the chain. Call it last in the transaction.
+/// Appends `entries` to a chain of the trail (`chains::hold`). Call it last in the transaction.
 pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     if entries.is_empty() {
         return Ok(());
     }
-    // Held to commit: the next append waits here, then reads this one's head.
-    diesel::update(audit_head::table.find(1))
-        .set(audit_head::seq.eq(audit_head::seq))
-        .execute(conn)?;
-    let (mut seq, mut prev): (i64, String) = audit_head::table
-        .find(1)
-        .select((audit_head::seq, audit_head::hash))
-        .first(conn)?;
+    // Held to commit: the next append on this chain waits here, then reads this one's head.
+    let held = chains::hold(conn, entries.len())?;
+    let mut prev = held.prev;
     let now = now_micros();
     let mut rows = Vec::with_capacity(entries.len());
-    for e in entries {
-        seq += 1;
+    for (e, seq) in entries.into_iter().zip(held.seqs) {
         let payload = e.payload.to_string();
         let hash = entry_hash(
             &prev,
@@ -107,6 +106,7 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
         );
         rows.push(NewEntry {
             seq,
+            chain: held.chain,
             recorded_at: now,
             kind: e.kind,
             subject: e.subject,
@@ -116,14 +116,57 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
             hash,
         });
     }
-    // Chunks stay under both backends' limits on bound parameters.
-    for chunk in rows.chunks(500) {
-        per_backend!(conn, |c| diesel::insert_into(audit_log::table)
-            .values(chunk)
-            .execute(c))?;
+    let last = rows.last().map_or(0, |r| r.seq);
+    match conn {
+        DbConnection::Pg(c) => append_pg(c, &rows, (held.chain, last, &prev))?,
+        DbConnection::Sqlite(c) => {
+            // Chunks stay under SQLite's limit on bound parameters.
+            for chunk in rows.chunks(500) {
+                diesel::insert_into(audit_log::table)
+                    .values(chunk)
+                    .execute(c)?;
+            }
+            diesel::update(audit_chains::table.find(held.chain))
+                .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
+                .execute(c)?;
+        }
     }
-    diesel::update(audit_head::table.find(1))
-        .set((audit_head::seq.eq(seq), audit_head::hash.eq(&prev)))
-        .execute(conn)?;
     Ok(())
 }
+
+/// The entries and the chain's new head in one prepared statement, whatever their number.
+fn append_pg(
+    c: &mut diesel::PgConnection,
+    rows: &[NewEntry],
+    (chain, last, hash): (i32, i64, &str),
+) -> QueryResult<()> {
+    let text = |f: fn(&NewEntry) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    Prepared(
+        diesel::sql_query(APPEND)
+            .bind::<Array<BigInt>, _>(rows.iter().map(|r| r.seq).collect::<Vec<i64>>())
+            .bind::<Integer, _>(chain)
+            .bind::<BigInt, _>(rows.first().map_or(0, |r| r.recorded_at))
+            .bind::<Array<Text>, _>(text(|r| r.kind))
+            .bind::<Array<Text>, _>(text(|r| &r.subject))
+            .bind::<Array<Nullable<Text>>, _>(
+                rows.iter()
+                    .map(|r| r.principal_id.as_deref())
+                    .collect::<Vec<Option<&str>>>(),
+            )
+            .bind::<Array<Text>, _>(text(|r| &r.payload))
+            .bind::<Array<Text>, _>(text(|r| &r.prev_hash))
+            .bind::<Array<Text>, _>(text(|r| &r.hash))
+            .bind::<BigInt, _>(last)
+            .bind::<Text, _>(hash),
+    )
+    .execute(c)?;
+    Ok(())
+}
+
+/// An append's entries (all recorded at one time) and its chain's head after them.
+const APPEND: &str = "WITH entries AS (INSERT INTO audit_log (seq, chain, recorded_at, kind, \
+     subject, principal_id, payload, prev_hash, hash) SELECT e.seq, $2, $3, e.kind, e.subject, \
+     e.principal_id, e.payload, e.prev_hash, e.hash FROM unnest($1::bigint[], $4::text[], \
+     $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS e(seq, kind, subject, \
+     principal_id, payload, prev_hash, hash)) \
+     UPDATE audit_chains SET seq = $10, hash = $11 WHERE chain = $2";

@@ -15,6 +15,7 @@
 //! (`/api/v1/audit/...`, with `download` streaming an export to its client).
 
 pub mod anchor;
+pub mod chains;
 mod download;
 mod draw_alarms;
 pub mod endpoints;

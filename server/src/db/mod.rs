@@ -4,6 +4,7 @@
 //! on the variant, as vaultwarden does. Migrations for each backend are embedded and run at
 //! start.
 
+pub mod prepared;
 pub mod schema;
 
 use std::path::PathBuf;

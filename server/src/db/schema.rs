@@ -245,6 +245,7 @@ diesel::table! {
         payload -> Text,
         prev_hash -> Text,
         hash -> Text,
+        chain -> Integer,
     }
 }
 
@@ -260,6 +261,7 @@ diesel::table! {
         prev -> Text,
         public_key -> Text,
         signature -> Text,
+        heads -> Nullable<Text>,
     }
 }
 
@@ -274,11 +276,10 @@ diesel::table! {
 }
 
 diesel::table! {
-    audit_head (id) {
-        id -> Integer,
+    audit_chains (chain) {
+        chain -> Integer,
         seq -> BigInt,
         hash -> Text,
-        started_at -> BigInt,
     }
 }
 
@@ -593,7 +594,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     draw_corrections,
     device_holds,
     audit_log,
-    audit_head,
+    audit_chains,
     leadership,
     claims,
     unclaimed_movements,

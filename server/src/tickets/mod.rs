@@ -1,6 +1,7 @@
 //! Tickets: the stored record, the API's view of it, and the endpoints (sale, view, cancel,
 //! pay); `tender`: a sale paid with vouchers and winning tickets. A player is in a game once the ticket's row is committed (rules 4, 15).
 
+mod batch;
 pub mod cancel;
 pub mod hand_pay;
 pub mod pay;

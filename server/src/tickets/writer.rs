@@ -1,20 +1,23 @@
 //! The sale writer: commits sales in batches (group commit).
 //!
-//! Handlers check and price a sale on their own thread, then queue it here. One thread takes
-//! whatever sales are waiting, commits them in one transaction (each in its own savepoint, so a
-//! refusal or a duplicate leaves the others alone) and answers each. A commit per batch instead
+//! Handlers check and price a sale on their own thread, then queue it here. A writer thread takes
+//! whatever sales are waiting, commits them in one transaction (`batch`: a refusal or a
+//! duplicate is decided before anything is written, so it leaves the others alone) and answers
+//! each. A commit per batch instead
 //! of per sale, one warm connection instead of a pool of cold ones, and no hop through the
 //! blocking pool are what let a two-core machine sell thousands of tickets a second.
 //!
 //! The open game is held against the close for the whole batch (PostgreSQL: `FOR SHARE`;
 //! SQLite: the writer turn), so a batch lands entirely in the game that is open when it commits.
 
-use std::sync::{Arc, Mutex};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::sale::{commit_sales, lock_open_game, Outcome, Sale};
-use crate::db::{now_micros, Backend, Db};
+use super::batch::commit_sales;
+use super::sale::{lock_open_game, Outcome, Sale};
+use crate::db::{now_micros, Backend, Db, PooledConnection};
 use crate::error::{DomainResult, Failure};
 use keno_api::Refusal;
 
@@ -30,34 +33,44 @@ struct Job {
 
 #[derive(Clone)]
 pub struct SaleWriter {
-    queue: mpsc::Sender<Job>,
+    /// One queue per writer thread; a terminal's sales always go to the same one.
+    queues: Arc<Vec<mpsc::Sender<Job>>>,
 }
 
 impl SaleWriter {
     /// Starts the writer threads on `db`: one for SQLite (one writer at a time anyway, and its
-    /// page cache stays warm), a few for PostgreSQL (row locks keep them apart, and each waits on
-    /// its own round trips).
+    /// page cache stays warm), a few for PostgreSQL (each on a chain of the audit trail of its
+    /// own and on its own terminals' rows, so they do not wait on each other).
     pub fn start(db: Db, threads: Option<usize>, faults: crate::faults::FaultDelays) -> SaleWriter {
-        let (queue, jobs) = mpsc::channel(QUEUE);
-        let jobs = Arc::new(Mutex::new(jobs));
         let threads = threads.unwrap_or(match db.backend() {
             Backend::Sqlite(_) => 1,
             Backend::Postgres(_) => 2,
         });
-        for i in 0..threads {
-            let (db, jobs, faults) = (db.clone(), jobs.clone(), faults.clone());
-            std::thread::Builder::new()
-                .name(format!("sale-writer-{i}"))
-                .spawn(move || run(db, jobs, faults))
-                .expect("a sale writer thread starts");
+        let queues = (0..threads.max(1))
+            .map(|i| {
+                let (queue, jobs) = mpsc::channel(QUEUE);
+                let (db, faults) = (db.clone(), faults.clone());
+                std::thread::Builder::new()
+                    .name(format!("sale-writer-{i}"))
+                    .spawn(move || run(db, jobs, faults))
+                    .expect("a sale writer thread starts");
+                queue
+            })
+            .collect();
+        SaleWriter {
+            queues: Arc::new(queues),
         }
-        SaleWriter { queue }
     }
 
     /// Commits one sale; `None` when no game is open for sale.
     pub async fn commit(&self, sale: Sale) -> DomainResult<Option<Outcome>> {
         let (reply, answer) = oneshot::channel();
-        self.queue
+        // A terminal's numbers are taken by one writer only: two writers taking the numbers of
+        // overlapping terminals could each hold a row the other waits for.
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&sale.ticket.site, &sale.ticket.terminal).hash(&mut hasher);
+        let queue = &self.queues[(hasher.finish() % self.queues.len() as u64) as usize];
+        queue
             .send(Job { sale, reply })
             .await
             .map_err(|_| Failure::Internal(anyhow::anyhow!("the sale writer stopped")))?;
@@ -72,24 +85,21 @@ impl SaleWriter {
     }
 }
 
-fn run(db: Db, jobs: Arc<Mutex<mpsc::Receiver<Job>>>, faults: crate::faults::FaultDelays) {
-    loop {
-        let batch = {
-            let mut jobs = jobs.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(first) = jobs.blocking_recv() else {
-                return;
-            };
-            let mut batch = vec![first];
-            while batch.len() < BATCH {
-                match jobs.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
+fn run(db: Db, mut jobs: mpsc::Receiver<Job>, faults: crate::faults::FaultDelays) {
+    // The writer's own connection, kept between batches: a checkout from the pool costs a
+    // round trip (its liveness check). It is given up after any failure, and the next batch
+    // takes a checked one.
+    let mut conn: Option<PooledConnection> = None;
+    while let Some(first) = jobs.blocking_recv() {
+        let mut batch = vec![first];
+        while batch.len() < BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
             }
-            batch
-        };
+        }
         let mut sales: Vec<Sale> = batch.iter().map(|j| j.sale.clone()).collect();
-        let outcomes = commit_batch(&db, &mut sales, &faults);
+        let outcomes = commit_batch(&db, &mut conn, &mut sales, &faults);
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             // The caller may have gone (a dropped connection): the sale stands all the same,
             // and a retry with its request_id finds it.
@@ -107,13 +117,17 @@ fn closed() -> Failure {
 /// others; a sale already made is found before inserting, so failures are rare.
 fn commit_batch(
     db: &Db,
+    kept: &mut Option<PooledConnection>,
     tickets: &mut [Sale],
     faults: &crate::faults::FaultDelays,
 ) -> Vec<Result<Outcome, Failure>> {
-    let attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, Failure>>, Failure> {
-        let mut conn = db.conn()?;
+    let mut attempt = |tickets: &mut [Sale]| -> Result<Vec<Result<Outcome, Failure>>, Failure> {
+        let mut conn = match kept.take() {
+            Some(conn) => conn,
+            None => db.conn()?,
+        };
         let pause = Some(crate::store::Pause(faults, "sale"));
-        crate::store::transact(db, &mut conn, pause, |conn| {
+        let done = crate::store::transact(db, &mut conn, pause, |conn| {
             // Rule 9.2: past its closing time a game takes no more sales, even before the clock
             // has closed it (on PostgreSQL a steady stream of shared locks could hold the close
             // off).
@@ -122,7 +136,11 @@ fn commit_batch(
                 return Ok::<_, Failure>(tickets.iter().map(|_| Err(closed())).collect());
             };
             commit_sales(conn, tickets, &game)
-        })
+        });
+        if done.is_ok() {
+            *kept = Some(conn);
+        }
+        done
     };
     let is_duplicate = Failure::is_duplicate;
     match attempt(tickets) {

@@ -97,6 +97,10 @@ mod tests {
             prev: super::super::GENESIS.into(),
             public_key: "cd".repeat(32),
             signature: "ef".repeat(64),
+            // Lines of both forms in one file: a checkpoint of one chain (issue 20) and of
+            // several.
+            heads: (n % 2 == 0)
+                .then(|| format!("0:{}:{};2:7:{}", n * 10, "ab".repeat(32), "01".repeat(32))),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Making checkpoints: the leader, once a second, asks whether one is due (`due`: its first,
 //! a Keno Day ended, a game settled, or the interval passed with entries written since the
-//! last), signs the trail's head in a transaction fenced by its term, and appends what it made
+//! last), signs the trail's heads in a transaction fenced by its term, and appends what it made
 //! to the checkpoint file after the commit. A file left behind (a crash between the two, a
 //! checkpoint made by another instance) is caught up from the database first.
 
@@ -14,7 +14,8 @@ use diesel::prelude::*;
 
 use super::key::AuditKey;
 use super::{file, Checkpoint, Reason, GENESIS};
-use crate::db::schema::{audit_checkpoints, audit_head};
+use crate::audit::chains::{self, Head};
+use crate::db::schema::audit_checkpoints;
 use crate::db::{now_micros, DbConnection};
 use crate::leader::Term;
 use crate::state::AppState;
@@ -43,10 +44,10 @@ impl Anchor {
 }
 
 /// The checkpoints due now, with the Keno Day each belongs to, given the last one, the trail's
-/// last entry, whether a game was settled since, and the Keno Day now.
+/// heads now, whether a game was settled since, and the Keno Day now.
 pub fn due(
     last: Option<&Checkpoint>,
-    head_seq: i64,
+    heads: &[Head],
     now: i64,
     settled: bool,
     interval: Duration,
@@ -61,7 +62,8 @@ pub fn due(
     if last.keno_day.as_str() < today && !closed_its_day {
         return Some((Reason::KenoDayEnd, last.keno_day.clone()));
     }
-    if head_seq == last.seq {
+    // Nothing written since: every chain's head is where the last checkpoint signed it.
+    if last.signed_heads().as_deref() == Some(heads) {
         return None;
     }
     if settled {
@@ -102,10 +104,10 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
         .format("%Y-%m-%d")
         .to_string();
     let settled = anchor.settled.swap(false, Ordering::SeqCst);
-    let (before, at) = (last(&mut conn)?, head(&mut conn)?);
+    let (before, at) = (last(&mut conn)?, chains::heads(&mut conn)?);
     if due(
         before.as_ref(),
-        at.0,
+        &at,
         now_micros(),
         settled,
         anchor.interval,
@@ -119,10 +121,10 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
     let made = crate::store::transact(&state.db, &mut conn, None, |conn| {
         term.check(conn)?;
         let last = last(conn)?;
-        let head = head(conn)?;
+        let heads = chains::heads(conn)?;
         let Some((reason, day)) = due(
             last.as_ref(),
-            head.0,
+            &heads,
             now_micros(),
             settled,
             anchor.interval,
@@ -130,7 +132,7 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
         ) else {
             return anyhow::Ok(None);
         };
-        let made = sign(anchor, last.as_ref(), head, (reason, day), instance);
+        let made = sign(anchor, last.as_ref(), &heads, (reason, day), instance);
         diesel::insert_into(audit_checkpoints::table)
             .values(&made)
             .execute(conn)?;
@@ -147,18 +149,20 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
     catch_up(anchor, &mut conn)
 }
 
-/// The checkpoint after `last` of the trail's `head`, signed.
+/// The checkpoint after `last` of the trail's `heads`, signed: `seq` and `hash` name the
+/// latest head, `heads` all of them.
 fn sign(
     anchor: &Anchor,
     last: Option<&Checkpoint>,
-    (seq, hash): (i64, String),
+    heads: &[Head],
     (reason, keno_day): (Reason, String),
     instance: String,
 ) -> Checkpoint {
+    let latest = heads.iter().max_by_key(|h| h.seq);
     let mut made = Checkpoint {
         n: last.map_or(1, |l| l.n + 1),
-        seq,
-        hash,
+        seq: latest.map_or(0, |h| h.seq),
+        hash: latest.map_or(GENESIS.to_string(), |h| h.hash.clone()),
         made_at: now_micros(),
         keno_day,
         instance,
@@ -166,6 +170,7 @@ fn sign(
         prev: last.map_or(GENESIS.to_string(), Checkpoint::digest),
         public_key: anchor.key.public_hex(),
         signature: String::new(),
+        heads: Some(chains::encode(heads)),
     };
     made.signature = anchor.key.sign(&made.message());
     made
@@ -177,14 +182,6 @@ fn last(conn: &mut DbConnection) -> QueryResult<Option<Checkpoint>> {
         .select(Checkpoint::as_select())
         .first(conn)
         .optional()
-}
-
-/// The trail's last entry and its hash, as committed.
-fn head(conn: &mut DbConnection) -> QueryResult<(i64, String)> {
-    audit_head::table
-        .find(1)
-        .select((audit_head::seq, audit_head::hash))
-        .first(conn)
 }
 
 /// At start: the checkpoint file is this database's. Its last checkpoint must be the database's
@@ -241,7 +238,19 @@ mod tests {
             prev: GENESIS.into(),
             public_key: String::new(),
             signature: String::new(),
+            heads: Some(chains::encode(&on_chain_0(seq))),
         }
+    }
+
+    fn on_chain_0(seq: i64) -> Vec<Head> {
+        if seq == 0 {
+            return Vec::new();
+        }
+        vec![Head {
+            chain: 0,
+            seq,
+            hash: format!("h{seq}"),
+        }]
     }
 
     #[test]
@@ -249,7 +258,7 @@ mod tests {
         let minute = Duration::from_secs(60);
         let day = "2026-11-26";
         let due = |last: Option<&Checkpoint>, head, now, settled, today| {
-            super::due(last, head, now, settled, minute, today)
+            super::due(last, &on_chain_0(head), now, settled, minute, today)
         };
         assert_eq!(
             due(None, 0, 0, false, day),
@@ -268,6 +277,22 @@ mod tests {
             due(Some(&last), 11, 61_000_000, false, day),
             Some((Reason::Interval, day.into()))
         );
+        // Written on another chain only, numbered below chain 0's head: written all the same.
+        let mut two = on_chain_0(10);
+        two.push(Head {
+            chain: 4,
+            seq: 9,
+            hash: "h9".into(),
+        });
+        assert_eq!(
+            super::due(Some(&last), &two, 61_000_000, false, minute, day),
+            Some((Reason::Interval, day.into()))
+        );
+        // A checkpoint of the single chain (issue 20) signs chain 0's head.
+        let mut single = at(3, 10, 1_000_000, day);
+        single.heads = None;
+        single.hash = "h10".into();
+        assert_eq!(due(Some(&single), 10, 500_000_000, false, day), None);
         // The Keno Day ended: its closing checkpoint names it, written since or not.
         assert_eq!(
             due(Some(&last), 10, 2_000_000, false, "2026-11-27"),

@@ -2,10 +2,10 @@
 //!
 //! The trail's hash chain proves that no entry was changed in place, but a writer with the
 //! database in hand can rewrite the whole chain consistently, or cut its tail and move the head
-//! back. A checkpoint commits to the trail's head (its last entry's number and hash) with an
-//! Ed25519 signature by a key that is not in the database (`key`); each is stored in the
-//! database and appended to a file outside it (`file`), which an operator points at write-once
-//! or off-host storage. Checkpoints are chained to each other too (each names the digest of the
+//! back. A checkpoint commits to the trail's heads (each chain's last entry's number and hash,
+//! `audit::chains`: it folds every chain into one) with an Ed25519 signature by a key that is
+//! not in the database (`key`); each is stored in the database and appended to a file outside
+//! it (`file`), which an operator points at write-once or off-host storage. Checkpoints are chained to each other too (each names the digest of the
 //! one before), so one removed from the file is seen. The leader makes one at least every
 //! `--checkpoint-interval` while anything is written, after every game's settlement and at the
 //! end of every Keno Day (`make`). `audit verify --public-key` proves the trail against them.
@@ -20,6 +20,7 @@ use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::audit::chains::{self, Head};
 use crate::db::schema::audit_checkpoints;
 
 /// What the first checkpoint names as the one before it.
@@ -77,13 +78,21 @@ pub struct Checkpoint {
     pub prev: String,
     pub public_key: String,
     pub signature: String,
+    /// Every chain's head (`chains::encode`); `seq` and `hash` are then the latest of them.
+    /// Absent from the checkpoints of one chain made before (issue 20), which sign chain 0's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heads: Option<String>,
 }
 
 impl Checkpoint {
     /// The bytes signed: every field but the signature, each length-prefixed under a version
     /// tag, so that no two checkpoints sign the same bytes.
     pub fn message(&self) -> Vec<u8> {
-        let mut out = b"keno-audit-checkpoint/1".to_vec();
+        let tag: &[u8] = match self.heads {
+            Some(_) => b"keno-audit-checkpoint/2",
+            None => b"keno-audit-checkpoint/1",
+        };
+        let mut out = tag.to_vec();
         for part in [
             &self.n.to_string(),
             &self.seq.to_string(),
@@ -94,11 +103,28 @@ impl Checkpoint {
             &self.reason,
             &self.prev,
             &self.public_key,
-        ] {
+        ]
+        .into_iter()
+        .chain(&self.heads)
+        {
             out.extend((part.len() as u64).to_be_bytes());
             out.extend(part.as_bytes());
         }
         out
+    }
+
+    /// The chains' heads it signs; `None` for heads no server writes.
+    pub fn signed_heads(&self) -> Option<Vec<Head>> {
+        match &self.heads {
+            Some(text) => chains::decode(text),
+            // A checkpoint of the single chain: chain 0 at `seq`.
+            None if self.seq == 0 => Some(Vec::new()),
+            None => Some(vec![Head {
+                chain: 0,
+                seq: self.seq,
+                hash: self.hash.clone(),
+            }]),
+        }
     }
 
     /// What the next checkpoint names as the one before: the digest of this one's signature,

@@ -1,4 +1,4 @@
-//! The audit trail read once, its hash chain checked entry by entry, and what its entries say
+//! The audit trail read once, each of its hash chains checked entry by entry, and what its entries say
 //! of the records gathered for the other checks.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -9,8 +9,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{for_each_page, Report, PAGE};
+use crate::audit::chains;
 use crate::audit::log::entry_hash;
-use crate::db::schema::{audit_head, audit_log};
+use crate::db::schema::audit_log;
 use crate::db::DbConnection;
 
 /// What the trail says of the records, gathered in one pass over it.
@@ -45,8 +46,10 @@ pub struct Trail {
     pub shifts_signed_off: BTreeMap<i64, Value>,
     /// The number of the trail's last entry.
     pub last_seq: i64,
-    /// The hash of each entry a checkpoint names (`super::checkpoints`).
-    pub hashes_at: BTreeMap<i64, String>,
+    /// Each chain's last entry.
+    pub chain_ends: BTreeMap<i32, i64>,
+    /// The chain and hash of each entry a checkpoint names (`super::checkpoints`).
+    pub hashes_at: BTreeMap<i64, (i32, String)>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -60,6 +63,7 @@ pub fn sold_digest(mut sold: Value) -> [u8; 32] {
 #[derive(Queryable)]
 struct LogRow {
     seq: i64,
+    chain: i32,
     recorded_at: i64,
     kind: String,
     subject: String,
@@ -69,24 +73,17 @@ struct LogRow {
     hash: String,
 }
 
-/// Reads the whole trail, checking its chain as it goes, and returns what it says, with the
+/// Reads the whole trail, checking its chains as it goes, and returns what it says, with the
 /// hashes of the entries numbered in `wanted` (those checkpoints sign).
 pub fn read(
     conn: &mut DbConnection,
     wanted: &BTreeSet<i64>,
     report: &mut Report,
 ) -> anyhow::Result<Trail> {
-    let (head_seq, head_hash): (i64, String) = audit_head::table
-        .find(1)
-        .select((audit_head::seq, audit_head::hash))
-        .first(conn)
-        .context("the audit trail's head")?;
+    let stored = chains::heads(conn).context("the audit trail's chains")?;
     let mut trail = Trail::default();
-    let mut chain = Chain {
-        prev: "0".repeat(64),
-        expected_seq: 1,
-        broken: false,
-    };
+    let mut read: BTreeMap<i32, Chain> = BTreeMap::new();
+    let mut count = 0u64;
     for_each_page(
         conn,
         |conn, after| {
@@ -94,38 +91,86 @@ pub fn read(
                 .filter(audit_log::seq.gt(*after))
                 .order(audit_log::seq)
                 .limit(PAGE)
+                .select((
+                    audit_log::seq,
+                    audit_log::chain,
+                    audit_log::recorded_at,
+                    audit_log::kind,
+                    audit_log::subject,
+                    audit_log::principal_id,
+                    audit_log::payload,
+                    audit_log::prev_hash,
+                    audit_log::hash,
+                ))
                 .load::<LogRow>(conn)
         },
         |e: &LogRow| e.seq,
         |e| {
-            chain.link(&e, report);
+            count += 1;
+            read.entry(e.chain).or_default().link(&e, report);
             if wanted.contains(&e.seq) {
-                trail.hashes_at.insert(e.seq, chain.prev.clone());
+                trail.hashes_at.insert(e.seq, (e.chain, e.hash.clone()));
             }
+            trail.last_seq = e.seq;
             match payload(&e, report) {
                 Some(payload) => trail.add(e, payload, report),
                 None => Ok(()),
             }
         },
     )?;
-    let last = chain.expected_seq - 1;
-    trail.last_seq = last;
-    if !chain.broken && (head_seq != last || head_hash != chain.prev) {
-        report.differ(format!(
-            "the audit chain ends at entry {last} but its head says {head_seq}: entries were \
-             removed from the end"
-        ));
-    }
-    report.checked(format!("the audit chain of {last} entries"));
+    heads_match(&stored, &read, report);
+    trail.chain_ends = read.iter().map(|(&c, r)| (c, r.last)).collect();
+    report.checked(format!(
+        "the audit trail's {count} entries in {} chain(s)",
+        read.len().max(1)
+    ));
     Ok(trail)
 }
 
-/// The chain as far as it has been read.
+/// Each chain's stored head is its last entry read: a tail cut (or a chain's entries all
+/// removed) leaves a head past them, unless the head was moved back too, which the signed
+/// checkpoints show (`super::checkpoints`).
+fn heads_match(stored: &[chains::Head], read: &BTreeMap<i32, Chain>, report: &mut Report) {
+    for head in stored {
+        let (last, hash) = read
+            .get(&head.chain)
+            .map_or((0, chains::GENESIS), |c| (c.last, c.prev.as_str()));
+        if !read.get(&head.chain).is_some_and(|c| c.broken)
+            && (head.seq != last || head.hash != hash)
+        {
+            report.differ(format!(
+                "audit chain {} ends at entry {last} but its head says {}: entries were removed \
+                 from the end",
+                head.chain, head.seq
+            ));
+        }
+    }
+    for (chain, c) in read {
+        if !stored.iter().any(|h| h.chain == *chain) {
+            report.differ(format!(
+                "audit chain {chain} has entries (to entry {}) but no head: its head was removed",
+                c.last
+            ));
+        }
+    }
+}
+
+/// A chain as far as it has been read.
 struct Chain {
     prev: String,
-    expected_seq: i64,
+    last: i64,
     /// Once broken, every later entry would differ too: the break is reported once.
     broken: bool,
+}
+
+impl Default for Chain {
+    fn default() -> Chain {
+        Chain {
+            prev: chains::GENESIS.to_string(),
+            last: 0,
+            broken: false,
+        }
+    }
 }
 
 impl Chain {
@@ -140,17 +185,17 @@ impl Chain {
                 e.principal_id.as_deref(),
                 &e.payload,
             );
-            if e.seq != self.expected_seq || e.prev_hash != self.prev || e.hash != hash {
+            if e.prev_hash != self.prev || e.hash != hash {
                 report.differ(format!(
-                    "the audit chain breaks at entry {} ({} {}): an entry was changed, removed \
+                    "audit chain {} breaks at entry {} ({} {}): an entry was changed, removed \
                      or inserted",
-                    e.seq, e.kind, e.subject
+                    e.chain, e.seq, e.kind, e.subject
                 ));
                 self.broken = true;
             }
         }
         self.prev = e.hash.clone();
-        self.expected_seq = e.seq + 1;
+        self.last = e.seq;
     }
 }
 

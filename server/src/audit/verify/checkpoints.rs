@@ -25,7 +25,12 @@ pub struct Proof {
 /// The entries the checkpoints name, for the chain's reading to keep their hashes.
 pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
     let filed = proof.file.iter().flatten();
-    stored.iter().chain(filed).map(|c| c.seq).collect()
+    stored
+        .iter()
+        .chain(filed)
+        .flat_map(|c| c.signed_heads().unwrap_or_default())
+        .map(|h| h.seq)
+        .collect()
 }
 
 pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut Report) {
@@ -114,27 +119,38 @@ fn signed(c: &Checkpoint, keys: &[VerifyingKey], report: &mut Report) {
     }
 }
 
+/// Each chain's head as signed is an entry of that chain with the hash signed.
 fn in_the_trail(c: &Checkpoint, trail: &Trail, report: &mut Report) {
-    if c.seq > trail.last_seq {
+    let Some(heads) = c.signed_heads() else {
         return report.differ(format!(
-            "checkpoint {} signs the trail to entry {}, but it ends at entry {}: entries were \
-             removed from the end",
-            c.n, c.seq, trail.last_seq
+            "checkpoint {} names the chains' heads in a form no server writes",
+            c.n
         ));
-    }
-    let hash = if c.seq == 0 {
-        Some(GENESIS)
-    } else {
-        trail.hashes_at.get(&c.seq).map(String::as_str)
     };
-    if hash != Some(c.hash.as_str()) {
-        report.differ(format!(
-            "checkpoint {} signed entry {} as {}, but the trail has {}: the trail was rewritten",
-            c.n,
-            c.seq,
-            c.hash,
-            hash.unwrap_or("no such entry")
-        ));
+    for head in heads {
+        let end = trail.chain_ends.get(&head.chain).copied().unwrap_or(0);
+        if head.seq > end {
+            report.differ(format!(
+                "checkpoint {} signs audit chain {} to entry {}, but it ends at entry {end}: \
+                 entries were removed from the end",
+                c.n, head.chain, head.seq
+            ));
+            continue;
+        }
+        match trail.hashes_at.get(&head.seq) {
+            Some((chain, hash)) if *chain == head.chain && *hash == head.hash => {}
+            found => report.differ(format!(
+                "checkpoint {} signed entry {} of audit chain {} as {}, but the trail has {}: \
+                 the trail was rewritten",
+                c.n,
+                head.seq,
+                head.chain,
+                head.hash,
+                found.map_or("no such entry".to_string(), |(chain, hash)| format!(
+                    "{hash} in chain {chain}"
+                ))
+            )),
+        }
     }
 }
 
