@@ -14,6 +14,15 @@
 //! ```
 //! The PostgreSQL database must exist and may hold earlier runs' data.
 //!
+//! The rush before a close (issue 21): `--burst` waits for the open game's last 5 seconds,
+//! every terminal sells as fast as it can until a second past its close, and it prints the
+//! sales that made the game, those sent on to the next game, those refused for the close and
+//! those that failed, each apart (`burst`):
+//!
+//! ```sh
+//! target/release/examples/loadgen --seconds 0 --burst --game-interval 12
+//! ```
+//!
 //! Several instances (issue 9): `--instances 2` starts two servers on the same PostgreSQL
 //! database and spreads the terminals over them. The soak run sells at a steady rate with a
 //! game drawn every 30 s and prints, at the end, sales/s, latency, settlement times and the
@@ -28,6 +37,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod burst;
 
 use clap::Parser;
 use keno_api::tickets::{BetRequest, SaleRequest, Schedule};
@@ -73,6 +84,10 @@ struct Args {
     /// again: terminals send what got no answer to another instance (0: never).
     #[arg(long, default_value_t = 0)]
     kill_leader_every: u64,
+    /// Sell as fast as every terminal can in the open game's last 5 seconds (needs a
+    /// `--game-interval` of more than 5 s) and report the close's refusals apart.
+    #[arg(long)]
+    burst: bool,
     /// A setting passed on to every server (repeat it for several), e.g.
     /// `--server-arg=--number-stake-limit --server-arg=100000000`.
     #[arg(long, allow_hyphen_values = true)]
@@ -172,6 +187,9 @@ fn main() -> anyhow::Result<()> {
                 sold = throughput(&bases, &writers, length, args.rate, &run);
                 Ok(())
             })?;
+        }
+        if args.burst {
+            burst::run(&bases, &writers, &run)?;
         }
         if args.soak {
             soak_report(&bin, &db, started_at, &sold)?;
@@ -288,8 +306,43 @@ fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> 
     Ok(())
 }
 
+/// A terminal's HTTP client. Its buffers are the size of a sale's answer, not ureq's 128 KiB
+/// default: copying those at every request cost loadgen more than the sale's JSON did, and
+/// loadgen shares the machine with the server it measures.
 fn new_agent() -> ureq::Agent {
-    keno_testkit::agent(Some(Duration::from_secs(60)))
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .input_buffer_size(16 * 1024)
+        .output_buffer_size(16 * 1024)
+        .build()
+        .into()
+}
+
+/// What loadgen reads of a sale's answer: the ticket's serial and first game, or the
+/// refusal's code. The rest of the ticket is skipped unread (into no `Value`).
+#[derive(serde::Deserialize, Default)]
+struct Answer {
+    serial: Option<String>,
+    first_game: Option<i64>,
+    error: Option<String>,
+    message: Option<String>,
+}
+
+/// Sells at `url`: the status (0 when no answer came: an instance killed) and the answer.
+fn sell(agent: &ureq::Agent, url: &str, token: &str, body: &SaleRequest) -> (u16, Answer) {
+    let Ok(mut resp) = agent
+        .post(url)
+        .header("Authorization", format!("Bearer {token}"))
+        .send_json(body)
+    else {
+        return (0, Answer::default());
+    };
+    let status = resp.status().as_u16();
+    match resp.body_mut().read_to_string() {
+        Ok(text) => (status, serde_json::from_str(&text).unwrap_or_default()),
+        Err(_) => (0, Answer::default()),
+    }
 }
 
 /// A sale (keno-api's `SaleRequest`, as a terminal sends it) or a close (no body: `None`);
@@ -392,7 +445,7 @@ fn throughput(
                     let mut attempt = 0;
                     let (status, ticket) = loop {
                         let (status, ticket) =
-                            post(&agent, &urls[attempt % urls.len()], &token, Some(&body));
+                            sell(&agent, &urls[attempt % urls.len()], &token, &body);
                         attempt += 1;
                         if !matches!(status, 0 | 502 | 503) || attempt >= 50 {
                             break (status, ticket);
@@ -403,13 +456,17 @@ fn throughput(
                     // ticket it made, once.
                     if status == 201 || status == 200 {
                         latencies.push(sent.elapsed().as_micros() as u64);
-                        if let Some(serial) = ticket["serial"].as_str() {
-                            serials.push(serial.to_string());
+                        if let Some(serial) = ticket.serial {
+                            serials.push(serial);
                         }
                     } else {
                         // The first few refusals are shown: a refusal under load is a finding.
                         if errors.fetch_add(1, Ordering::Relaxed) < 5 {
-                            println!("sale refused or failed after {attempt} attempts: {status} {ticket}");
+                            println!(
+                                "sale refused or failed after {attempt} attempts: {status} {} {}",
+                                ticket.error.unwrap_or_default(),
+                                ticket.message.unwrap_or_default()
+                            );
                         }
                     }
                 }
