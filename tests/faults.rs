@@ -75,6 +75,16 @@ struct Cluster {
 impl Cluster {
     /// `None` without PostgreSQL (outside CI).
     fn start(game_interval: &str, reveal: &str, faults: [&str; 2]) -> Option<Cluster> {
+        Cluster::start_with(game_interval, reveal, faults, &[])
+    }
+
+    /// `start`, with more settings for both instances.
+    fn start_with(
+        game_interval: &str,
+        reveal: &str,
+        faults: [&str; 2],
+        more: &[&str],
+    ) -> Option<Cluster> {
         let permit = Permit::take();
         let db = TestDb::new(Backend::Postgres)?;
         let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
@@ -96,6 +106,7 @@ impl Cluster {
         ]
         .map(String::from)
         .to_vec();
+        let args = [args, more.iter().map(|a| a.to_string()).collect()].concat();
         let conn = db.session();
         let mut cluster = Cluster {
             servers: [None, None],
@@ -580,7 +591,8 @@ fn events_reach_every_instance() {
 /// `audit verify` proves the whole, against the signed checkpoints too.
 #[test]
 fn two_instances_and_their_sale_writers_interleave_their_audit_appends() {
-    let Some(c) = Cluster::start("3600", "0", ["sale=20", "sale=20"]) else {
+    let more = ["--sale-writers", "2"];
+    let Some(c) = Cluster::start_with("3600", "0", ["sale=20", "sale=20"], &more) else {
         return;
     };
     let writers: Vec<String> = (0..8)
@@ -658,4 +670,46 @@ fn public_key(db: &TestDb) -> String {
         .expect("a key")
         .trim()
         .to_string()
+}
+
+/// Issue 21: the sale writers on PostgreSQL insert without looking the request id up first. The
+/// same sale sent to both instances at once, each holding its batch 300 ms before the commit,
+/// meets the other on the unique index: one sells, the other answers with that ticket.
+#[test]
+fn the_same_sale_at_both_instances_at_once_sells_once() {
+    let Some(c) = Cluster::start("3600", "0", ["sale=300", "sale=300"]) else {
+        return;
+    };
+    let body = json!({
+        "request_id": "both-at-once",
+        "bet": {"type": "standard", "spots": [4, 5, 6]},
+        "amount_per_way_cents": 100,
+    });
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|i| {
+                let (c, body) = (&c, &body);
+                scope.spawn(move || c.try_post(i, &c.writer, "/api/v1/tickets", body))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().expect("an answer"))
+            .collect()
+    });
+    let mut statuses: Vec<u16> = answers.iter().map(|a| a.0).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 201], "{answers:?}");
+    assert_eq!(
+        answers[0].1["serial"], answers[1].1["serial"],
+        "{answers:?}"
+    );
+    assert_eq!(
+        c.q("SELECT COUNT(*) AS n FROM tickets WHERE request_id = 'both-at-once'"),
+        1
+    );
+    let serial = answers[0].1["serial"].as_str().unwrap().to_string();
+    let game = c.close(0);
+    c.wait_settled(game);
+    c.check_invariants(&[serial], &BTreeMap::new());
 }

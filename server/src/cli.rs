@@ -164,7 +164,8 @@ pub struct ServeArgs {
     /// Database connections in the pool.
     #[arg(long, env = "KENO_POOL_SIZE", default_value_t = 16)]
     pub pool_size: u32,
-    /// Threads committing sales (default: 1 on SQLite, 2 on PostgreSQL).
+    /// Threads committing sales (default 1). On PostgreSQL more than one overlaps batches on a
+    /// machine with cores to spare; on a 2-core machine one makes larger batches and sells more.
     #[arg(long, env = "KENO_SALE_WRITERS")]
     pub sale_writers: Option<usize>,
     /// HTTP worker threads.

@@ -22,15 +22,26 @@ use crate::games::GameRow;
 use keno_api::Refusal;
 
 /// Commits sales into `game`, which the caller holds open: a statement or two per batch, not
-/// per sale. A sale whose `request_id` its writer already used (before, or earlier in the same
-/// batch) is not sold again; its ticket is returned. A sale whose tender is refused is not sold
-/// (its refusal is its outcome); the others are.
+/// per sale. A sale whose `request_id` its writer already used (earlier in the same batch, or
+/// before) is not sold again; its ticket is returned. Without `look_up`, a batch of plain sales
+/// is not looked up: one used before fails it on the unique index, and the caller sends it
+/// again looked up. A sale whose tender is refused is not sold (its refusal is its outcome);
+/// the others are.
 pub fn commit_sales(
     conn: &mut DbConnection,
     sales: &mut [Sale],
     game: &GameRow,
+    look_up: bool,
 ) -> DomainResult<Vec<Result<Outcome, Failure>>> {
-    let sold = already_sold(conn, sales)?;
+    // A sale the batch can refuse (a tender, a set bet, Special 3) must find a copy sold
+    // before first: the copy's refusal now (its tender spent by the copy, say) would hide it.
+    let refusable =
+        |s: &Sale| !s.tenders.is_empty() || s.set_bet.is_some() || s.special3_digest.is_some();
+    let sold = if look_up || sales.iter().any(refusable) {
+        already_sold(conn, sales)?
+    } else {
+        HashMap::new()
+    };
     let (mut new, mut refused) = new_sales(conn, sales, &sold)?;
     let (ledger, mut planned) = plan_tenders(conn, sales, &new, &mut refused, game)?;
     new.retain(|i| !refused.contains_key(i));
