@@ -1,11 +1,11 @@
 //! The sale writer: commits sales in batches (group commit).
 //!
-//! Handlers check and price a sale on their own thread, then queue it here. A writer thread takes
-//! whatever sales are waiting, commits them in one transaction (`batch`: a refusal or a
-//! duplicate is decided before anything is written, so it leaves the others alone) and answers
-//! each. A commit per batch instead
-//! of per sale, one warm connection instead of a pool of cold ones, and no hop through the
-//! blocking pool are what let a two-core machine sell thousands of tickets a second.
+//! Handlers check and price a sale on their own thread, then queue it to the writer thread its
+//! terminal is routed to. That thread takes whatever sales are waiting, commits them in one
+//! transaction (`batch`: a refusal or a duplicate is decided before anything is written, so it
+//! leaves the others alone) and answers each. A commit per batch instead of per sale, one kept
+//! connection instead of a pool's, and no hop through the blocking pool are what let a two-core
+//! machine sell thousands of tickets a second.
 //!
 //! The open game is held against the close for the whole batch (PostgreSQL: `FOR SHARE`;
 //! SQLite: the writer turn), so a batch lands entirely in the game that is open when it commits.
