@@ -276,13 +276,16 @@ pub fn close_game(
     number: i64,
     term: Option<crate::leader::Term>,
 ) -> QueryResult<bool> {
-    let now = now_micros();
-    let (closed, next) = crate::store::transact(&state.db, conn, None, |conn| {
+    let (closed, next, now) = crate::store::transact(&state.db, conn, None, |conn| {
         if let Some(term) = term {
             term.check(conn)?;
         }
         // Rule 9.2: the close as the core's life cycle has it, stamped in the same transaction.
         let closed = advance(conn, number, &GameEvent::Close)?;
+        // Stamped once the close has taken effect: its update waited for the sales in flight
+        // (their hold on the game; SQLite: the writer's turn), so no ticket of the game is
+        // issued after its close (issue 22).
+        let now = now_micros();
         if closed {
             diesel::update(games::table.find(number))
                 .set(games::closed_at.eq(now))
@@ -304,7 +307,7 @@ pub fn close_game(
         if closed {
             state.faults.pause("close");
         }
-        QueryResult::Ok((closed, next))
+        QueryResult::Ok((closed, next, now))
     })?;
     if closed {
         state

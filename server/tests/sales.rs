@@ -12,6 +12,7 @@ on_both_backends!(
     a_retried_sale_sells_once,
     roles_are_checked,
     a_sale_racing_the_close_never_lands_in_a_closed_game,
+    a_close_is_stamped_after_the_sales_it_waited_for,
     a_quote_prices_like_the_sale_and_sells_nothing,
     a_terminal_lists_its_own_last_sales_newest_first,
 );
@@ -627,4 +628,64 @@ fn a_sale_racing_the_close_never_lands_in_a_closed_game(db: TestDb) {
         0
     );
     assert!(db.query_i64("SELECT COUNT(*) AS n FROM game_settlements") >= 5);
+}
+
+/// Issue 22: a close's recorded time is when it took effect, after the sales in flight. Each
+/// sale's batch holds the game 30 ms before its commit (the fault harness's pause), so a close
+/// always waits for one: stamped before that wait, as it was, tickets carried an `issued_at`
+/// after their game's `closed_at`.
+fn a_close_is_stamped_after_the_sales_it_waited_for(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Arc::new(keno_testkit::Server::start_with(
+        &db,
+        "127.0.0.1:0",
+        MANUAL_CLOCK,
+        &[("KENO_FAULT_DELAYS", "sale=30")],
+    ));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sellers: Vec<_> = (0..3)
+        .map(|k| {
+            let (server, stop, token) = (server.clone(), stop.clone(), writer.clone());
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    i += 1;
+                    let body = sale(
+                        &format!("stamp-{k}-{i}"),
+                        json!({"type": "standard", "spots": [k + 1, 41]}),
+                        "standard",
+                        100,
+                        1,
+                    );
+                    let (status, t) = server.post(&token, "/api/v1/tickets", body);
+                    assert_eq!(status, 201, "{t}");
+                }
+            })
+        })
+        .collect();
+    for _ in 0..6 {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (status, game) = server.post(&supervisor, "/api/v1/games/current/close", Value::Null);
+        assert_eq!(status, 200, "{game}");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for h in sellers {
+        h.join().unwrap();
+    }
+    let closed = db.query_i64("SELECT COUNT(*) AS n FROM games WHERE closed_at IS NOT NULL");
+    assert!(closed >= 6, "{closed} games closed");
+    let sold = db.query_i64(
+        "SELECT COUNT(*) AS n FROM tickets t JOIN games g ON g.number = t.first_game \
+         WHERE g.closed_at IS NOT NULL",
+    );
+    assert!(sold >= 10, "only {sold} tickets in the closed games");
+    assert_eq!(
+        db.query_i64(
+            "SELECT COUNT(*) AS n FROM tickets t JOIN games g ON g.number = t.first_game \
+             WHERE t.issued_at > g.closed_at"
+        ),
+        0,
+        "tickets issued after their game's close"
+    );
 }

@@ -85,6 +85,9 @@ impl Client {
             agent: ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .timeout_global(Some(timeout))
+                // The server closes a connection idle for 5 s: one idle for 2 s is not reused, so a
+                // request after a quiet spell never goes out on a connection as it closes.
+                .max_idle_age(Duration::from_secs(2))
                 .build()
                 .into(),
             grant: None,

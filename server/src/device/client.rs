@@ -37,6 +37,9 @@ impl Api {
             agent: ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .timeout_global(Some(Duration::from_secs(10)))
+                // The server closes a connection idle for 5 s: one idle for 2 s is not reused, so a
+                // request after a quiet spell never goes out on a connection as it closes.
+                .max_idle_age(Duration::from_secs(2))
                 .build()
                 .into(),
         }
