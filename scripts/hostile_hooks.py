@@ -78,7 +78,7 @@ BACKGROUND_TABLES = {
     "bonus_results",
     "game_bonus_offers",
     "audit_log",  # compared through its non-background entries below
-    "audit_head",
+    "audit_chains",  # each chain's head moves with the trail
     "leadership",  # the leader renews its lease every few seconds
     "audit_checkpoints",  # the leader signs the trail's head every minute and at settlements
     "rule_sets",

@@ -219,6 +219,8 @@ refusals! {
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.
     Unavailable = "unavailable",
+    /// Too many event streams are open, in all or from the address (503, `Retry-After`).
+    TooManyStreams = "too_many_streams",
     /// Something failed inside the server; nothing was changed.
     Internal = "internal",
 }

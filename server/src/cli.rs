@@ -106,6 +106,14 @@ pub struct ServeArgs {
     /// that would take a number higher is refused. Unset: no limit.
     #[arg(long, env = "KENO_NUMBER_STAKE_LIMIT")]
     pub number_stake_limit: Option<u64>,
+    /// The most event streams (`GET /api/v1/events`, one per display) open at once; one more
+    /// is refused with 503 and `Retry-After` (`too_many_streams`).
+    #[arg(long, env = "KENO_EVENT_STREAMS", default_value_t = 4000)]
+    pub event_streams: usize,
+    /// The most event streams open at once from one address (a venue's displays behind one
+    /// NAT share an address).
+    #[arg(long, env = "KENO_EVENT_STREAMS_PER_ADDRESS", default_value_t = 500)]
+    pub event_streams_per_address: usize,
     /// Seconds between catch-ups of the open game's live liability with the sales made
     /// since; 0: only when the liability is asked for (or a game limit needs it).
     #[arg(long, env = "KENO_LIABILITY_INTERVAL", default_value_t = 1.0)]

@@ -58,7 +58,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
         | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff
         | VerifyRunning => StatusCode::CONFLICT,
-        Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Unavailable | TooManyStreams => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -60,6 +60,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let state = web::Data::new(AppState {
         anchor,
         db,
+        streams: crate::events::slots::StreamSlots::new(
+            args.event_streams,
+            args.event_streams_per_address,
+        ),
         rule_sets: crate::rule_sets::RuleSets::new(&rule_set_hash, rules.clone()),
         special3_digest: crate::special3::schedule_digest(&rules),
         rules,

@@ -43,6 +43,8 @@ impl Settings {
 
 pub struct AppState {
     pub db: Db,
+    /// The event streams open, against their caps.
+    pub streams: Arc<crate::events::slots::StreamSlots>,
     pub rules: Arc<RuleSet>,
     /// SHA-256 of the rule set in force, stored with each game and ticket.
     pub rule_set_hash: String,

@@ -9,6 +9,7 @@ on_both_backends!(
     tokens_never_reach_the_logs,
     bad_tokens_are_refused_after_a_burst,
     behind_a_proxy_the_forwarded_address_is_limited,
+    event_streams_are_capped_and_a_closed_one_gives_its_place_back,
 );
 
 fn tokens_never_reach_the_logs(db: TestDb) {
@@ -203,4 +204,69 @@ fn behind_a_proxy_the_forwarded_address_is_limited(db: TestDb) {
     assert_eq!(from("10.9.9.8, 198.51.100.1"), 401);
     assert_eq!(from("10.9.9.7, 198.51.100.1"), 429);
     assert_eq!(from("198.51.100.2"), 401, "another client behind the proxy");
+}
+
+/// Issue 22: event streams are capped (here 3 from one address); one more is refused with 503,
+/// `Retry-After` and `too_many_streams`, and a stream closed gives its place back.
+fn event_streams_are_capped_and_a_closed_one_gives_its_place_back(db: TestDb) {
+    let caps = ["--event-streams", "10", "--event-streams-per-address", "3"];
+    let s = Server::start(&db, &[MANUAL_CLOCK, &caps[..]].concat());
+    let address = s.base.trim_start_matches("http://").to_string();
+    let mut held: Vec<std::net::TcpStream> = (0..3)
+        .map(|_| {
+            let (head, stream) = open_stream(&address);
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            stream
+        })
+        .collect();
+    let (head, _) = open_stream(&address);
+    assert!(head.starts_with("HTTP/1.1 503"), "{head}");
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.contains("retry-after: 30"), "{head}");
+    assert!(head.contains("too_many_streams"), "{head}");
+    // Other requests from the address are not refused.
+    assert_eq!(s.get("/api/v1/games/current").0, 200);
+    // A display gone: its place comes back once the server sees the connection closed.
+    drop(held.pop());
+    let start = std::time::Instant::now();
+    loop {
+        let (head, stream) = open_stream(&address);
+        if head.starts_with("HTTP/1.1 200") {
+            held.push(stream);
+            break;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(25),
+            "the closed stream's place never came back: {head}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// Opens `GET /api/v1/events` on a connection of its own: the answer's head (with the body of
+/// a refusal) and the connection, held open as a display holds it.
+fn open_stream(address: &str) -> (String, std::net::TcpStream) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/v1/events HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    // The head, and for a stream its first comment (": connected") or a refusal's body.
+    while !String::from_utf8_lossy(&head).contains("\r\n\r\n")
+        || !(String::from_utf8_lossy(&head).contains("connected")
+            || String::from_utf8_lossy(&head).contains('}'))
+    {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    (String::from_utf8_lossy(&head).into_owned(), stream)
 }

@@ -7,35 +7,57 @@
 
 pub mod bus;
 pub mod relay;
+pub mod slots;
 
 pub use bus::Events;
 
 use std::time::Duration;
 
-use actix_web::{get, web, HttpResponse};
+use actix_web::{get, web, HttpRequest, HttpResponse};
 use futures_util::stream;
 use tokio::sync::broadcast;
 
+use crate::error::{ApiResult, Failure};
 use crate::state::AppState;
+use keno_api::Refusal;
 
 /// Events as they happen: `game_opened`, `game_closed`, `number_drawn`, `game_drawn`,
 /// `game_settled`, `jackpot_changed`. A comment line every 15 seconds keeps proxies open.
 #[utoipa::path(
     tag = "events",
-    responses((status = 200, description = "An endless text/event-stream", content_type = "text/event-stream"))
+    responses(
+        (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream"),
+        (status = 503, body = crate::error::ErrorBody, description = "`too_many_streams`: the server's streams are at their cap, in all or from this address (`serve --event-streams`, `--event-streams-per-address`); try again after `Retry-After` seconds")
+    )
 )]
 #[get("/api/v1/events")]
-pub async fn stream_events(state: web::Data<AppState>) -> HttpResponse {
+pub async fn stream_events(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+) -> ApiResult<HttpResponse> {
+    let address = request.peer_addr().map(|a| a.ip());
+    let slot = state.streams.take(address).map_err(|full| {
+        let whose = match full {
+            slots::Full::Address => "from this address",
+            slots::Full::Total => "on this server",
+        };
+        Failure::too_many(
+            Refusal::TooManyStreams,
+            format!("too many event streams are open {whose}: try again later"),
+            RETRY_STREAM_SECONDS,
+        )
+    })?;
     let receiver = state.events.subscribe();
     let keepalive = tokio::time::interval(Duration::from_secs(15));
+    // The slot lives in the stream's state: it is given back when the stream is dropped.
     let body = stream::unfold(
-        (receiver, keepalive, true),
-        |(mut receiver, mut keepalive, first)| async move {
+        (receiver, keepalive, true, slot),
+        |(mut receiver, mut keepalive, first, slot)| async move {
             if first {
                 let hello = web::Bytes::from_static(b": connected\n\n");
                 return Some((
                     Ok::<_, actix_web::Error>(hello),
-                    (receiver, keepalive, false),
+                    (receiver, keepalive, false, slot),
                 ));
             }
             let bytes = tokio::select! {
@@ -49,12 +71,15 @@ pub async fn stream_events(state: web::Data<AppState>) -> HttpResponse {
                 },
                 _ = keepalive.tick() => web::Bytes::from_static(b": keepalive\n\n"),
             };
-            Some((Ok(bytes), (receiver, keepalive, false)))
+            Some((Ok(bytes), (receiver, keepalive, false, slot)))
         },
     );
-    HttpResponse::Ok()
+    Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(body)
+        .streaming(body))
 }
+
+/// How long a display refused for the caps waits before it asks again.
+const RETRY_STREAM_SECONDS: u64 = 30;
