@@ -25,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the server: the game clock, the draw, sales, settlement and payment.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Bearer tokens: a device's credential. For people, deprecated (kept one release so a
     /// running venue can move over): add staff, who sign on, with `staff add`.
     #[command(subcommand)]

@@ -58,12 +58,15 @@ pub use cli::Cli;
 /// Carries out a command (`serve` when none is given); the exit code is the process's: 0, or
 /// a command's own (`rules check`, `audit verify`, `rng test`), or 2 after printing an error.
 pub fn run(cli: Cli) -> ExitCode {
-    let result = match cli.command.unwrap_or(cli::Command::Serve(cli.serve)) {
+    let result = match cli
+        .command
+        .unwrap_or(cli::Command::Serve(Box::new(cli.serve)))
+    {
         cli::Command::Rules(rules) => rules_cmd::run(rules),
         cli::Command::Device(cmd) => device::run(cmd),
         cli::Command::Audit(cmd) => audit::run(cmd),
         cli::Command::Rng(cmd) => rng_cmd::run(cmd),
-        cli::Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
+        cli::Command::Serve(args) => serve::run(*args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Staff(cmd) => staff::cli::run_staff(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Terminal(cmd) => staff::cli::run_terminal(cmd).map(|()| ExitCode::SUCCESS),

@@ -226,7 +226,8 @@ fn event_streams_are_capped_and_a_closed_one_gives_its_place_back(db: TestDb) {
     assert!(head.contains("too_many_streams"), "{head}");
     // Other requests from the address are not refused.
     assert_eq!(s.get("/api/v1/games/current").0, 200);
-    // A display gone: its place comes back once the server sees the connection closed.
+    // A display gone: its place comes back once the server sees the connection closed (at the
+    // latest when a second keep-alive comment, 5 s apart, cannot be written).
     drop(held.pop());
     let start = std::time::Instant::now();
     loop {

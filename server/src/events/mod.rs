@@ -22,7 +22,7 @@ use crate::state::AppState;
 use keno_api::Refusal;
 
 /// Events as they happen: `game_opened`, `game_closed`, `number_drawn`, `game_drawn`,
-/// `game_settled`, `jackpot_changed`. A comment line every 15 seconds keeps proxies open.
+/// `game_settled`, `jackpot_changed`. A comment line every 5 seconds keeps proxies open.
 #[utoipa::path(
     tag = "events",
     responses(
@@ -48,7 +48,8 @@ pub async fn stream_events(
         )
     })?;
     let receiver = state.events.subscribe();
-    let keepalive = tokio::time::interval(Duration::from_secs(15));
+    // Writing it also finds a display gone within two of them, and gives its place back.
+    let keepalive = tokio::time::interval(Duration::from_secs(5));
     // The slot lives in the stream's state: it is given back when the stream is dropped.
     let body = stream::unfold(
         (receiver, keepalive, true, slot),
