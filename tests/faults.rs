@@ -636,7 +636,7 @@ fn two_instances_and_their_sale_writers_interleave_their_audit_appends() {
     });
     let heads = c.qt("SELECT heads AS s FROM audit_checkpoints ORDER BY n DESC LIMIT 1");
     assert!(heads.split(';').count() >= 2, "{heads}");
-    let key = public_key(&c.db);
+    let key = keno_testkit::audit_public_key(&c.db.audit_key());
     let out = keno_testkit::audit(
         &c.db,
         &[
@@ -650,26 +650,6 @@ fn two_instances_and_their_sale_writers_interleave_their_audit_appends() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("chain(s)"), "{text}");
-}
-
-/// The test servers' audit public key, as `audit public-key` prints it.
-fn public_key(db: &TestDb) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args(["audit", "public-key", "--audit-key"])
-        .arg(db.audit_key())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    text.lines()
-        .find(|l| !l.starts_with('#'))
-        .expect("a key")
-        .trim()
-        .to_string()
 }
 
 /// Issue 21: the sale writers on PostgreSQL insert without looking the request id up first. The

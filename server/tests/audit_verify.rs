@@ -675,28 +675,6 @@ fn verify_export(dir: &std::path::Path, key: &str) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
-/// The public key of the key file `key`, as `audit public-key` prints it.
-fn public_key(key: &std::path::Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args(["audit", "public-key", "--audit-key", key.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let key = text
-        .lines()
-        .find(|l| !l.starts_with('#'))
-        .unwrap()
-        .trim()
-        .to_string();
-    assert_eq!(key.len(), 64, "{text}");
-    key
-}
-
 /// The lines of the checkpoint file once one in it covers the game settled last (made for
 /// the settlement, or for anything else since).
 fn checkpoint_lines(db: &TestDb, s: &keno_testkit::Server) -> Vec<String> {
@@ -742,7 +720,7 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    let key = public_key(&db.audit_key());
+    let key = keno_testkit::audit_public_key(&db.audit_key());
     let (code, text) = verify_signed(&db, &key, &db.checkpoints());
     assert_eq!(code, 0, "{text}");
     assert!(
@@ -891,7 +869,7 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("holds another trail's checkpoints"), "{said}");
-    let theirs = public_key(&other.audit_key());
+    let theirs = keno_testkit::audit_public_key(&other.audit_key());
     let (code, text) = verify_export(&export, &theirs);
     assert_eq!(code, 1, "{text}");
     assert!(

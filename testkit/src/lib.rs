@@ -41,6 +41,29 @@ pub use server::{
 };
 pub use staff::{totp_code, Staff};
 
+/// The public key of the audit key file `key`, as `keno-server audit public-key` prints it.
+pub fn audit_public_key(key: &std::path::Path) -> String {
+    let out = Command::new(server_bin())
+        .args(["audit", "public-key", "--audit-key"])
+        .arg(key)
+        .output()
+        .expect("keno-server audit public-key runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let key = text
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    assert_eq!(key.len(), 64, "{text}");
+    key
+}
+
 /// `keno-server audit ARGS --database-url DB` (the auditors' tools: verify, report, export,
 /// exceptions), run to its end; its exit status and output are the caller's to judge.
 pub fn audit(db: &TestDb, args: &[&str]) -> std::process::Output {

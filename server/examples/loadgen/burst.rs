@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{new_agent, sale, sell};
+use super::{new_agent, percentile_ms, sale, sell};
 
 /// From this long before the close.
 const RUSH: Duration = Duration::from_secs(5);
@@ -116,13 +116,7 @@ fn report(game: i64, closes_at: Instant, started: Instant, all: &mut Tally) {
     let last = all.in_game.iter().map(|(_, at)| *at).max();
     let mut latencies: Vec<u64> = all.in_game.iter().map(|(l, _)| *l).collect();
     latencies.sort_unstable();
-    let pct = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0) as f64
-            / 1000.0
-    };
+    let pct = |p: f64| percentile_ms(&latencies, p);
     let rush = closes_at.saturating_duration_since(started).as_secs_f64();
     println!(
         "burst: game {game}'s last {rush:.1} s: {} sold into it ({:.0} tickets/s; latency p50 \

@@ -306,6 +306,12 @@ fn soak_report(bin: &std::path::Path, db: &str, since: i64, sold: &[String]) -> 
     Ok(())
 }
 
+/// The `p` quantile of `sorted` latencies in µs, in ms (0 for none).
+fn percentile_ms(sorted: &[u64], p: f64) -> f64 {
+    let at = ((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1));
+    sorted.get(at).copied().unwrap_or(0) as f64 / 1000.0
+}
+
 /// A terminal's HTTP client. Its buffers are the size of a sale's answer, not ureq's 128 KiB
 /// default: copying those at every request cost loadgen more than the sale's JSON did, and
 /// loadgen shares the machine with the server it measures.
@@ -483,13 +489,7 @@ fn throughput(
     }
     let elapsed = start.elapsed().as_secs_f64();
     latencies.sort_unstable();
-    let pct = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0) as f64
-            / 1000.0
-    };
+    let pct = |p: f64| percentile_ms(&latencies, p);
     println!(
         "sales: {} tickets in {:.1} s from {} terminals on {} instance(s) = {:.0} tickets/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
         latencies.len(),

@@ -62,7 +62,8 @@ pub fn hold(conn: &mut DbConnection, count: usize) -> QueryResult<Held> {
                 Prepared(diesel::sql_query(TAKE_FREE).bind::<Integer, _>(count)).load(c)?;
             if taken.is_empty() {
                 let chains: i64 = audit_chains::table.count().get_result(c)?;
-                let pick = (std::process::id() as i64 + crate::db::now_micros()) % chains.max(1);
+                // Any chain will do: spread the waiters over them.
+                let pick = crate::db::now_micros() % chains.max(1);
                 taken = Prepared(
                     diesel::sql_query(TAKE_WAITING)
                         .bind::<Integer, _>(count)
