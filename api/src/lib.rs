@@ -4,6 +4,7 @@
 //! written once, here, so the server's answer and a client's reading of it cannot drift apart.
 //!
 //! - [`audit`]: the auditors' tools: verification, the day's exceptions, the kinds of export;
+//! - [`limits`]: how long a request's texts and lists may be, the one list of them;
 //! - [`refusal`]: every machine code of an error answer, and the answer itself
 //!   ([`ErrorBody`]: `{"error": code, "message": ...}`);
 //! - [`tickets`]: a sale (`SaleRequest`, its bet and tenders) and the ticket, its results, its
@@ -30,6 +31,7 @@ pub mod closures;
 pub mod draw;
 pub mod events;
 pub mod games;
+pub mod limits;
 pub mod monitoring;
 pub mod principals;
 pub mod refusal;

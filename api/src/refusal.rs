@@ -45,6 +45,8 @@ refusals! {
     /// A path, query or body that could not be read.
     InvalidRequest = "invalid_request",
     InvalidRequestId = "invalid_request_id",
+    /// A text longer, or a list longer, than its field allows (`keno_api::limits`).
+    TooLong = "too_long",
     InvalidSerial = "invalid_serial",
     InvalidVoucherCode = "invalid_voucher_code",
     InvalidAmount = "invalid_amount",
@@ -129,6 +131,9 @@ refusals! {
     NoOpenGame = "no_open_game",
     GameClosed = "game_closed",
     RequestInProgress = "request_in_progress",
+    /// The request id was used before by the same principal for another request (409): the
+    /// message names that request.
+    RequestIdReused = "request_id_reused",
 
     // Tender (keno-core's `TenderError`) and vouchers.
     VoucherEmpty = "voucher_empty",

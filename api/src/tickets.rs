@@ -127,6 +127,11 @@ impl BetRequest {
     }
 }
 
+/// The header a payment, a cancellation, a cash-out and a claim's payment carry their request
+/// id in (1 to 100 characters, chosen by the client): done once, a retry answered with the
+/// first outcome.
+pub const REQUEST_ID_HEADER: &str = "X-Keno-Request-Id";
+
 /// A sale (`shared/API.md`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -5,6 +5,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
+use crate::limits_doc::RequestLimits;
+
 use crate::error::{ApiError, Failure};
 use crate::{events, games, jackpots, tickets};
 use keno_api::Refusal;
@@ -101,7 +103,7 @@ use keno_api::Refusal;
         crate::audit::endpoints::export_file,
         events::stream_events,
     ),
-    modifiers(&BearerAuth, &UnreadableRequests)
+    modifiers(&BearerAuth, &UnreadableRequests, &RequestLimits)
 )]
 pub struct ApiDoc;
 
@@ -171,7 +173,8 @@ struct UnreadableRequests;
 
 const INVALID_REQUEST: &str =
     "`invalid_request`: the path, the query or the body could not be read (not a number, an \
-     unknown field, not JSON...)";
+     unknown field, not JSON...); `too_long`: a text or a list of the body over its limit \
+     (its `maxLength` or `maxItems`), or a body over 256 KiB";
 
 impl Modify for UnreadableRequests {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -192,7 +195,7 @@ impl Modify for UnreadableRequests {
                 }
                 match op.responses.responses.get_mut("400") {
                     Some(RefOr::T(response)) => {
-                        if !response.description.contains("invalid_request") {
+                        if !response.description.contains("`invalid_request`") {
                             if !response.description.is_empty() {
                                 response.description.push_str("; ");
                             }
@@ -231,7 +234,9 @@ pub fn openapi_json() -> String {
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.app_data(
-        web::JsonConfig::default().error_handler(|e, _| unreadable("the request body", e)),
+        web::JsonConfig::default()
+            .limit(keno_api::limits::MAX_BODY_BYTES)
+            .error_handler(|e, _| unreadable("the request body", e)),
     )
     .app_data(web::PathConfig::default().error_handler(|e, _| unreadable("the path", e)))
     .app_data(web::QueryConfig::default().error_handler(|e, _| unreadable("the query", e)))

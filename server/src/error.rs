@@ -28,7 +28,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
         | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
         | DeviceRequired | NotADevice | InvalidClosure | InvalidSecret | InvalidStaffId
-        | InvalidTerminal | HandPayRequired => StatusCode::BAD_REQUEST,
+        | InvalidTerminal | HandPayRequired | TooLong => StatusCode::BAD_REQUEST,
         Unauthorized | SignOnFailed | SessionEnded | TerminalNotRegistered => {
             StatusCode::UNAUTHORIZED
         }
@@ -45,7 +45,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | GameExpectedPayoutOverLimit
         | NumberStakeOverLimit => StatusCode::UNPROCESSABLE_ENTITY,
         // What was asked no longer fits the record as it stands.
-        SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | VoucherEmpty
+        SetNameTaken | AlreadyRetired | GameClosed | RequestInProgress | RequestIdReused
+        | VoucherEmpty
         | InsufficientBalance | VoucherChanged | AlreadyCashed | AlreadyPaid | AlreadyCancelled
         | Cancelled | CancelNotAllowed | TicketChanged | NotSettled | NoPrize | ClaimRequired
         | ChequeOnly | TicketClaimed | VoucherClaimed | Voided | ClaimDecided | ClaimNotApproved
@@ -72,6 +73,14 @@ impl ApiError {
                 message,
                 retry_after,
             } => (*refusal, message.clone(), *retry_after),
+            Failure::Internal(e) if e.downcast_ref::<crate::store::CommitUnknown>().is_some() => {
+                tracing::warn!(error = %format!("{e:#}"), "the database connection failed during COMMIT");
+                let message = "the connection to the database failed as the change was being \
+                               committed, so whether it was done is unknown: send the same \
+                               request again with the same request id (it is done at most \
+                               once), or look it up";
+                (Refusal::Unavailable, message.into(), Some(1))
+            }
             Failure::Internal(e) if database_out_of_reach(e) => {
                 tracing::warn!(error = %format!("{e:#}"), "database out of reach");
                 let message = "the database is out of reach for a moment; nothing was changed: \
@@ -97,7 +106,12 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match &self.0 {
             Failure::Refused { refusal, .. } => status(*refusal),
-            Failure::Internal(e) if database_out_of_reach(e) => StatusCode::SERVICE_UNAVAILABLE,
+            Failure::Internal(e)
+                if database_out_of_reach(e)
+                    || e.downcast_ref::<crate::store::CommitUnknown>().is_some() =>
+            {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -95,7 +95,17 @@ pub struct AuthFailures {
     per_second: f64,
     burst: f64,
     buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    /// The lookups of tokens from addresses over their limit: a few at a time in all, whatever
+    /// the number of guessers.
+    suspects: tokio::sync::Semaphore,
 }
+
+/// How many tokens from addresses over their limit are looked up at once, in all.
+const SUSPECT_LOOKUPS: usize = 2;
+
+/// How long a bad token from an address over its limit waits for its refusal: a guesser's
+/// every try costs it this, and it costs the server a sleeping task.
+pub const FAILURE_PAUSE: Duration = Duration::from_secs(1);
 
 /// Failures an address may still make, as of `at`.
 struct Bucket {
@@ -109,7 +119,14 @@ impl AuthFailures {
             per_second: f64::from(per_minute.get()) / 60.0,
             burst: f64::from(burst.get()),
             buckets: Mutex::new(HashMap::new()),
+            suspects: tokio::sync::Semaphore::new(SUSPECT_LOOKUPS),
         }
+    }
+
+    /// A turn to look up a token from an address over its limit (see [`SUSPECT_LOOKUPS`]).
+    pub async fn suspect_turn(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        // The semaphore is never closed, so a turn always comes.
+        self.suspects.acquire().await.ok()
     }
 
     fn refill(&self, bucket: &mut Bucket, now: Instant) {

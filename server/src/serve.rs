@@ -176,6 +176,8 @@ fn serve(
             App::new()
                 .app_data(app_state.clone())
                 .app_data(sales.clone())
+                .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
+                .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
         })
         .workers(args.workers)

@@ -183,9 +183,14 @@ pub struct ListQuery {
     /// Also list retired sets.
     #[serde(default)]
     pub include_retired: bool,
+    /// At most this many sets (1 to 500, the default).
+    pub limit: Option<i64>,
+    /// Only sets numbered above this one: the next page, from the last set of a full one.
+    pub after: Option<i64>,
 }
 
-/// The catalogue: the sets on sale (with `include_retired`, every set), oldest first.
+/// The catalogue: the sets on sale (with `include_retired`, every set), oldest first, a page
+/// at a time.
 #[utoipa::path(
     tag = "set_bets",
     params(ListQuery),
@@ -197,10 +202,14 @@ pub async fn list(
     query: web::Query<ListQuery>,
 ) -> ApiResult<web::Json<Vec<SetBet>>> {
     let all = query.include_retired;
+    let limit = crate::paging::limit(query.limit)?;
+    let after = query.after.unwrap_or(i64::MIN);
     let s = state.clone();
     let rows = crate::store::read(&s, move |_, conn| -> DomainResult<Vec<SetBetRow>> {
         let mut q = set_bets::table
+            .filter(set_bets::id.gt(after))
             .order(set_bets::id)
+            .limit(limit)
             .select(SetBetRow::as_select())
             .into_boxed();
         if !all {

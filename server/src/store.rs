@@ -41,7 +41,9 @@ where
 pub struct Pause<'a>(pub &'a FaultDelays, pub &'static str);
 
 /// On a connection already in hand (the clock's and drawer's tasks, the sale writer, a close):
-/// the SQLite writer's turn, one transaction, and `pause` just before the commit.
+/// the SQLite writer's turn, one transaction, and `pause` just before the commit. A failure of
+/// the COMMIT itself (the connection lost as it went) is marked [`CommitUnknown`]: the
+/// database may have committed it.
 pub fn transact<T, E, F>(
     db: &Db,
     conn: &mut DbConnection,
@@ -50,16 +52,55 @@ pub fn transact<T, E, F>(
 ) -> Result<T, E>
 where
     F: FnOnce(&mut DbConnection) -> Result<T, E>,
-    E: From<diesel::result::Error>,
+    E: From<diesel::result::Error> + AtCommit,
 {
     let _turn = db.writer_turn();
+    let mut committing = false;
     conn.transaction(|conn| {
         let done = work(conn)?;
         if let Some(Pause(faults, stage)) = pause {
             faults.pause(stage);
         }
+        committing = true;
         Ok(done)
     })
+    .map_err(|e: E| if committing { e.at_commit() } else { e })
+}
+
+/// A transaction whose COMMIT failed: its work was all sent, so it may have been done or not.
+/// Told apart so the answer does not say "nothing was changed" when that is not known.
+#[derive(Debug, thiserror::Error)]
+#[error("the connection failed during COMMIT: whether the transaction took is unknown")]
+pub struct CommitUnknown;
+
+/// An error that can say it happened at COMMIT.
+pub trait AtCommit {
+    fn at_commit(self) -> Self;
+}
+
+impl AtCommit for crate::error::Failure {
+    fn at_commit(self) -> Self {
+        match self {
+            crate::error::Failure::Internal(e) => {
+                crate::error::Failure::Internal(e.context(CommitUnknown))
+            }
+            refused => refused,
+        }
+    }
+}
+
+impl AtCommit for anyhow::Error {
+    fn at_commit(self) -> Self {
+        self.context(CommitUnknown)
+    }
+}
+
+/// A bare database error cannot carry the mark; its callers (the clock's and drawer's own
+/// transactions) answer no client.
+impl AtCommit for diesel::result::Error {
+    fn at_commit(self) -> Self {
+        self
+    }
 }
 
 /// Runs `work` with a connection of the pool and no transaction or writer's turn of its own:

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use keno_api::staff::OVERRIDE_HEADER;
+use keno_api::tickets::REQUEST_ID_HEADER;
 use keno_api::RefusalCode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -65,6 +66,9 @@ pub struct Client {
     agent: ureq::Agent,
     /// A supervisor's grant the requests carry (`X-Keno-Override`): one action on one ticket.
     grant: Option<String>,
+    /// The request id a payment, a cancellation or a cash-out carries (`X-Keno-Request-Id`):
+    /// the server does it once and answers a retry with the first outcome.
+    request_id: Option<String>,
 }
 
 /// How a sale (or a voucher's issue) ended: `T` is the ticket sold or the voucher issued.
@@ -91,6 +95,7 @@ impl Client {
                 .build()
                 .into(),
             grant: None,
+            request_id: None,
         }
     }
 
@@ -103,12 +108,34 @@ impl Client {
         }
     }
 
-    /// The bearer token, and the supervisor's grant when there is one.
+    /// The bearer token, and the supervisor's grant and the request id when there are.
     fn headers<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-        let request = request.header("Authorization", format!("Bearer {}", self.token));
-        match &self.grant {
-            Some(grant) => request.header(OVERRIDE_HEADER, grant),
-            None => request,
+        let mut request = request.header("Authorization", format!("Bearer {}", self.token));
+        if let Some(grant) = &self.grant {
+            request = request.header(OVERRIDE_HEADER, grant);
+        }
+        if let Some(id) = &self.request_id {
+            request = request.header(REQUEST_ID_HEADER, id);
+        }
+        request
+    }
+
+    /// Posts `body` under `request_id` until the server answers: a payment, a cancellation or
+    /// a cash-out is done once however many tries reach it, and a retry is answered with the
+    /// first outcome.
+    pub fn post_once<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        request_id: &str,
+        attempts: u32,
+    ) -> Result<T, CallError> {
+        let client = Client {
+            request_id: Some(request_id.to_string()),
+            ..self.clone()
+        };
+        match client.create(path, body, attempts)? {
+            Sale::Sold(done) | Sale::AlreadySold(done) => Ok(done),
         }
     }
 

@@ -502,7 +502,8 @@ fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), F
         }
         VoucherCommand::Cash { code } => {
             let code = voucher_arg(code)?;
-            let answer: CashOut = client.post(&format!("/api/v1/vouchers/{code}/cash"), &())?;
+            let path = format!("/api/v1/vouchers/{code}/cash");
+            let answer: CashOut = client.post_once(&path, &(), &new_request_id(), 5)?;
             let (line, rows) = views::cash_out(&answer);
             print_or_json(cli, &answer, || format!("{line}\nVOUCHER {code}\n"));
             let title = "VOUCHER CASHED";
@@ -530,6 +531,8 @@ fn pay(
 ) -> Result<(), Failure> {
     let serial = serial_arg(serial)?;
     let path = format!("/api/v1/tickets/{serial}/pay");
+    // One request id for the payment, however many tries and approvals it takes.
+    let request_id = new_request_id();
     let asks = Asks {
         approval,
         hand_pay: hand_pay.given(),
@@ -543,7 +546,7 @@ fn pay(
             let body = PayRequest {
                 hand_pay: hand_pay.cloned(),
             };
-            c.post::<_, Payment>(&path, &body)
+            c.post_once::<_, Payment>(&path, &body, &request_id, 5)
         },
     )?;
     let paid = done.result?;
@@ -578,6 +581,7 @@ fn cancel(
 ) -> Result<(), Failure> {
     let serial = serial_arg(serial)?;
     let path = format!("/api/v1/tickets/{serial}/cancel");
+    let request_id = new_request_id();
     let asks = Asks {
         approval,
         hand_pay: None,
@@ -587,7 +591,7 @@ fn cancel(
         client,
         asks,
         on_ticket(OverrideAction::Cancel, serial),
-        |c, _| c.post(&path, &()),
+        |c, _| c.post_once(&path, &(), &request_id, 5),
     )?
     .result?;
     let (line, rows) = views::cancellation(&answer);

@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod burst;
+mod displays;
 
 use clap::Parser;
 use keno_api::tickets::{BetRequest, SaleRequest, Schedule};
@@ -92,6 +93,11 @@ struct Args {
     /// `--server-arg=--number-stake-limit --server-arg=100000000`.
     #[arg(long, allow_hyphen_values = true)]
     server_arg: Vec<String>,
+    /// Displays holding the event stream open through the sales, spread over the instances
+    /// (raise `--event-streams-per-address` with `--server-arg` past 500: they all come from
+    /// 127.0.0.1).
+    #[arg(long, default_value_t = 0)]
+    displays: usize,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -176,6 +182,10 @@ fn main() -> anyhow::Result<()> {
     let result = (|| -> anyhow::Result<()> {
         let started_at = chrono_now_micros();
         let mut sold = Vec::new();
+        let displays = match args.displays {
+            0 => None,
+            n => Some(displays::Displays::open(&bases, n)?),
+        };
         if args.seconds > 0 {
             let length = Duration::from_secs(args.seconds);
             std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -190,6 +200,9 @@ fn main() -> anyhow::Result<()> {
         }
         if args.burst {
             burst::run(&bases, &writers, &run)?;
+        }
+        if let Some(displays) = displays {
+            displays.stop();
         }
         if args.soak {
             soak_report(&bin, &db, started_at, &sold)?;

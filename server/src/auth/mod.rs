@@ -34,6 +34,7 @@ use sha2::{Digest, Sha256};
 use crate::db::schema::{principals, terminals};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiError, Failure};
+use crate::rate_limit::FAILURE_PAUSE;
 use crate::state::AppState;
 use keno_api::Refusal;
 
@@ -190,10 +191,12 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<String> {
 }
 
 /// The principal behind the request's bearer token: 401 without a token or with one that
-/// matches no enabled principal (a failure counted against the client's address), 429 while
-/// the address has failed too often (`--auth-failure-rate`). Even then a token that matched a
-/// principal in the last day is looked up (so a terminal behind the same address as a guesser
-/// keeps working, and a disabled principal stays refused); any other is not.
+/// matches no enabled principal (a failure counted against the client's address).
+///
+/// An address that has failed too often (`--auth-failure-rate`) still has its tokens looked
+/// up, so a good one behind the same address as a guesser (a venue's NAT) always gets in; but
+/// such lookups are a few at a time in all, each one index probe, and a bad token from it is
+/// answered 429 only after [`FAILURE_PAUSE`]: the guesser slows itself, not the venue.
 async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
     let token = bearer_token(&req).ok_or_else(Failure::unauthorized)?;
     let state = req
@@ -205,32 +208,15 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
         return Ok(p);
     }
     let client = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
-    if let Some(client) = client {
-        if !state.principals.known(&hash) {
-            state.auth_failures.check(client)?;
-        }
-    }
-    let found = if token.starts_with(SESSION_PREFIX) {
-        // A session: its lookup may end it (idle, the Keno Day over) or note its use.
-        use crate::staff::sessions::{principal_of, Lookup};
-        let lookup = crate::store::write(&state, None, move |state, conn| {
-            principal_of(state, conn, &token, crate::db::now_micros())
-        })
-        .await?;
-        match lookup {
-            Lookup::Unknown => None,
-            Lookup::Ended(end) => {
-                return Err(Failure::refuse(Refusal::SessionEnded, end.message()).into())
-            }
-            Lookup::Standing(p) => Some((hash, p)),
-        }
-    } else {
-        drop(token);
-        crate::store::read(&state, move |_, conn| -> crate::error::DomainResult<_> {
-            Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
-        })
-        .await?
+    let over = client
+        .filter(|_| !state.principals.known(&hash))
+        .and_then(|c| state.auth_failures.check(c).err());
+    let turn = match over {
+        Some(_) => state.auth_failures.suspect_turn().await,
+        None => None,
     };
+    let found = look_up(&state, token, hash).await?;
+    drop(turn);
     match found {
         Some((hash, principal)) => {
             state.principals.put(hash, principal.clone());
@@ -244,8 +230,54 @@ async fn authenticate(req: HttpRequest) -> Result<Principal, ApiError> {
                     tracing::info!(%client, "a bearer token that matches no principal");
                 }
             }
+            if let Some(refusal) = over {
+                tokio::time::sleep(FAILURE_PAUSE).await;
+                return Err(refusal.into());
+            }
             Err(Failure::unauthorized().into())
         }
+    }
+}
+
+/// The principal a token (not in the cache) belongs to, if any. A session's lookup may end it
+/// (idle, the Keno Day over) or note its use, in a write; a token that is no session's is
+/// told by one read first, so a bad one never takes the writer's turn.
+async fn look_up(
+    state: &web::Data<AppState>,
+    token: String,
+    hash: String,
+) -> Result<Option<(String, Principal)>, ApiError> {
+    if !token.starts_with(SESSION_PREFIX) {
+        drop(token);
+        return Ok(
+            crate::store::read(state, move |_, conn| -> crate::error::DomainResult<_> {
+                Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
+            })
+            .await?,
+        );
+    }
+    use crate::db::schema::staff_sessions;
+    use crate::staff::sessions::{principal_of, Lookup};
+    let probe = hash.clone();
+    let exists = crate::store::read(state, move |_, conn| -> crate::error::DomainResult<bool> {
+        let found: i64 = staff_sessions::table
+            .filter(staff_sessions::token_hash.eq(&probe))
+            .count()
+            .get_result(conn)?;
+        Ok(found > 0)
+    })
+    .await?;
+    if !exists {
+        return Ok(None);
+    }
+    let lookup = crate::store::write(state, None, move |state, conn| {
+        principal_of(state, conn, &token, crate::db::now_micros())
+    })
+    .await?;
+    match lookup {
+        Lookup::Unknown => Ok(None),
+        Lookup::Ended(end) => Err(Failure::refuse(Refusal::SessionEnded, end.message()).into()),
+        Lookup::Standing(p) => Ok(Some((hash, p))),
     }
 }
 

@@ -26,6 +26,7 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::request_ids::{Once, RequestIdHeader};
 use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
@@ -309,14 +310,19 @@ pub async fn get_claim(
 pub struct ClaimQuery {
     /// submitted | approved | rejected | paid
     pub state: Option<String>,
+    /// At most this many claims (1 to 500, the default).
+    pub limit: Option<i64>,
+    /// Only claims numbered below this one: the next page, from the last claim of a full one.
+    pub before: Option<i64>,
 }
 
-/// Claims, newest first (at most 500): an inspector's list of those to decide.
+/// Claims, newest first, a page at a time (`limit`, `before`): an inspector's list of those to
+/// decide.
 #[utoipa::path(
     tag = "claims",
     security(("bearer" = [])),
     params(ClaimQuery),
-    responses((status = 200, body = [Claim]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    responses((status = 200, body = [Claim]), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
 #[get(
     "/api/v1/claims",
@@ -326,15 +332,20 @@ pub async fn list(
     state: web::Data<AppState>,
     query: web::Query<ClaimQuery>,
 ) -> ApiResult<web::Json<Vec<Claim>>> {
-    let wanted = query.into_inner().state;
+    let query = query.into_inner();
+    let (wanted, before) = (query.state, query.before);
+    let limit = crate::paging::limit(query.limit)?;
     let claims = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Claim>> {
         let mut q = claims::table
             .order(claims::id.desc())
-            .limit(500)
+            .limit(limit)
             .select(ClaimRow::as_select())
             .into_boxed();
         if let Some(s) = wanted {
             q = q.filter(claims::state.eq(s));
+        }
+        if let Some(before) = before {
+            q = q.filter(claims::id.lt(before));
         }
         let rows: Vec<ClaimRow> = q.load(conn)?;
         Ok(rows
@@ -519,7 +530,7 @@ pub async fn reject(
     Ok(web::Json(claim))
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChequePayment {
     /// The cheque's number or reference.
@@ -530,11 +541,13 @@ pub struct ChequePayment {
 #[utoipa::path(
     tag = "claims",
     security(("bearer" = [])),
-    params(("id" = i64, Path)),
+    params(("id" = i64, Path),
+           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters: a retry under it is answered with the claim as first paid; the same id with another request is refused (`request_id_reused`)")),
     request_body = ChequePayment,
     responses(
         (status = 200, body = Claim),
-        (status = 409, body = crate::error::ErrorBody, description = "`claim_not_approved`, `already_paid` (the ticket was paid meanwhile, at a terminal or by another claim)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`claim_not_approved`, `already_paid` (the ticket was paid meanwhile, at a terminal or by another claim), `request_id_reused`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_claim`, `invalid_request_id`"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
@@ -542,12 +555,20 @@ pub struct ChequePayment {
 pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
+    request_id: RequestIdHeader,
     id: web::Path<i64>,
     body: web::Json<ChequePayment>,
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
-    let claim = crate::store::write(&state, None, move |_, conn| {
+    let once = Once::new(
+        request_id,
+        &principal.id,
+        crate::request_ids::Act::ClaimPay,
+        &id.to_string(),
+        &*body,
+    )?;
+    let claim = crate::request_ids::once(&state, once, None, move |_, conn| {
         approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &principal.id, |conn, row, to| {
             pay_cheque(conn, row, to, &cheque, &principal.id)
         })?;

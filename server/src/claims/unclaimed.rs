@@ -299,21 +299,39 @@ fn movement(conn: &mut DbConnection, id: i64) -> DomainResult<Movement> {
     })
 }
 
-/// Every movement of unclaimed prizes, with what has since been recovered by claim: the
-/// report of rule 13.2's movements.
+/// A page of the movements of unclaimed prizes.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MovementQuery {
+    /// At most this many movements (1 to 500, the default).
+    pub limit: Option<i64>,
+    /// Only movements numbered above this one: the next page, from the last of a full one.
+    pub after: Option<i64>,
+}
+
+/// The movements of unclaimed prizes, oldest first, a page at a time, with what has since been
+/// recovered by claim: the report of rule 13.2's movements.
 #[utoipa::path(
     tag = "claims",
     security(("bearer" = [])),
-    responses((status = 200, body = [Movement]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    params(MovementQuery),
+    responses((status = 200, body = [Movement]), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
 #[get(
     "/api/v1/unclaimed/movements",
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
-pub async fn movements(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Movement>>> {
+pub async fn movements(
+    state: web::Data<AppState>,
+    query: web::Query<MovementQuery>,
+) -> ApiResult<web::Json<Vec<Movement>>> {
+    let limit = crate::paging::limit(query.limit)?;
+    let after = query.after.unwrap_or(i64::MIN);
     let all = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Movement>> {
         let ids: Vec<i64> = unclaimed_movements::table
+            .filter(unclaimed_movements::id.gt(after))
             .order(unclaimed_movements::id)
+            .limit(limit)
             .select(unclaimed_movements::id)
             .load(conn)?;
         ids.into_iter().map(|id| movement(conn, id)).collect()

@@ -99,6 +99,7 @@ diesel::table! {
         paid_by -> Nullable<Text>,
         pay_method -> Nullable<Text>,
         cancelled_by -> Nullable<Text>,
+        request_digest -> Nullable<Text>,
     }
 }
 
@@ -413,6 +414,7 @@ diesel::table! {
         cashed_cents -> BigInt,
         cashed_at -> Nullable<BigInt>,
         cashed_by -> Nullable<Text>,
+        request_digest -> Nullable<Text>,
     }
 }
 
@@ -572,7 +574,20 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    request_outcomes (principal_id, request_id) {
+        principal_id -> Text,
+        request_id -> Text,
+        act -> Text,
+        subject -> Text,
+        digest -> Text,
+        outcome_json -> Text,
+        done_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    request_outcomes,
     staff_sessions,
     shifts,
     overrides,

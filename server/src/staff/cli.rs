@@ -251,7 +251,19 @@ pub fn run_terminal(cmd: TerminalCommand) -> anyhow::Result<()> {
         TerminalCommand::List { database_url } => {
             let db = open(&database_url)?;
             let mut conn = db.conn()?;
-            let list = terminals::list_in(&mut conn)?;
+            // Every terminal, page by page.
+            let (mut list, mut after) = (Vec::new(), String::new());
+            loop {
+                let page = terminals::list_in(&mut conn, (500, &after))?;
+                let last = page.len() < 500;
+                if let Some(t) = page.last() {
+                    after = format!("{}/{}", t.site, t.terminal);
+                }
+                list.extend(page);
+                if last {
+                    break;
+                }
+            }
             println!("{}", serde_json::to_string_pretty(&list)?);
             Ok(())
         }

@@ -350,10 +350,16 @@ fn reset(
 }
 
 /// Every person, with the sessions standing now.
-pub fn list_in(state: &AppState, conn: &mut DbConnection) -> DomainResult<Vec<StaffMember>> {
+pub fn list_in(
+    state: &AppState,
+    conn: &mut DbConnection,
+    (limit, after): (i64, &str),
+) -> DomainResult<Vec<StaffMember>> {
     let rows: Vec<StaffRow> = principals::table
         .filter(principals::kind.eq(PrincipalKind::Staff.as_str()))
+        .filter(principals::id.gt(after))
         .order(principals::id)
+        .limit(limit)
         .select(StaffRow::as_select())
         .load(conn)?;
     let now = now_micros();
@@ -379,15 +385,37 @@ pub fn list_in(state: &AppState, conn: &mut DbConnection) -> DomainResult<Vec<St
         .collect()
 }
 
-/// Everyone who works in the room, and whether they can sign on.
+/// A page of the staff, by staff ID.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StaffQuery {
+    /// At most this many people (1 to 500, the default).
+    pub limit: Option<i64>,
+    /// Only staff IDs after this one: the next page, from the last of a full one.
+    pub after: Option<String>,
+}
+
+/// Everyone who works in the room, by staff ID, a page at a time, and whether they can sign
+/// on.
 #[utoipa::path(
     tag = "staff",
     security(("bearer" = [])),
-    responses((status = 200, body = Vec<StaffMember>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    params(StaffQuery),
+    responses((status = 200, body = Vec<StaffMember>), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
 #[get("/api/v1/staff", wrap = "Require(&[Role::Supervisor])")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<StaffMember>>> {
-    Ok(web::Json(crate::store::read(&state, list_in).await?))
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<StaffQuery>,
+) -> ApiResult<web::Json<Vec<StaffMember>>> {
+    let limit = crate::paging::limit(query.limit)?;
+    let after = query.into_inner().after.unwrap_or_default();
+    Ok(web::Json(
+        crate::store::read(&state, move |state, conn| {
+            list_in(state, conn, (limit, &after))
+        })
+        .await?,
+    ))
 }
 
 /// Adds a person: the secret (and a TOTP secret) is shown once in the answer.

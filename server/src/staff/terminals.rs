@@ -170,9 +170,21 @@ fn record(
     )
 }
 
-pub fn list_in(conn: &mut DbConnection) -> QueryResult<Vec<TerminalInfo>> {
+pub fn list_in(
+    conn: &mut DbConnection,
+    (limit, after): (i64, &str),
+) -> QueryResult<Vec<TerminalInfo>> {
+    // `after` is the last terminal's "site/terminal": the rows after it in (site, terminal)
+    // order.
+    let (site, terminal) = after.split_once('/').unwrap_or((after, ""));
     Ok(terminals::table
+        .filter(
+            terminals::site.gt(site).or(terminals::site
+                .eq(site)
+                .and(terminals::terminal.gt(terminal))),
+        )
         .order((terminals::site, terminals::terminal))
+        .limit(limit)
         .select(TerminalRow::as_select())
         .load(conn)?
         .into_iter()
@@ -180,16 +192,34 @@ pub fn list_in(conn: &mut DbConnection) -> QueryResult<Vec<TerminalInfo>> {
         .collect())
 }
 
-/// Every terminal, registered or known from legacy writer tokens.
+/// A page of the terminals, by site and terminal.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalQuery {
+    /// At most this many terminals (1 to 500, the default).
+    pub limit: Option<i64>,
+    /// Only terminals after this one, written `SITE/TERMINAL`: the next page, from the last of
+    /// a full one.
+    pub after: Option<String>,
+}
+
+/// Every terminal, registered or known from legacy writer tokens, by site and terminal, a page
+/// at a time.
 #[utoipa::path(
     tag = "staff",
     security(("bearer" = [])),
-    responses((status = 200, body = Vec<TerminalInfo>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    params(TerminalQuery),
+    responses((status = 200, body = Vec<TerminalInfo>), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
 #[get("/api/v1/terminals", wrap = "Require(&[Role::Supervisor])")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<TerminalInfo>>> {
+pub async fn list(
+    state: web::Data<AppState>,
+    query: web::Query<TerminalQuery>,
+) -> ApiResult<web::Json<Vec<TerminalInfo>>> {
+    let limit = crate::paging::limit(query.limit)?;
+    let after = query.into_inner().after.unwrap_or_default();
     Ok(web::Json(
-        crate::store::read(&state, |_, conn| Ok(list_in(conn)?)).await?,
+        crate::store::read(&state, move |_, conn| Ok(list_in(conn, (limit, &after))?)).await?,
     ))
 }
 

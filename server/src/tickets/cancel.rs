@@ -17,6 +17,7 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::request_ids::{self, Act, Once, RequestIdHeader};
 use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
 use keno_api::staff::OverrideAction;
@@ -30,10 +31,12 @@ pub use keno_api::tickets::Cancellation;
     tag = "tickets",
     security(("bearer" = [])),
     params(("serial" = String, Path),
-           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides)")),
+           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides)"),
+           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first cancellation; the same id with another request is refused (`request_id_reused`)")),
     responses(
         (status = 200, body = Cancellation),
-        (status = 409, body = crate::error::ErrorBody, description = "`cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`, `request_id_reused`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request_id`"),
         (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: another site's ticket needs a supervisor's approval"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
     )
@@ -43,10 +46,12 @@ pub async fn cancel(
     state: web::Data<AppState>,
     principal: Principal,
     carried: OverrideHeader,
+    request_id: RequestIdHeader,
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Cancellation>> {
     let serial = serial.into_inner();
-    let result = crate::store::write(&state, None, move |state, conn| {
+    let once = Once::new(request_id, &principal.id, Act::Cancel, &serial, &())?;
+    let result = request_ids::once(&state, once, None, move |state, conn| {
         cancel_in(state, conn, &serial, &principal, &carried)
     })
     .await?;

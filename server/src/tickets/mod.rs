@@ -65,6 +65,9 @@ pub struct TicketRow {
     pub paid_by: Option<String>,
     #[diesel(deserialize_as = crate::db::NullableWord<PayMethod>)]
     pub pay_method: Option<PayMethod>,
+    /// The digest of the sale's request (`request_ids::digest`): a retry under the same
+    /// request id must match it. None on tickets sold before it was kept.
+    pub request_digest: Option<String>,
 }
 
 impl TicketRow {

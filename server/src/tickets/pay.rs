@@ -18,6 +18,7 @@ use crate::db::schema::{
 };
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::request_ids::{self, Act, Once, RequestIdHeader};
 use crate::staff::overrides::{Approval, AtCounter, OverrideHeader};
 use crate::state::AppState;
 use keno_api::staff::PayRequest;
@@ -42,12 +43,13 @@ pub struct PayOptions {
     tag = "tickets",
     security(("bearer" = [])),
     params(("serial" = String, Path), PayOptions,
-           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides): another site's ticket, or above the writer's payout limit")),
+           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides): another site's ticket, or above the writer's payout limit"),
+           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first payment, never paid twice; the same id with another request is refused (`request_id_reused`)")),
     request_body(content = Option<PayRequest>, description = "a hand-pay's claimant and ID: required with a major prize"),
     responses(
         (status = 200, body = Payment),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `not_settled`, `no_prize`, `cancelled`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`hand_pay_required`: a major prize needs the claimant's name and ID (and a cheque's number)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_paid` (saying when, how and by whom), `not_settled`, `no_prize`, `cancelled`, `request_id_reused`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`hand_pay_required`: a major prize needs the claimant's name and ID (and a cheque's number); `invalid_request_id`"),
         (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `approval_required`, `invalid_override`: a supervisor's approval is needed"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
     )
@@ -57,6 +59,7 @@ pub async fn pay(
     state: web::Data<AppState>,
     principal: Principal,
     carried: OverrideHeader,
+    request_id: RequestIdHeader,
     serial: web::Path<String>,
     options: web::Query<PayOptions>,
     body: web::Bytes,
@@ -64,7 +67,9 @@ pub async fn pay(
     let serial = serial.into_inner();
     let majors = options.major_prizes.unwrap_or_default();
     let request = super::hand_pay::body(&body)?;
-    let payment = crate::store::write(&state, Some("payment"), move |state, conn| {
+    let asked = serde_json::json!({ "major_prizes": majors, "body": request });
+    let once = Once::new(request_id, &principal.id, Act::Pay, &serial, &asked)?;
+    let payment = request_ids::once(&state, once, Some("payment"), move |state, conn| {
         let today = crate::vouchers::today(state)?;
         let who = Payer {
             principal: &principal,
@@ -100,8 +105,10 @@ fn pay_in(
         carried: who.carried,
     };
     let (approval, due) = counter.admit_payment(conn, (&t.serial, &t.site), |conn| {
-        let due =
-            keno_core::payable(&facts(conn, &t)?, today).map_err(|e| refused(&t.serial, e))?;
+        let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| match e {
+            PayRefusal::AlreadyPaid => already_paid(conn, &t),
+            e => refused(&t.serial, e),
+        })?;
         Ok((due.total_cents, due))
     })?;
     let parts = due.parts(majors);
@@ -133,6 +140,36 @@ fn pay_in(
         method: wire_method(&parts).to_string(),
         parts: shown(&parts),
     })
+}
+
+/// Rule 11.5: paid once. The refusal says when, how and by whom, so a writer whose answer was
+/// lost can tell the player's payment from another's.
+fn already_paid(conn: &mut DbConnection, t: &TicketRow) -> Failure {
+    let how = match paid_parts(conn, t) {
+        Ok(parts) => parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}",
+                    keno_core::Dollars(p.cents.unsigned_abs()),
+                    p.method
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" and "),
+        Err(_) => keno_core::Dollars(t.paid_cents.unsigned_abs()).to_string(),
+    };
+    let when = t.paid_at.map_or("at a time not recorded".into(), |at| {
+        format!("at {}", crate::db::rfc3339(at))
+    });
+    let by = t.paid_by.as_deref().unwrap_or("someone not recorded");
+    Failure::refuse(
+        keno_api::Refusal::AlreadyPaid,
+        format!(
+            "ticket {} was paid already: {how}, {when}, by {by} (rule 11.5)",
+            t.serial
+        ),
+    )
 }
 
 /// The method the answer names: shared/API.md promises other vendors' terminals `cash` or

@@ -77,6 +77,7 @@ pub async fn sell(
         )
         .into());
     }
+    let digest = crate::request_ids::digest("sale", "", &request)?;
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     };
@@ -85,12 +86,13 @@ pub async fn sell(
         Ok(Context {
             sold: Some(earlier),
             ..
-        }) => return answer(&state, *earlier).await,
+        }) => return answer(&state, *earlier, &digest).await,
         other => other,
     };
     let prepared = context.and_then(|c| {
         let tenders = tender::parse(request.tender.as_ref())?;
-        let p = prepare(&state, &principal, &request, &c, site, terminal)?;
+        let mut p = prepare(&state, &principal, &request, &c, site, terminal)?;
+        p.ticket.request_digest = Some(digest.clone());
         let sale = Sale {
             ticket: p.ticket,
             tenders,
@@ -99,7 +101,11 @@ pub async fn sell(
         };
         Ok((sale, p.ways))
     });
-    let retry = (principal.id.clone(), request.request_id.clone());
+    let retry = (
+        principal.id.clone(),
+        request.request_id.clone(),
+        digest.clone(),
+    );
     let (sale, ways) = match prepared {
         Ok(prepared) => prepared,
         // A retry of a sale made before a change (of the rule set, the catalogue or the
@@ -131,7 +137,7 @@ pub async fn sell(
                 return Ok(sold_now(&state, &sale, &t, payment)?);
             }
             // How it was paid, as recorded when it was sold: a retry spends nothing.
-            Some(Outcome::AlreadySold(t)) => return answer(&state, *t).await,
+            Some(Outcome::AlreadySold(t)) => return answer(&state, *t, &digest).await,
             None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
         }
     }
@@ -165,12 +171,12 @@ fn sold_now(
 /// 200 with the ticket a writer already sold under this request id, or else `refusal`.
 async fn sold_or(
     state: &web::Data<AppState>,
-    (writer, request_id): (String, String),
+    (writer, request_id, digest): (String, String, String),
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
     let sold = crate::store::read(&s, move |app, conn| {
-        sold_before(app, conn, &writer, &request_id)
+        sold_before(app, conn, (&writer, &request_id), &digest)
     })
     .await?;
     match sold {
@@ -180,8 +186,13 @@ async fn sold_or(
 }
 
 /// A ticket sold earlier, as the answer to a sale sent again: its set bet and how it was paid,
-/// as recorded.
-async fn answer(state: &web::Data<AppState>, t: TicketRow) -> ApiResult<HttpResponse> {
+/// as recorded. 409 when the request under its id was another.
+async fn answer(
+    state: &web::Data<AppState>,
+    t: TicketRow,
+    digest: &str,
+) -> ApiResult<HttpResponse> {
+    same_sale(&t, digest)?;
     let s = state.clone();
     let sold = crate::store::read(&s, move |app, conn| -> DomainResult<SoldTicket> {
         Ok(SoldTicket {
@@ -426,6 +437,8 @@ fn prepare(
         paid_at: None,
         paid_by: None,
         pay_method: None,
+        // Set by the sale; a quote has none.
+        request_digest: None,
     };
     Ok(Prepared {
         ticket,
@@ -479,6 +492,9 @@ pub struct NewTicket<'a> {
     pub total_cents: i64,
     pub rule_set: &'a str,
     pub status: &'a str,
+    /// Not evidence of the sale, only what a retry is matched against: not in the trail.
+    #[serde(skip)]
+    pub request_digest: Option<&'a str>,
 }
 
 impl<'a> From<&'a TicketRow> for NewTicket<'a> {
@@ -508,6 +524,7 @@ impl<'a> From<&'a TicketRow> for NewTicket<'a> {
             total_cents: t.total_cents,
             rule_set: &t.rule_set,
             status: t.status.as_str(),
+            request_digest: t.request_digest.as_deref(),
         }
     }
 }
@@ -527,16 +544,31 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
     )
 }
 
-/// A sale already made under `request_id`, with how it was paid.
+/// Refuses a retry whose request is not the one that sold `t` under the same request id.
+fn same_sale(t: &TicketRow, digest: &str) -> DomainResult<()> {
+    if crate::request_ids::same(t.request_digest.as_deref(), digest) {
+        return Ok(());
+    }
+    let earlier = format_args!(
+        "the sale of ticket {}, at {}",
+        t.serial,
+        crate::db::rfc3339(t.issued_at)
+    );
+    Err(crate::request_ids::reused(&t.request_id, earlier))
+}
+
+/// A sale already made under `request_id` by the same request (409 for another), with how it
+/// was paid.
 fn sold_before(
     app: &AppState,
     conn: &mut DbConnection,
-    principal: &str,
-    request_id: &str,
+    (principal, request_id): (&str, &str),
+    digest: &str,
 ) -> DomainResult<Option<SoldTicket>> {
     let Some(t) = by_request(conn, principal, request_id)? else {
         return Ok(None);
     };
+    same_sale(&t, digest)?;
     let payment = tender::load_payment(conn, &t)?;
     Ok(Some(SoldTicket {
         ticket: view(app, conn, &t)?,

@@ -489,6 +489,7 @@ fn issue_change(
         amount_cents: amount,
         balance_cents: amount,
         status: VoucherStatus::Active.as_str(),
+        request_digest: None,
     }
     .insert(conn)?;
     Ok((code, entry))

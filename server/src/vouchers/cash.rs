@@ -13,6 +13,7 @@ use crate::auth::{Principal, Require, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::request_ids::{self, Act, Once, RequestIdHeader};
 use crate::state::AppState;
 use keno_api::Refusal;
 use keno_core::PayMethod;
@@ -23,11 +24,12 @@ pub use keno_api::vouchers::CashOut;
 #[utoipa::path(
     tag = "vouchers",
     security(("bearer" = [])),
-    params(("code" = String, Path, description = "22 digits, the last a check digit")),
+    params(("code" = String, Path, description = "22 digits, the last a check digit"),
+           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first cash-out; the same id with another request is refused (`request_id_reused`)")),
     responses(
         (status = 200, body = CashOut),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1)"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1), `request_id_reused`"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_request_id`"),
         (status = 404, body = crate::error::ErrorBody),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
@@ -36,25 +38,32 @@ pub use keno_api::vouchers::CashOut;
 pub async fn cash_out(
     state: web::Data<AppState>,
     principal: Principal,
+    request_id: RequestIdHeader,
     code: web::Path<String>,
 ) -> ApiResult<web::Json<CashOut>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let paid = crate::store::write(&state, None, move |state, conn| -> DomainResult<CashOut> {
-        let today = today(state)?;
-        let v = lock(conn, &[code.as_str()])?
-            .pop()
-            .ok_or_else(|| Failure::not_found("voucher"))?;
-        has_balance(&v)?;
-        // Rule 13.1: at a terminal for twelve months only; then by claim.
-        at_a_terminal(&v, today)?;
-        let row = pay_out(conn, v, &principal.id)?;
-        Ok(CashOut {
-            paid_cents: row.cashed_cents,
-            method: PayMethod::Cash.to_string(),
-            voucher: view(conn, &row, today)?,
-        })
-    })
+    let once = Once::new(request_id, &principal.id, Act::CashOut, &code, &())?;
+    let paid = request_ids::once(
+        &state,
+        once,
+        None,
+        move |state, conn| -> DomainResult<CashOut> {
+            let today = today(state)?;
+            let v = lock(conn, &[code.as_str()])?
+                .pop()
+                .ok_or_else(|| Failure::not_found("voucher"))?;
+            has_balance(&v)?;
+            // Rule 13.1: at a terminal for twelve months only; then by claim.
+            at_a_terminal(&v, today)?;
+            let row = pay_out(conn, v, &principal.id)?;
+            Ok(CashOut {
+                paid_cents: row.cashed_cents,
+                method: PayMethod::Cash.to_string(),
+                voucher: view(conn, &row, today)?,
+            })
+        },
+    )
     .await?;
     Ok(web::Json(paid))
 }

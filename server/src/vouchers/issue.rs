@@ -62,6 +62,7 @@ pub async fn issue(
         )
         .into());
     }
+    let digest = crate::request_ids::digest("voucher", "", &request)?;
     if principal.site.is_none() || principal.terminal.is_none() {
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
@@ -71,7 +72,8 @@ pub async fn issue(
     let mut attempt = 0;
     let (created, row) = loop {
         attempt += 1;
-        let (p, r, w) = (principal.clone(), request.request_id.clone(), what.clone());
+        let (p, w) = (principal.clone(), what.clone());
+        let r = (request.request_id.clone(), digest.clone());
         let (c, h) = (carried.clone(), request.hand_pay.clone());
         let result = crate::store::write(&state, None, move |state, conn| {
             let at = AtCounter {
@@ -83,7 +85,7 @@ pub async fn issue(
                 at,
                 hand_pay: h.as_ref(),
             };
-            issue_in(conn, &counter, &r, &w, today)
+            issue_in(conn, &counter, (&r.0, &r.1), &w, today)
         })
         .await;
         match result {
@@ -146,13 +148,13 @@ struct Counter<'a> {
 fn issue_in(
     conn: &mut DbConnection,
     counter: &Counter<'_>,
-    request_id: &str,
+    (request_id, digest): (&str, &str),
     what: &What,
     today: KenoDay,
 ) -> DomainResult<(bool, VoucherRow)> {
     let principal = counter.at.principal;
     if let Some(v) = by_request(conn, principal, request_id)? {
-        return Ok((false, v));
+        return same_issue(v, (request_id, digest)).map(|v| (false, v));
     }
     let code = new_code();
     let mut entries = Vec::new();
@@ -167,7 +169,7 @@ fn issue_in(
             // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
             Err(e) => {
                 return match by_request(conn, principal, request_id)? {
-                    Some(v) => Ok((false, v)),
+                    Some(v) => same_issue(v, (request_id, digest)).map(|v| (false, v)),
                     None => Err(e),
                 }
             }
@@ -190,6 +192,7 @@ fn issue_in(
         cashed_cents: 0,
         cashed_at: None,
         cashed_by: None,
+        request_digest: Some(digest.to_string()),
     };
     entries.push(NewVoucher::from(&row).insert(conn)?);
     // Last in the transaction.
@@ -240,6 +243,19 @@ fn pay_ticket(
         crate::tickets::pay::record_parts(conn, serial, &parts)?;
     }
     Ok((entry, parts[0].cents as i64))
+}
+
+/// The voucher issued earlier under the request id, if its request was this one (409 if not).
+fn same_issue(v: VoucherRow, (request_id, digest): (&str, &str)) -> DomainResult<VoucherRow> {
+    if crate::request_ids::same(v.request_digest.as_deref(), digest) {
+        return Ok(v);
+    }
+    let earlier = format_args!(
+        "the issue of voucher {}, at {}",
+        v.code,
+        crate::db::rfc3339(v.issued_at)
+    );
+    Err(crate::request_ids::reused(request_id, earlier))
 }
 
 /// The voucher this writer issued under `request_id`, if any.

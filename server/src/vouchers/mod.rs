@@ -105,6 +105,9 @@ pub struct VoucherRow {
     pub cashed_cents: i64,
     pub cashed_at: Option<i64>,
     pub cashed_by: Option<String>,
+    /// The digest of the issue's request (`request_ids::digest`); None for change and for
+    /// vouchers issued before it was kept.
+    pub request_digest: Option<String>,
 }
 
 /// A new voucher's row. The audit trail records the issue as these columns, less the balance
@@ -127,6 +130,9 @@ pub struct NewVoucher<'a> {
     pub balance_cents: i64,
     #[serde(skip)]
     pub status: &'a str,
+    /// What a retry is matched against, not evidence: not in the trail.
+    #[serde(skip)]
+    pub request_digest: Option<&'a str>,
 }
 
 impl<'a> From<&'a VoucherRow> for NewVoucher<'a> {
@@ -145,6 +151,7 @@ impl<'a> From<&'a VoucherRow> for NewVoucher<'a> {
             amount_cents: v.amount_cents,
             balance_cents: v.amount_cents,
             status: VoucherStatus::Active.as_str(),
+            request_digest: v.request_digest.as_deref(),
         }
     }
 }
@@ -283,6 +290,7 @@ mod tests {
             cashed_cents: 0,
             cashed_at: None,
             cashed_by: None,
+            request_digest: None,
         }
     }
 

@@ -876,7 +876,9 @@ impl App<'_> {
         let body = PayRequest {
             hand_pay: hand_pay.cloned(),
         };
-        let paid: Payment = client.post(&format!("/api/v1/tickets/{serial}/pay"), &body)?;
+        // Sent again under its request id if no answer comes: paid once, whatever happens.
+        let path = format!("/api/v1/tickets/{serial}/pay");
+        let paid: Payment = client.post_once(&path, &body, &crate::order::new_request_id(), 5)?;
         let (line, mut rows) = crate::views::payment(&paid);
         if let Some(h) = hand_pay {
             rows.extend(crate::approval::slip_rows(h));
@@ -888,7 +890,9 @@ impl App<'_> {
 
     /// Cancels what rule 8 allows of the ticket and prints the slip.
     fn cancel(&mut self, client: &Client, serial: &str) -> Result<(), CallError> {
-        let answer: Cancellation = client.post(&format!("/api/v1/tickets/{serial}/cancel"), &())?;
+        let path = format!("/api/v1/tickets/{serial}/cancel");
+        let answer: Cancellation =
+            client.post_once(&path, &(), &crate::order::new_request_id(), 5)?;
         let (line, rows) = crate::views::cancellation(&answer);
         self.slip(line, "CANCELLATION SLIP", &rows, serial);
         self.follow(serial);
