@@ -65,6 +65,9 @@ pub enum ExceptionKind {
     Approval,
     /// A test of draw monitoring began to fail at 99.9% over a group's last games settled.
     DrawMonitor,
+    /// A step of a server's wall clock, or a game left open under a wrong clock and repaired
+    /// (closed, or invalidated with refunds) at a restart.
+    Clock,
 }
 
 impl ExceptionKind {
@@ -90,6 +93,7 @@ impl ExceptionKind {
         ExceptionKind::Terminal,
         ExceptionKind::Approval,
         ExceptionKind::DrawMonitor,
+        ExceptionKind::Clock,
     ];
 
     /// The kind as it is on the wire; the day's exceptions are ordered by when, then by this.
@@ -116,6 +120,7 @@ impl ExceptionKind {
             ExceptionKind::Terminal => "terminal",
             ExceptionKind::Approval => "approval",
             ExceptionKind::DrawMonitor => "draw_monitor",
+            ExceptionKind::Clock => "clock",
         }
     }
 }

@@ -15,6 +15,9 @@
 //!   winning tickets (rule 6.1);
 //! - [`game`]: a game's life cycle (open, closed, drawn, settled; void draws and invalidation,
 //!   rules 8.1, 9, 10, 17.3) and the game clock's and drawer's decisions, with time as an input;
+//! - [`game_time`]: game time, carried by the monotonic clock from the wall clock, so a step of
+//!   the wall clock never freezes, stretches or back-dates a game; the repair of a game left open
+//!   under a wrong clock;
 //! - the money of a ticket's life: [`keno_day`] (Keno Days without a clock), [`status`] (ticket
 //!   status, payment method), [`prize`] (major prizes, rule 1(h); bonus wins, rule 6.3(e)),
 //!   [`mod@payable`] (what a ticket pays and how, rules 11.5, 12.2), [`deadline`] (the twelve
@@ -38,6 +41,7 @@ pub mod deadline;
 pub mod draw_stats;
 pub mod error;
 pub mod game;
+pub mod game_time;
 pub mod jackpot;
 pub mod keno_day;
 pub mod liability;
@@ -78,6 +82,7 @@ pub use game::{
     DrawerSettings, DrawerStep, FaultEffect, FaultKind, GameEvent, GameFacts, GameState,
     LifecycleError, UnknownCode,
 };
+pub use game_time::{GameTime, Observed, OpenGameFacts, Reading, Repair};
 pub use jackpot::{JackpotOutcome, JackpotPools};
 pub use keno_day::{KenoDay, KenoDayError};
 pub use liability::{

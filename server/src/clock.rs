@@ -15,13 +15,20 @@ use std::time::Duration;
 use actix_web::web;
 use diesel::prelude::*;
 use getrandom::SysRng;
+use keno_core::game_time::repair_open_game;
 use keno_core::random::draw_next;
-use keno_core::{clock_step, drawer_step, ClockStep, DrawerStep, GameEvent, GameState, NumberSet};
+use keno_core::{
+    clock_step, drawer_step, ClockStep, DrawerStep, GameEvent, GameState, NumberSet, OpenGameFacts,
+    Repair,
+};
 use rand_core::UnwrapErr;
 
+use crate::audit::clock_steps::{GameRepaired, REPAIR_ENTRY};
+use crate::audit::log::Entry;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
+use crate::game_clock::local;
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;
@@ -57,8 +64,14 @@ pub async fn run_clock(state: web::Data<AppState>) {
 /// next look.
 fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Result<Duration> {
     let now = now_micros();
-    let open = crate::games::open_game(conn)?.map(|g| (g.number, g.closes_at));
-    let keno_open = s.settings.hours.keno_day(chrono::Local::now()).is_some();
+    let open = crate::games::open_game(conn)?;
+    if let Some(game) = &open {
+        if repair(s, conn, game, term, now)? {
+            return Ok(Duration::ZERO);
+        }
+    }
+    let open = open.map(|g| (g.number, g.closes_at));
+    let keno_open = s.settings.hours.keno_day(local(now)).is_some();
     // Rule 16.2: the early closure of today's Keno Day, if one is in force.
     let closure = crate::closures::closes_at(s, conn, now)?;
     match clock_step(open, keno_open, closure, now) {
@@ -79,13 +92,65 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
         ClockStep::Idle => {
             // Keno is closed (its hours are over, or it closed early: rule 16.2): look again at
             // the start of the next Keno Day (or in a minute).
-            let next = s.settings.hours.next_start(chrono::Local::now());
-            let wait = (next - chrono::Local::now())
-                .to_std()
-                .unwrap_or(Duration::ZERO);
+            let next = s.settings.hours.next_start(local(now));
+            let wait = (next - local(now)).to_std().unwrap_or(Duration::ZERO);
             Ok(wait.min(Duration::from_secs(60)))
         }
     }
+}
+
+/// A game left open under a clock that was wrong (issue 22), judged by keno-core's rule
+/// (`repair_open_game`): closed now, or, its Keno Day not yet begun, closed and invalidated
+/// with every wager refunded (rule 17.3). Recorded in the trail (`game_repaired`). True when
+/// it acted.
+fn repair(
+    s: &AppState,
+    conn: &mut DbConnection,
+    game: &GameRow,
+    term: Term,
+    now: i64,
+) -> anyhow::Result<bool> {
+    let today = match s.settings.hours.keno_day(local(now)) {
+        Some(date) => Some(crate::keno_day::from_date(date)?),
+        None => None,
+    };
+    let facts = OpenGameFacts {
+        opened_at: game.opened_at,
+        closes_at: game.closes_at,
+        keno_day: crate::keno_day::stored(&game.keno_day, format_args!("game {}", game.number))?,
+    };
+    let repair = repair_open_game(facts, today, now);
+    let what = match repair {
+        Repair::None => return Ok(false),
+        Repair::CloseNow => "closed now: it opened after now, under a clock ahead of time",
+        Repair::Invalidate => {
+            "closed and invalidated, every wager refunded (rule 17.3): its Keno Day has not begun"
+        }
+    };
+    tracing::warn!(game = game.number, keno_day = %game.keno_day, "a game opened under a wrong clock is {what}");
+    let repaired = GameRepaired {
+        repair: what.to_string(),
+        opened_at: game.opened_at,
+        closes_at: game.closes_at,
+        keno_day: game.keno_day.clone(),
+        game_time: now,
+    };
+    let entry = Entry::new(REPAIR_ENTRY, game.number, serde_json::to_value(&repaired)?);
+    store::transact(&s.db, conn, None, |conn| {
+        term.check(conn)?;
+        crate::audit::log::append(conn, vec![entry])
+    })?;
+    if repair == Repair::CloseNow {
+        crate::games::close_game(s, conn, game.number, Some(term))?;
+        return Ok(true);
+    }
+    let reason = format!(
+        "opened under a clock ahead of time, for Keno Day {} not yet begun",
+        game.keno_day
+    );
+    // The next game opens at the clock's next look.
+    crate::invalidation::by_the_server(s, conn, (game.number, term), &reason)?;
+    Ok(true)
 }
 
 /// Runs the drawer forever.

@@ -13,7 +13,7 @@
 //! enters the audit trail and the day's exceptions.
 
 use actix_web::{get, post, web, HttpResponse};
-use chrono::{DateTime, Local, TimeZone};
+use chrono::{DateTime, Local};
 use diesel::prelude::*;
 use keno_api::closures::{
     notice_text, Closure, ClosureInForce, ClosureNotice, ScheduleClosure, WithdrawClosure,
@@ -121,10 +121,7 @@ pub fn local_hh_mm(micros: i64) -> String {
 }
 
 fn local(micros: i64) -> DateTime<Local> {
-    Local
-        .timestamp_micros(micros)
-        .single()
-        .unwrap_or_else(Local::now)
+    crate::game_clock::local(micros)
 }
 
 /// The closure in force (scheduled or in effect, not withdrawn) for Keno Day `keno_day`.

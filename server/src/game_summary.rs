@@ -140,7 +140,7 @@ fn invalidation(conn: &mut DbConnection, number: i64) -> DomainResult<Option<Inv
             game_invalidations::principal_id,
             game_invalidations::invalidated_at,
         ))
-        .first::<(String, String, i64)>(conn)
+        .first::<(String, Option<String>, i64)>(conn)
         .optional()?
     else {
         return Ok(None);
@@ -151,7 +151,7 @@ fn invalidation(conn: &mut DbConnection, number: i64) -> DomainResult<Option<Inv
         .load(conn)?;
     Ok(Some(Invalidated {
         reason,
-        invalidated_by: by,
+        invalidated_by: by.unwrap_or_else(|| crate::audit::exceptions::BY_THE_SERVER.to_string()),
         invalidated_at: rfc3339(at),
         refunded_cents: refunds.iter().sum(),
     }))

@@ -1,7 +1,6 @@
 //! Games: the record of each game, the game clock's transactions, and the games endpoints.
 
 use actix_web::{get, post, web, HttpResponse};
-use chrono::{Local, TimeZone};
 use diesel::prelude::*;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -194,10 +193,7 @@ fn insert_next_game(
     conn: &mut DbConnection,
     now: i64,
 ) -> QueryResult<Option<GameRow>> {
-    let local = Local
-        .timestamp_micros(now)
-        .single()
-        .unwrap_or_else(Local::now);
+    let local = crate::game_clock::local(now);
     let Some(keno_day) = state.settings.hours.keno_day(local) else {
         return Ok(None);
     };
@@ -280,27 +276,12 @@ pub fn close_game(
         if let Some(term) = term {
             term.check(conn)?;
         }
-        // Rule 9.2: the close as the core's life cycle has it, stamped in the same transaction.
-        let closed = advance(conn, number, &GameEvent::Close)?;
-        // Stamped once the close has taken effect: its update waited for the sales in flight
-        // (their hold on the game; SQLite: the writer's turn), so no ticket of the game is
-        // issued after its close (issue 22).
-        let now = now_micros();
-        if closed {
-            diesel::update(games::table.find(number))
-                .set(games::closed_at.eq(now))
-                .execute(conn)?;
-            crate::audit::log::append(
-                conn,
-                vec![crate::audit::log::Entry::new(
-                    "game_closed",
-                    number,
-                    serde_json::json!({ "closed_at": now }),
-                )],
-            )?;
-        }
+        let opens_next = now_micros();
+        let stamped = close_in(conn, number)?;
+        let (closed, now) = (stamped.is_some(), stamped.unwrap_or(opens_next));
+        // The next game opens at game time now, even after a close stamped later (`close_in`).
         let next = if closed {
-            insert_next_game(state, conn, now)?
+            insert_next_game(state, conn, opens_next)?
         } else {
             None
         };
@@ -326,6 +307,36 @@ pub fn close_game(
         state.wake_drawer();
     }
     Ok(closed)
+}
+
+/// Closes game `number` in the caller's transaction (rule 9.2: the core's life cycle), stamped
+/// and recorded; the time stamped, or `None` if it was not open.
+///
+/// Stamped once the close has taken effect: its update waited for the sales in flight (their
+/// hold on the game; SQLite: the writer's turn), so no ticket of the game is issued after its
+/// close (issue 22). Never stamped before the game opened, whatever the clock read then (a game
+/// opened before a restart under a clock ahead of time).
+pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>> {
+    if !advance(conn, number, &GameEvent::Close)? {
+        return Ok(None);
+    }
+    let opened_at: i64 = games::table
+        .find(number)
+        .select(games::opened_at)
+        .first(conn)?;
+    let now = keno_core::game_time::not_before(now_micros(), opened_at);
+    diesel::update(games::table.find(number))
+        .set(games::closed_at.eq(now))
+        .execute(conn)?;
+    crate::audit::log::append(
+        conn,
+        vec![crate::audit::log::Entry::new(
+            "game_closed",
+            number,
+            serde_json::json!({ "closed_at": now }),
+        )],
+    )?;
+    Ok(Some(now))
 }
 
 /// The game now open for sale.

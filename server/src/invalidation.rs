@@ -86,9 +86,15 @@ pub async fn invalidate(
     })
     .await?;
     let done = crate::store::write(&state, None, move |_, conn| {
-        invalidate_in(conn, game, (&reason, &forfeit), &principal.id)
+        invalidate_in(conn, game, (&reason, &forfeit), Some(&principal.id))
     })
     .await?;
+    announce(&state, &done);
+    Ok(web::Json(done))
+}
+
+/// The displays told, the jackpot pools' figures refreshed.
+fn announce(state: &AppState, done: &Invalidation) {
     state
         .events
         .publish(&Event::GameInvalidated(GameInvalidated {
@@ -99,7 +105,25 @@ pub async fn invalidate(
     state
         .jackpots_changed
         .store(true, std::sync::atomic::Ordering::Relaxed);
-    Ok(web::Json(done))
+}
+
+/// The server's own invalidation of open game `game` (a game left open under a clock ahead of
+/// time, its Keno Day not yet begun: `game_time::repair_open_game`): closed and invalidated in
+/// one transaction, so it is never drawn; every wager refunded, no person named
+/// (`principal_id` NULL), the reason recorded. The leader's `term` fences it.
+pub fn by_the_server(
+    state: &AppState,
+    conn: &mut DbConnection,
+    (game, term): (i64, crate::leader::Term),
+    reason: &str,
+) -> DomainResult<Invalidation> {
+    let done = crate::store::transact(&state.db, conn, None, |conn| {
+        term.check(conn)?;
+        crate::games::close_in(conn, game)?;
+        invalidate_in(conn, game, (reason, &[]), None)
+    })?;
+    announce(state, &done);
+    Ok(done)
 }
 
 /// Each of `serials` is a ticket that plays game `game`.
@@ -126,7 +150,7 @@ fn invalidate_in(
     conn: &mut DbConnection,
     game: i64,
     (reason, forfeit): (&str, &[String]),
-    principal: &str,
+    principal: Option<&str>,
 ) -> DomainResult<Invalidation> {
     let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
     if !advance(conn, game, &GameEvent::Invalidate)? {
@@ -155,20 +179,21 @@ fn invalidate_in(
         refunded_cents,
         forfeited: forfeit.to_vec(),
     };
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
-            "game_invalidated",
-            game,
-            serde_json::json!({
-                "reason": reason,
-                "tickets_refunded": done.tickets_refunded,
-                "refunded_cents": done.refunded_cents,
-                "forfeited": done.forfeited,
-            }),
-        )
-        .by(principal)],
-    )?;
+    let entry = crate::audit::log::Entry::new(
+        "game_invalidated",
+        game,
+        serde_json::json!({
+            "reason": reason,
+            "tickets_refunded": done.tickets_refunded,
+            "refunded_cents": done.refunded_cents,
+            "forfeited": done.forfeited,
+        }),
+    );
+    let entry = match principal {
+        Some(p) => entry.by(p),
+        None => entry,
+    };
+    crate::audit::log::append(conn, vec![entry])?;
     Ok(done)
 }
 

@@ -27,6 +27,7 @@ mod error;
 mod events;
 mod failure;
 mod faults;
+mod game_clock;
 mod game_summary;
 mod games;
 mod invalidation;

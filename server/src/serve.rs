@@ -193,13 +193,14 @@ fn serve(
             "serving"
         );
         let hours = state.settings.hours;
-        if hours.keno_day(chrono::Local::now()).is_none() {
+        if hours.keno_day(crate::game_clock::local_now()).is_none() {
             println!(
                 "Keno is closed now: games run from {} to {} local time (--keno-day-start, --keno-day-end)",
                 hours.start.format("%H:%M"),
                 hours.end.format("%H:%M")
             );
         }
+        actix_web::rt::spawn(crate::game_clock::watch(state.clone()));
         actix_web::rt::spawn(clock::run_clock(state.clone()));
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));

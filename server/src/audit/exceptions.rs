@@ -5,7 +5,8 @@
 //! Keno scheduled (with the inspector told) or withdrawn (rule 16.2), writers' shifts closed
 //! over or short and their sign-offs, the room's acts (failed sign-ons, people and terminals
 //! changed, supervisors' approvals at a counter), draw monitoring's alarms (a test of the games
-//! drawn failing at 99.9%). Each with when, what, who and why; as text,
+//! drawn failing at 99.9%), the clock's steps and the games repaired at a restart. Each with
+//! when, what, who and why; as text,
 //! or JSON with `--json`.
 
 use chrono::NaiveDate;
@@ -77,6 +78,17 @@ impl Review {
             exceptions: self.found.into_iter().map(|f| f.exception).collect(),
             not_recorded: NOT_RECORDED.iter().map(|n| n.to_string()).collect(),
         }
+    }
+}
+
+/// Who invalidated a game opened under a clock ahead of time (`invalidation::by_the_server`).
+pub const BY_THE_SERVER: &str = "the server (game time, at a restart)";
+
+/// Who invalidated a game: the person, or the server itself.
+pub fn invalidated_by(people: &People, principal: Option<&str>) -> String {
+    match principal {
+        Some(p) => people.who(Some(p)),
+        None => BY_THE_SERVER.to_string(),
     }
 }
 
@@ -164,6 +176,19 @@ pub fn review(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::R
             )
             .in_game(a.game),
         );
+    }
+    for c in super::clock_steps::clock_exceptions(conn, range.window)? {
+        let e = exception(
+            c.micros,
+            ExceptionKind::Clock,
+            c.what,
+            "the server (game time)".to_string(),
+            c.why,
+        );
+        found.push(match c.game {
+            Some(game) => e.in_game(game),
+            None => e,
+        });
     }
     found.sort_by_key(|f| (f.micros, f.exception.kind.as_str()));
     Ok(Review {
@@ -298,7 +323,7 @@ fn invalidations(
                     i.game,
                     money(cents)
                 ),
-                people.who(Some(&i.principal_id)),
+                invalidated_by(people, i.principal_id.as_deref()),
                 i.reason,
             )
             .in_game(i.game),

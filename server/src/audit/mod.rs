@@ -16,10 +16,11 @@
 
 pub mod anchor;
 pub mod chains;
+pub mod clock_steps;
 mod download;
 mod draw_alarms;
 pub mod endpoints;
-mod exceptions;
+pub mod exceptions;
 mod export;
 pub mod log;
 pub mod pdf;

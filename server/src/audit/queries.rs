@@ -35,7 +35,8 @@ pub struct SettlementRow {
 pub struct InvalidationRow {
     pub game: i64,
     pub reason: String,
-    pub principal_id: String,
+    /// None: the server's own, of a game opened under a clock ahead of time (issue 22).
+    pub principal_id: Option<String>,
     pub invalidated_at: i64,
 }
 

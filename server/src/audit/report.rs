@@ -578,7 +578,7 @@ impl Daily {
                 "Game {} invalidated {} by {}: {t} ticket(s) refunded {}.",
                 i.game,
                 source::when(i.invalidated_at),
-                self.people.who(Some(&i.principal_id)),
+                super::exceptions::invalidated_by(&self.people, i.principal_id.as_deref()),
                 money(c)
             ));
             out.wrapped(format!("    why: {}", i.reason));

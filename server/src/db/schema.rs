@@ -158,7 +158,7 @@ diesel::table! {
     game_invalidations (game) {
         game -> BigInt,
         reason -> Text,
-        principal_id -> Text,
+        principal_id -> Nullable<Text>,
         invalidated_at -> BigInt,
     }
 }

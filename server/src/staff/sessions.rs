@@ -10,7 +10,6 @@
 //! `--session-idle` without a request (`keno_core::session_standing`).
 
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use chrono::Local;
 use diesel::prelude::*;
 use keno_api::staff::{Session, SignOn, SignedOn};
 use keno_api::Refusal;
@@ -248,7 +247,7 @@ fn record(
 /// way, or, outside the hours of gaming, of the next one.
 fn day_end(state: &AppState, now: i64) -> i64 {
     let hours = state.settings.hours;
-    let local = Local::now();
+    let local = crate::game_clock::local(now);
     let ends = hours.hours_of(hours.latest_started_day(local)).ends_at;
     if ends > now {
         return ends;

@@ -46,7 +46,8 @@ pub fn commit_sales(
     let (ledger, mut planned) = plan_tenders(conn, sales, &new, &mut refused, game)?;
     new.retain(|i| !refused.contains_key(i));
     let next_number = take_numbers(conn, sales, &new)?;
-    let now = now_micros();
+    // Never before the game opened, whatever the clock read then (issue 22).
+    let now = keno_core::game_time::not_before(now_micros(), game.opened_at);
     number_and_insert(conn, sales, &new, next_number, game, now)?;
     let mut entries = Vec::with_capacity(new.len());
     let mut payments: HashMap<usize, SalePayment> = HashMap::new();

@@ -14,7 +14,6 @@ pub mod cash;
 pub mod issue;
 pub mod lookup;
 
-use chrono::Local;
 use diesel::prelude::*;
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
@@ -202,7 +201,8 @@ pub fn at_a_terminal(v: &VoucherRow, today: KenoDay) -> DomainResult<()> {
 
 /// The Keno Day now: the one started most recently.
 pub fn today(state: &AppState) -> DomainResult<KenoDay> {
-    crate::keno_day::from_date(state.settings.hours.latest_started_day(Local::now()))
+    let now = crate::game_clock::local_now();
+    crate::keno_day::from_date(state.settings.hours.latest_started_day(now))
 }
 
 pub fn find(conn: &mut DbConnection, code: &str) -> QueryResult<Option<VoucherRow>> {

@@ -1,0 +1,204 @@
+//! A wall clock that jumps (issue 22), on both backends, with the server's wall clock moved by
+//! the test (`KENO_FAKE_CLOCK_FILE`: seconds added to it) and the machine's left alone: a step
+//! neither freezes, stretches nor back-dates a game, and is recorded among the day's
+//! exceptions; a game opened under a clock a year ahead is repaired at the restart by the
+//! written rule (invalidated, every wager refunded).
+
+use std::time::{Duration, Instant};
+
+use keno_testkit::{on_both_backends, sale, Server, TestDb};
+use serde_json::{json, Value};
+
+on_both_backends!(
+    a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game,
+    a_game_opened_under_a_clock_a_year_ahead_is_invalidated_at_the_restart,
+);
+
+const DAYS_400: i64 = 400 * 86_400;
+
+/// Keno all day, 4-second games, drawn at once.
+const FAST_GAMES: &[&str] = &[
+    "--game-interval",
+    "4",
+    "--reveal-interval",
+    "0",
+    "--keno-day-start",
+    "00:00",
+    "--keno-day-end",
+    "00:00",
+];
+
+fn micros(t: &Value) -> i64 {
+    let text = t.as_str().unwrap_or_else(|| panic!("a time: {t}"));
+    chrono::DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .timestamp_micros()
+}
+
+fn game(s: &Server, number: i64) -> Value {
+    let (status, g) = s.get(&format!("/api/v1/games/{number}"));
+    assert_eq!(status, 200, "{g}");
+    g
+}
+
+/// Waits until game `number` is closed (or past), and returns it.
+fn closed(s: &Server, number: i64) -> Value {
+    let mut g = Value::Null;
+    s.wait_for(&format!("game {number} closed"), || {
+        g = game(s, number);
+        g["closed_at"].is_string()
+    });
+    g
+}
+
+fn clock_exceptions(db: &TestDb, day: &str) -> Vec<Value> {
+    let out = keno_testkit::audit(db, &["exceptions", "--day", day, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let review: Value = serde_json::from_slice(&out.stdout).unwrap();
+    review["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "clock")
+        .cloned()
+        .collect()
+}
+
+fn a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let fake = db_dir_file(&db, "wall-offset");
+    std::fs::write(&fake, "0").unwrap();
+    let env = [("KENO_FAKE_CLOCK_FILE", fake.to_str().unwrap())];
+    let s = Server::start_with(&db, "127.0.0.1:0", FAST_GAMES, &env);
+    let (_, first) = s.get("/api/v1/games/current");
+    let n = first["number"].as_i64().unwrap();
+    let day = first["keno_day"].as_str().unwrap().to_string();
+    // The wall clock jumps 400 days ahead in the middle of game n.
+    std::fs::write(&fake, DAYS_400.to_string()).unwrap();
+    let stepped = Instant::now();
+    let g = closed(&s, n);
+    let length = micros(&g["closed_at"]) - micros(&g["opened_at"]);
+    assert!(
+        (3_000_000..6_000_000).contains(&length),
+        "game {n} lasted its 4 seconds, not a year: {length} µs"
+    );
+    assert!(stepped.elapsed() < Duration::from_secs(8), "not frozen");
+    // The next game is of the same Keno Day, and a sale in it is dated in it.
+    let next = game(&s, n + 1);
+    assert_eq!(next["keno_day"], day.as_str(), "{next}");
+    let t = s.sell(
+        &writer,
+        sale(
+            "c-1",
+            json!({"type": "standard", "spots": [5]}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    assert_eq!(t["keno_day"], day.as_str());
+    let (_, open) = s.get("/api/v1/games/current");
+    assert!(
+        micros(&t["issued_at"]) >= micros(&open["opened_at"]),
+        "{t} {open}"
+    );
+    // Then an hour back: the open game still closes in its 4 seconds, not in an hour.
+    std::fs::write(&fake, (-3600).to_string()).unwrap();
+    let m = open["number"].as_i64().unwrap();
+    let started = Instant::now();
+    let g = closed(&s, m);
+    assert!(started.elapsed() < Duration::from_secs(8), "not stretched");
+    assert!(
+        micros(&g["closed_at"]) >= micros(&g["opened_at"]),
+        "not back-dated: {g}"
+    );
+    // Both steps are among the day's exceptions, said as such.
+    s.wait_for("both steps recorded", || {
+        clock_exceptions(&db, &day).len() >= 2
+    });
+    let steps = clock_exceptions(&db, &day);
+    let what: Vec<&str> = steps.iter().map(|e| e["what"].as_str().unwrap()).collect();
+    assert!(
+        what[0].contains("stepped +400d") && what[0].contains("kept its course"),
+        "{what:?}"
+    );
+    assert!(what[1].contains("stepped -400d 1h"), "{what:?}");
+    let verify = keno_testkit::audit(&db, &["verify"]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+}
+
+fn a_game_opened_under_a_clock_a_year_ahead_is_invalidated_at_the_restart(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let fake = db_dir_file(&db, "wall-offset");
+    // The machine boots with its clock 400 days ahead: the server opens a game on a Keno Day
+    // a year away, and sells in it.
+    std::fs::write(&fake, DAYS_400.to_string()).unwrap();
+    let env = [("KENO_FAKE_CLOCK_FILE", fake.to_str().unwrap())];
+    let mut s = Server::start_with(&db, "127.0.0.1:0", keno_testkit::MANUAL_CLOCK, &env);
+    let (_, wrong) = s.get("/api/v1/games/current");
+    let n = wrong["number"].as_i64().unwrap();
+    let t = s.sell(
+        &writer,
+        sale(
+            "y-1",
+            json!({"type": "standard", "spots": [5]}),
+            "standard",
+            300,
+            1,
+        ),
+    );
+    let serial = t["serial"].as_str().unwrap().to_string();
+    s.stop();
+    // Set right, the server restarts: the game's Keno Day has not begun, so it is invalidated
+    // and its wager refunded, by the server; a game of today opens.
+    std::fs::write(&fake, "0").unwrap();
+    let s = Server::start_with(&db, "127.0.0.1:0", keno_testkit::MANUAL_CLOCK, &env);
+    // At the leader's first look at the open game.
+    s.wait_for("the game repaired", || game(&s, n)["state"] != "open");
+    let g = game(&s, n);
+    assert_eq!(g["state"], "invalidated", "{g}");
+    s.wait_for("a game of today open", || {
+        s.get("/api/v1/games/current").1["number"].as_i64() > Some(n)
+    });
+    let (_, now_open) = s.get("/api/v1/games/current");
+    assert!(now_open["number"].as_i64().unwrap() > n);
+    assert_ne!(now_open["keno_day"], wrong["keno_day"]);
+    let refunded = db.query_i64(&format!(
+        "SELECT CAST(COALESCE(SUM(refund_cents), 0) AS BIGINT) AS n FROM ticket_refunds WHERE serial = '{serial}'"
+    ));
+    assert_eq!(refunded, 300, "the wager refunded (rule 17.3)");
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM game_invalidations WHERE game = {n} AND principal_id IS NULL"
+        )),
+        1,
+        "invalidated by the server, no person named"
+    );
+    let day = now_open["keno_day"].as_str().unwrap();
+    let repaired = clock_exceptions(&db, day);
+    assert!(
+        repaired
+            .iter()
+            .any(|e| e["game"] == n && e["what"].as_str().unwrap().contains("invalidated")),
+        "{repaired:?}"
+    );
+    let verify = keno_testkit::audit(&db, &["verify"]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+}
+
+/// A file in the test's own folder (beside its SQLite file and audit key).
+fn db_dir_file(db: &TestDb, name: &str) -> std::path::PathBuf {
+    db.audit_key().with_file_name(name)
+}
