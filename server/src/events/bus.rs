@@ -9,20 +9,12 @@ use keno_api::events::Event as Published;
 use keno_api::EventKind;
 use tokio::sync::broadcast;
 
+/// An event as every stream sends it: written once, shared by all (2,000 displays would
+/// otherwise each format their own copy of every event).
 #[derive(Debug)]
 pub struct Event {
-    pub id: u64,
-    pub kind: EventKind,
-    pub data: String,
-}
-
-impl Event {
-    pub fn to_sse(&self) -> String {
-        format!(
-            "id: {}\nevent: {}\ndata: {}\n\n",
-            self.id, self.kind, self.data
-        )
-    }
+    /// `id: ...\nevent: ...\ndata: ...\n\n`
+    pub sse: actix_web::web::Bytes,
 }
 
 pub struct Events {
@@ -85,11 +77,9 @@ impl Events {
     /// Hands an event to this instance's clients.
     pub fn deliver(&self, kind: EventKind, data: String) {
         tracing::debug!(%kind, %data, "event");
-        let event = Event {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            kind,
-            data,
-        };
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let sse = format!("id: {id}\nevent: {kind}\ndata: {data}\n\n");
+        let event = Event { sse: sse.into() };
         // No subscriber is not an error: nobody is watching.
         let _ = self.sender.send(Arc::new(event));
     }

@@ -63,12 +63,11 @@ pub async fn stream_events(
             }
             let bytes = tokio::select! {
                 received = receiver.recv() => match received {
-                    Ok(event) => web::Bytes::from(event.to_sse()),
-                    // A slow client missed events: tell it to read the state again.
-                    Err(broadcast::error::RecvError::Lagged(n)) => {
-                        web::Bytes::from(format!("event: resync\ndata: {{\"missed\":{n}}}\n\n"))
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
+                    Ok(event) => with_those_waiting(event.sse.clone(), &mut receiver),
+                    Err(e) => match missed(e) {
+                        Some(resync) => resync,
+                        None => return None,
+                    },
                 },
                 _ = keepalive.tick() => web::Bytes::from_static(b": keepalive\n\n"),
             };
@@ -80,6 +79,42 @@ pub async fn stream_events(
         .insert_header(("Cache-Control", "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(body))
+}
+
+/// `first` and the events already waiting behind it, in one write: the 20 numbers of a draw
+/// revealed at once reach each display as one write rather than 20.
+fn with_those_waiting(
+    first: web::Bytes,
+    receiver: &mut broadcast::Receiver<std::sync::Arc<bus::Event>>,
+) -> web::Bytes {
+    let mut more = Vec::new();
+    while more.len() < 64 {
+        match receiver.try_recv() {
+            Ok(event) => more.push(event),
+            // Lagged or closed: the next `recv` says so.
+            Err(_) => break,
+        }
+    }
+    if more.is_empty() {
+        return first;
+    }
+    let mut all = Vec::with_capacity(first.len() + more.iter().map(|e| e.sse.len()).sum::<usize>());
+    all.extend_from_slice(&first);
+    for event in more {
+        all.extend_from_slice(&event.sse);
+    }
+    all.into()
+}
+
+/// A stream's receive error: a slow display missed events (told to read the state again), or
+/// the bus is gone (`None`: the stream ends).
+fn missed(e: broadcast::error::RecvError) -> Option<web::Bytes> {
+    match e {
+        broadcast::error::RecvError::Lagged(n) => Some(web::Bytes::from(format!(
+            "event: resync\ndata: {{\"missed\":{n}}}\n\n"
+        ))),
+        broadcast::error::RecvError::Closed => None,
+    }
 }
 
 /// How long a display refused for the caps waits before it asks again.
