@@ -53,7 +53,36 @@ impl Failure {
         Self::refuse(Refusal::Forbidden, message)
     }
 
-    /// The refusal's code, if this is one.
+    /// The database out of reach for a moment: try again (503, `Retry-After: 1`).
+    pub fn unavailable() -> Self {
+        Failure::Refused {
+            refusal: Refusal::Unavailable,
+            message: "the database is out of reach for a moment; nothing was changed: try again"
+                .into(),
+            retry_after: Some(1),
+        }
+    }
+
+    /// A lost or unobtainable database connection, or a session that cannot write (its node a
+    /// primary being demoted, or a standby not yet promoted): the database refused the work,
+    /// which may be sent again, to this or another instance. (A session lost inside its commit
+    /// may have committed: the request sent again with its request id finds what was done.)
+    pub fn out_of_reach(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error};
+        let Failure::Internal(e) = self else {
+            return false;
+        };
+        e.chain().any(|cause| {
+            matches!(
+                cause.downcast_ref::<Error>(),
+                Some(Error::DatabaseError(
+                    DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::ReadOnlyTransaction,
+                    _
+                ))
+            ) || cause.downcast_ref::<diesel::r2d2::PoolError>().is_some()
+        })
+    }
+
     /// A unique key already taken: a copy of the same request (or the same name) committed
     /// meanwhile by another writer.
     pub fn is_duplicate(&self) -> bool {
@@ -64,6 +93,7 @@ impl Failure {
         ))
     }
 
+    /// The refusal's code, if this is one.
     pub fn refusal(&self) -> Option<Refusal> {
         match self {
             Failure::Refused { refusal, .. } => Some(*refusal),
