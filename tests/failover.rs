@@ -151,8 +151,9 @@ impl Site {
     fn fail_over_by(&self, kill: fn(&PgHa) -> u16) -> Failover {
         let old = kill(&self.ha);
         let killed = Instant::now();
+        // The other node out of recovery, writable and committing (the monitor may take a
+        // moment more to settle its own view).
         let took = self.ha.wait_primary(old);
-        assert_ne!(self.ha.primary(), old, "the standby was promoted");
         Failover { killed, took }
     }
 

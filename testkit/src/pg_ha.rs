@@ -55,11 +55,6 @@ impl PgHa {
         None
     }
 
-    /// The port of the node the monitor has as primary.
-    pub fn primary(&self) -> u16 {
-        self.port_of(&["primary"])
-    }
-
     /// SIGKILLs the primary's host (its keeper, postmaster and backends); returns its port.
     pub fn kill_primary(&self) -> u16 {
         self.port_of(&["kill-primary"])
