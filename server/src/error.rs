@@ -73,19 +73,13 @@ impl ApiError {
                 message,
                 retry_after,
             } => (*refusal, message.clone(), *retry_after),
-            Failure::Internal(e) if e.downcast_ref::<crate::store::CommitUnknown>().is_some() => {
+            Failure::Internal(e) if self.0.at_commit() => {
                 tracing::warn!(error = %format!("{e:#}"), "the database connection failed during COMMIT");
-                let message = "the connection to the database failed as the change was being \
-                               committed, so whether it was done is unknown: send the same \
-                               request again with the same request id (it is done at most \
-                               once), or look it up";
-                (Refusal::Unavailable, message.into(), Some(1))
+                ApiError(Failure::outcome_unknown()).answer()
             }
-            Failure::Internal(e) if database_out_of_reach(e) => {
+            Failure::Internal(e) if self.0.out_of_reach() => {
                 tracing::warn!(error = %format!("{e:#}"), "database out of reach");
-                let message = "the database is out of reach for a moment; nothing was changed: \
-                               try again";
-                (Refusal::Unavailable, message.into(), Some(1))
+                ApiError(Failure::unavailable()).answer()
             }
             Failure::Internal(e) => {
                 tracing::error!(error = %format!("{e:#}"), "internal error");
@@ -106,10 +100,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match &self.0 {
             Failure::Refused { refusal, .. } => status(*refusal),
-            Failure::Internal(e)
-                if database_out_of_reach(e)
-                    || e.downcast_ref::<crate::store::CommitUnknown>().is_some() =>
-            {
+            Failure::Internal(_) if self.0.out_of_reach() || self.0.at_commit() => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -167,18 +158,6 @@ impl From<actix_web::error::BlockingError> for Failure {
     }
 }
 
-/// A lost or unobtainable database connection: the request did nothing and may be sent again
-/// (to this or another instance), so it is a 503 rather than a 500.
-fn database_out_of_reach(e: &anyhow::Error) -> bool {
-    use diesel::result::{DatabaseErrorKind, Error};
-    e.chain().any(|cause| {
-        matches!(
-            cause.downcast_ref::<Error>(),
-            Some(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _))
-        ) || cause.downcast_ref::<diesel::r2d2::PoolError>().is_some()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +173,35 @@ mod tests {
             status(Refusal::BelowMinimumWager),
             StatusCode::UNPROCESSABLE_ENTITY
         );
+    }
+
+    /// A session lost, or one on a node that turned read-only (a primary being demoted in a
+    /// failover), is a 503 to send again; any other database error is a 500.
+    #[test]
+    fn a_lost_or_read_only_session_is_a_503() {
+        use diesel::result::{DatabaseErrorKind, Error};
+        let db = |kind| {
+            let e = Error::DatabaseError(kind, Box::new("from the database".to_string()));
+            ApiError(Failure::from(e)).status_code()
+        };
+        assert_eq!(
+            db(DatabaseErrorKind::ReadOnlyTransaction),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            db(DatabaseErrorKind::ClosedConnection),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            db(DatabaseErrorKind::Unknown),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        let (refusal, _, retry_after) =
+            ApiError(Failure::from(anyhow::Error::from(Error::DatabaseError(
+                DatabaseErrorKind::ReadOnlyTransaction,
+                Box::new(String::new()),
+            ))))
+            .answer();
+        assert_eq!((refusal, retry_after), (Refusal::Unavailable, Some(1)));
     }
 }

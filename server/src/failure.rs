@@ -53,7 +53,56 @@ impl Failure {
         Self::refuse(Refusal::Forbidden, message)
     }
 
-    /// The refusal's code, if this is one.
+    /// The database out of reach for a moment: try again (503, `Retry-After: 1`).
+    pub fn unavailable() -> Self {
+        Failure::Refused {
+            refusal: Refusal::Unavailable,
+            message: "the database is out of reach for a moment; nothing was changed: try again"
+                .into(),
+            retry_after: Some(1),
+        }
+    }
+
+    /// The connection failed during the COMMIT itself: the change may have been done or not
+    /// (503, `Retry-After: 1`). Only "unknown" is true, and a retry with the same request id
+    /// finds what was done.
+    pub fn outcome_unknown() -> Self {
+        Failure::Refused {
+            refusal: Refusal::Unavailable,
+            message: "the connection to the database failed as the change was being committed, \
+                      so whether it was done is unknown: send the same request again with the \
+                      same request id (it is done at most once), or look it up"
+                .into(),
+            retry_after: Some(1),
+        }
+    }
+
+    /// A failure of the COMMIT itself (`store::CommitUnknown`): told apart from
+    /// [`Failure::out_of_reach`], which it also is.
+    pub fn at_commit(&self) -> bool {
+        matches!(self, Failure::Internal(e) if e.downcast_ref::<crate::store::CommitUnknown>().is_some())
+    }
+
+    /// A lost or unobtainable database connection, or a session that cannot write (its node a
+    /// primary being demoted, or a standby not yet promoted): the database refused the work,
+    /// which may be sent again, to this or another instance. (A session lost inside its commit
+    /// may have committed: [`Failure::at_commit`] tells that apart.)
+    pub fn out_of_reach(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error};
+        let Failure::Internal(e) = self else {
+            return false;
+        };
+        e.chain().any(|cause| {
+            matches!(
+                cause.downcast_ref::<Error>(),
+                Some(Error::DatabaseError(
+                    DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::ReadOnlyTransaction,
+                    _
+                ))
+            ) || cause.downcast_ref::<diesel::r2d2::PoolError>().is_some()
+        })
+    }
+
     /// A unique key already taken: a copy of the same request (or the same name) committed
     /// meanwhile by another writer.
     pub fn is_duplicate(&self) -> bool {
@@ -64,6 +113,7 @@ impl Failure {
         ))
     }
 
+    /// The refusal's code, if this is one.
     pub fn refusal(&self) -> Option<Refusal> {
         match self {
             Failure::Refused { refusal, .. } => Some(*refusal),

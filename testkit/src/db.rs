@@ -67,6 +67,17 @@ impl TestDb {
         }
     }
 
+    /// A PostgreSQL database made elsewhere (a primary and standby of `scripts/pg-ha`), used
+    /// as it is and never dropped; the folder for the key and checkpoints is the test's own.
+    pub fn existing(url: &str) -> TestDb {
+        TestDb {
+            backend: Backend::Postgres,
+            url: url.to_string(),
+            dir: tempfile::tempdir().unwrap(),
+            pg: None,
+        }
+    }
+
     /// The signing key of the test's servers' audit checkpoints (`serve --audit-key`).
     pub fn audit_key(&self) -> std::path::PathBuf {
         self.dir.path().join("keno-audit.key")
@@ -175,6 +186,11 @@ impl Session {
         self.row::<N>(sql)
             .unwrap_or_else(|e| panic!("{sql}: {e}"))
             .n
+    }
+
+    /// As [`Session::i64`], for a query that may fail (its database gone, say).
+    pub fn try_i64(&self, sql: &str) -> diesel::QueryResult<i64> {
+        self.row::<N>(sql).map(|r| r.n)
     }
 
     /// One text value from SQL (`SELECT ... AS s`); panics with the SQL on an error.

@@ -3,9 +3,10 @@
 //! afterwards), `keno-server serve` as a child process, and HTTP calls through ureq.
 //!
 //! Used, as a dev-dependency, by the server's integration tests (`server/tests`), the
-//! whole-system fault harness (`tests/faults.rs`), the server's load generator
-//! (`server/examples/loadgen.rs`) and the writer terminal's tests. It drives the server only as
-//! a process (its command line and its HTTP API) and depends on none of its code.
+//! whole-system fault and failover harnesses (`tests/faults.rs`, `tests/failover.rs`), the
+//! server's load generator (`server/examples/loadgen.rs`) and the writer terminal's tests. It
+//! drives the server only as a process (its command line and its HTTP API) and depends on none
+//! of its code.
 //!
 //! - [`TestDb`] and [`Backend`]: a database of a test's own; [`Session`]: one connection kept
 //!   open for many queries; [`on_both_backends!`] runs a scenario on each backend.
@@ -15,6 +16,8 @@
 //! - [`browser`]: headless Chromium over WebDriver, for the display pages.
 //! - [`Staff`]: a person added with `staff add`, their sign-on and TOTP codes;
 //!   `TestDb::terminal` registers a terminal.
+//! - [`pg_ha`]: a PostgreSQL primary and its synchronous standby (pg_auto_failover,
+//!   `scripts/pg-ha`), for the failover tests; `TestDb::existing` puts a test on its database.
 //! - [`invariants`]: the invariants of a run, read from its database (the fault harness asserts
 //!   them, the soak run prints them).
 //!
@@ -25,6 +28,7 @@
 pub mod browser;
 mod db;
 pub mod invariants;
+pub mod pg_ha;
 mod program;
 mod server;
 mod staff;

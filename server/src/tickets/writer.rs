@@ -114,7 +114,9 @@ fn closed() -> Failure {
 
 /// One transaction for the batch. Any failure in it (on PostgreSQL an error aborts the whole
 /// transaction) sends each sale through a transaction of its own, so that one cannot sink the
-/// others; a sale already made is found before inserting, so failures are rare.
+/// others; a sale already made is found before inserting, so failures are rare. A database out
+/// of reach (failing over) is no sale's fault: every sale of the batch is answered 503 at once,
+/// to be sent again, rather than each waiting in turn for a connection.
 ///
 /// On PostgreSQL a batch of plain sales is first tried without looking its request ids up:
 /// a retry is rare, and the unique index on (writer, request id) refuses it. That refusal
@@ -153,6 +155,16 @@ fn commit_batch(
     };
     match first {
         Ok(outcomes) => outcomes,
+        Err(e) if e.out_of_reach() || e.at_commit() => {
+            tracing::warn!(error = %e, sales = tickets.len(), "batch failed: the database is out of reach");
+            // Lost in the COMMIT, the batch may have been sold: its terminals send it again
+            // under the same request ids and are answered with what was sold.
+            let answer = || match e.at_commit() {
+                true => Failure::outcome_unknown(),
+                false => Failure::unavailable(),
+            };
+            tickets.iter().map(|_| Err(answer())).collect()
+        }
         Err(e) if tickets.len() > 1 || e.is_duplicate() => {
             if !e.is_duplicate() {
                 tracing::warn!(error = %e, sales = tickets.len(), "batch failed; committing its sales one by one");
