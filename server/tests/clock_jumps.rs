@@ -16,17 +16,26 @@ on_both_backends!(
 
 const DAYS_400: i64 = 400 * 86_400;
 
-/// Keno all day, 4-second games, drawn at once.
-const FAST_GAMES: &[&str] = &[
-    "--game-interval",
-    "4",
-    "--reveal-interval",
-    "0",
-    "--keno-day-start",
-    "00:00",
-    "--keno-day-end",
-    "00:00",
-];
+/// Keno all day from an hour ago (so no Keno Day ends during the test), 4-second games,
+/// drawn at once.
+fn fast_games(start: &str) -> [&str; 8] {
+    [
+        "--game-interval",
+        "4",
+        "--reveal-interval",
+        "0",
+        "--keno-day-start",
+        start,
+        "--keno-day-end",
+        start,
+    ]
+}
+
+fn an_hour_ago() -> String {
+    (chrono::Local::now() - chrono::Duration::hours(1))
+        .format("%H:%M")
+        .to_string()
+}
 
 fn micros(t: &Value) -> i64 {
     let text = t.as_str().unwrap_or_else(|| panic!("a time: {t}"));
@@ -73,7 +82,8 @@ fn a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game(db: TestDb) {
     let fake = db_dir_file(&db, "wall-offset");
     std::fs::write(&fake, "0").unwrap();
     let env = [("KENO_FAKE_CLOCK_FILE", fake.to_str().unwrap())];
-    let s = Server::start_with(&db, "127.0.0.1:0", FAST_GAMES, &env);
+    let start = an_hour_ago();
+    let s = Server::start_with(&db, "127.0.0.1:0", &fast_games(&start), &env);
     let (_, first) = s.get("/api/v1/games/current");
     let n = first["number"].as_i64().unwrap();
     let day = first["keno_day"].as_str().unwrap().to_string();

@@ -185,7 +185,23 @@ fn a_supervisor_runs_the_room_from_the_console() {
     };
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let supervisor = db.staff("supervisor", "SAM");
-    let server = Server::start(&db, MANUAL_CLOCK);
+    // Keno all day from an hour ago, so the early closure scheduled an hour from now falls
+    // before today's end whatever the time of day (at 23:30 with the day ending at midnight
+    // it would not).
+    let start = (chrono::Local::now() - chrono::Duration::hours(1))
+        .format("%H:%M")
+        .to_string();
+    let args = [
+        "--game-interval",
+        "3600",
+        "--reveal-interval",
+        "0",
+        "--keno-day-start",
+        &start,
+        "--keno-day-end",
+        &start,
+    ];
+    let server = Server::start(&db, &args);
     let console = Console {
         browser: &browser,
         base: server.base.clone(),
