@@ -366,17 +366,18 @@ fn a_commit_cut_short_is_answered_as_unknown_and_its_retry_pays_once() {
             r.body_mut().read_json::<Value>().unwrap(),
         )
     });
-    // The payment's transaction is the one left open, waiting to commit.
-    let waiting = "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
-                   AND state = 'idle in transaction' AND pid <> pg_backend_pid()";
+    // The payment's transaction is the one left open, waiting to commit: idle in it for longer
+    // than between two of its statements (the pause is 1.5 s).
+    let paused = "FROM pg_stat_activity WHERE datname = current_database() \
+                  AND state = 'idle in transaction' AND pid <> pg_backend_pid() \
+                  AND clock_timestamp() - state_change > interval '300 milliseconds'";
+    let waiting = format!("SELECT COUNT(*) AS n {paused}");
     w.server.wait_for("the payment waiting to commit", || {
-        db.query_i64(waiting) == 1
+        db.query_i64(&waiting) == 1
     });
-    db.query_i64(
-        "SELECT COUNT(*) AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-         WHERE datname = current_database() AND state = 'idle in transaction' \
-         AND pid <> pg_backend_pid()) AS cut",
-    );
+    db.query_i64(&format!(
+        "SELECT COUNT(*) AS n FROM (SELECT pg_terminate_backend(pid) {paused}) AS cut"
+    ));
     let (status, e) = paying.join().unwrap();
     assert_eq!(
         (status, e["error"].as_str()),
