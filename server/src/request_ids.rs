@@ -49,6 +49,18 @@ pub fn digest(act: &str, subject: &str, body: &impl Serialize) -> DomainResult<S
     Ok(hex::encode(h.finalize()))
 }
 
+/// A request's own `request_id` (a sale's, a voucher's issue) checked, 1 to 100 characters,
+/// and the request's digest, which its row keeps.
+pub fn checked(act: &str, request_id: &str, body: &impl Serialize) -> DomainResult<String> {
+    if request_id.is_empty() || request_id.len() > REQUEST_ID {
+        return Err(Failure::refuse(
+            Refusal::InvalidRequestId,
+            format!("request_id must be 1 to {REQUEST_ID} characters"),
+        ));
+    }
+    digest(act, "", body)
+}
+
 /// 409 for a request id already used for another request, naming that request.
 pub fn reused(request_id: &str, earlier: impl std::fmt::Display) -> Failure {
     Failure::refuse(

@@ -70,14 +70,7 @@ pub async fn sell(
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
-    if request.request_id.is_empty() || request.request_id.len() > 100 {
-        return Err(Failure::refuse(
-            Refusal::InvalidRequestId,
-            "request_id must be 1 to 100 characters",
-        )
-        .into());
-    }
-    let digest = crate::request_ids::digest("sale", "", &request)?;
+    let digest = crate::request_ids::checked("sale", &request.request_id, &request)?;
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     };

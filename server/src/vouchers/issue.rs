@@ -55,14 +55,7 @@ pub async fn issue(
     request: web::Json<IssueRequest>,
 ) -> ApiResult<HttpResponse> {
     let request = request.into_inner();
-    if request.request_id.is_empty() || request.request_id.len() > 100 {
-        return Err(Failure::refuse(
-            Refusal::InvalidRequestId,
-            "request_id must be 1 to 100 characters",
-        )
-        .into());
-    }
-    let digest = crate::request_ids::digest("voucher", "", &request)?;
+    let digest = crate::request_ids::checked("voucher", &request.request_id, &request)?;
     if principal.site.is_none() || principal.terminal.is_none() {
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
