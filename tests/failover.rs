@@ -15,8 +15,6 @@
 //! with the same request id; any other answer but success (a 500 above all) fails the test.
 //!
 //! Each case stands up its own pair (about 7 s; a failover takes 4-5 s), two pairs at a time.
-//! The postmaster crash (a second way to lose the primary, during sales) runs only with
-//! `KENO_FAILOVER_ALL=1`, to keep CI short.
 //! Needs root and Debian's pg_auto_failover packages, which the script installs: skipped with a
 //! note where it cannot run, except under `CI=true`.
 
@@ -32,39 +30,7 @@ use serde_json::{json, Value};
 
 /// At most two pairs at once, whatever the test threads: each is three PostgreSQL servers and
 /// a keno-server on a two-core machine.
-static RUNNING: (Mutex<usize>, std::sync::Condvar) = (Mutex::new(0), std::sync::Condvar::new());
-
-struct Permit;
-
-impl Permit {
-    fn take() -> Permit {
-        let (count, freed) = &RUNNING;
-        let mut n = count.lock().unwrap_or_else(|p| p.into_inner());
-        while *n >= 2 {
-            n = freed.wait(n).unwrap_or_else(|p| p.into_inner());
-        }
-        *n += 1;
-        Permit
-    }
-}
-
-impl Drop for Permit {
-    fn drop(&mut self) {
-        let (count, freed) = &RUNNING;
-        *count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
-        freed.notify_one();
-    }
-}
-
-/// The cases that add little to the others run when asked (`KENO_FAILOVER_ALL=1`), to keep
-/// CI short.
-fn asked_for() -> bool {
-    let asked = std::env::var("KENO_FAILOVER_ALL").as_deref() == Ok("1");
-    if !asked {
-        eprintln!("skipped: set KENO_FAILOVER_ALL=1 to run this failover case");
-    }
-    asked
-}
+static RUNNING: keno_testkit::AtMost = keno_testkit::AtMost::new(2);
 
 /// One server on a primary and its standby.
 struct Site {
@@ -80,7 +46,7 @@ struct Site {
     unanswered: AtomicUsize,
     unavailable: AtomicUsize,
     ha: PgHa,
-    _permit: Permit,
+    _turn: keno_testkit::Turn,
 }
 
 /// A request answered with neither success nor 503, or never answered; `retried` when an
@@ -107,7 +73,7 @@ struct Answered {
 impl Site {
     /// `None` where the pair cannot be stood up (outside CI).
     fn start(reveal: &str, faults: &str) -> Option<Site> {
-        let permit = Permit::take();
+        let turn = RUNNING.take();
         let ha = PgHa::up()?;
         let db = TestDb::existing(&ha.url);
         let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
@@ -138,7 +104,7 @@ impl Site {
             unanswered: AtomicUsize::new(0),
             unavailable: AtomicUsize::new(0),
             ha,
-            _permit: permit,
+            _turn: turn,
         })
     }
 
@@ -358,9 +324,6 @@ fn failover_during_sales() {
 /// its standby.
 #[test]
 fn postmaster_crash_during_sales() {
-    if !asked_for() {
-        return;
-    }
     if let Some(site) = Site::start("0", "") {
         let kill = PgHa::kill_primary_postmaster;
         sales_through_failover(&site, "failover after a postmaster crash", kill);

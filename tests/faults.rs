@@ -29,30 +29,7 @@ const NAMES: [&str; 2] = ["a", "b"];
 
 /// At most two clusters at once, whatever the test threads: each holds about 20 PostgreSQL
 /// sessions, and the server allows 100 by default.
-static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
-    (std::sync::Mutex::new(0), std::sync::Condvar::new());
-
-struct Permit;
-
-impl Permit {
-    fn take() -> Permit {
-        let (count, freed) = &RUNNING;
-        let mut n = count.lock().unwrap_or_else(|p| p.into_inner());
-        while *n >= 2 {
-            n = freed.wait(n).unwrap_or_else(|p| p.into_inner());
-        }
-        *n += 1;
-        Permit
-    }
-}
-
-impl Drop for Permit {
-    fn drop(&mut self) {
-        let (count, freed) = &RUNNING;
-        *count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
-        freed.notify_one();
-    }
-}
+static RUNNING: keno_testkit::AtMost = keno_testkit::AtMost::new(2);
 
 /// Two instances, `a` started first (and so the first leader).
 struct Cluster {
@@ -69,7 +46,7 @@ struct Cluster {
     supervisor: String,
     agent: ureq::Agent,
     // Dropped last, once the servers and the database are gone.
-    _permit: Permit,
+    _turn: keno_testkit::Turn,
 }
 
 impl Cluster {
@@ -85,7 +62,7 @@ impl Cluster {
         faults: [&str; 2],
         more: &[&str],
     ) -> Option<Cluster> {
-        let permit = Permit::take();
+        let turn = RUNNING.take();
         let db = TestDb::new(Backend::Postgres)?;
         let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
         let supervisor = db.principal("supervisor", "SAM", None);
@@ -118,7 +95,7 @@ impl Cluster {
             writer,
             supervisor,
             agent: agent(Some(Duration::from_secs(10))),
-            _permit: permit,
+            _turn: turn,
         };
         cluster.run(0);
         cluster.wait_leader(0);

@@ -19,7 +19,8 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// A list endpoint's page: the most items one answer holds (`limit` above it is cut to it).
 pub const MAX_PAGE: usize = 500;
 
-/// Texts by field name, in characters.
+/// Texts by field name, in characters: each at least what its handler (or keno-core's rule)
+/// accepts, so the list refuses only what was always too long to store.
 pub const FIELDS: &[(&str, usize)] = &[
     ("request_id", REQUEST_ID),
     // Serials and voucher codes: 22 digits and a few separators as printed.
@@ -33,26 +34,31 @@ pub const FIELDS: &[(&str, usize)] = &[
     ("reason", 500),
     ("note", 500),
     ("description", 500),
+    ("excluded_person", 500),
     ("other_details", 2000),
-    ("postal_address", 300),
+    ("postal_address", 500),
     ("purchase_place", 200),
     ("name", 100),
-    ("claimant_name", 100),
+    ("claimant_name", 200),
     ("phone", 50),
-    ("id_number", 60),
-    ("id_kind", 60),
     ("cheque_reference", 100),
-    ("cheque_number", 100),
-    // Who and where.
+    ("id_number", keno_core::payout::HAND_PAY_FIELD_MAX_CHARS),
+    ("id_kind", keno_core::payout::HAND_PAY_FIELD_MAX_CHARS),
+    ("cheque_number", keno_core::payout::HAND_PAY_FIELD_MAX_CHARS),
+    (
+        "inspector_notified",
+        keno_core::closure::INSPECTOR_MAX_CHARS,
+    ),
+    // Who and where (a staff ID, a site, a terminal: 16 characters, `staff::check_code`).
     ("staff_id", 64),
     ("site", 64),
     ("terminal", 64),
     ("device", 64),
     ("device_id", 64),
-    // Secrets: a PIN, a password, a TOTP code, a device's secret.
+    // Secrets: a PIN, a password (rule of `keno_core::staff::check_secret`), a TOTP code.
     ("pin", 128),
-    ("password", 128),
-    ("secret", 200),
+    ("password", keno_core::staff::PASSWORD_MAX_CHARS),
+    ("secret", keno_core::staff::PASSWORD_MAX_CHARS),
     ("totp", 16),
 ];
 

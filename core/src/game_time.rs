@@ -88,8 +88,10 @@ pub struct OpenGameFacts {
     pub keno_day: KenoDay,
 }
 
-/// What becomes of a game left open by a clock that was wrong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What becomes of a game left open by a clock that was wrong (recorded in the trail as
+/// `none`, `close_now` or `invalidate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Repair {
     /// Its times fit game time: it runs on.
     None,
@@ -100,6 +102,20 @@ pub enum Repair {
     /// claimed (rule 13.1) on the right day, and its draw would be dated before the day it
     /// names. It is invalidated and every ticket refunded (rule 17.3).
     Invalidate,
+}
+
+impl Repair {
+    /// What was done, for people.
+    pub fn described(self) -> &'static str {
+        match self {
+            Repair::None => "left to run on",
+            Repair::CloseNow => "closed now: it opened after now, under a clock ahead of time",
+            Repair::Invalidate => {
+                "closed and invalidated, every wager refunded (rule 17.3): its Keno Day has not \
+                 begun"
+            }
+        }
+    }
 }
 
 /// Judges a game found open against game time `now` and today's Keno Day (`None` outside the

@@ -120,16 +120,13 @@ fn repair(
         keno_day: crate::keno_day::stored(&game.keno_day, format_args!("game {}", game.number))?,
     };
     let repair = repair_open_game(facts, today, now);
-    let what = match repair {
-        Repair::None => return Ok(false),
-        Repair::CloseNow => "closed now: it opened after now, under a clock ahead of time",
-        Repair::Invalidate => {
-            "closed and invalidated, every wager refunded (rule 17.3): its Keno Day has not begun"
-        }
-    };
+    if repair == Repair::None {
+        return Ok(false);
+    }
+    let what = repair.described();
     tracing::warn!(game = game.number, keno_day = %game.keno_day, "a game opened under a wrong clock is {what}");
     let repaired = GameRepaired {
-        repair: what.to_string(),
+        repair,
         opened_at: game.opened_at,
         closes_at: game.closes_at,
         keno_day: game.keno_day.clone(),

@@ -73,7 +73,7 @@ impl ApiError {
                 message,
                 retry_after,
             } => (*refusal, message.clone(), *retry_after),
-            Failure::Internal(e) if self.0.at_commit() => {
+            Failure::Internal(e) if self.0.failed_at_commit() => {
                 tracing::warn!(error = %format!("{e:#}"), "the database connection failed during COMMIT");
                 ApiError(Failure::outcome_unknown()).answer()
             }
@@ -100,7 +100,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match &self.0 {
             Failure::Refused { refusal, .. } => status(*refusal),
-            Failure::Internal(_) if self.0.out_of_reach() || self.0.at_commit() => {
+            Failure::Internal(_) if self.0.out_of_reach() || self.0.failed_at_commit() => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

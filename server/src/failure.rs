@@ -79,14 +79,14 @@ impl Failure {
 
     /// A failure of the COMMIT itself (`store::CommitUnknown`): told apart from
     /// [`Failure::out_of_reach`], which it also is.
-    pub fn at_commit(&self) -> bool {
+    pub fn failed_at_commit(&self) -> bool {
         matches!(self, Failure::Internal(e) if e.downcast_ref::<crate::store::CommitUnknown>().is_some())
     }
 
     /// A lost or unobtainable database connection, or a session that cannot write (its node a
     /// primary being demoted, or a standby not yet promoted): the database refused the work,
     /// which may be sent again, to this or another instance. (A session lost inside its commit
-    /// may have committed: [`Failure::at_commit`] tells that apart.)
+    /// may have committed: [`Failure::failed_at_commit`] tells that apart.)
     pub fn out_of_reach(&self) -> bool {
         use diesel::result::{DatabaseErrorKind, Error};
         let Failure::Internal(e) = self else {

@@ -64,7 +64,7 @@ where
         committing = true;
         Ok(done)
     })
-    .map_err(|e: E| if committing { e.at_commit() } else { e })
+    .map_err(|e: E| if committing { e.marked_at_commit() } else { e })
 }
 
 /// A transaction whose COMMIT failed: its work was all sent, so it may have been done or not.
@@ -75,11 +75,11 @@ pub struct CommitUnknown;
 
 /// An error that can say it happened at COMMIT.
 pub trait AtCommit {
-    fn at_commit(self) -> Self;
+    fn marked_at_commit(self) -> Self;
 }
 
 impl AtCommit for crate::error::Failure {
-    fn at_commit(self) -> Self {
+    fn marked_at_commit(self) -> Self {
         match self {
             crate::error::Failure::Internal(e) => {
                 crate::error::Failure::Internal(e.context(CommitUnknown))
@@ -90,7 +90,7 @@ impl AtCommit for crate::error::Failure {
 }
 
 impl AtCommit for anyhow::Error {
-    fn at_commit(self) -> Self {
+    fn marked_at_commit(self) -> Self {
         self.context(CommitUnknown)
     }
 }
@@ -98,7 +98,7 @@ impl AtCommit for anyhow::Error {
 /// A bare database error cannot carry the mark; its callers (the clock's and drawer's own
 /// transactions) answer no client.
 impl AtCommit for diesel::result::Error {
-    fn at_commit(self) -> Self {
+    fn marked_at_commit(self) -> Self {
         self
     }
 }

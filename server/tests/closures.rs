@@ -17,14 +17,6 @@ on_both_backends!(
     no_game_opens_after_the_closure_and_a_ticket_plays_on_when_keno_next_opens,
 );
 
-/// Keno open all day from an hour ago (HH:MM): today's Keno Day ends in about 23 hours, so a
-/// closure minutes ahead is always before its normal end, whatever the time of day.
-fn all_day_from_an_hour_ago() -> String {
-    (Local::now() - chrono::Duration::hours(1))
-        .format("%H:%M")
-        .to_string()
-}
-
 fn hours(start: &str) -> Vec<String> {
     ["--keno-day-start", start, "--keno-day-end", start]
         .iter()
@@ -207,7 +199,7 @@ fn verify(db: &TestDb) -> (i32, String) {
 fn a_closure_needs_the_inspector_and_the_notice_is_announced_and_can_be_withdrawn(db: TestDb) {
     let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
     let supervisor = db.principal("supervisor", "SUPER", None);
-    let start = all_day_from_an_hour_ago();
+    let start = keno_testkit::keno_day_from_an_hour_ago();
     let owned = hours(&start);
     // Notice of 10 minutes; games closed by hand.
     let more = ["--game-interval", "3600", "--closure-notice", "600"];

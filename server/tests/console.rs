@@ -188,9 +188,7 @@ fn a_supervisor_runs_the_room_from_the_console() {
     // Keno all day from an hour ago, so the early closure scheduled an hour from now falls
     // before today's end whatever the time of day (at 23:30 with the day ending at midnight
     // it would not).
-    let start = (chrono::Local::now() - chrono::Duration::hours(1))
-        .format("%H:%M")
-        .to_string();
+    let start = keno_testkit::keno_day_from_an_hour_ago();
     let args = [
         "--game-interval",
         "3600",

@@ -342,9 +342,7 @@ fn the_board_and_the_check_page_give_notice_of_an_early_closure() {
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let supervisor = db.principal("supervisor", "SUPER", None);
     // Keno all day from an hour ago: a closure ten minutes ahead is before the day's end.
-    let start = (chrono::Local::now() - chrono::Duration::hours(1))
-        .format("%H:%M")
-        .to_string();
+    let start = keno_testkit::keno_day_from_an_hour_ago();
     let args = [
         "--game-interval",
         "3600",

@@ -79,28 +79,8 @@ fn a_request_id_used_for_another_request_is_refused(db: TestDb) {
 
 /// One 1-spot ticket on every number, settled: the serials of the 20 that won.
 fn winners(w: &World) -> Vec<String> {
-    let serials: Vec<String> = (1..=80)
-        .map(|n| {
-            let body = sale(
-                &format!("c-{n}"),
-                json!({"type": "standard", "spots": [n]}),
-                "standard",
-                100,
-                1,
-            );
-            w.server.sell(&w.writer, body)["serial"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    let game = w.server.close_and_settle(&w.supervisor);
-    game["drawn"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| serials[n.as_u64().unwrap() as usize - 1].clone())
-        .collect()
+    let serials = keno_testkit::cover_the_board(w, "c", (100, 1, "standard"));
+    keno_testkit::drawn_serials(&serials, &w.server.close_and_settle(&w.supervisor))
 }
 
 fn money_moved_under_a_request_id_is_answered_again_not_refused(db: TestDb) {

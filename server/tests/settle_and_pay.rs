@@ -7,7 +7,7 @@
 //! would for a promotion.
 
 use keno_core::rules::ACT_1992_TOML;
-use keno_testkit::{on_both_backends, sale, world, Server, TestDb, World, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, world, Server, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -15,25 +15,6 @@ on_both_backends!(
     major_prizes_are_pro_rated_to_50000_dollars,
     a_jackpot_is_shared_by_two_winners_in_proportion_to_wager,
 );
-
-/// One 1-spot ticket on every number: returns their serials, by number.
-fn cover_the_board(w: &World, amount: u64, games: u32, schedule: &str) -> Vec<String> {
-    (1..=80)
-        .map(|n| {
-            let body = sale(
-                &format!("cover-{n}"),
-                json!({"type": "standard", "spots": [n]}),
-                schedule,
-                amount,
-                games,
-            );
-            w.server.sell(&w.writer, body)["serial"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
 
 fn detail(s: &Server, token: &str, serial: &str) -> Value {
     let (status, t) = s.get_as(token, &format!("/api/v1/tickets/{serial}"));
@@ -44,7 +25,7 @@ fn detail(s: &Server, token: &str, serial: &str) -> Value {
 fn a_multi_game_ticket_is_settled_in_each_game_and_paid_once(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);
     let s = &w.server;
-    let serials = cover_the_board(&w, 100, 3, "standard");
+    let serials = keno_testkit::cover_the_board(&w, "cover", (100, 3, "standard"));
     let first = s.close_and_settle(&w.supervisor);
     let first_game = first["number"].as_i64().unwrap();
     let drawn: Vec<u64> = first["drawn"]
@@ -196,7 +177,7 @@ fn major_prizes_are_pro_rated_to_50000_dollars(db: TestDb) {
     args.extend(keno_testkit::ANY_PAYOUT);
     let w = world(&db, &args);
     let s = &w.server;
-    let serials = cover_the_board(&w, 100, 1, "standard");
+    let serials = keno_testkit::cover_the_board(&w, "cover", (100, 1, "standard"));
     let game = s.close_and_settle(&w.supervisor);
     let mut prizes = Vec::new();
     for n in game["drawn"].as_array().unwrap() {

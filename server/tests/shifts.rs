@@ -64,16 +64,6 @@ fn cover_the_board(w: &World, tag: &str, dollars: u64, games: u32) -> Vec<String
         .collect()
 }
 
-/// The tickets of `serials` (one per number) on the numbers `game` drew.
-fn winners(serials: &[String], game: &Value) -> Vec<String> {
-    game["drawn"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| serials[n.as_u64().unwrap() as usize - 1].clone())
-        .collect()
-}
-
 fn pdf(s: &Server, token: &str, path: &str) -> String {
     let bytes = ureq::get(format!("{}{path}", s.base))
         .header("Authorization", format!("Bearer {token}"))
@@ -128,7 +118,10 @@ fn prizes_to_pay(w: &World) -> (Vec<String>, Vec<String>) {
         reason,
         200,
     );
-    (winners(&minor, &a), winners(&major, &b))
+    (
+        keno_testkit::drawn_serials(&minor, &a),
+        keno_testkit::drawn_serials(&major, &b),
+    )
 }
 
 fn a_shift_balances_to_the_cent_across_every_movement(db: TestDb) {

@@ -551,25 +551,6 @@ fn concurrent_sales_never_overdraw_a_voucher(db: TestDb) {
     assert_verified(&db);
 }
 
-/// One 1-spot $1 ticket on each number: 20 of them win $3 in any game. Their serials, by number.
-fn cover_the_board(w: &World) -> Vec<String> {
-    (1..=80)
-        .map(|n| {
-            let body = sale(
-                &format!("cover-{n}"),
-                json!({"type": "standard", "spots": [n]}),
-                "standard",
-                100,
-                1,
-            );
-            w.server.sell(&w.writer, body)["serial"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
 fn ticket(s: &Server, token: &str, serial: &str) -> Value {
     let (status, t) = s.get_as(token, &format!("/api/v1/tickets/{serial}"));
     assert_eq!(status, 200, "{t}");
@@ -594,7 +575,7 @@ fn winners_and_a_loser(serials: &[String], game: &Value) -> (Vec<String>, String
 fn winning_tickets_are_paid_as_vouchers_and_tendered_for_sales(db: TestDb) {
     let w = world(&db, MANUAL_CLOCK);
     let s = &w.server;
-    let serials = cover_the_board(&w);
+    let serials = keno_testkit::cover_the_board(&w, "cover", (100, 1, "standard"));
     let game = s.close_and_settle(&w.supervisor);
     let (winners, loser) = winners_and_a_loser(&serials, &game);
     // Not yet settled: a ticket of the game now open.
@@ -797,7 +778,7 @@ fn a_major_prize_is_not_paid_as_a_voucher_nor_tendered(db: TestDb) {
     args.extend(["--rules", rules.to_str().unwrap()]);
     let w = world(&db, &args);
     let s = &w.server;
-    let serials = cover_the_board(&w);
+    let serials = keno_testkit::cover_the_board(&w, "cover", (100, 1, "standard"));
     let game = s.close_and_settle(&w.supervisor);
     let (winners, _) = winners_and_a_loser(&serials, &game);
     let (status, e) = s.post(

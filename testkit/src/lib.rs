@@ -190,3 +190,79 @@ pub fn rfc3339_in(seconds: i64) -> String {
     (chrono::Utc::now() + chrono::Duration::seconds(seconds))
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
+
+/// One 1-spot ticket on every number, sold under the request ids `{tag}-{n}`: 20 of them win
+/// in any game. Their serials, by number (the ticket on `n` at `n - 1`).
+pub fn cover_the_board(
+    w: &World,
+    tag: &str,
+    (amount, games, schedule): (u64, u32, &str),
+) -> Vec<String> {
+    (1..=80)
+        .map(|n| {
+            let bet = serde_json::json!({"type": "standard", "spots": [n]});
+            let body = sale(&format!("{tag}-{n}"), bet, schedule, amount, games);
+            w.server.sell(&w.writer, body)["serial"]
+                .as_str()
+                .expect("a sold ticket has a serial")
+                .to_string()
+        })
+        .collect()
+}
+
+/// The tickets of [`cover_the_board`]'s `serials` on the numbers `game` drew: its winners.
+pub fn drawn_serials(serials: &[String], game: &Value) -> Vec<String> {
+    game["drawn"]
+        .as_array()
+        .expect("a drawn game's numbers")
+        .iter()
+        .map(|n| serials[n.as_u64().expect("a number") as usize - 1].clone())
+        .collect()
+}
+
+/// Keno open all day from an hour ago, as `HH:MM` for both `--keno-day-start` and
+/// `--keno-day-end`: no Keno Day ends during a test, and an early closure scheduled minutes or
+/// an hour ahead falls before the day's end, whatever the time of day.
+pub fn keno_day_from_an_hour_ago() -> String {
+    (chrono::Local::now() - chrono::Duration::hours(1))
+        .format("%H:%M")
+        .to_string()
+}
+
+/// At most `most` of something heavy at once, whatever the test threads (the fault harness's
+/// clusters, the failover harness's pairs): a test holds a [`Turn`] while it runs one.
+pub struct AtMost {
+    count: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+    most: usize,
+}
+
+/// One of [`AtMost`]'s places, given back when dropped.
+pub struct Turn(&'static AtMost);
+
+impl AtMost {
+    pub const fn new(most: usize) -> AtMost {
+        AtMost {
+            count: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+            most,
+        }
+    }
+
+    /// Waits for a place.
+    pub fn take(&'static self) -> Turn {
+        let mut n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        while *n >= self.most {
+            n = self.freed.wait(n).unwrap_or_else(|p| p.into_inner());
+        }
+        *n += 1;
+        Turn(self)
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        *self.0.count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        self.0.freed.notify_one();
+    }
+}

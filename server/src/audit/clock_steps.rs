@@ -56,8 +56,8 @@ pub const REPAIR_ENTRY: &str = "game_repaired";
 /// What the trail records of a repair.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct GameRepaired {
-    /// What was done, in words.
-    pub repair: String,
+    /// What was done.
+    pub repair: keno_core::Repair,
     pub opened_at: i64,
     pub closes_at: i64,
     pub keno_day: String,
@@ -97,7 +97,8 @@ fn repaired(at: i64, game: i64, r: &GameRepaired) -> ClockException {
         game: Some(game),
         what: format!(
             "game {game} of Keno Day {}, found open at a restart, was {}",
-            r.keno_day, r.repair
+            r.keno_day,
+            r.repair.described()
         ),
         why: "it was opened under a clock ahead of time (the rule in docs/deployment.md, \
               \"A clock that jumps\")"

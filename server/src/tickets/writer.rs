@@ -155,13 +155,17 @@ fn commit_batch(
     };
     match first {
         Ok(outcomes) => outcomes,
-        Err(e) if e.out_of_reach() || e.at_commit() => {
+        Err(e) if e.out_of_reach() || e.failed_at_commit() => {
             tracing::warn!(error = %e, sales = tickets.len(), "batch failed: the database is out of reach");
             // Lost in the COMMIT, the batch may have been sold: its terminals send it again
             // under the same request ids and are answered with what was sold.
-            let answer = || match e.at_commit() {
-                true => Failure::outcome_unknown(),
-                false => Failure::unavailable(),
+            let unknown = e.failed_at_commit();
+            let answer = || {
+                if unknown {
+                    Failure::outcome_unknown()
+                } else {
+                    Failure::unavailable()
+                }
             };
             tickets.iter().map(|_| Err(answer())).collect()
         }
