@@ -53,6 +53,7 @@ BACKGROUND_KINDS = {
     "correction_closed",
     "leader_elected",
     "draw_monitor_alarm",
+    "sign_on_unknown_failures",  # the tally of unknown staff IDs' failures, once a minute
 }
 
 # Audit kinds a refusal itself must record (issue 17): a failed sign-on (counted against the
@@ -60,12 +61,15 @@ BACKGROUND_KINDS = {
 # of the Keno Day). They are the record of the rejection, not a change the request made.
 REFUSAL_KINDS = {"sign_on_failed", "session_ended"}
 
-# Columns a refusal may change for the same reason: a person's failed sign-ons and lock, and a
-# session's last use and end. The rest of those rows is compared.
+# Columns a refusal may change for the same reason: a session's last use and end. The rest of
+# those rows is compared.
 REFUSAL_COLUMNS = {
-    "principals": {"failed_signons", "locked_until"},
     "staff_sessions": {"last_seen_at", "ended_at", "end_reason"},
 }
+
+# Tables a refusal writes for the same reason: a person's failed sign-ons and lock at a place
+# (issue 31), counted before the secret is checked.
+REFUSAL_TABLES = {"sign_on_failures"}
 
 # Tables the game clock, the drawer and settlement write on their own: not compared.
 BACKGROUND_TABLES = {
@@ -128,7 +132,7 @@ def snapshot() -> dict:
         ).fetchone()
         state: dict = {"audit": (count, last_seq), "tables": {}}
         for table in _tables(conn):
-            if table in BACKGROUND_TABLES:
+            if table in BACKGROUND_TABLES or table in REFUSAL_TABLES:
                 continue
             if table in COUNT_ONLY_TABLES:
                 (n,) = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()

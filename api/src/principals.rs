@@ -11,6 +11,9 @@ pub enum Role {
     Supervisor,
     Inspector,
     Auditor,
+    /// Manages supervisors, inspectors and auditors (issue 31: segregation of duties); takes no
+    /// part in tickets, claims, the draw or money.
+    Administrator,
     Device,
 }
 
@@ -21,6 +24,7 @@ impl Role {
         Role::Supervisor,
         Role::Inspector,
         Role::Auditor,
+        Role::Administrator,
         Role::Device,
     ];
 
@@ -30,6 +34,7 @@ impl Role {
             Role::Supervisor => "supervisor",
             Role::Inspector => "inspector",
             Role::Auditor => "auditor",
+            Role::Administrator => "administrator",
             Role::Device => "device",
         }
     }

@@ -81,6 +81,12 @@ refusals! {
     // Who is asking.
     Unauthorized = "unauthorized",
     Forbidden = "forbidden",
+    /// The duty table: this person may not manage that one (a supervisor manages writers; an
+    /// administrator supervisors, inspectors and auditors; no one themselves).
+    NotYourDuty = "not_your_duty",
+    /// No one takes two parts in one decision: the same person (by name, whatever the staff ID)
+    /// filed, approved or pays it already, or is the writer an override is for.
+    SamePerson = "same_person",
     TooManyRequests = "too_many_requests",
     TooManyAuthFailures = "too_many_auth_failures",
     NotFound = "not_found",

@@ -28,8 +28,9 @@
 //!   drawn;
 //! - [`liability`]: what the open game could cost (expected payout, worst case), kept as ways
 //!   are sold;
-//! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`shift`] (a drawer's
-//!   expected cash and over/short), [`payout`] (payout authority, hand-pays).
+//! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`duties`] (who
+//!   manages whom, the same person, two parts by two people), [`shift`] (a drawer's expected
+//!   cash and over/short), [`payout`] (payout authority, hand-pays).
 
 pub mod approval;
 pub mod bet;
@@ -39,6 +40,7 @@ pub mod closure;
 mod code;
 pub mod deadline;
 pub mod draw_stats;
+pub mod duties;
 pub mod error;
 pub mod game;
 pub mod game_time;
@@ -76,6 +78,9 @@ pub use cancel::{cancellation, CancelFacts, CancelRefusal, Cancellation};
 pub use closure::{check_closure, game_closes_at, ClosureError, ClosureState, KenoDayHours};
 pub use deadline::{at_a_terminal, terminal_deadline, unclaimed_before, ClaimRequired};
 pub use draw_stats::{DrawStats, StatTest, TestResult};
+pub use duties::{
+    may_manage, person_key, same_person, two_people, DutyRefusal, Manager, Office, Part, StaffAct,
+};
 pub use error::{BetError, SelectionError};
 pub use game::{
     clock_step, drawer_step, invalidation_steps, transition, ClockStep, DrawMode, DrawSource,
@@ -105,8 +110,8 @@ pub use shift::{
 };
 pub use simulate::{Curve, Percentile, Simulation};
 pub use staff::{
-    after_failure, check_secret, may_sign_on, session_standing, AfterFailure, LockOut, SecretError,
-    SecretKind, SessionEnd, SessionFacts, SignOnFacts, SignOnRefusal,
+    after_failed_try, check_secret, reserve_try, session_standing, FailureCount, LockOut, Reserved,
+    SecretError, SecretKind, SessionEnd, SessionFacts, SignOnRefusal,
 };
 pub use standing::{game_standings, Collect, GameStanding, TicketFacts, TicketGame};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};

@@ -11,8 +11,9 @@
 //!   (RFC 6238), since their acts approve and audit others'.
 //! - A session ends at sign-off, after a period without a request (a setting), and at the end
 //!   of the Keno Day it began in (rule 1(d)); a person disabled ends every session at once.
-//! - Failed sign-ons are counted per person; at the setting's count the person is locked for
-//!   the lock period, and a success clears the count.
+//! - Failed sign-ons are counted per person and place (the registered terminal, or else the
+//!   client's address), each try counted before its secret is checked; at the setting's count
+//!   the person is locked there for the lock period, and a success clears the count.
 
 use thiserror::Error;
 
@@ -61,18 +62,22 @@ pub fn check_secret(kind: SecretKind, secret: &str) -> Result<(), SecretError> {
     }
 }
 
-/// The sign-on lock-out: after `max_failures` failed sign-ons in a row a person is locked for
-/// `lock_micros`.
+/// The sign-on lock-out: after `max_failures` failed sign-ons in a row at one place a person
+/// is locked there for `lock_micros`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LockOut {
     pub max_failures: u32,
     pub lock_micros: i64,
 }
 
-/// A person's standing for sign-on, as stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SignOnFacts {
-    pub disabled: bool,
+/// A person's failed sign-ons in a row at one place, as stored.
+///
+/// Failures are counted per person and place (issue 31), the place being the registered
+/// terminal whose credential the try carried, or else the client's address: an outsider, who
+/// holds no terminal's credential, locks a person only at the outsider's own address, never at
+/// the counters or the console where the person works.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailureCount {
     pub failures: u32,
     pub locked_until: Option<i64>,
 }
@@ -84,40 +89,77 @@ pub enum SignOnRefusal {
     Disabled,
     #[error("too many failed sign-ons: this staff ID is locked until {until} (microseconds); a supervisor can reset it")]
     Locked { until: i64 },
+    /// As many tries as the allowance holds are being checked now: one more waits for them.
+    #[error("as many sign-ons of this staff ID as are allowed in a row are being checked now")]
+    AllUnderWay,
 }
 
-/// Whether a person may try to sign on at `now`.
-pub fn may_sign_on(facts: SignOnFacts, now: i64) -> Result<(), SignOnRefusal> {
-    if facts.disabled {
-        return Err(SignOnRefusal::Disabled);
-    }
-    match facts.locked_until {
-        Some(until) if until > now => Err(SignOnRefusal::Locked { until }),
-        _ => Ok(()),
-    }
-}
-
-/// What a failed sign-on leaves: the count, and the lock if the count reached the setting (the
-/// count then starts again, so the next lock needs as many failures).
+/// A try reserved before its secret is checked: which try in a row it is, or why it is
+/// refused unchecked, and the count to store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AfterFailure {
-    pub failures: u32,
-    pub locked_until: Option<i64>,
+pub struct Reserved {
+    pub outcome: Result<u32, SignOnRefusal>,
+    pub store: FailureCount,
 }
 
-pub fn after_failure(facts: SignOnFacts, policy: LockOut, now: i64) -> AfterFailure {
-    let failures = facts.failures.saturating_add(1);
-    if failures >= policy.max_failures.max(1) {
-        AfterFailure {
-            failures: 0,
-            locked_until: Some(now.saturating_add(policy.lock_micros)),
-        }
-    } else {
-        AfterFailure {
-            failures,
-            locked_until: facts.locked_until.filter(|&until| until > now),
-        }
+/// Takes a try from a person's allowance at a place, before the secret is checked.
+///
+/// The count is raised first and the try judged on the raised value, under the stored row's
+/// lock: tries made at the same moment each get their own number, so no more than
+/// `max_failures` of them are ever checked, however many arrive at once (argon2 takes long
+/// enough for forty to read the same count). A try past the allowance while the others are
+/// still being checked is refused unchecked and leaves the count as it is: the lock comes only
+/// from tries judged and failed, so tries of the right secret at once never lock a person. A
+/// lock that has run out starts the count again.
+pub fn reserve_try(disabled: bool, stored: FailureCount, policy: LockOut, now: i64) -> Reserved {
+    if disabled {
+        return Reserved {
+            outcome: Err(SignOnRefusal::Disabled),
+            store: stored,
+        };
     }
+    if let Some(until) = stored.locked_until.filter(|&until| until > now) {
+        return Reserved {
+            outcome: Err(SignOnRefusal::Locked { until }),
+            store: stored,
+        };
+    }
+    let before = if stored.locked_until.is_some() {
+        0
+    } else {
+        stored.failures
+    };
+    let attempt = before.saturating_add(1);
+    if attempt > policy.max_failures.max(1) {
+        return Reserved {
+            outcome: Err(SignOnRefusal::AllUnderWay),
+            store: stored,
+        };
+    }
+    Reserved {
+        outcome: Ok(attempt),
+        store: FailureCount {
+            failures: attempt,
+            locked_until: None,
+        },
+    }
+}
+
+/// What try number `attempt`, failed, leaves, with `stored` the count as it stands now: a
+/// lock when it was the last the allowance had (the count then starts again, so the next lock
+/// needs as many failures); `None` leaves the count as it is. A count cleared since the try was
+/// taken (`stored` none: the person proved who they are meanwhile) brings no lock.
+pub fn after_failed_try(
+    attempt: u32,
+    stored: Option<FailureCount>,
+    policy: LockOut,
+    now: i64,
+) -> Option<FailureCount> {
+    stored?;
+    (attempt >= policy.max_failures.max(1)).then(|| FailureCount {
+        failures: 0,
+        locked_until: Some(now.saturating_add(policy.lock_micros)),
+    })
 }
 
 /// Why a session is over.
@@ -225,28 +267,57 @@ mod tests {
 
     #[test]
     fn the_third_failure_locks_and_the_lock_passes() {
-        let mut facts = SignOnFacts {
-            disabled: false,
-            failures: 0,
-            locked_until: None,
-        };
+        let mut stored = FailureCount::default();
         for expected in [1, 2] {
-            let after = after_failure(facts, POLICY, 10);
-            assert_eq!(after.failures, expected);
-            assert_eq!(after.locked_until, None);
-            facts.failures = after.failures;
+            let reserved = reserve_try(false, stored, POLICY, 10);
+            assert_eq!(reserved.outcome, Ok(expected));
+            stored = reserved.store;
+            assert_eq!(after_failed_try(expected, Some(stored), POLICY, 10), None);
         }
-        let after = after_failure(facts, POLICY, 10);
-        assert_eq!(after.locked_until, Some(1_010));
-        facts.failures = after.failures;
-        facts.locked_until = after.locked_until;
+        let third = reserve_try(false, stored, POLICY, 10);
+        assert_eq!(third.outcome, Ok(3));
         assert_eq!(
-            may_sign_on(facts, 500),
+            after_failed_try(3, None, POLICY, 10),
+            None,
+            "a success since cleared the count"
+        );
+        let locked = after_failed_try(3, Some(third.store), POLICY, 10).expect("the third locks");
+        assert_eq!(locked.locked_until, Some(1_010));
+        assert_eq!(
+            reserve_try(false, locked, POLICY, 500).outcome,
             Err(SignOnRefusal::Locked { until: 1_010 })
         );
-        assert_eq!(may_sign_on(facts, 1_010), Ok(()));
-        facts.disabled = true;
-        assert_eq!(may_sign_on(facts, 2_000), Err(SignOnRefusal::Disabled));
+        let after = reserve_try(false, locked, POLICY, 1_010);
+        assert_eq!(
+            after.outcome,
+            Ok(1),
+            "a lock run out starts the count again"
+        );
+        assert_eq!(
+            reserve_try(true, FailureCount::default(), POLICY, 2_000).outcome,
+            Err(SignOnRefusal::Disabled)
+        );
+    }
+
+    #[test]
+    fn tries_at_once_are_numbered_and_those_past_the_allowance_refused_unchecked() {
+        // Forty tries reserved before any is checked: three are judged, the rest refused.
+        let mut stored = FailureCount::default();
+        let mut judged = 0;
+        for _ in 0..40 {
+            let reserved = reserve_try(false, stored, POLICY, 10);
+            stored = reserved.store;
+            match reserved.outcome {
+                Ok(_) => judged += 1,
+                Err(refusal) => assert_eq!(refusal, SignOnRefusal::AllUnderWay),
+            }
+        }
+        assert_eq!(judged, 3);
+        assert_eq!(stored.failures, 3);
+        assert_eq!(
+            stored.locked_until, None,
+            "no lock until a try is judged and fails"
+        );
     }
 
     #[test]

@@ -87,13 +87,25 @@ pub struct ServeArgs {
     /// Seconds without a request after which a person's session ends.
     #[arg(long, env = "KENO_SESSION_IDLE", default_value_t = 900.0)]
     pub session_idle: f64,
-    /// Failed sign-ons in a row after which a staff ID is locked.
+    /// Failed sign-ons in a row after which a staff ID is locked at the place they were tried
+    /// (the registered terminal, or else the client's address).
     #[arg(long, env = "KENO_SIGN_ON_FAILURES", default_value_t = 5)]
     pub sign_on_failures: u32,
-    /// Seconds a staff ID stays locked after too many failed sign-ons (a supervisor's reset
-    /// or enable clears it sooner).
+    /// Seconds a staff ID stays locked there after too many failed sign-ons (a supervisor's
+    /// reset or enable clears it sooner).
     #[arg(long, env = "KENO_SIGN_ON_LOCK", default_value_t = 900.0)]
     pub sign_on_lock: f64,
+    /// Sign-on secrets checked at once (argon2id takes 19 MiB and tens of milliseconds each):
+    /// what bounds the memory and processor sign-on can take.
+    #[arg(long, env = "KENO_SIGN_ON_CHECKS", default_value_t = 2)]
+    pub sign_on_checks: usize,
+    /// Sign-ons that may wait for a check; one more is refused at once with 429.
+    #[arg(long, env = "KENO_SIGN_ON_QUEUE", default_value_t = 32)]
+    pub sign_on_queue: usize,
+    /// Seconds between the records of failed sign-ons for staff IDs that do not exist: they
+    /// are counted and entered in the trail as one tally, not one entry each.
+    #[arg(long, env = "KENO_SIGN_ON_TALLY_INTERVAL", default_value_t = 60.0)]
+    pub sign_on_tally_interval: f64,
     /// The most one ticket may stand to win in one game, in cents (its ways' largest prizes
     /// after the per-way cap and pro-rating); a sale over it is refused. Unset: no limit.
     #[arg(long, env = "KENO_TICKET_POTENTIAL_LIMIT")]

@@ -32,7 +32,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         Unauthorized | SignOnFailed | SessionEnded | TerminalNotRegistered => {
             StatusCode::UNAUTHORIZED
         }
-        Forbidden | OtherSite | ApprovalRequired | InvalidOverride => StatusCode::FORBIDDEN,
+        Forbidden | NotYourDuty | SamePerson | OtherSite | ApprovalRequired
+        | InvalidOverride => StatusCode::FORBIDDEN,
         StaffLocked => StatusCode::LOCKED,
         NotFound | NoOpenGame => StatusCode::NOT_FOUND,
         TooManyRequests | TooManyAuthFailures => StatusCode::TOO_MANY_REQUESTS,

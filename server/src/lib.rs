@@ -97,6 +97,10 @@ fn principal(cmd: cli::PrincipalCommand) -> anyhow::Result<()> {
         terminal,
         database_url,
     } = cmd;
+    anyhow::ensure!(
+        role != auth::Role::Administrator,
+        "an administrator signs on as staff: `keno-server staff add --role administrator`"
+    );
     if role != auth::Role::Device {
         eprintln!(
             "keno-server: deprecated: a person's bearer token works for this release only; \

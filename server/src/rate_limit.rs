@@ -159,6 +159,50 @@ impl AuthFailures {
         ))
     }
 
+    /// Takes one try from `address`'s allowance before anything is checked (a sign-on without
+    /// a terminal's credential, issue 31), or refuses with 429: tries at once each take their
+    /// own, so no more are judged than the allowance holds. [`AuthFailures::give_back`]
+    /// returns it when the try succeeds.
+    pub fn take(&self, address: IpAddr) -> Result<(), Failure> {
+        self.take_at(address, Instant::now())
+    }
+
+    fn take_at(&self, address: IpAddr, now: Instant) -> Result<(), Failure> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        self.forget_full(&mut buckets, now);
+        let bucket = buckets.entry(address).or_insert(Bucket {
+            left: self.burst,
+            at: now,
+        });
+        self.refill(bucket, now);
+        if bucket.left >= 1.0 {
+            bucket.left -= 1.0;
+            return Ok(());
+        }
+        let wait = ((1.0 - bucket.left) / self.per_second).ceil().max(1.0);
+        Err(Failure::too_many(
+            Refusal::TooManyAuthFailures,
+            format!("too many sign-on tries from this place: try again in {wait} seconds"),
+            wait as u64,
+        ))
+    }
+
+    /// Returns a try taken by [`AuthFailures::take`] that succeeded.
+    pub fn give_back(&self, address: IpAddr) {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bucket) = buckets.get_mut(&address) {
+            bucket.left = (bucket.left + 1.0).min(self.burst);
+        }
+    }
+
+    /// Forgets addresses whose allowance is whole again, once the table is large.
+    fn forget_full(&self, buckets: &mut HashMap<IpAddr, Bucket>, now: Instant) {
+        if buckets.len() > 10_000 {
+            let full = Duration::from_secs_f64(self.burst / self.per_second);
+            buckets.retain(|_, b| now.saturating_duration_since(b.at) < full);
+        }
+    }
+
     /// Counts one failure from `address`; true when that used its last one.
     pub fn fail(&self, address: IpAddr) -> bool {
         self.fail_at(address, Instant::now())
@@ -166,11 +210,7 @@ impl AuthFailures {
 
     fn fail_at(&self, address: IpAddr, now: Instant) -> bool {
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        if buckets.len() > 10_000 {
-            // Forget addresses whose allowance is whole again.
-            let full = Duration::from_secs_f64(self.burst / self.per_second);
-            buckets.retain(|_, b| now.saturating_duration_since(b.at) < full);
-        }
+        self.forget_full(&mut buckets, now);
         let bucket = buckets.entry(address).or_insert(Bucket {
             left: self.burst,
             at: now,
@@ -218,6 +258,21 @@ mod tests {
         assert!(l.fail_at(a, t + Duration::from_secs(10)));
         assert!(l.check_at(a, t + Duration::from_secs(11)).is_err());
         assert!(l.check_at(a, t + Duration::from_secs(40)).is_ok());
+    }
+
+    #[test]
+    fn tries_are_taken_before_they_are_judged_and_given_back_on_success() {
+        let l = limit(6, 3);
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let t = Instant::now();
+        // Three tries at once take the three the burst holds; the fourth is refused unjudged.
+        for _ in 0..3 {
+            assert!(l.take_at(a, t).is_ok());
+        }
+        assert!(l.take_at(a, t).is_err());
+        l.give_back(a);
+        assert!(l.take_at(a, t).is_ok(), "a success gives its try back");
+        assert!(l.take_at(a, t).is_err());
     }
 
     #[test]

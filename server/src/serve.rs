@@ -95,7 +95,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .spawn(move || crate::leader::run(db, leadership))?;
     }
 
-    serve(args, state, sales)
+    // Sign-on's turns at argon2 and its count of unknown IDs: app data of their own.
+    let guard = web::Data::new(crate::staff::guard::SignOnGuard::new(
+        args.sign_on_checks,
+        args.sign_on_queue,
+        state.settings.staff.lock_out,
+    ));
+    serve(args, state, sales, guard)
 }
 
 /// The game's settings from the command line.
@@ -169,13 +175,17 @@ fn serve(
     args: ServeArgs,
     state: web::Data<AppState>,
     sales: web::Data<crate::tickets::writer::SaleWriter>,
+    guard: web::Data<crate::staff::guard::SignOnGuard>,
 ) -> anyhow::Result<()> {
+    let guard_task = guard.clone();
+    let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
                 .app_data(sales.clone())
+                .app_data(guard.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
                 .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
@@ -206,6 +216,11 @@ fn serve(
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
         actix_web::rt::spawn(crate::liability::keep_up(state.clone()));
         actix_web::rt::spawn(crate::audit::anchor::make::run(state.clone()));
+        actix_web::rt::spawn(crate::staff::guard::record_tallies(
+            state.clone(),
+            guard_task,
+            tally_every,
+        ));
         server.run().await?;
         anyhow::Ok(())
     })

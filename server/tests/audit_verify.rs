@@ -602,8 +602,8 @@ fn verify_catches_a_hostile_writer_mid_draw(db: TestDb) {
     // A supervisor of nobody's making, stamped at the epoch.
     tamper(
         &db,
-        "INSERT INTO principals (id, role, name, token_hash, created_at, disabled, kind, failed_signons) \
-         VALUES ('rogue', 'supervisor', 'ROGUE', 'feedface', 0, FALSE, 'token', 0)",
+        "INSERT INTO principals (id, role, name, token_hash, created_at, disabled, kind) \
+         VALUES ('rogue', 'supervisor', 'ROGUE', 'feedface', 0, FALSE, 'token')",
         "principal rogue (supervisor ROGUE) differs from the one added",
         "DELETE FROM principals WHERE id = 'rogue'",
     );

@@ -651,6 +651,50 @@ fn audits_the_day(console: &Console, server: &Server, game: i64) {
 
 /// Only supervisors, inspectors and auditors use the console: a writer's token is turned away
 /// with a reason, and a wrong password says why.
+/// An administrator (issue 31) sees the staff only: adds and resets the oversight (supervisors,
+/// inspectors, auditors), never a writer, and no terminals.
+#[test]
+fn an_administrator_manages_the_oversight_and_nothing_else() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let ada = db.staff("administrator", "ADA");
+    db.staff("writer", "JULIE");
+    db.staff("supervisor", "SAM");
+    let server = Server::start(&db, keno_testkit::MANUAL_CLOCK);
+    let console = Console {
+        browser: &browser,
+        base: server.base.clone(),
+    };
+    let s = console.sign_on(&ada);
+    assert_eq!(s["nav"], json!(["staff"]), "{s}");
+    let s = console.open("staff");
+    assert!(s["views"].get("terminals").is_none(), "{s}");
+    let roles = browser.run(
+        "return [...document.querySelectorAll('#add-staff [name=role] option')].map((o) => o.value);",
+    );
+    assert_eq!(roles, json!(["supervisor", "inspector", "auditor"]));
+    // A writer's row has no action for an administrator; a supervisor's has.
+    let actions =
+        browser.run("return [...document.querySelectorAll('#main form[id^=reset-]')].length;");
+    assert_eq!(actions, json!(1), "only SAM's row can be reset");
+    let answer = console.submit(
+        "add-staff",
+        &[
+            ("name", "INA"),
+            ("role", "inspector"),
+            ("reason", "a new inspector for the venue"),
+        ],
+    );
+    assert!(
+        answer.contains("Shown once") && answer.contains("Authenticator:"),
+        "{answer}"
+    );
+    console.shows("staff", "INA");
+    picture(&browser, "console-administrator.png");
+}
+
 #[test]
 fn others_are_turned_away_with_a_reason() {
     let Some(browser) = Browser::start() else {
@@ -691,7 +735,7 @@ fn others_are_turned_away_with_a_reason() {
         s["signOnError"]
             .as_str()
             .unwrap()
-            .contains("supervisors, inspectors and auditors"),
+            .contains("supervisors, inspectors, auditors and administrators"),
         "{s}"
     );
     assert_eq!(s["signOn"], true);

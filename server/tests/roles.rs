@@ -30,8 +30,17 @@ enum Who {
 
 use Who::{Public, Roles};
 
-const ALL: &[&str] = &["writer", "supervisor", "inspector", "auditor", "device"];
+const ALL: &[&str] = &[
+    "writer",
+    "supervisor",
+    "inspector",
+    "auditor",
+    "administrator",
+    "device",
+];
 const SUPERVISOR: &[&str] = &["supervisor"];
+/// Who manages people: each within the duty table (`server/tests/duties.rs`).
+const STAFF_MANAGERS: &[&str] = &["supervisor", "administrator"];
 const INSPECTOR: &[&str] = &["inspector"];
 const WRITER: &[&str] = &["writer"];
 const OVERSIGHT: &[&str] = &["supervisor", "inspector", "auditor"];
@@ -167,11 +176,11 @@ const TABLE: &[(&str, &str, Who)] = &[
     // people, terminals, a supervisor's approval at a writer's counter.
     ("POST", "/api/v1/sessions", Public),
     ("GET", "/api/v1/sessions/current", Roles(ALL)),
-    ("GET", "/api/v1/staff", Roles(SUPERVISOR)),
-    ("POST", "/api/v1/staff", Roles(SUPERVISOR)),
-    ("POST", "/api/v1/staff/{id}/disable", Roles(SUPERVISOR)),
-    ("POST", "/api/v1/staff/{id}/enable", Roles(SUPERVISOR)),
-    ("POST", "/api/v1/staff/{id}/reset", Roles(SUPERVISOR)),
+    ("GET", "/api/v1/staff", Roles(STAFF_MANAGERS)),
+    ("POST", "/api/v1/staff", Roles(STAFF_MANAGERS)),
+    ("POST", "/api/v1/staff/{id}/disable", Roles(STAFF_MANAGERS)),
+    ("POST", "/api/v1/staff/{id}/enable", Roles(STAFF_MANAGERS)),
+    ("POST", "/api/v1/staff/{id}/reset", Roles(STAFF_MANAGERS)),
     ("GET", "/api/v1/terminals", Roles(SUPERVISOR)),
     ("POST", "/api/v1/terminals", Roles(SUPERVISOR)),
     (
@@ -309,7 +318,7 @@ fn callers(db: &TestDb, server: &keno_testkit::Server) -> Vec<Caller> {
             token: Some(server.session(Some(&there), &db.staff("writer", "OMAR"))),
         },
     ];
-    for role in ["supervisor", "inspector", "auditor"] {
+    for role in ["supervisor", "inspector", "auditor", "administrator"] {
         let person = db.staff(role, &role.to_uppercase());
         callers.push(Caller {
             name: role,
@@ -425,7 +434,7 @@ fn every_endpoint_admits_its_roles_and_refuses_the_rest(db: TestDb) {
         wrong.len(),
         wrong.join("\n")
     );
-    assert_eq!(calls, (TABLE.len() + NOT_IN_THE_DOCUMENT.len()) * 8);
+    assert_eq!(calls, (TABLE.len() + NOT_IN_THE_DOCUMENT.len()) * 9);
 }
 
 /// One minimal request; the status and the body as JSON (or text). The event stream's body,

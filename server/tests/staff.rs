@@ -91,12 +91,10 @@ fn a_writer_signs_on_at_a_registered_terminal_and_is_locked_out_after_failures(d
         error(&s.sign_on(Some(&terminal), &julie)),
         (423, Some("staff_locked"))
     );
-    assert_eq!(count(&db, "sign_on_failed"), 4);
+    // A known person's failures are each in the trail; an unknown ID's are tallied
+    // (server/tests/sign_on.rs).
+    assert_eq!(count(&db, "sign_on_failed"), 3);
     let text = exceptions(&db);
-    assert!(
-        text.contains("sign-on failed for staff ID 999999"),
-        "{text}"
-    );
     assert!(
         text.contains(&format!(
             "sign-on failed for staff ID {} at site {SITE} terminal 03; the ID is now locked",

@@ -23,6 +23,14 @@
 //! target/release/examples/loadgen --seconds 0 --burst --game-interval 12
 //! ```
 //!
+//! A storm of sign-ons (issue 31): `--sign-on-storm 400` keeps 400 clients trying to sign on
+//! for staff IDs that do not exist, at a registered terminal, through the sales, and prints
+//! their answers and the server's peak memory beside the writers' latencies:
+//!
+//! ```sh
+//! target/release/examples/loadgen --terminals 16 --seconds 20 --sign-on-storm 400
+//! ```
+//!
 //! Several instances (issue 9): `--instances 2` starts two servers on the same PostgreSQL
 //! database and spreads the terminals over them. The soak run sells at a steady rate with a
 //! game drawn every 30 s and prints, at the end, sales/s, latency, settlement times and the
@@ -40,6 +48,7 @@ use std::time::{Duration, Instant};
 
 mod burst;
 mod displays;
+mod storm;
 
 use clap::Parser;
 use keno_api::tickets::{BetRequest, SaleRequest, Schedule};
@@ -98,6 +107,10 @@ struct Args {
     /// 127.0.0.1).
     #[arg(long, default_value_t = 0)]
     displays: usize,
+    /// Clients trying to sign on at once for staff IDs that do not exist, again and again,
+    /// through the sales (at a registered terminal); the server's peak memory is reported.
+    #[arg(long, default_value_t = 0)]
+    sign_on_storm: usize,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -186,6 +199,10 @@ fn main() -> anyhow::Result<()> {
             0 => None,
             n => Some(displays::Displays::open(&bases, n)?),
         };
+        let storm = match args.sign_on_storm {
+            0 => None,
+            n => Some(storm::Storm::start(&bin, &db, &bases[0], n)?),
+        };
         if args.seconds > 0 {
             let length = Duration::from_secs(args.seconds);
             std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -197,6 +214,9 @@ fn main() -> anyhow::Result<()> {
                 sold = throughput(&bases, &writers, length, args.rate, &run);
                 Ok(())
             })?;
+        }
+        if let Some(storm) = storm {
+            storm.stop(servers.lock().expect("servers")[0].pid());
         }
         if args.burst {
             burst::run(&bases, &writers, &run)?;

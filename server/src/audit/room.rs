@@ -21,8 +21,9 @@ pub struct Act {
     pub why: String,
 }
 
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 9] = [
     "sign_on_failed",
+    "sign_on_unknown_failures",
     "staff_added",
     "staff_disabled",
     "staff_enabled",
@@ -58,6 +59,33 @@ pub fn acts(
         .collect()
 }
 
+/// A minute's tally of sign-ons for staff IDs that do not exist, in words.
+fn unknown_failures(p: &Value) -> String {
+    let places: Vec<String> = p["places"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|place| {
+            let at = place["place"].as_str().unwrap_or("an unrecorded place");
+            let at = match at.split_once(':') {
+                Some(("terminal", t)) => format!("terminal {t}"),
+                Some(("address", a)) => format!("address {a}"),
+                _ => at.to_string(),
+            };
+            format!("{} from {at}", place["failures"])
+        })
+        .collect();
+    let others = match p["other_places_failures"].as_u64() {
+        Some(n) if n > 0 => format!(" and {n} from elsewhere"),
+        _ => String::new(),
+    };
+    format!(
+        "{} sign-ons failed for staff IDs that do not exist ({}{others})",
+        p["failures"],
+        places.join(", ")
+    )
+}
+
 fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people: &People) -> Act {
     let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
     let who = || by.map_or_else(|| text("by"), |id| people.who(Some(id)));
@@ -82,6 +110,12 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
                 "a wrong or unknown staff ID, PIN, password or code".to_string(),
             )
         }
+        "sign_on_unknown_failures" => (
+            ExceptionKind::SignOn,
+            unknown_failures(p),
+            "no one known".to_string(),
+            "staff IDs that do not exist, tried (counted, not entered one by one)".to_string(),
+        ),
         "override_granted" => (
             ExceptionKind::Approval,
             format!(

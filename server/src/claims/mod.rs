@@ -30,8 +30,8 @@ use crate::request_ids::{Once, RequestIdHeader};
 use crate::state::AppState;
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
-use keno_core::Act;
 pub use keno_core::ClaimState;
+use keno_core::{Act, Part};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::claims::{Claim, ClaimForm, VoucherCandidate};
 
@@ -409,7 +409,7 @@ impl Claimed {
     responses(
         (status = 200, body = Claim),
         (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`, `already_paid`, `not_settled`, `no_prize`, `cancelled`, `ticket_claimed` (another claim has it)"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `same_person`: who files a claim, who approves it and who pays it are three people")
     )
 )]
 #[post("/api/v1/claims/{id}/approve", wrap = "Require(&[Role::Inspector])")]
@@ -426,24 +426,31 @@ pub async fn approve(
     let claim = crate::store::write(&state, None, move |_, conn| {
         // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
         // the ticket named.
-        approvals::decide::<ClaimRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, to| {
-            match &claimed {
-                Claimed::Ticket(serial) => claimable(conn, id, serial)?,
-                Claimed::Voucher(code) => voucher::claimable(conn, id, code)?,
-            }
-            let (serial, code) = claimed.columns();
-            Ok(diesel::update(claims::table.find(id))
-                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
-                .set((
-                    claims::state.eq(to.as_str()),
-                    claims::ticket_serial.eq(serial),
-                    claims::approved_voucher.eq(code),
-                    claims::decided_by.eq(&principal.id),
-                    claims::decided_at.eq(now_micros()),
-                    claims::decision_reason.eq(&why),
-                ))
-                .execute(conn)?)
-        })?;
+        approvals::decide::<ClaimRow, _>(
+            conn,
+            id,
+            Act::Approve,
+            &principal.id,
+            |conn, row, to| {
+                another_person(conn, row, (Part::ApprovedTheClaim, &principal.name))?;
+                match &claimed {
+                    Claimed::Ticket(serial) => claimable(conn, id, serial)?,
+                    Claimed::Voucher(code) => voucher::claimable(conn, id, code)?,
+                }
+                let (serial, code) = claimed.columns();
+                Ok(diesel::update(claims::table.find(id))
+                    .filter(claims::state.eq(ClaimState::Submitted.as_str()))
+                    .set((
+                        claims::state.eq(to.as_str()),
+                        claims::ticket_serial.eq(serial),
+                        claims::approved_voucher.eq(code),
+                        claims::decided_by.eq(&principal.id),
+                        claims::decided_at.eq(now_micros()),
+                        claims::decision_reason.eq(&why),
+                    ))
+                    .execute(conn)?)
+            },
+        )?;
         load(conn, id)
     })
     .await?;
@@ -548,7 +555,7 @@ pub struct ChequePayment {
         (status = 200, body = Claim),
         (status = 409, body = crate::error::ErrorBody, description = "`claim_not_approved`, `already_paid` (the ticket was paid meanwhile, at a terminal or by another claim), `request_id_reused`"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_claim`, `invalid_request_id`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `same_person`: who files a claim, who approves it and who pays it are three people")
     )
 )]
 #[post("/api/v1/claims/{id}/pay", wrap = "Require(&[Role::Supervisor])")]
@@ -570,12 +577,41 @@ pub async fn pay(
     )?;
     let claim = crate::request_ids::once(&state, once, None, move |_, conn| {
         approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &principal.id, |conn, row, to| {
+            another_person(conn, row, (Part::PaysTheClaim, &principal.name))?;
             pay_cheque(conn, row, to, &cheque, &principal.id)
         })?;
         load(conn, id)
     })
     .await?;
     Ok(web::Json(claim))
+}
+
+/// Refuses `part` of claim `row` by the person named `who` when they took an earlier part of
+/// it (issue 31): who files a claim, who approves it and who pays it are three people, told
+/// apart by name whatever staff ID each part was taken under.
+fn another_person(
+    conn: &mut DbConnection,
+    row: &ClaimRow,
+    (part, who): (Part, &str),
+) -> DomainResult<()> {
+    let earlier = [
+        (Part::FiledTheClaim, Some(&row.recorded_by)),
+        (Part::ApprovedTheClaim, row.decided_by.as_ref()),
+    ];
+    for (earlier_part, id) in earlier {
+        let Some(id) = id else { continue };
+        let name: String = principals::table
+            .find(id)
+            .select(principals::name)
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| {
+                Failure::Internal(anyhow::anyhow!("claim {}: {id} is no principal", row.id))
+            })?;
+        keno_core::two_people((earlier_part, &name), (part, who))
+            .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Pays approved claim `row` by cheque: the claim and its ticket marked paid together.

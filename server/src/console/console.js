@@ -387,11 +387,11 @@ const Console = (() => {
       signedOut(err.status === 401 ? err.message : `${err.message} (${err.code})`);
       return;
     }
-    if (!["supervisor", "inspector", "auditor"].includes(me.role)) {
+    if (!["supervisor", "inspector", "auditor", "administrator"].includes(me.role)) {
       const role = me.role;
       await api("POST", "/api/v1/sessions/current/end").catch(() => null);
       me = null;
-      signedOut(`The console is for supervisors, inspectors and auditors; you are signed on as a ${role}.`);
+      signedOut(`The console is for supervisors, inspectors, auditors and administrators; you are signed on as a ${role}.`);
       return;
     }
     document.getElementById("sign-on").hidden = true;

@@ -209,8 +209,18 @@
       fields: [{ name: "reason", label: "Why" }],
       call: (v) => api("POST", `/api/v1/staff/${encodeURIComponent(s.staff_id)}/${what}`, v),
       done: (r, out) => r && (r.secret || r.totp_secret) && secretShown(out, [r.secret && `Secret: ${r.secret}`, r.totp_uri && `Authenticator: ${r.totp_uri}`]) });
-    return h("div", {}, s.disabled ? change("enable", "Enable") : change("disable", "Disable"), change("reset", "Reset secret"));
+    // The duty table (keno-core's duties): a supervisor manages writers, an administrator the
+    // supervisors, inspectors and auditors; the server refuses the rest (`not_your_duty`).
+    if (!MANAGES[Console.me().role]?.includes(s.role)) return null;
+    const enable = s.disabled || s.locked_until;
+    return h("div", {}, enable ? change("enable", s.disabled ? "Enable" : "Unlock") : change("disable", "Disable"), change("reset", "Reset secret"));
   }
+
+  const MANAGES = {
+    supervisor: ["writer"],
+    administrator: ["supervisor", "inspector", "auditor"],
+  };
+  const ROLE_NAMES = { writer: "Writer", supervisor: "Supervisor", inspector: "Inspector", auditor: "Auditor" };
 
   function terminalsView() {
     return view("Terminals", async () => {
@@ -231,8 +241,9 @@
   page({
     id: "staff",
     title: "Staff and terminals",
-    roles: ["supervisor"],
+    roles: ["supervisor", "administrator"],
     render(main) {
+      const manages = MANAGES[Console.me().role] || [];
       main.append(view("Staff", async () => {
         const staff = await api("GET", "/api/v1/staff");
         return table([
@@ -248,15 +259,17 @@
         id: "add-staff", title: "Add a person",
         fields: [
           { name: "name", label: "Name" },
-          { name: "role", label: "Role", type: "select", options: [["writer", "Writer"], ["supervisor", "Supervisor"], ["inspector", "Inspector"], ["auditor", "Auditor"]] },
+          { name: "role", label: "Role", type: "select", options: manages.map((r) => [r, ROLE_NAMES[r]]) },
           { name: "reason", label: "Why" },
         ],
         button: "Add",
         call: (v) => api("POST", "/api/v1/staff", v),
         done: (s, out) => secretShown(out, [`Staff ID: ${s.staff_id}`, s.secret && `Secret: ${s.secret}`, s.totp_uri && `Authenticator: ${s.totp_uri}`]),
       }),
-      terminalsView(),
-      act({
+      );
+      // Terminals are the supervisor's: an administrator manages people only.
+      if (!can("supervisor")) return;
+      main.append(terminalsView(), act({
         id: "add-terminal", title: "Register a terminal",
         fields: [{ name: "site", label: "Site" }, { name: "terminal", label: "Terminal" }, { name: "reason", label: "Why" }],
         button: "Register",

@@ -22,9 +22,16 @@ diesel::table! {
         kind -> Text,
         secret_hash -> Nullable<Text>,
         totp_secret -> Nullable<Text>,
-        failed_signons -> Integer,
-        locked_until -> Nullable<BigInt>,
         totp_last_step -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    sign_on_failures (principal_id, place) {
+        principal_id -> Text,
+        place -> Text,
+        failures -> Integer,
+        locked_until -> Nullable<BigInt>,
     }
 }
 
@@ -589,6 +596,7 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(
     request_outcomes,
     staff_sessions,
+    sign_on_failures,
     shifts,
     overrides,
     hand_pays,

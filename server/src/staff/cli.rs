@@ -43,7 +43,7 @@ pub enum StaffCommand {
     },
     /// Disable a person (their sessions end).
     Disable(Target),
-    /// Enable a disabled person (and clear a lock).
+    /// Enable a disabled person, or clear the sign-on locks of an enabled one.
     Enable(Target),
     /// Print the code an authenticator app shows now for a TOTP secret (RFC 6238), as
     /// `oathtool --totp -b` would: for scripts and a first sign-on without a phone.
@@ -214,15 +214,18 @@ fn list_staff(url: &str) -> anyhow::Result<()> {
     use crate::db::schema::principals;
     use diesel::prelude::*;
     let db = open(url)?;
+    let mut conn = db.conn()?;
     let rows: Vec<super::StaffRow> = principals::table
         .filter(principals::kind.eq(super::PrincipalKind::Staff.as_str()))
         .order(principals::id)
         .select(super::StaffRow::as_select())
-        .load(&mut *db.conn()?)?;
-    let people: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|r| serde_json::json!({ "staff_id": r.id, "name": r.name, "role": r.role, "disabled": r.disabled, "locked_until": r.locked_until.map(crate::db::rfc3339) }))
-        .collect();
+        .load(&mut *conn)?;
+    let now = crate::db::now_micros();
+    let mut people = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let locked = super::people::locked_until(&mut conn, &r.id, now)?;
+        people.push(serde_json::json!({ "staff_id": r.id, "name": r.name, "role": r.role, "disabled": r.disabled, "locked_until": locked.map(crate::db::rfc3339) }));
+    }
     println!("{}", serde_json::to_string_pretty(&people)?);
     Ok(())
 }

@@ -17,6 +17,7 @@
 //! - [`secret`]: argon2id, TOTP, tokens.
 
 pub mod cli;
+pub mod guard;
 pub mod overrides;
 pub mod people;
 pub mod secret;
@@ -87,7 +88,22 @@ impl PrincipalKind {
 pub fn secret_kind(role: Role) -> Option<SecretKind> {
     match role {
         Role::Writer => Some(SecretKind::Pin),
-        Role::Supervisor | Role::Inspector | Role::Auditor => Some(SecretKind::PasswordAndCode),
+        Role::Supervisor | Role::Inspector | Role::Auditor | Role::Administrator => {
+            Some(SecretKind::PasswordAndCode)
+        }
+        Role::Device => None,
+    }
+}
+
+/// The office of a person of `role` in the duty table; `None` for a device.
+pub fn office(role: Role) -> Option<keno_core::Office> {
+    use keno_core::Office;
+    match role {
+        Role::Writer => Some(Office::Writer),
+        Role::Supervisor => Some(Office::Supervisor),
+        Role::Inspector => Some(Office::Inspector),
+        Role::Auditor => Some(Office::Auditor),
+        Role::Administrator => Some(Office::Administrator),
         Role::Device => None,
     }
 }
@@ -104,9 +120,6 @@ pub struct StaffRow {
     pub disabled: bool,
     pub secret_hash: Option<String>,
     pub totp_secret: Option<String>,
-    pub failed_signons: i32,
-    pub locked_until: Option<i64>,
-    pub totp_last_step: Option<i64>,
 }
 
 impl StaffRow {
@@ -119,14 +132,6 @@ impl StaffRow {
                 self.role
             ))
         })
-    }
-
-    pub fn sign_on_facts(&self) -> keno_core::SignOnFacts {
-        keno_core::SignOnFacts {
-            disabled: self.disabled,
-            failures: u32::try_from(self.failed_signons).unwrap_or(u32::MAX),
-            locked_until: self.locked_until,
-        }
     }
 }
 

@@ -14,9 +14,9 @@ use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
 use diesel::prelude::*;
 use keno_api::staff::{OverrideAction, OverrideGrant, OverrideRequest, OVERRIDE_HEADER};
 use keno_api::Refusal;
-use keno_core::Authority;
+use keno_core::{Authority, Part};
 
-use super::sessions::{prove, Place, Proved};
+use super::sessions::{prove, Place, Proved, Where};
 use super::{secret, StaffRow};
 use crate::audit::log::{append, Entry};
 use crate::auth::{token_hash, Principal, Require, Role};
@@ -146,7 +146,7 @@ fn spend(
         (status = 201, body = OverrideGrant),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `invalid_request`"),
         (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`: the supervisor's password or code"),
-        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: the person signing is not a supervisor, or is the writer"),
+        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: the person signing is not a supervisor; `same_person`: the supervisor is the writer (by name, under whichever staff ID)"),
         (status = 404, body = crate::error::ErrorBody),
         (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`")
     )
@@ -154,6 +154,7 @@ fn spend(
 #[post("/api/v1/overrides", wrap = "Require(&[Role::Writer])")]
 pub async fn grant(
     state: web::Data<AppState>,
+    guard: web::Data<super::guard::SignOnGuard>,
     req: HttpRequest,
     principal: Principal,
     body: web::Json<OverrideRequest>,
@@ -169,22 +170,27 @@ pub async fn grant(
     if !exists {
         return Err(Failure::not_found("ticket").into());
     }
-    let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
-    let place = principal
-        .site
-        .clone()
-        .zip(principal.terminal.clone())
-        .map(|(site, terminal)| Place { site, terminal });
-    let supervisor = match prove(&state, body.supervisor, place, address).await? {
+    // The supervisor's failures count at the writer's terminal, where they were tried.
+    let at = match principal.site.clone().zip(principal.terminal.clone()) {
+        Some((site, terminal)) => Where::Terminal(Place { site, terminal }),
+        None => Where::Address(crate::rate_limit::client_key(
+            &req,
+            state.trust_forwarded_for,
+        )),
+    };
+    let supervisor = match prove(&state, &guard, body.supervisor, at).await? {
         Proved::Person(row) => row,
         Proved::Refused(refusal) => return Err(refusal.into()),
     };
-    if supervisor.role()? != Role::Supervisor || supervisor.id == principal.id {
-        return Err(Failure::forbidden(
-            "only a supervisor, not the writer, approves at the counter",
-        )
-        .into());
+    if supervisor.role()? != Role::Supervisor {
+        return Err(Failure::forbidden("only a supervisor approves at the counter").into());
     }
+    // Never to oneself, under whichever of one's staff IDs (issue 31).
+    keno_core::two_people(
+        (Part::WriterAtTheCounter, &principal.name),
+        (Part::GrantsTheOverride, &supervisor.name),
+    )
+    .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
     let action = body.action;
     let granted = crate::store::write(&state, None, move |_, conn| {
         record(conn, &principal, &supervisor, action, &serial, &reason)

@@ -1,5 +1,7 @@
-//! Managing people: list, add, disable, enable, reset a secret. Supervisors do it over HTTP;
-//! the venue's first supervisor is added at the server with `keno-server staff add`.
+//! Managing people: list, add, disable, enable, reset a secret. Over HTTP a supervisor manages
+//! writers and an administrator supervisors, inspectors and auditors (the duty table,
+//! `keno_core::may_manage`, asked by every path here); the venue's first administrator and
+//! supervisor are added at the server with `keno-server staff add`, which may manage anyone.
 //!
 //! Each change enters the audit trail with who made it and why (`staff_added`,
 //! `staff_disabled`, `staff_enabled`, `staff_secret_reset`), and the day's exceptions. The
@@ -12,22 +14,25 @@ use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
 use keno_api::staff::{AddStaff, StaffChange, StaffMember, StaffSecret};
 use keno_api::Refusal;
-use keno_core::{SecretKind, SessionEnd};
+use keno_core::{Manager, Office, SecretKind, SessionEnd, StaffAct};
 use sha2::{Digest, Sha256};
 
 use super::{check_code, secret, secret_kind, sessions, PrincipalKind, StaffRow};
 use crate::audit::log::{append, Entry};
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{principals, staff_sessions};
+use crate::db::schema::{principals, sign_on_failures, staff_sessions};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 
-/// Who makes a change: a supervisor signed on, or the operator at the server's command line.
+/// Who makes a change: a supervisor or administrator signed on, or the operator at the
+/// server's command line.
 #[derive(Clone, Debug)]
 pub struct Actor {
     pub id: Option<String>,
     pub name: String,
+    /// The office of the person signed on; none for the command line.
+    office: Option<Office>,
 }
 
 impl Actor {
@@ -35,6 +40,7 @@ impl Actor {
         Actor {
             id: Some(p.id.clone()),
             name: p.name.clone(),
+            office: super::office(p.role),
         }
     }
 
@@ -44,7 +50,34 @@ impl Actor {
         Actor {
             id: None,
             name: format!("command line ({user})"),
+            office: None,
         }
+    }
+
+    /// Refuses `act` on a person of `role` named `name` unless the duty table gives it to this
+    /// actor (`keno_core::may_manage`; every path that changes a person asks here).
+    fn may(&self, act: StaffAct, role: Role, name: &str) -> DomainResult<()> {
+        let target = super::office(role).ok_or_else(|| {
+            Failure::refuse(
+                Refusal::InvalidRequest,
+                "a device is not a person: it keeps its own credential",
+            )
+        })?;
+        let by = match (&self.id, self.office) {
+            (None, _) => Manager::CommandLine,
+            (Some(_), Some(office)) => Manager::Person {
+                office,
+                name: &self.name,
+            },
+            (Some(_), None) => {
+                return Err(Failure::refuse(
+                    Refusal::NotYourDuty,
+                    "a device manages no one",
+                ))
+            }
+        };
+        keno_core::may_manage(by, act, target, name)
+            .map_err(|e| Failure::refuse(Refusal::NotYourDuty, e.to_string()))
     }
 
     pub fn entry(&self, entry: Entry) -> Entry {
@@ -179,6 +212,7 @@ pub fn add_in(
     by: &Actor,
     addition: Addition,
 ) -> DomainResult<StaffSecret> {
+    by.may(StaffAct::Add, addition.role, &addition.name)?;
     let active: i64 = principals::table
         .filter(principals::kind.eq(PrincipalKind::Staff.as_str()))
         .filter(principals::name.eq(&addition.name))
@@ -257,6 +291,12 @@ pub fn change_in(
 ) -> DomainResult<Option<StaffSecret>> {
     let row = super::find(conn, id)?.ok_or_else(|| Failure::not_found("staff ID"))?;
     let role = row.role()?;
+    let act = match &change {
+        Change::Disable => StaffAct::Disable,
+        Change::Enable => StaffAct::Enable,
+        Change::Reset(_) => StaffAct::ResetSecret,
+    };
+    by.may(act, role, &row.name)?;
     let now = now_micros();
     let (kind, ended, shown) = match change {
         Change::Disable => (disable(conn, &row)?, Some(SessionEnd::Disabled), None),
@@ -300,19 +340,26 @@ fn disable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
     Ok(("staff_disabled", serde_json::json!({})))
 }
 
+/// Enables a disabled person, or clears the locks of an enabled one (its help says both): a
+/// person locked out at the counter is let back in by the same command.
 fn enable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
+    let now = now_micros();
     if !row.disabled {
-        return Err(Failure::refuse(
-            Refusal::AlreadyEnabled,
-            format!("staff ID {} is already enabled", row.id),
+        let locked = locked_until(conn, &row.id, now)?;
+        if locked.is_none() {
+            return Err(Failure::refuse(
+                Refusal::AlreadyEnabled,
+                format!("staff ID {} is already enabled and not locked", row.id),
+            ));
+        }
+        clear_locks(conn, &row.id)?;
+        return Ok((
+            "staff_enabled",
+            serde_json::json!({ "locks_cleared": true }),
         ));
     }
     let updated = diesel::update(principals::table.find(&row.id))
-        .set((
-            principals::disabled.eq(false),
-            principals::failed_signons.eq(0),
-            principals::locked_until.eq(None::<i64>),
-        ))
+        .set(principals::disabled.eq(false))
         .execute(conn);
     match updated {
         Err(diesel::result::Error::DatabaseError(
@@ -327,9 +374,28 @@ fn enable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
         )),
         other => {
             other?;
-            Ok(("staff_enabled", serde_json::json!({})))
+            let cleared = clear_locks(conn, &row.id)? > 0;
+            Ok((
+                "staff_enabled",
+                serde_json::json!({ "locks_cleared": cleared }),
+            ))
         }
     }
+}
+
+/// The latest lock of a person standing at `now`, wherever it was made.
+pub fn locked_until(conn: &mut DbConnection, id: &str, now: i64) -> QueryResult<Option<i64>> {
+    sign_on_failures::table
+        .filter(sign_on_failures::principal_id.eq(id))
+        .filter(sign_on_failures::locked_until.gt(now))
+        .select(diesel::dsl::max(sign_on_failures::locked_until))
+        .first::<Option<i64>>(conn)
+}
+
+/// Clears a person's failed sign-ons and locks everywhere.
+fn clear_locks(conn: &mut DbConnection, id: &str) -> QueryResult<usize> {
+    diesel::delete(sign_on_failures::table.filter(sign_on_failures::principal_id.eq(id)))
+        .execute(conn)
 }
 
 fn reset(
@@ -342,10 +408,9 @@ fn reset(
             principals::secret_hash.eq(&secret.hash),
             principals::totp_secret.eq(&secret.totp_secret),
             principals::totp_last_step.eq(None::<i64>),
-            principals::failed_signons.eq(0),
-            principals::locked_until.eq(None::<i64>),
         ))
         .execute(conn)?;
+    clear_locks(conn, &row.id)?;
     Ok(secret.payload())
 }
 
@@ -370,20 +435,37 @@ pub fn list_in(
         .filter(staff_sessions::last_seen_at.ge(now - idle))
         .select(staff_sessions::principal_id)
         .load(conn)?;
+    let locks: Vec<(String, Option<i64>)> = sign_on_failures::table
+        .filter(sign_on_failures::locked_until.gt(now))
+        .select((
+            sign_on_failures::principal_id,
+            sign_on_failures::locked_until,
+        ))
+        .load(conn)?;
+    let lock_of = |id: &str| {
+        locks
+            .iter()
+            .filter(|(p, _)| p == id)
+            .filter_map(|(_, until)| *until)
+            .max()
+    };
     rows.into_iter()
         .map(|row| {
             Ok(StaffMember {
+                locked_until: lock_of(&row.id).map(rfc3339),
                 role: row.role()?,
                 open_sessions: open.iter().filter(|p| **p == row.id).count() as u32,
                 staff_id: row.id,
                 name: row.name,
                 disabled: row.disabled,
-                locked_until: row.locked_until.filter(|&t| t > now).map(rfc3339),
                 created_at: rfc3339(row.created_at),
             })
         })
         .collect()
 }
+
+/// Who manages people (each within the duty table, `keno_core::may_manage`).
+const STAFF_MANAGERS: &[Role] = &[Role::Supervisor, Role::Administrator];
 
 /// A page of the staff, by staff ID.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -403,7 +485,7 @@ pub struct StaffQuery {
     params(StaffQuery),
     responses((status = 200, body = Vec<StaffMember>), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
 )]
-#[get("/api/v1/staff", wrap = "Require(&[Role::Supervisor])")]
+#[get("/api/v1/staff", wrap = "Require(STAFF_MANAGERS)")]
 pub async fn list(
     state: web::Data<AppState>,
     query: web::Query<StaffQuery>,
@@ -427,10 +509,10 @@ pub async fn list(
         (status = 201, body = StaffSecret),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_name`, `invalid_secret`, `invalid_staff_id`, `invalid_reason`"),
         (status = 409, body = crate::error::ErrorBody, description = "`staff_active`, `staff_id_taken`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor adds writers, an administrator supervisors, inspectors and auditors (administrators are added at the server's command line)")
     )
 )]
-#[post("/api/v1/staff", wrap = "Require(&[Role::Supervisor])")]
+#[post("/api/v1/staff", wrap = "Require(STAFF_MANAGERS)")]
 pub async fn add(
     state: web::Data<AppState>,
     principal: Principal,
@@ -474,9 +556,9 @@ async fn change(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "the staff ID")),
     request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_disabled`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_disabled`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
 )]
-#[post("/api/v1/staff/{id}/disable", wrap = "Require(&[Role::Supervisor])")]
+#[post("/api/v1/staff/{id}/disable", wrap = "Require(STAFF_MANAGERS)")]
 pub async fn disable_person(
     state: web::Data<AppState>,
     principal: Principal,
@@ -495,9 +577,9 @@ pub async fn disable_person(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "the staff ID")),
     request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_enabled`, `staff_active`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_enabled`, `staff_active`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
 )]
-#[post("/api/v1/staff/{id}/enable", wrap = "Require(&[Role::Supervisor])")]
+#[post("/api/v1/staff/{id}/enable", wrap = "Require(STAFF_MANAGERS)")]
 pub async fn enable_person(
     state: web::Data<AppState>,
     principal: Principal,
@@ -517,9 +599,9 @@ pub async fn enable_person(
     security(("bearer" = [])),
     params(("id" = String, Path, description = "the staff ID")),
     request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody, description = "`invalid_secret`, `invalid_reason`"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
+    responses((status = 200, body = Option<StaffSecret>), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody, description = "`invalid_secret`, `invalid_reason`"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
 )]
-#[post("/api/v1/staff/{id}/reset", wrap = "Require(&[Role::Supervisor])")]
+#[post("/api/v1/staff/{id}/reset", wrap = "Require(STAFF_MANAGERS)")]
 pub async fn reset_secret(
     state: web::Data<AppState>,
     principal: Principal,

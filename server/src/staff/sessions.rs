@@ -2,9 +2,11 @@
 //!
 //! `POST /api/v1/sessions`: a writer at a registered terminal (the terminal's credential as
 //! the bearer token, rule 5.1) with staff ID and PIN; a supervisor, inspector or auditor with
-//! staff ID, password and TOTP code. The secret is checked outside any transaction (argon2id
-//! takes time); the outcome is then written in one: a failure counts against the person and
-//! may lock them (`keno_core::after_failure`), and enters the trail (`sign_on_failed`) and the
+//! staff ID, password and TOTP code. A try is counted against the person at its place (the
+//! terminal, or the address) before the secret is checked (`keno_core::reserve_try`); the
+//! check (argon2id) takes one of the guard's few turns (`guard.rs`), outside any transaction;
+//! the outcome is then written in one: a failure may lock the person there
+//! (`keno_core::after_failed_try`), and enters the trail (`sign_on_failed`) and the
 //! exceptions; a success ends the person's other sessions (one active session per person)
 //! and opens one until the end of the Keno Day (rule 1(d)), which also ends after
 //! `--session-idle` without a request (`keno_core::session_standing`).
@@ -13,15 +15,17 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use diesel::prelude::*;
 use keno_api::staff::{Session, SignOn, SignedOn};
 use keno_api::Refusal;
-use keno_core::{SecretKind, SessionEnd, SessionFacts};
+use keno_core::{FailureCount, SecretKind, SessionEnd, SessionFacts};
 
+use super::guard::SignOnGuard;
 use super::{secret, secret_kind, StaffRow};
 use crate::audit::log::{append, Entry};
-use crate::auth::{token_hash, Principal, Require, Role, ANY_ROLE};
-use crate::db::schema::{principals, staff_sessions, terminals};
+use crate::auth::{token_hash, Principal, Require, ANY_ROLE};
+use crate::db::schema::{principals, sign_on_failures, staff_sessions, terminals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
+use crate::store::hold::held;
 
 /// A session as stored.
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -74,66 +78,93 @@ pub fn terminal_of(conn: &mut DbConnection, credential: &str) -> QueryResult<Opt
         .map(|(site, terminal)| Place { site, terminal }))
 }
 
-/// What a checked secret says, before anything is written.
-enum Checked {
-    /// No such person (or not one who signs on): nothing to count against.
-    Unknown,
-    Refused(StaffRow),
-    /// Good, with the TOTP step used (none for a PIN).
-    Good(StaffRow, Option<u64>),
+/// Where a sign-on is tried: at a registered terminal, whose credential it carries, or from an
+/// address without one. A person's failures are counted per place (`keno_core::FailureCount`).
+#[derive(Clone, Debug)]
+pub enum Where {
+    Terminal(Place),
+    Address(Option<std::net::IpAddr>),
 }
 
-/// Checks `sign_on`'s secret against the stored person (argon2id: call from a blocking
-/// thread). Nothing is written.
-fn check_secret(
+impl Where {
+    /// The place's key in `sign_on_failures`.
+    fn key(&self) -> String {
+        match self {
+            Where::Terminal(p) => format!("terminal:{}/{}", p.site, p.terminal),
+            Where::Address(Some(a)) => format!("address:{a}"),
+            Where::Address(None) => "address:unknown".into(),
+        }
+    }
+
+    fn terminal(&self) -> Option<&Place> {
+        match self {
+            Where::Terminal(p) => Some(p),
+            Where::Address(_) => None,
+        }
+    }
+}
+
+/// What a checked secret says, before anything is written: good, with the TOTP step used
+/// (none for a PIN), or not.
+enum Checked {
+    Refused,
+    Good(Option<u64>),
+}
+
+/// The secret a sign-on offers, by its shape alone: a PIN, or a password with a code. Read
+/// before anyone is looked up, so a malformed request says nothing of the staff ID.
+fn offered_kind(offered: &SignOn) -> DomainResult<SecretKind> {
+    match (&offered.pin, &offered.password, &offered.totp) {
+        (Some(_), None, None) => Ok(SecretKind::Pin),
+        (None, Some(_), Some(_)) => Ok(SecretKind::PasswordAndCode),
+        _ => Err(Failure::refuse(
+            Refusal::InvalidRequest,
+            "sign on with staff_id and pin (a writer), or staff_id, password and totp (the code of the moment)",
+        )),
+    }
+}
+
+/// The person, if they exist and sign on the way offered at this place (rule 5.1: a writer
+/// with a PIN at a registered terminal only); anyone else is an unknown ID, answered alike.
+fn signs_on_here(
     row: Option<StaffRow>,
-    offered: &SignOn,
-    now_seconds: u64,
-) -> DomainResult<Checked> {
+    kind: SecretKind,
+    at: &Where,
+) -> DomainResult<Option<StaffRow>> {
+    let Some(row) = row else { return Ok(None) };
+    let Some(stored_kind) = secret_kind(row.role()?) else {
+        return Ok(None);
+    };
+    let here = row.secret_hash.is_some()
+        && stored_kind == kind
+        && (kind != SecretKind::Pin || at.terminal().is_some());
+    Ok(here.then_some(row))
+}
+
+/// Checks the offered secret against the stored person (argon2id: call from a blocking
+/// thread, holding a turn). Nothing is written.
+fn check_secret(row: &StaffRow, offered: &SignOn, now_seconds: u64) -> DomainResult<Checked> {
     let given = offered
         .pin
         .as_deref()
         .or(offered.password.as_deref())
         .unwrap_or("");
-    let Some(row) = row else {
-        secret::verify_nothing(given);
-        return Ok(Checked::Unknown);
-    };
-    let kind = secret_kind(row.role()?);
-    let (Some(kind), Some(stored)) = (kind, row.secret_hash.as_deref()) else {
-        secret::verify_nothing(given);
-        return Ok(Checked::Unknown);
-    };
-    let (secret, code) = match kind {
-        SecretKind::Pin => (offered.pin.as_deref(), Some("")),
-        SecretKind::PasswordAndCode => (offered.password.as_deref(), offered.totp.as_deref()),
-    };
-    let (Some(secret), Some(code)) = (secret, code) else {
-        return Err(Failure::refuse(
-            Refusal::InvalidRequest,
-            match kind {
-                SecretKind::Pin => "a writer signs on with staff_id and pin",
-                SecretKind::PasswordAndCode => {
-                    "sign on with staff_id, password and totp (the code of the moment)"
-                }
-            },
-        ));
-    };
-    if !secret::verify(secret, stored) {
-        return Ok(Checked::Refused(row));
+    let stored = row
+        .secret_hash
+        .as_deref()
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("staff {}: no secret stored", row.id)))?;
+    if !secret::verify(given, stored) {
+        return Ok(Checked::Refused);
     }
-    if kind == SecretKind::Pin {
-        return Ok(Checked::Good(row, None));
-    }
+    let Some(code) = offered.totp.as_deref() else {
+        return Ok(Checked::Good(None));
+    };
     let totp = row.totp_secret.as_deref().ok_or_else(|| {
         Failure::Internal(anyhow::anyhow!("staff {}: no TOTP secret stored", row.id))
     })?;
     Ok(match secret::totp_step(totp, code, now_seconds)? {
-        // RFC 6238 5.2: a code is accepted once.
-        Some(step) if row.totp_last_step.is_none_or(|last| (step as i64) > last) => {
-            Checked::Good(row, Some(step))
-        }
-        _ => Checked::Refused(row),
+        Some(step) => Checked::Good(Some(step)),
+        None => Checked::Refused,
     })
 }
 
@@ -143,41 +174,199 @@ pub enum Proved {
     Refused(Failure),
 }
 
-/// Checks a person's secret and records the outcome: a failure counted (and the lock it may
-/// bring) and entered in the trail; a success clears the count and spends the TOTP step.
-/// `place` is where they are, `address` the client's, for the record.
+/// Checks a person's secret and records the outcome (issue 31). The try is counted against
+/// the person at this place before the secret is checked, and judged on the count it made; the
+/// check takes one of the guard's turns; a failure may lock the person there and enters the
+/// trail; a success clears the count there and spends the TOTP step, once.
 pub async fn prove(
     state: &web::Data<AppState>,
+    guard: &SignOnGuard,
     given: SignOn,
-    place: Option<Place>,
-    address: Option<std::net::IpAddr>,
+    at: Where,
 ) -> DomainResult<Proved> {
+    let kind = offered_kind(&given)?;
     let staff_id = given.staff_id.trim().to_string();
     let looked_up = staff_id.clone();
     let row = crate::store::read(state, move |_, conn| Ok(super::find(conn, &looked_up)?)).await?;
-    if let Some(row) = &row {
-        if let Err(refusal) = keno_core::may_sign_on(row.sign_on_facts(), now_micros()) {
-            return Ok(Proved::Refused(refused_before(row, refusal)));
-        }
-    }
-    let now_seconds = u64::try_from(now_micros() / 1_000_000).unwrap_or(0);
-    let checked = web::block(move || check_secret(row, &given, now_seconds)).await??;
+    let Some(row) = signs_on_here(row, kind, &at)? else {
+        return prove_unknown(guard, &staff_id, given, &at).await;
+    };
     let lock_out = state.settings.staff.lock_out;
+    let (person, place) = (row.id.clone(), at.key());
+    let now = now_micros();
+    let reserved = crate::store::write(state, None, move |_, conn| {
+        reserve(conn, &person, &place, lock_out, now)
+    })
+    .await?;
+    let attempt = match reserved {
+        Ok(attempt) => attempt,
+        Err(refusal) => return Ok(Proved::Refused(refused_before(&row.id, refusal))),
+    };
+    // Taken after the try is counted, so tries refused unchecked never wait for a turn; a try
+    // refused a turn was not judged, and is given back.
+    let turn = match guard.turn().await {
+        Ok(turn) => turn,
+        Err(busy) => {
+            let (person, place) = (row.id.clone(), at.key());
+            crate::store::write(state, None, move |_, conn| {
+                Ok(give_back(conn, &person, &place)?)
+            })
+            .await?;
+            return Err(busy);
+        }
+    };
+    let now_seconds = u64::try_from(now_micros() / 1_000_000).unwrap_or(0);
+    let (checked, row) = web::block(move || {
+        let checked = check_secret(&row, &given, now_seconds);
+        (checked, row)
+    })
+    .await?;
+    drop(turn);
+    let checked = checked?;
     crate::store::write(state, None, move |_, conn| {
-        record(conn, checked, &staff_id, place.as_ref(), address, lock_out)
+        record(conn, checked, &row, (attempt, &at), lock_out)
     })
     .await
 }
 
-fn refused_before(row: &StaffRow, refusal: keno_core::SignOnRefusal) -> Failure {
+/// A try for a staff ID that does not exist (or does not sign on so there): counted and
+/// locked as a person's would be, and checked against nothing for as long as a real check
+/// takes, in a turn like any other.
+async fn prove_unknown(
+    guard: &SignOnGuard,
+    staff_id: &str,
+    given: SignOn,
+    at: &Where,
+) -> DomainResult<Proved> {
+    // Kept short: whatever was typed is counted under it.
+    let subject: String = staff_id.chars().take(16).collect();
+    let place = at.key();
+    let now = now_micros();
+    let attempt = match guard.reserve_unknown(&subject, &place, now) {
+        Ok(attempt) => attempt,
+        Err(refusal) => return Ok(Proved::Refused(refused_before(&subject, refusal))),
+    };
+    let turn = match guard.turn().await {
+        Ok(turn) => turn,
+        Err(busy) => {
+            guard.give_back_unknown(&subject, &place);
+            return Err(busy);
+        }
+    };
+    web::block(move || {
+        let offered = given.pin.as_deref().or(given.password.as_deref());
+        secret::verify_nothing(offered.unwrap_or(""))
+    })
+    .await?;
+    drop(turn);
+    Ok(Proved::Refused(
+        match guard.unknown_failed(&subject, &place, attempt, now) {
+            Some(until) => refused_before(&subject, keno_core::SignOnRefusal::Locked { until }),
+            None => failed(),
+        },
+    ))
+}
+
+/// Gives back a try that was counted but never judged (no turn was free for it).
+fn give_back(conn: &mut DbConnection, person: &str, place: &str) -> QueryResult<usize> {
+    diesel::update(
+        sign_on_failures::table
+            .find((person, place))
+            .filter(sign_on_failures::failures.gt(0)),
+    )
+    .set(sign_on_failures::failures.eq(sign_on_failures::failures - 1))
+    .execute(conn)
+}
+
+/// Takes a try from the person's allowance at `place` (`keno_core::reserve_try`), the person's
+/// row held so that tries at once are counted one after the other.
+fn reserve(
+    conn: &mut DbConnection,
+    person: &str,
+    place: &str,
+    lock_out: keno_core::LockOut,
+    now: i64,
+) -> DomainResult<Result<u32, keno_core::SignOnRefusal>> {
+    let disabled: bool = held!(
+        conn,
+        Hold::Update,
+        principals::table.find(person).select(principals::disabled),
+        |c, q| q.first(c)
+    )?;
+    let found = stored_count(conn, person, place)?;
+    let stored = found.unwrap_or_default();
+    let reserved = keno_core::reserve_try(disabled, stored, lock_out, now);
+    if reserved.store != stored {
+        store_count(conn, (person, place), reserved.store, found.is_some())?;
+    }
+    Ok(reserved.outcome)
+}
+
+/// A person's count at a place as stored, if any.
+fn stored_count(
+    conn: &mut DbConnection,
+    person: &str,
+    place: &str,
+) -> DomainResult<Option<FailureCount>> {
+    let found: Option<(i32, Option<i64>)> = sign_on_failures::table
+        .find((person, place))
+        .select((sign_on_failures::failures, sign_on_failures::locked_until))
+        .first(conn)
+        .optional()?;
+    found
+        .map(|(failures, locked_until)| {
+            let failures = u32::try_from(failures).map_err(|_| {
+                Failure::Internal(anyhow::anyhow!("{person} at {place}: {failures} failures"))
+            })?;
+            Ok(FailureCount {
+                failures,
+                locked_until,
+            })
+        })
+        .transpose()
+}
+
+/// Stores a person's count at a place.
+fn store_count(
+    conn: &mut DbConnection,
+    (person, place): (&str, &str),
+    count: FailureCount,
+    exists: bool,
+) -> QueryResult<()> {
+    let failures = i32::try_from(count.failures).unwrap_or(i32::MAX);
+    if exists {
+        diesel::update(sign_on_failures::table.find((person, place)))
+            .set((
+                sign_on_failures::failures.eq(failures),
+                sign_on_failures::locked_until.eq(count.locked_until),
+            ))
+            .execute(conn)?;
+    } else {
+        diesel::insert_into(sign_on_failures::table)
+            .values((
+                sign_on_failures::principal_id.eq(person),
+                sign_on_failures::place.eq(place),
+                sign_on_failures::failures.eq(failures),
+                sign_on_failures::locked_until.eq(count.locked_until),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+fn refused_before(staff_id: &str, refusal: keno_core::SignOnRefusal) -> Failure {
     match refusal {
         keno_core::SignOnRefusal::Locked { until } => Failure::refuse(
             Refusal::StaffLocked,
             format!(
-                "staff ID {}: too many failed sign-ons; locked until {} (a supervisor can reset it)",
-                row.id,
+                "staff ID {staff_id}: too many failed sign-ons here; locked here until {} (a supervisor can clear it)",
                 rfc3339(until)
             ),
+        ),
+        keno_core::SignOnRefusal::AllUnderWay => Failure::too_many(
+            Refusal::TooManyRequests,
+            format!("staff ID {staff_id}: as many sign-ons as are allowed in a row are being checked here now; try again in a moment"),
+            1,
         ),
         keno_core::SignOnRefusal::Disabled => failed(),
     }
@@ -190,57 +379,68 @@ fn failed() -> Failure {
     )
 }
 
-/// Writes what a checked sign-on leaves.
+/// Writes what a checked try of a known person leaves.
 fn record(
     conn: &mut DbConnection,
     checked: Checked,
-    staff_id: &str,
-    place: Option<&Place>,
-    address: Option<std::net::IpAddr>,
+    row: &StaffRow,
+    (attempt, at): (u32, &Where),
     lock_out: keno_core::LockOut,
 ) -> DomainResult<Proved> {
     let now = now_micros();
-    let mut payload = serde_json::json!({
-        "site": place.map(|p| &p.site), "terminal": place.map(|p| &p.terminal),
-        "address": address.map(|a| a.to_string()), "at": now,
-    });
-    match checked {
-        Checked::Good(row, step) => {
-            diesel::update(principals::table.find(&row.id))
-                .set((
-                    principals::failed_signons.eq(0),
-                    principals::totp_last_step.eq(step.map(|s| s as i64).or(row.totp_last_step)),
-                ))
-                .execute(conn)?;
-            Ok(Proved::Person(row))
-        }
-        Checked::Unknown => {
-            // Kept short: whatever was typed goes in the trail.
-            let subject: String = staff_id.chars().take(16).collect();
-            payload["known"] = false.into();
-            append(conn, vec![Entry::new("sign_on_failed", subject, payload)])?;
-            Ok(Proved::Refused(failed()))
-        }
-        Checked::Refused(row) => {
-            let after = keno_core::after_failure(row.sign_on_facts(), lock_out, now);
-            diesel::update(principals::table.find(&row.id))
-                .set((
-                    principals::failed_signons.eq(after.failures as i32),
-                    principals::locked_until.eq(after.locked_until),
-                ))
-                .execute(conn)?;
-            payload["known"] = true.into();
-            payload["failures"] = after.failures.into();
-            payload["locked_until"] = after.locked_until.into();
-            append(conn, vec![Entry::new("sign_on_failed", &row.id, payload)])?;
-            Ok(Proved::Refused(match after.locked_until {
-                Some(until) if until > now => {
-                    refused_before(&row, keno_core::SignOnRefusal::Locked { until })
-                }
-                _ => failed(),
-            }))
+    // Held as the try was reserved: the count read below is no other try's half-written one.
+    let _: String = held!(
+        conn,
+        Hold::Update,
+        principals::table.find(&row.id).select(principals::id),
+        |c, q| q.first(c)
+    )?;
+    if let Checked::Good(step) = checked {
+        // RFC 6238 5.2: a code is accepted once, also by tries at the same moment: the step is
+        // spent only if no other try spent it or a later one.
+        let spent = match step {
+            None => true,
+            Some(step) => spend_step(conn, &row.id, step as i64)?,
+        };
+        if spent {
+            diesel::delete(sign_on_failures::table.find((&row.id, at.key()))).execute(conn)?;
+            return Ok(Proved::Person(row.clone()));
         }
     }
+    let stored = stored_count(conn, &row.id, &at.key())?;
+    let lock = keno_core::after_failed_try(attempt, stored, lock_out, now);
+    if let Some(lock) = lock {
+        store_count(conn, (&row.id, &at.key()), lock, true)?;
+    }
+    let locked_until = lock.and_then(|l| l.locked_until);
+    let address = match at {
+        Where::Address(a) => a.map(|a| a.to_string()),
+        Where::Terminal(_) => None,
+    };
+    let payload = serde_json::json!({
+        "site": at.terminal().map(|p| &p.site), "terminal": at.terminal().map(|p| &p.terminal),
+        "address": address, "at": now, "known": true, "failures": attempt,
+        "locked_until": locked_until,
+    });
+    append(conn, vec![Entry::new("sign_on_failed", &row.id, payload)])?;
+    Ok(Proved::Refused(match locked_until {
+        Some(until) => refused_before(&row.id, keno_core::SignOnRefusal::Locked { until }),
+        None => failed(),
+    }))
+}
+
+/// Spends TOTP step `step` of a person: false if it, or a later one, was spent already.
+fn spend_step(conn: &mut DbConnection, person: &str, step: i64) -> QueryResult<bool> {
+    let changed = diesel::update(
+        principals::table.find(person).filter(
+            principals::totp_last_step
+                .is_null()
+                .or(principals::totp_last_step.lt(step)),
+        ),
+    )
+    .set(principals::totp_last_step.eq(step))
+    .execute(conn)?;
+    Ok(changed == 1)
 }
 
 /// The Keno Day's end that a session opened at `now` lasts to: the end of the Keno Day under
@@ -339,42 +539,34 @@ fn bearer(req: &HttpRequest) -> Option<String> {
     request_body = SignOn,
     responses(
         (status = 201, body = SignedOn),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request`: the secret the role needs is missing"),
-        (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`; `terminal_not_registered`: a writer signs on at a registered terminal, its credential as the bearer token"),
-        (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`: too many failed sign-ons"),
-        (status = 429, body = crate::error::ErrorBody)
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request`: neither a PIN, nor a password with a code"),
+        (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`; `terminal_not_registered`: a writer signs on at a registered terminal, its credential as the bearer token (refused before the PIN is looked at)"),
+        (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`: too many failed sign-ons of this staff ID at this terminal, or from this address"),
+        (status = 429, body = crate::error::ErrorBody, description = "`too_many_auth_failures`: too many tries from this address without a terminal's credential; `too_many_requests`: too many sign-ons at once")
     )
 )]
 #[post("/api/v1/sessions")]
 pub async fn sign_on(
     state: web::Data<AppState>,
+    guard: web::Data<SignOnGuard>,
     req: HttpRequest,
     body: web::Json<SignOn>,
 ) -> ApiResult<HttpResponse> {
     let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
-    if let Some(address) = address {
-        state.auth_failures.check(address)?;
-    }
-    let place = place_of(&state, &req, address).await?;
     let body = body.into_inner();
-    let proved = prove(&state, body, place.clone(), address).await?;
+    let at = where_from(&state, &req, address, &body).await?;
+    let proved = prove(&state, &guard, body, at.clone()).await?;
     let row = match proved {
         Proved::Person(row) => row,
-        Proved::Refused(refusal) => {
-            if let Some(address) = address {
-                state.auth_failures.fail(address);
-            }
-            return Err(refusal.into());
-        }
+        Proved::Refused(refusal) => return Err(refusal.into()),
     };
-    if row.role()? == Role::Writer && place.is_none() {
-        return Err(Failure::refuse(
-            Refusal::TerminalNotRegistered,
-            "rule 5.1: a writer signs on at a registered terminal (its credential as the bearer token)",
-        )
-        .into());
+    if let Where::Address(Some(address)) = &at {
+        // The try was taken from the address's allowance before the check: a person who
+        // proved who they are gives it back, so a venue's own sign-ons never use it up.
+        state.auth_failures.give_back(*address);
     }
     let person = row.id.clone();
+    let place = at.terminal().cloned();
     let signed = crate::store::write(&state, None, move |state, conn| {
         open(state, conn, &row, place.as_ref())
     })
@@ -384,29 +576,53 @@ pub async fn sign_on(
     Ok(HttpResponse::Created().json(signed))
 }
 
-/// The registered terminal whose credential the request carries; none without a bearer token.
-async fn place_of(
+/// Where a sign-on is tried (issue 31). With a bearer token: the registered terminal whose
+/// credential it is, or 401 (a bad credential counts against the address). Without one: a
+/// PIN is refused at once, whatever it is (rule 5.1: a writer signs on at a registered
+/// terminal, and no PIN is checked elsewhere), and a password's try is taken from the
+/// address's allowance before anything is checked. A registered terminal's tries never use
+/// the address's allowance, so no one behind a venue's address blocks its counters.
+async fn where_from(
     state: &web::Data<AppState>,
     req: &HttpRequest,
     address: Option<std::net::IpAddr>,
-) -> DomainResult<Option<Place>> {
-    let Some(credential) = bearer(req) else {
-        return Ok(None);
-    };
-    let found =
-        crate::store::read(state, move |_, conn| Ok(terminal_of(conn, &credential)?)).await?;
-    match found {
-        Some(place) => Ok(Some(place)),
-        None => {
-            if let Some(address) = address {
-                state.auth_failures.fail(address);
+    body: &SignOn,
+) -> DomainResult<Where> {
+    if let Some(credential) = bearer(req) {
+        // Over its failures, an address still has its credentials looked up (a few at a time
+        // in all): a registered terminal behind a guesser's address signs on all the same.
+        let over = address.and_then(|a| state.auth_failures.check(a).err());
+        let _turn = match over {
+            Some(_) => state.auth_failures.suspect_turn().await,
+            None => None,
+        };
+        let found =
+            crate::store::read(state, move |_, conn| Ok(terminal_of(conn, &credential)?)).await?;
+        return match found {
+            Some(place) => Ok(Where::Terminal(place)),
+            None => {
+                if let Some(address) = address {
+                    state.auth_failures.fail(address);
+                }
+                Err(over.unwrap_or_else(|| {
+                    Failure::refuse(
+                        Refusal::TerminalNotRegistered,
+                        "the bearer token is not a registered terminal's credential",
+                    )
+                }))
             }
-            Err(Failure::refuse(
-                Refusal::TerminalNotRegistered,
-                "the bearer token is not a registered terminal's credential",
-            ))
-        }
+        };
     }
+    if body.pin.is_some() {
+        return Err(Failure::refuse(
+            Refusal::TerminalNotRegistered,
+            "rule 5.1: a writer signs on at a registered terminal (its credential as the bearer token)",
+        ));
+    }
+    if let Some(address) = address {
+        state.auth_failures.take(address)?;
+    }
+    Ok(Where::Address(address))
 }
 
 /// What a session token leads to.
