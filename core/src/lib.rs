@@ -30,7 +30,8 @@
 //!   are sold;
 //! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`duties`] (who
 //!   manages whom, the same person, two parts by two people), [`shift`] (a drawer's expected
-//!   cash and over/short), [`payout`] (payout authority, hand-pays).
+//!   cash and over/short), [`payout`] (payout authority, hand-pays), [`text`] (names, reasons
+//!   and hand-pay fields as kept: no control or invisible character, NFC).
 
 pub mod approval;
 pub mod bet;
@@ -65,6 +66,7 @@ pub mod staff;
 pub mod standing;
 pub mod status;
 pub mod tender;
+pub mod text;
 pub mod theory;
 pub mod void;
 
@@ -97,7 +99,7 @@ pub use money::Dollars;
 pub use payable::{
     owed, payable, GamePrize, MajorPrizesBy, PayPart, PayRefusal, Payable, PayableFacts, Played,
 };
-pub use payout::{check_hand_pay, Authority, HandPay, HandPayError, PayoutTiers};
+pub use payout::{check_hand_pay, Authority, HandPay, HandPayError, KeptHandPay, PayoutTiers};
 pub use pricing::Price;
 pub use prize::{fund_draw, is_major_prize, wins_bonus, BonusTerms, WayPlayed};
 pub use refund::game_refund;
@@ -115,4 +117,5 @@ pub use staff::{
 };
 pub use standing::{game_standings, Collect, GameStanding, TicketFacts, TicketGame};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
+pub use text::{clean_lines, clean_text, code_point, TextError};
 pub use void::{void_wagers, VoidRefusal, Voiding};

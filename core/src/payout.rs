@@ -9,6 +9,8 @@
 
 use thiserror::Error;
 
+use crate::text::{clean_text, TextError};
+
 /// The payout tiers: the most a writer pays alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PayoutTiers {
@@ -52,49 +54,58 @@ pub struct HandPay<'a> {
     pub cheque_number: Option<&'a str>,
 }
 
+/// A hand-pay as kept: each field as [`clean_text`] keeps it (issue 31: no control or
+/// invisible character, NFC), so the name on the slip is the name in the exceptions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptHandPay {
+    pub claimant_name: String,
+    pub id_kind: String,
+    pub id_number: String,
+    pub cheque_number: Option<String>,
+}
+
 /// A hand-pay missing or malformed.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum HandPayError {
     #[error("a major prize is a hand-pay: give the claimant's name and an identity document's kind and number")]
     Missing,
-    #[error("a hand-pay's {field} is 1 to {HAND_PAY_FIELD_MAX_CHARS} characters of text")]
-    Field { field: &'static str },
+    #[error("a hand-pay's {field} (1 to {HAND_PAY_FIELD_MAX_CHARS} characters of text) {problem}")]
+    Field {
+        field: &'static str,
+        problem: TextError,
+    },
     #[error("a prize paid by cheque (rule 12.2) records the cheque's number")]
     ChequeNumber,
 }
 
-/// Checks the hand-pay a payment needs: with a major prize, the claimant and ID; with a
-/// cheque part, its number. Without a major prize nothing is needed (and nothing is refused).
+fn field(field: &'static str, value: &str) -> Result<String, HandPayError> {
+    clean_text(value, HAND_PAY_FIELD_MAX_CHARS)
+        .map_err(|problem| HandPayError::Field { field, problem })
+}
+
+/// Checks the hand-pay a payment needs: with a major prize (rule 1(h)), the claimant and ID;
+/// with a cheque part, its number (rule 12.2). Answers the hand-pay as kept. Without a major
+/// prize nothing is needed, nothing is refused and nothing is kept.
 pub fn check_hand_pay(
     has_major: bool,
     by_cheque: bool,
     given: Option<&HandPay<'_>>,
-) -> Result<(), HandPayError> {
+) -> Result<Option<KeptHandPay>, HandPayError> {
     if !has_major {
-        return Ok(());
+        return Ok(None);
     }
     let pay = given.ok_or(HandPayError::Missing)?;
-    for (field, value) in [
-        ("claimant_name", pay.claimant_name),
-        ("id_kind", pay.id_kind),
-        ("id_number", pay.id_number),
-    ] {
-        let trimmed = value.trim();
-        let ok = !trimmed.is_empty()
-            && trimmed.chars().count() <= HAND_PAY_FIELD_MAX_CHARS
-            && !trimmed.chars().any(char::is_control);
-        if !ok {
-            return Err(HandPayError::Field { field });
-        }
-    }
-    match pay.cheque_number.map(str::trim) {
-        Some(n) if !n.is_empty() && n.chars().count() <= HAND_PAY_FIELD_MAX_CHARS => Ok(()),
-        Some(_) => Err(HandPayError::Field {
-            field: "cheque_number",
-        }),
-        None if by_cheque => Err(HandPayError::ChequeNumber),
-        None => Ok(()),
-    }
+    let kept = KeptHandPay {
+        claimant_name: field("claimant_name", pay.claimant_name)?,
+        id_kind: field("id_kind", pay.id_kind)?,
+        id_number: field("id_number", pay.id_number)?,
+        cheque_number: match pay.cheque_number {
+            Some(n) => Some(field("cheque_number", n)?),
+            None if by_cheque => return Err(HandPayError::ChequeNumber),
+            None => None,
+        },
+    };
+    Ok(Some(kept))
 }
 
 #[cfg(test)]
@@ -117,12 +128,14 @@ mod tests {
             id_number: "ACT 123456",
             cheque_number: None,
         };
-        assert_eq!(check_hand_pay(false, false, None), Ok(()));
+        assert_eq!(check_hand_pay(false, false, None), Ok(None));
         assert_eq!(
             check_hand_pay(true, false, None),
             Err(HandPayError::Missing)
         );
-        assert_eq!(check_hand_pay(true, false, Some(&pay)), Ok(()));
+        let kept = check_hand_pay(true, false, Some(&pay)).unwrap().unwrap();
+        assert_eq!(kept.claimant_name, "Jo Citizen");
+        assert_eq!(kept.cheque_number, None);
         assert_eq!(
             check_hand_pay(true, true, Some(&pay)),
             Err(HandPayError::ChequeNumber)
@@ -131,14 +144,58 @@ mod tests {
             cheque_number: Some("000417"),
             ..pay.clone()
         };
-        assert_eq!(check_hand_pay(true, true, Some(&cheque)), Ok(()));
+        let kept = check_hand_pay(true, true, Some(&cheque)).unwrap().unwrap();
+        assert_eq!(kept.cheque_number.as_deref(), Some("000417"));
         let blank = HandPay {
             id_number: "  ",
-            ..pay
+            ..pay.clone()
         };
         assert_eq!(
             check_hand_pay(true, false, Some(&blank)),
-            Err(HandPayError::Field { field: "id_number" })
+            Err(HandPayError::Field {
+                field: "id_number",
+                problem: TextError::Empty
+            })
         );
+    }
+
+    #[test]
+    fn a_hand_pay_is_kept_trimmed_in_nfc_without_invisible_characters() {
+        let pay = HandPay {
+            claimant_name: " Rene\u{0301}e Citizen ",
+            id_kind: "passport",
+            id_number: "PA 1234567",
+            cheque_number: Some(" 000417 "),
+        };
+        let kept = check_hand_pay(true, true, Some(&pay)).unwrap().unwrap();
+        assert_eq!(kept.claimant_name, "Ren\u{00E9}e Citizen");
+        assert_eq!(kept.cheque_number.as_deref(), Some("000417"));
+        let hidden = HandPay {
+            id_number: "PA 123\u{200B}4567",
+            ..pay.clone()
+        };
+        let refused = check_hand_pay(true, false, Some(&hidden)).unwrap_err();
+        assert!(matches!(
+            &refused,
+            HandPayError::Field {
+                field: "id_number",
+                problem: TextError::Refused {
+                    found: '\u{200B}',
+                    ..
+                }
+            }
+        ));
+        assert!(refused.to_string().contains("U+200B"), "{refused}");
+        let cheque = HandPay {
+            cheque_number: Some("0004\u{FEFF}17"),
+            ..pay
+        };
+        assert!(matches!(
+            check_hand_pay(true, true, Some(&cheque)),
+            Err(HandPayError::Field {
+                field: "cheque_number",
+                ..
+            })
+        ));
     }
 }

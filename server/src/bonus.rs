@@ -239,10 +239,7 @@ pub async fn create(
     body: web::Json<NewBonus>,
 ) -> ApiResult<(web::Json<Bonus>, StatusCode)> {
     let b = body.into_inner();
-    let name = b.name.trim().to_string();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(invalid("a bonus needs a name (1 to 100 characters)").into());
-    }
+    let name = crate::reason::kept("a bonus's name", &b.name, 100, Refusal::InvalidBonus)?;
     // A type no ticket has would make a bonus nobody can win.
     if let Some(t) = &b.bet_type {
         if crate::tickets::parse::<keno_core::BetKind>(t).is_err() {

@@ -197,12 +197,19 @@ fn check(state: &AppState, request: &ScheduleClosure, now: i64) -> DomainResult<
     )
     .map_err(|e| refusal(&e, notice.as_secs()))?;
     let reason = crate::reason::reason(&request.reason)?;
+    // The inspector's name as every name is kept (issue 31).
+    let inspector = crate::reason::kept(
+        "the inspector notified",
+        &request.inspector_notified,
+        keno_core::closure::INSPECTOR_MAX_CHARS,
+        Refusal::InvalidClosure,
+    )?;
     Ok(Checked {
         keno_day: day
             .map(|d| d.format("%Y-%m-%d").to_string())
             .ok_or_else(|| refusal(&ClosureError::KenoClosed, 0))?,
         closes_at,
-        inspector: request.inspector_notified.trim().to_string(),
+        inspector,
         reason,
     })
 }

@@ -37,6 +37,7 @@ mod leader;
 mod liability;
 mod limits_doc;
 mod paging;
+mod private_files;
 mod rate_limit;
 mod reason;
 mod request_ids;

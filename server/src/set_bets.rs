@@ -305,24 +305,13 @@ struct NewSet {
 
 impl NewSet {
     fn check(rules: &RuleSet, r: NewSetBet) -> DomainResult<NewSet> {
-        let name = r.name.trim().to_string();
-        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control)
-        {
-            return Err(Failure::refuse(
-                Refusal::InvalidName,
-                format!("a set's name is 1 to {MAX_NAME} printable characters"),
-            ));
-        }
-        let description = match r.description.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(d) if d.chars().count() > MAX_DESCRIPTION || d.chars().any(char::is_control) => {
-                return Err(Failure::refuse(
-                    Refusal::InvalidDescription,
-                    format!("a set's description is up to {MAX_DESCRIPTION} printable characters"),
-                ))
-            }
-            Some(d) => Some(d.to_string()),
-        };
+        let name = crate::reason::kept("a set's name", &r.name, MAX_NAME, Refusal::InvalidName)?;
+        let description = crate::reason::kept_optional(
+            "a set's description",
+            r.description.as_deref(),
+            MAX_DESCRIPTION,
+            Refusal::InvalidDescription,
+        )?;
         // Checked as the way ticket it plays, at the suggested amount for one game.
         let bet = Bet::SetBet {
             groups: r.groups,

@@ -245,11 +245,7 @@ fn bad(message: impl Into<String>) -> Failure {
 }
 
 fn text(what: &str, value: &str, max: usize) -> DomainResult<String> {
-    let value = value.trim();
-    if value.is_empty() || value.chars().count() > max {
-        return Err(bad(format!("{what} must be 1 to {max} characters")));
-    }
-    Ok(value.to_string())
+    crate::reason::kept(what, value, max, Refusal::InvalidApproval)
 }
 
 fn time(what: &str, value: &str) -> DomainResult<i64> {

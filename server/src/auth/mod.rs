@@ -67,9 +67,9 @@ pub fn add_principal(
     if role == Role::Writer && (site.is_none() || terminal.is_none()) {
         anyhow::bail!("a writer is bound to a site and a terminal: give --site and --terminal");
     }
-    if name.trim().is_empty() {
-        anyhow::bail!("a principal needs a name");
-    }
+    // Kept as every name is (keno-core's text rule, issue 31).
+    let name = &keno_core::clean_text(name, 100)
+        .map_err(|e| anyhow::anyhow!("a principal's name (1 to 100 characters of text) {e}"))?;
     let token = new_token();
     let id = new_token()[..16].to_string();
     conn.transaction(|conn| {

@@ -23,7 +23,7 @@ pub use candidates::Candidate;
 use crate::approvals::{self, approvable};
 use crate::audit::log::append;
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{claims, principals};
+use crate::db::schema::claims;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::request_ids::{Once, RequestIdHeader};
@@ -112,15 +112,55 @@ fn shown(r: ClaimRow, candidates: Vec<Candidate>, vouchers: Vec<VoucherCandidate
     }
 }
 
+/// A field of the form as kept (keno-core's text rule, issue 31), or `invalid_claim`.
 fn text(field: &str, value: &str, max: usize) -> DomainResult<String> {
-    let v = value.trim();
-    if v.is_empty() || v.chars().count() > max {
-        return Err(Failure::refuse(
-            Refusal::InvalidClaim,
-            format!("the claim form needs {field} (1 to {max} characters)"),
-        ));
+    crate::reason::kept(field, value, max, Refusal::InvalidClaim)
+}
+
+/// The form's texts as kept, checked before the transaction.
+struct Filed {
+    name: String,
+    address: String,
+    phone: String,
+    place: String,
+    date: String,
+    details: String,
+}
+
+impl Filed {
+    fn check(f: &ClaimForm) -> DomainResult<Filed> {
+        let date = chrono::NaiveDate::parse_from_str(f.purchase_date.trim(), "%Y-%m-%d").map_err(
+            |_| {
+                Failure::refuse(
+                    Refusal::InvalidClaim,
+                    "give the date the ticket was bought as YYYY-MM-DD",
+                )
+            },
+        )?;
+        if f.games.is_some_and(|g| !(1..=10_000).contains(&g))
+            || f.approx_game.is_some_and(|g| g < 1)
+        {
+            return Err(Failure::refuse(
+                Refusal::InvalidClaim,
+                "the game and the number of games are positive numbers",
+            ));
+        }
+        // An address and the other details are typed on several lines.
+        let lines =
+            |what, value, max| crate::reason::kept_lines(what, value, max, Refusal::InvalidClaim);
+        let details = match f.other_details.trim() {
+            "" => String::new(),
+            d => lines("the other details", d, 2000)?,
+        };
+        Ok(Filed {
+            name: text("the claimant's name", &f.claimant_name, 200)?,
+            address: lines("a postal address", &f.postal_address, 500)?,
+            phone: text("a phone number", &f.phone, 50)?,
+            place: text("where the ticket was bought", &f.purchase_place, 200)?,
+            date: date.format("%Y-%m-%d").to_string(),
+            details,
+        })
     }
-    Ok(v.to_string())
 }
 
 fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
@@ -179,14 +219,13 @@ fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainRe
     if principal.role != Role::Writer {
         return Ok(claim);
     }
-    let recorded_at: Option<String> = principals::table
-        .find(&claim.recorded_by)
-        .filter(principals::role.eq(Role::Writer.as_str()))
-        .select(principals::site)
-        .first::<Option<String>>(conn)
-        .optional()?
-        .flatten();
-    if recorded_at.is_none() || recorded_at != principal.site {
+    // Where it was filed, not the filer's principal's site: a writer signed on with a session
+    // has its site from the session (issue 31), and one person may work at several.
+    let filed_at: Option<String> = claims::table
+        .find(id)
+        .select(claims::site)
+        .first::<Option<String>>(conn)?;
+    if filed_at.is_none() || filed_at != principal.site {
         return Err(Failure::forbidden(
             "a writer sees only the claims recorded at its own site",
         ));
@@ -221,33 +260,13 @@ pub async fn file(
     form: web::Json<ClaimForm>,
 ) -> ApiResult<(web::Json<Claim>, StatusCode)> {
     let f = form.into_inner();
-    let name = text("the claimant's name", &f.claimant_name, 200)?;
-    let address = text("a postal address", &f.postal_address, 500)?;
-    let phone = text("a phone number", &f.phone, 50)?;
-    let place = text("where the ticket was bought", &f.purchase_place, 200)?;
-    let date = chrono::NaiveDate::parse_from_str(f.purchase_date.trim(), "%Y-%m-%d")
-        .map_err(|_| {
-            Failure::refuse(
-                Refusal::InvalidClaim,
-                "give the date the ticket was bought as YYYY-MM-DD",
-            )
-        })?
-        .format("%Y-%m-%d")
-        .to_string();
-    if f.games.is_some_and(|g| !(1..=10_000).contains(&g)) || f.approx_game.is_some_and(|g| g < 1) {
-        return Err(Failure::refuse(
-            Refusal::InvalidClaim,
-            "the game and the number of games are positive numbers",
+    if principal.role == Role::Writer && principal.site.is_none() {
+        return Err(Failure::forbidden(
+            "a writer files a claim at a terminal: sign on at one (the claim is its site's)",
         )
         .into());
     }
-    if f.other_details.chars().count() > 2000 {
-        return Err(Failure::refuse(
-            Refusal::InvalidClaim,
-            "other details: at most 2,000 characters",
-        )
-        .into());
-    }
+    let filed = Filed::check(&f)?;
     let (voucher_code, voucher_amount) = voucher::named_on(&f, f.serial.is_some())?;
     let serial = f
         .serial
@@ -261,20 +280,21 @@ pub async fn file(
         let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
             .values((
                 claims::reason.eq(f.reason.as_str()),
-                claims::claimant_name.eq(&name),
-                claims::postal_address.eq(&address),
-                claims::phone.eq(&phone),
-                claims::purchase_place.eq(&place),
-                claims::purchase_date.eq(&date),
+                claims::claimant_name.eq(&filed.name),
+                claims::postal_address.eq(&filed.address),
+                claims::phone.eq(&filed.phone),
+                claims::purchase_place.eq(&filed.place),
+                claims::purchase_date.eq(&filed.date),
                 claims::approx_game.eq(f.approx_game),
                 claims::games.eq(f.games),
-                claims::other_details.eq(f.other_details.trim()),
+                claims::other_details.eq(&filed.details),
                 claims::serial.eq(&serial),
                 claims::voucher_code.eq(&voucher_code),
                 claims::voucher_amount_cents.eq(voucher_amount),
                 claims::state.eq(ClaimState::Submitted.as_str()),
                 claims::recorded_by.eq(&principal.id),
                 claims::recorded_at.eq(now_micros()),
+                claims::site.eq(&principal.site),
             ))
             .returning(ClaimRow::as_returning())
             .get_result(c))?;

@@ -156,7 +156,8 @@ pub struct Db {
 }
 
 impl Db {
-    /// Connects, creating the SQLite file (and its folder) if needed, and runs the migrations.
+    /// Connects, creating the SQLite file (and its folder) if needed, private to the server's
+    /// user, and runs the migrations.
     pub fn open(url: &str, max_connections: u32) -> anyhow::Result<Db> {
         Db::open_as(url, max_connections, "keno-server")
     }
@@ -165,12 +166,9 @@ impl Db {
     pub fn open_as(url: &str, max_connections: u32, session_name: &str) -> anyhow::Result<Db> {
         let backend = Backend::from_url(url)?;
         if let Backend::Sqlite(path) = &backend {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-            }
-        }
-        if let Backend::Sqlite(path) = &backend {
+            // Made 0600 (its folder 0700) before SQLite opens it, which then makes the -wal
+            // and -shm 0600 too: they hold serials and voucher codes (issue 31).
+            crate::private_files::sqlite_database(path)?;
             // WAL lets displays and checks read while a sale writes; the setting is stored in
             // the file, so it is made once, before the pool opens its connections.
             let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())

@@ -318,6 +318,7 @@ diesel::table! {
         voucher_code -> Nullable<Text>,
         voucher_amount_cents -> Nullable<BigInt>,
         approved_voucher -> Nullable<Text>,
+        site -> Nullable<Text>,
     }
 }
 

@@ -151,16 +151,10 @@ impl NewSecret {
     }
 }
 
-/// A person's name as given: 1 to 100 characters, no control characters.
+/// A person's name as kept: 1 to 100 characters, no control or invisible character, NFC
+/// (issue 31: two staff IDs of one person must not differ by what cannot be seen).
 fn check_name(name: &str) -> DomainResult<String> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(Failure::refuse(
-            Refusal::InvalidName,
-            "a name is 1 to 100 characters",
-        ));
-    }
-    Ok(name.to_string())
+    crate::reason::kept("a name", name, 100, Refusal::InvalidName)
 }
 
 /// A person to add, checked, with the secret made: all before the transaction.

@@ -1,6 +1,6 @@
 //! A hand-pay: a payment that includes a major prize (rule 1(h)) records the claimant's name
 //! and identity document, and a cheque its number (rule 12.2), before it is made
-//! (`keno_core::check_hand_pay`). Kept in `hand_pays`, named in the payment's trail entry,
+//! (`keno_core::check_hand_pay`), its fields as keno-core's text rule keeps them. Kept in `hand_pays`, named in the payment's trail entry,
 //! printed on the payment slip and in the auditors' export.
 
 use diesel::prelude::*;
@@ -28,26 +28,26 @@ pub fn record(
         id_number: &h.id_number,
         cheque_number: h.cheque_number.as_deref(),
     });
-    keno_core::check_hand_pay(has_major, by_cheque, core.as_ref())
+    // Kept as keno-core's text rule keeps it (issue 31): trimmed, NFC, nothing invisible.
+    let kept = keno_core::check_hand_pay(has_major, by_cheque, core.as_ref())
         .map_err(|e| Failure::refuse(Refusal::HandPayRequired, format!("ticket {serial}: {e}")))?;
-    let (true, Some(h)) = (has_major, given) else {
+    let Some(h) = kept else {
         return Ok(serde_json::Value::Null);
     };
-    let cheque = h.cheque_number.as_deref().map(str::trim);
     diesel::insert_into(hand_pays::table)
         .values((
             hand_pays::serial.eq(serial),
-            hand_pays::claimant_name.eq(h.claimant_name.trim()),
-            hand_pays::id_kind.eq(h.id_kind.trim()),
-            hand_pays::id_number.eq(h.id_number.trim()),
-            hand_pays::cheque_number.eq(cheque),
+            hand_pays::claimant_name.eq(&h.claimant_name),
+            hand_pays::id_kind.eq(&h.id_kind),
+            hand_pays::id_number.eq(&h.id_number),
+            hand_pays::cheque_number.eq(&h.cheque_number),
             hand_pays::approved_by.eq(approval.as_ref().map(|a| &a.supervisor_id)),
             hand_pays::recorded_at.eq(now_micros()),
         ))
         .execute(conn)?;
     Ok(serde_json::json!({
-        "claimant_name": h.claimant_name.trim(), "id_kind": h.id_kind.trim(),
-        "id_number": h.id_number.trim(), "cheque_number": cheque,
+        "claimant_name": h.claimant_name, "id_kind": h.id_kind,
+        "id_number": h.id_number, "cheque_number": h.cheque_number,
     }))
 }
 

@@ -92,17 +92,12 @@ pub async fn void(
     let serial = serial.into_inner();
     let request = request.into_inner();
     let reason = crate::reason::reason(&request.reason)?;
-    let person = match request.excluded_person.as_deref().map(str::trim) {
-        Some(p) if p.chars().count() > 500 => {
-            return Err(Failure::refuse(
-                Refusal::InvalidReason,
-                "the person's description: at most 500 characters",
-            )
-            .into())
-        }
-        Some(p) if !p.is_empty() => Some(p.to_string()),
-        _ => None,
-    };
+    let person = crate::reason::kept_optional(
+        "the person's description",
+        request.excluded_person.as_deref(),
+        500,
+        Refusal::InvalidReason,
+    )?;
     let forfeit = request.forfeit;
     let row = crate::store::write(&state, None, move |_, conn| {
         void_in(conn, &serial, (&reason, person, forfeit), &principal.id)

@@ -3,28 +3,30 @@
 //! mount, a log shipper); `audit verify --checkpoints FILE` reads it back.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::Context;
 
 use super::Checkpoint;
 
-/// Appends `checkpoints` to the file (made, with its folder, if absent) and syncs it.
+/// Appends `checkpoints` to the file (made, with its folder, if absent: 0600 and 0700) and
+/// syncs it.
 pub fn append(path: &Path, checkpoints: &[Checkpoint]) -> anyhow::Result<()> {
     if checkpoints.is_empty() {
         return Ok(());
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
+    crate::private_files::folder_of(path)?;
     let mut lines = String::new();
     for c in checkpoints {
         lines.push_str(&serde_json::to_string(c)?);
         lines.push('\n');
     }
+    // 0600 as the database is: it names the trail's heads, a map of what was paid (issue 31).
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
+        .mode(crate::private_files::FILE_MODE)
         .open(path)
         .with_context(|| format!("the checkpoint file {}", path.display()))?;
     // One write of whole lines: O_APPEND keeps them whole beside another writer's.

@@ -21,10 +21,8 @@ pub struct AuditKey {
 impl AuditKey {
     /// The key in `path`, made there (mode 0600, its folder too if need be) if there is none.
     pub fn load_or_create(path: &Path) -> anyhow::Result<AuditKey> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("the audit key's folder {}", dir.display()))?;
-        }
+        crate::private_files::folder_of(path)
+            .with_context(|| format!("the audit key {}", path.display()))?;
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| anyhow::anyhow!("OS randomness: {e}"))?;
         // create_new: two servers starting at once never both write a key; the second reads.

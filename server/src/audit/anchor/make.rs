@@ -186,8 +186,10 @@ fn last(conn: &mut DbConnection) -> QueryResult<Option<Checkpoint>> {
 
 /// At start: the checkpoint file is this database's. Its last checkpoint must be the database's
 /// of that number (an empty or new file is filled from the database); a file of another
-/// database's trail would be caught up wrongly, so the server does not start on it.
+/// database's trail would be caught up wrongly, so the server does not start on it. A file
+/// that others could read is made 0600 (issue 31), as the database is.
 pub fn check_file(conn: &mut DbConnection, path: &std::path::Path) -> anyhow::Result<()> {
+    crate::private_files::tighten(path)?;
     let Some(last) = file::read(path)?.pop() else {
         return Ok(());
     };
