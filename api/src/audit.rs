@@ -59,7 +59,7 @@ pub enum ExceptionKind {
     SignOn,
     /// A person added, disabled, enabled or their secret reset.
     Staff,
-    /// A terminal registered or its credential rotated.
+    /// A terminal or a display registered or its credential rotated, or a display disabled.
     Terminal,
     /// A supervisor's approval given at a writer's counter.
     Approval,

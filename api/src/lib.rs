@@ -16,6 +16,7 @@
 //! - [`vouchers`]: issuing a voucher, and the voucher with its spends and cash-out;
 //! - [`claims`]: the Unclaimed Prize Claim Form and the claim;
 //! - [`closures`]: Keno closed early with notice (rule 16.2) and the notice players see;
+//! - [`displays`]: registered displays, whose event streams come first;
 //! - [`principals`]: who is calling (`/principals/me`) and the roles;
 //! - [`staff`]: people, sign-on and sessions, terminals, supervisors' approvals, shifts;
 //! - [`events`]: the names and payloads of the event stream.
@@ -28,6 +29,7 @@
 pub mod audit;
 pub mod claims;
 pub mod closures;
+pub mod displays;
 pub mod draw;
 pub mod events;
 pub mod games;

@@ -75,6 +75,8 @@ refusals! {
     InvalidSecret = "invalid_secret",
     InvalidStaffId = "invalid_staff_id",
     InvalidTerminal = "invalid_terminal",
+    /// A display's site or name that is not 1 to 16 letters, digits or dashes.
+    InvalidDisplay = "invalid_display",
     /// A major prize is a hand-pay: the claimant's name and ID (and a cheque's number) needed.
     HandPayRequired = "hand_pay_required",
 
@@ -215,6 +217,8 @@ refusals! {
     AlreadyDisabled = "already_disabled",
     AlreadyEnabled = "already_enabled",
     TerminalRegistered = "terminal_registered",
+    /// The display is registered already: rotate its credential instead.
+    DisplayRegistered = "display_registered",
     /// A shift is already open for this writer or at this terminal.
     ShiftOpen = "shift_open",
     /// No shift is open for this writer at this terminal.

@@ -88,6 +88,10 @@ use keno_api::Refusal;
         crate::staff::terminals::register,
         crate::staff::terminals::rotate,
         crate::staff::overrides::grant,
+        crate::displays::routes::list,
+        crate::displays::routes::register,
+        crate::displays::routes::rotate,
+        crate::displays::routes::disable,
         crate::shifts::open,
         crate::shifts::current,
         crate::shifts::close,
@@ -124,6 +128,17 @@ impl Modify for BearerAuth {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some("a registered terminal's credential (`keno-server terminal add`): a writer signs on with it"))
+                    .build(),
+            ),
+        );
+        // A registered display's credential: its event stream comes before anonymous ones,
+        // and it is the bearer token of nothing else.
+        components.add_security_scheme(
+            "display",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("a registered display's credential (`keno-server display add`), for `GET /api/v1/events` only; also as the query's `display`, for a browser's EventSource"))
                     .build(),
             ),
         );
@@ -246,6 +261,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(prize_and_claim_routes)
     .configure(catalogue_routes)
     .configure(crate::staff::routes)
+    .configure(crate::displays::routes::configure)
     .configure(shift_routes)
     .configure(crate::audit::routes)
     .service(events::stream_events)

@@ -37,6 +37,9 @@ pub enum Command {
     /// Registered writer terminals and their credentials (rule 5.1).
     #[command(subcommand)]
     Terminal(crate::staff::cli::TerminalCommand),
+    /// Registered displays: a venue's boards, whose event streams come before anonymous ones.
+    #[command(subcommand)]
+    Display(crate::displays::cli::DisplayCommand),
     /// Work with rule sets: theoretical return, validation, the built-in rules.
     #[command(subcommand)]
     Rules(RulesCommand),

@@ -28,7 +28,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
         | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
         | DeviceRequired | NotADevice | InvalidClosure | InvalidSecret | InvalidStaffId
-        | InvalidTerminal | HandPayRequired | TooLong => StatusCode::BAD_REQUEST,
+        | InvalidTerminal | HandPayRequired | TooLong | InvalidDisplay => StatusCode::BAD_REQUEST,
         Unauthorized | SignOnFailed | SessionEnded | TerminalNotRegistered => {
             StatusCode::UNAUTHORIZED
         }
@@ -59,7 +59,7 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
         | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
         | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff
-        | VerifyRunning => StatusCode::CONFLICT,
+        | VerifyRunning | DisplayRegistered => StatusCode::CONFLICT,
         Unavailable | TooManyStreams => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -22,6 +22,7 @@ mod console;
 mod db;
 mod device;
 mod display;
+mod displays;
 mod draw_monitor;
 mod error;
 mod events;
@@ -76,6 +77,7 @@ pub fn run(cli: Cli) -> ExitCode {
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Staff(cmd) => staff::cli::run_staff(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Terminal(cmd) => staff::cli::run_terminal(cmd).map(|()| ExitCode::SUCCESS),
+        cli::Command::Display(cmd) => displays::cli::run(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Openapi => {
             print!("{}", api::openapi_json());
             Ok(ExitCode::SUCCESS)

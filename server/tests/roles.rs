@@ -189,6 +189,19 @@ const TABLE: &[(&str, &str, Who)] = &[
         Roles(SUPERVISOR),
     ),
     ("POST", "/api/v1/overrides", Roles(WRITER)),
+    // Registered displays (issue 31), as terminals.
+    ("GET", "/api/v1/displays", Roles(SUPERVISOR)),
+    ("POST", "/api/v1/displays", Roles(SUPERVISOR)),
+    (
+        "POST",
+        "/api/v1/displays/{site}/{display}/rotate",
+        Roles(SUPERVISOR),
+    ),
+    (
+        "POST",
+        "/api/v1/displays/{site}/{display}/disable",
+        Roles(SUPERVISOR),
+    ),
     // Shifts and banks: a writer's own drawer; a supervisor signs off over/short; the
     // oversight reads every shift, a writer their own (refused another's by the handler).
     ("POST", "/api/v1/shifts", Roles(WRITER)),

@@ -1,5 +1,6 @@
 //! People who sign on, and registered terminals, made through the real command line
-//! (`keno-server staff add`, `terminal add`), and their sign-on over HTTP.
+//! (`keno-server staff add`, `terminal add`), and their sign-on over HTTP; registered displays
+//! (`display add`).
 
 use std::cell::Cell;
 use std::process::Command;
@@ -129,6 +130,31 @@ impl TestDb {
             ],
         );
         made["credential"].as_str().unwrap().to_string()
+    }
+}
+
+impl TestDb {
+    /// Registers a display through `keno-server display add`; returns its credential.
+    pub fn display(&self, site: &str, display: &str) -> String {
+        let made = run(
+            self,
+            &[
+                "display",
+                "add",
+                "--site",
+                site,
+                "--display",
+                display,
+                "--reason",
+                "a test's display",
+            ],
+        );
+        made["credential"].as_str().unwrap().to_string()
+    }
+
+    /// `keno-server display ARGS...` (rotate, disable, list), its JSON answer.
+    pub fn display_command(&self, args: &[&str]) -> Value {
+        run(self, &[&["display"], args].concat())
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::source::People;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
+use crate::displays::DisplayAct;
 
 /// One act: when, its exception kind, what, who, why.
 pub struct Act {
@@ -21,7 +22,7 @@ pub struct Act {
     pub why: String,
 }
 
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 12] = [
     "sign_on_failed",
     "sign_on_unknown_failures",
     "staff_added",
@@ -31,6 +32,10 @@ const KINDS: [&str; 9] = [
     "terminal_registered",
     "terminal_credential_rotated",
     "override_granted",
+    // Registered displays (issue 31): `DisplayAct`'s names.
+    "display_registered",
+    "display_credential_rotated",
+    "display_disabled",
 ];
 
 pub fn acts(
@@ -96,6 +101,18 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
             .map(|a| format!(" from {a}"))
             .unwrap_or_default(),
     };
+    if let Some(done) = DisplayAct::parse(kind) {
+        let what = format!("display {subject} {}", done.in_words());
+        let (who, why) = (who(), text("reason"));
+        return Act {
+            micros: at,
+            kind: ExceptionKind::Terminal,
+            serial: None,
+            what,
+            who,
+            why,
+        };
+    }
     let (kind, what, who, why) = match kind {
         "sign_on_failed" => {
             let locked = if p["locked_until"].is_i64() {

@@ -46,6 +46,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    displays (site, display) {
+        site -> Text,
+        display -> Text,
+        credential_hash -> Text,
+        registered_at -> BigInt,
+        credential_at -> BigInt,
+        disabled -> Bool,
+    }
+}
+
+diesel::table! {
     games (number) {
         number -> BigInt,
         keno_day -> Text,
@@ -636,4 +647,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     keno_closures,
     payment_parts,
     ticket_voids,
+    displays,
 );

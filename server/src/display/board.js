@@ -166,14 +166,52 @@ async function refresh() {
   }
 }
 
+// A registered display's credential (`keno-server display add`): opened once as
+// `/?display=kd_...`, it is kept in this browser and taken out of the address bar. Its stream
+// comes before anonymous ones, so a crowd of other clients cannot shut this board out.
+const DISPLAY_KEY = "keno-display";
+function displayCredential() {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("display");
+  if (given) {
+    try { localStorage.setItem(DISPLAY_KEY, given); } catch (e) { return given; }
+    url.searchParams.delete("display");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+    return given;
+  }
+  try { return localStorage.getItem(DISPLAY_KEY); } catch (e) { return null; }
+}
+let display = displayCredential();
+
+function streamUrl() {
+  return "/api/v1/events" + (display ? "?display=" + encodeURIComponent(display) : "");
+}
+
+// EventSource does not say why it was refused: ask once. A credential refused (disabled or
+// rotated) is forgotten, and the board goes on as an anonymous one rather than retrying it.
+async function refusedCredential() {
+  if (!display) return false;
+  const stop = new AbortController();
+  try {
+    const response = await fetch(streamUrl(), { signal: stop.signal, cache: "no-store" });
+    stop.abort();
+    if (response.status !== 401) return false;
+  } catch (e) {
+    return false;
+  }
+  try { localStorage.removeItem(DISPLAY_KEY); } catch (e) { /* not kept */ }
+  display = null;
+  return true;
+}
+
 function listen() {
-  const events = new EventSource("/api/v1/events");
+  const events = new EventSource(streamUrl());
   // Connected, or connected again after a restart: read everything again.
   events.onopen = () => refresh();
   events.onerror = () => {
     notice("Reconnecting to the Keno server…");
     if (events.readyState === EventSource.CLOSED) {
-      setTimeout(listen, 2000);
+      refusedCredential().then(() => setTimeout(listen, 2000));
     }
   };
   const on = (kind, handle) =>

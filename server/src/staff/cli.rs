@@ -122,7 +122,7 @@ fn open(url: &str) -> anyhow::Result<Db> {
 
 /// Runs `work` in one transaction on the database at `url`, and prints its answer (or one
 /// field of it).
-fn write<T: serde::Serialize>(
+pub(crate) fn write<T: serde::Serialize>(
     url: &str,
     out: &Out,
     work: impl FnOnce(&mut DbConnection) -> Result<T, Failure>,
