@@ -23,7 +23,7 @@ pub use candidates::Candidate;
 use crate::approvals::{self, approvable};
 use crate::audit::log::append;
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::claims;
+use crate::db::schema::{claims, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::request_ids::{Once, RequestIdHeader};
