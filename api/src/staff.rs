@@ -154,6 +154,9 @@ pub enum OverrideAction {
     Pay,
     /// Tender it (its winnings) for a sale.
     Tender,
+    /// Pay a voucher out in cash (another site's, or above the writer's payout authority): the
+    /// request's `serial` is then the voucher's code.
+    CashOut,
 }
 
 impl OverrideAction {
@@ -162,6 +165,7 @@ impl OverrideAction {
         OverrideAction::Cancel,
         OverrideAction::Pay,
         OverrideAction::Tender,
+        OverrideAction::CashOut,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -170,6 +174,7 @@ impl OverrideAction {
             OverrideAction::Cancel => "cancel",
             OverrideAction::Pay => "pay",
             OverrideAction::Tender => "tender",
+            OverrideAction::CashOut => "cash_out",
         }
     }
 
@@ -189,6 +194,7 @@ impl OverrideAction {
 #[serde(deny_unknown_fields)]
 pub struct OverrideRequest {
     pub action: OverrideAction,
+    /// The ticket's serial; for `cash_out`, the voucher's code.
     pub serial: String,
     pub supervisor: SignOn,
     /// 1 to 500 characters.

@@ -30,7 +30,8 @@
 //!   are sold;
 //! - running the room: [`staff`] (secrets, sign-on lock-out, sessions), [`duties`] (who
 //!   manages whom, the same person, two parts by two people), [`shift`] (a drawer's expected
-//!   cash and over/short), [`payout`] (payout authority, hand-pays), [`text`] (names, reasons
+//!   cash and over/short), [`payout`] (payout authority, hand-pays), [`value_out`] (the one
+//!   rule of value leaving the room: site and payout limit, by every path), [`text`] (names, reasons
 //!   and hand-pay fields as kept: no control or invisible character, NFC).
 
 pub mod approval;
@@ -68,6 +69,7 @@ pub mod status;
 pub mod tender;
 pub mod text;
 pub mod theory;
+pub mod value_out;
 pub mod void;
 
 pub use approval::{
@@ -118,4 +120,5 @@ pub use staff::{
 pub use standing::{game_standings, Collect, GameStanding, TicketFacts, TicketGame};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
 pub use text::{clean_lines, clean_text, code_point, TextError};
+pub use value_out::{value_out, NeedsSupervisor, OutAct, ValueOut};
 pub use void::{void_wagers, VoidRefusal, Voiding};

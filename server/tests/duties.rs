@@ -3,7 +3,9 @@
 //! one takes two parts in one decision, "the same person" being the same name under any staff
 //! ID. On SQLite and PostgreSQL, over real HTTP, people made with the real command line.
 
-use keno_testkit::{on_both_backends, sale, world, Server, TestDb, MANUAL_CLOCK};
+use keno_testkit::{
+    cover_the_board, drawn_serials, on_both_backends, sale, world, Server, TestDb, MANUAL_CLOCK,
+};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -153,37 +155,12 @@ fn no_one_grants_an_override_to_themselves_under_another_staff_id(db: TestDb) {
     assert_eq!(status, 201, "{granted}");
 }
 
-/// Forty 1-spot tickets on 1..=40 settled (some win), the game aged 13 months so a prize is
-/// paid only through a claim; a winner's serial.
+/// The board covered with 1-spot tickets and settled (twenty win), the game aged 13 months so a
+/// prize is paid only through a claim; a winner's serial and its claim form.
 fn an_old_winner(w: &keno_testkit::World, db: &TestDb) -> (String, Value) {
-    let serials: Vec<String> = (1..=40)
-        .map(|n| {
-            w.server.sell(
-                &w.writer,
-                sale(
-                    &format!("t{n}"),
-                    json!({"type": "standard", "spots": [n]}),
-                    "standard",
-                    100,
-                    1,
-                ),
-            )["serial"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let serials = cover_the_board(w, "t", (100, 1, "standard"));
     let settled = w.server.close_and_settle(&w.supervisor);
-    let winner = serials
-        .into_iter()
-        .find(|s| {
-            let view = w
-                .server
-                .get_as(&w.writer, &format!("/api/v1/tickets/{s}"))
-                .1;
-            view["payable_cents"].as_i64().unwrap() > 0
-        })
-        .expect("a draw misses all of 1..=40 once in 25 million");
+    let winner = drawn_serials(&serials, &settled)[0].clone();
     let day = settled["keno_day"].as_str().unwrap();
     let d = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
     let aged = (d - chrono::Months::new(13)).format("%Y-%m-%d");

@@ -112,7 +112,7 @@ pub fn pay(
     let v = lock(conn, &[code])?
         .pop()
         .ok_or_else(|| Failure::not_found("voucher"))?;
-    let paid = crate::vouchers::cash::pay_out(conn, v, by)?;
+    let paid = crate::vouchers::cash::pay_out(conn, v, (by, None))?;
     Ok(diesel::update(claims::table.find(row.id))
         .filter(claims::state.eq(ClaimState::Approved.as_str()))
         .set((

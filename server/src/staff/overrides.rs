@@ -14,7 +14,7 @@ use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
 use diesel::prelude::*;
 use keno_api::staff::{OverrideAction, OverrideGrant, OverrideRequest, OVERRIDE_HEADER};
 use keno_api::Refusal;
-use keno_core::{Authority, Part};
+use keno_core::{NeedsSupervisor, OutAct, Part, ValueOut};
 
 use super::sessions::{prove, Place, Proved, Where};
 use super::{secret, StaffRow};
@@ -61,9 +61,10 @@ impl Approval {
     }
 }
 
-/// Whether `principal` may do `action` to the ticket `serial` sold at `site`, paying `pays`
-/// cents (for a payment): a writer needs a grant for another site's ticket, or above the
-/// payout limit; the grant is spent here. Others pass (their roles are checked on the route).
+/// Whether `principal` may do `action` to the ticket (or voucher) `serial` of `site`, handing
+/// out `pays` cents: keno-core's one rule of value going out (`keno_core::value_out`) says
+/// whether a supervisor's grant is needed, and the grant carried is spent here. Others than
+/// writers pass (their roles are checked on the route).
 #[allow(clippy::too_many_arguments)]
 pub fn admit(
     state: &AppState,
@@ -75,30 +76,47 @@ pub fn admit(
     site: &str,
     pays: Option<u64>,
 ) -> DomainResult<Option<Approval>> {
-    if principal.role != Role::Writer {
+    let Some(office) = super::office(principal.role) else {
         return Ok(None);
-    }
-    let other_site = principal.site.as_deref() != Some(site);
-    let above_limit =
-        pays.is_some_and(|c| state.settings.staff.payout.authority_for(c) == Authority::Supervisor);
-    if !other_site && !above_limit {
+    };
+    let payout = state.settings.staff.payout;
+    let out = ValueOut {
+        act: out_act(action),
+        office,
+        at_site: principal.site.as_deref(),
+        of_site: site,
+        amount_cents: pays,
+    };
+    let Err(needs) = keno_core::value_out(out, payout) else {
         return Ok(None);
-    }
+    };
     let Some(token) = &carried.0 else {
-        return Err(if other_site {
-            Failure::refuse(
+        let what = match action {
+            OverrideAction::CashOut => "voucher",
+            _ => "ticket",
+        };
+        return Err(match needs {
+            NeedsSupervisor::OtherSite => Failure::refuse(
                 Refusal::OtherSite,
-                format!("ticket {serial} was sold at site {site}: a supervisor's approval is needed (POST /api/v1/overrides)"),
-            )
-        } else {
-            let limit = state.settings.staff.payout.writer_limit_cents;
-            Failure::refuse(
+                format!("{what} {serial} is site {site}'s: a supervisor's approval is needed (POST /api/v1/overrides)"),
+            ),
+            NeedsSupervisor::AboveLimit { limit_cents } => Failure::refuse(
                 Refusal::ApprovalRequired,
-                format!("ticket {serial} pays more than a writer's payout limit of {}: a supervisor approves (POST /api/v1/overrides)", keno_core::Dollars(limit)),
-            )
+                format!("{what} {serial} hands out more than a writer's payout limit of {}, by whichever path: a supervisor approves (POST /api/v1/overrides)", keno_core::Dollars(limit_cents)),
+            ),
         });
     };
     spend(conn, principal, token, action, serial).map(Some)
+}
+
+/// The act of value going out an override's action is.
+fn out_act(action: OverrideAction) -> OutAct {
+    match action {
+        OverrideAction::Check | OverrideAction::Cancel => OutAct::Handling,
+        OverrideAction::Pay => OutAct::Payment,
+        OverrideAction::Tender => OutAct::Tender,
+        OverrideAction::CashOut => OutAct::CashOut,
+    }
 }
 
 /// Spends a grant for exactly this writer, action and ticket.
@@ -163,12 +181,20 @@ pub async fn grant(
     let reason = crate::reason::reason(&body.reason)?;
     let serial = body.serial.trim().to_string();
     let looked_up = serial.clone();
+    let action = body.action;
     let exists = crate::store::read(&state, move |_, conn| {
-        Ok(crate::tickets::find(conn, &looked_up)?.is_some())
+        Ok(match action {
+            OverrideAction::CashOut => crate::vouchers::find(conn, &looked_up)?.is_some(),
+            _ => crate::tickets::find(conn, &looked_up)?.is_some(),
+        })
     })
     .await?;
     if !exists {
-        return Err(Failure::not_found("ticket").into());
+        return Err(Failure::not_found(match action {
+            OverrideAction::CashOut => "voucher",
+            _ => "ticket",
+        })
+        .into());
     }
     // The supervisor's failures count at the writer's terminal, where they were tried.
     let at = match principal.site.clone().zip(principal.terminal.clone()) {
@@ -191,7 +217,6 @@ pub async fn grant(
         (Part::GrantsTheOverride, &supervisor.name),
     )
     .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
-    let action = body.action;
     let granted = crate::store::write(&state, None, move |_, conn| {
         record(conn, &principal, &supervisor, action, &serial, &reason)
     })

@@ -250,7 +250,7 @@ async fn context(
     responses(
         (status = 200, body = Quote),
         (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules, as a sale would be"),
-        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`other_site`: a tendered ticket of another site (its prize is not shown)")
     )
 )]
 #[post("/api/v1/tickets/quote", wrap = "Require(&[Role::Writer])")]
@@ -282,6 +282,7 @@ pub async fn quote(
         let total = t.total_cents as u64;
         let s = state.clone();
         crate::store::read(&s, move |s, conn| -> DomainResult<SalePayment> {
+            tender::quoted_at_own_site(conn, &principal, &tenders)?;
             let today = crate::vouchers::today(s)?;
             let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;
             Ok(Ledger::quote(&ledger.plan(total, &tenders)?))

@@ -503,9 +503,12 @@ fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {
     Failure::refuse(Refusal::from(e), format!("{e}{what}"))
 }
 
-/// A writer tenders another site's winning ticket only with a supervisor's approval given now
-/// (INTERPRETATION.md, "Where a ticket may be handled"): one such ticket per sale, its grant
-/// spent before the sale is queued (a sale then refused leaves it spent: ask again).
+/// A writer tenders a winning ticket of another site, or one worth more than the writer hands
+/// out alone, only with a supervisor's approval given now (issue 31: keno-core's one rule of
+/// value going out; a tendered ticket's whole value leaves, part as the sale and the rest as
+/// change, so it counts against the payout limit as its payment would). One such ticket per
+/// sale, its grant spent before the sale is queued (a sale then refused leaves it spent: ask
+/// again).
 pub async fn admit_tendered(
     state: &actix_web::web::Data<crate::state::AppState>,
     principal: &crate::auth::Principal,
@@ -525,38 +528,93 @@ pub async fn admit_tendered(
     if serials.is_empty() {
         return Ok(());
     }
-    let sites: Vec<(String, String)> = crate::store::read(state, move |_, conn| {
-        Ok(tickets::table
-            .filter(tickets::serial.eq_any(&serials))
-            .select((tickets::serial, tickets::site))
-            .load(conn)?)
-    })
-    .await?;
-    let mut others = sites
-        .into_iter()
-        .filter(|(_, site)| principal.site.as_deref() != Some(site.as_str()));
-    let Some((serial, site)) = others.next() else {
-        return Ok(());
-    };
-    if others.next().is_some() {
-        return Err(Failure::refuse(
-            Refusal::OtherSite,
-            "tender at most one other site's ticket per sale, with a supervisor's approval",
-        ));
-    }
     let (principal, carried) = (principal.clone(), carried.clone());
     crate::store::write(state, None, move |state, conn| {
-        crate::staff::overrides::admit(
-            state,
-            conn,
-            &principal,
-            &carried,
-            keno_api::staff::OverrideAction::Tender,
-            &serial,
-            &site,
-            None,
-        )
+        let needing = needing_approval(state, conn, &principal, &serials)?;
+        match needing.as_slice() {
+            [] => Ok(()),
+            [(serial, site, amount)] => crate::staff::overrides::admit(
+                state,
+                conn,
+                &principal,
+                &carried,
+                keno_api::staff::OverrideAction::Tender,
+                serial,
+                site,
+                *amount,
+            )
+            .map(drop),
+            _ => Err(Failure::refuse(
+                Refusal::ApprovalRequired,
+                "tender at most one ticket that needs a supervisor's approval (another site's, or above the payout limit) per sale",
+            )),
+        }
     })
     .await
-    .map(drop)
+}
+
+/// The tendered tickets a writer may not hand out alone: (serial, site, value). A ticket not
+/// found or not payable is left to the sale, which refuses it with its own reason.
+fn needing_approval(
+    state: &crate::state::AppState,
+    conn: &mut DbConnection,
+    principal: &crate::auth::Principal,
+    serials: &[String],
+) -> DomainResult<Vec<(String, String, Option<u64>)>> {
+    let today = crate::vouchers::today(state)?;
+    let mut needing = Vec::new();
+    for serial in serials {
+        let Some(t) = super::find(conn, serial)? else {
+            continue;
+        };
+        let value = keno_core::payable(&super::pay::facts(conn, &t)?, today)
+            .ok()
+            .map(|due| due.total_cents);
+        let out = keno_core::ValueOut {
+            act: keno_core::OutAct::Tender,
+            office: keno_core::Office::Writer,
+            at_site: principal.site.as_deref(),
+            of_site: &t.site,
+            amount_cents: value,
+        };
+        if keno_core::value_out(out, state.settings.staff.payout).is_err() {
+            needing.push((t.serial, t.site, value));
+        }
+    }
+    Ok(needing)
+}
+
+/// A writer's quote shows no other site's ticket's prize (issue 31: site binding holds for a
+/// quote as for a ticket's detail): tendering one is asked with a supervisor's approval, and
+/// the sale itself then shows the price.
+pub fn quoted_at_own_site(
+    conn: &mut DbConnection,
+    principal: &crate::auth::Principal,
+    tenders: &[TenderRef],
+) -> DomainResult<()> {
+    let Some(office) = crate::staff::office(principal.role) else {
+        return Ok(());
+    };
+    for tender in tenders {
+        let TenderRef::Ticket { serial } = tender else {
+            continue;
+        };
+        let Some(t) = super::find(conn, serial)? else {
+            continue;
+        };
+        let out = keno_core::ValueOut {
+            act: keno_core::OutAct::Handling,
+            office,
+            at_site: principal.site.as_deref(),
+            of_site: &t.site,
+            amount_cents: None,
+        };
+        if keno_core::value_out(out, keno_core::PayoutTiers::default()).is_err() {
+            return Err(Failure::refuse(
+                Refusal::OtherSite,
+                format!("ticket {serial} was sold at site {}: a quote does not show another site's prize; sell with a supervisor's approval (POST /api/v1/overrides, tender)", t.site),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -14,7 +14,9 @@ use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::request_ids::{self, Act, Once, RequestIdHeader};
+use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
+use keno_api::staff::OverrideAction;
 use keno_api::Refusal;
 use keno_core::PayMethod;
 // The wire's type (keno-api), where the server's modules have always found it.
@@ -31,13 +33,14 @@ pub use keno_api::vouchers::CashOut;
         (status = 409, body = crate::error::ErrorBody, description = "`already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1), `request_id_reused`"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_request_id`"),
         (status = 404, body = crate::error::ErrorBody),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`other_site`: another site's voucher, or `approval_required`: more than the writer's payout limit; a supervisor's grant for `cash_out` (POST /api/v1/overrides) in `X-Keno-Override`")
     )
 )]
 #[post("/api/v1/vouchers/{code}/cash", wrap = "Require(&[Role::Writer])")]
 pub async fn cash_out(
     state: web::Data<AppState>,
     principal: Principal,
+    carried: OverrideHeader,
     request_id: RequestIdHeader,
     code: web::Path<String>,
 ) -> ApiResult<web::Json<CashOut>> {
@@ -56,7 +59,19 @@ pub async fn cash_out(
             has_balance(&v)?;
             // Rule 13.1: at a terminal for twelve months only; then by claim.
             at_a_terminal(&v, today)?;
-            let row = pay_out(conn, v, &principal.id)?;
+            // Issue 31: the one rule of value going out, as for a ticket's payment: another
+            // site's voucher, or more than the writer's payout limit, needs a supervisor now.
+            let approval = admit(
+                state,
+                conn,
+                &principal,
+                &carried,
+                OverrideAction::CashOut,
+                &v.code,
+                &v.site,
+                Some(v.balance_cents as u64),
+            )?;
+            let row = pay_out(conn, v, (&principal.id, approval.as_ref()))?;
             Ok(CashOut {
                 paid_cents: row.cashed_cents,
                 method: PayMethod::Cash.to_string(),
@@ -71,7 +86,11 @@ pub async fn cash_out(
 /// Pays out what is left on voucher `v` (held by [`lock`]), once: a cash-out at a terminal, or
 /// the cheque of a claim approved against it (rule 13.5). The update is guarded by the balance
 /// read, so two payments of one voucher cannot both succeed.
-pub fn pay_out(conn: &mut DbConnection, mut v: VoucherRow, by: &str) -> DomainResult<VoucherRow> {
+pub fn pay_out(
+    conn: &mut DbConnection,
+    mut v: VoucherRow,
+    (by, approval): (&str, Option<&Approval>),
+) -> DomainResult<VoucherRow> {
     has_balance(&v)?;
     let code = v.code.clone();
     let now = now_micros();
@@ -98,7 +117,10 @@ pub fn pay_out(conn: &mut DbConnection, mut v: VoucherRow, by: &str) -> DomainRe
         vec![Entry::new(
             "voucher_cashed",
             &code,
-            serde_json::json!({ "cashed_cents": paid, "cashed_at": now }),
+            serde_json::json!({
+                "cashed_cents": paid, "cashed_at": now,
+                "approved_by": approval.map(|a| a.supervisor_id.clone()),
+            }),
         )
         .by(by)],
     )?;
