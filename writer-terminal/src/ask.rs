@@ -105,8 +105,12 @@ pub fn attempt<T>(
                 return Err(refused.into());
             };
             let grant = grant(client, asks.approval, action, &serial, refused)?;
+            let what = match action {
+                OverrideAction::CashOut => "voucher",
+                _ => "ticket",
+            };
             eprintln!(
-                "APPROVED by {} ({}): {} of ticket {serial}",
+                "APPROVED by {} ({}): {} of {what} {serial}",
                 grant.supervisor_name,
                 grant.supervisor_id,
                 action.as_str()

@@ -177,8 +177,13 @@ enum VoucherCommand {
     },
     /// Show a voucher's balance, spends and how long it is usable (rule 13.1).
     Check { code: String },
-    /// Pay a voucher's balance in cash (once) and print the slip.
-    Cash { code: String },
+    /// Pay a voucher's balance in cash (once) and print the slip. Another site's voucher, or
+    /// more than the writer's payout limit, needs a supervisor's approval, asked here.
+    Cash {
+        code: String,
+        #[command(flatten)]
+        approval: ApprovalArgs,
+    },
 }
 
 #[derive(Args)]
@@ -500,10 +505,23 @@ fn voucher(cli: &Cli, client: &Client, command: &VoucherCommand) -> Result<(), F
             print_or_json(cli, &v, || views::voucher(&v).join("\n") + "\n");
             Ok(())
         }
-        VoucherCommand::Cash { code } => {
+        VoucherCommand::Cash { code, approval } => {
             let code = voucher_arg(code)?;
             let path = format!("/api/v1/vouchers/{code}/cash");
-            let answer: CashOut = client.post_once(&path, &(), &new_request_id(), 5)?;
+            // One request id for the cash-out, however many tries and approvals it takes.
+            let request_id = new_request_id();
+            let asks = Asks {
+                approval,
+                hand_pay: None,
+                pays: false,
+            };
+            let done = ask::attempt(
+                client,
+                asks,
+                on_ticket(OverrideAction::CashOut, code),
+                |c, _| c.post_once::<_, CashOut>(&path, &(), &request_id, 5),
+            )?;
+            let answer = done.result?;
             let (line, rows) = views::cash_out(&answer);
             print_or_json(cli, &answer, || format!("{line}\nVOUCHER {code}\n"));
             let title = "VOUCHER CASHED";

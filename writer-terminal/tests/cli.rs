@@ -1811,6 +1811,65 @@ fn another_sites_ticket_is_cancelled_with_a_supervisors_approval() {
     assert_eq!(ticket["status"], "cancelled");
 }
 
+/// A voucher worth more than the writer's payout limit (issue 31: a cash-out is value going out
+/// like a payment): refused alone, then cashed out with supervisor ANN's approval given as
+/// options.
+#[test]
+fn a_voucher_above_the_payout_limit_is_cashed_out_with_a_supervisors_approval() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let here = db.terminal("735624", "03");
+    let (julie, ann) = (db.staff("writer", "JULIE"), db.staff("supervisor", "ANN"));
+    let mut args = MANUAL_CLOCK.to_vec();
+    args.extend(["--writer-payout-limit", "1000"]);
+    let s = Server::start(&db, &args);
+    let token = s.session(Some(&here), &julie);
+    let (status, v) = s.post(
+        &token,
+        "/api/v1/vouchers",
+        serde_json::json!({"request_id": "deposit", "amount_cents": 2500}),
+    );
+    assert_eq!(status, 201, "{v}");
+    let code = v["code"].as_str().unwrap().to_string();
+    let state = tempfile::tempdir().unwrap();
+    assert!(sign_on(&s.base, &here, state.path(), &julie)
+        .status
+        .success());
+    let out = at_terminal(&s.base, &here, state.path(), &["voucher", "cash", &code]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("REFUSED (approval_required)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = registered(&s.base, &here, state.path())
+        .args([
+            "voucher",
+            "cash",
+            &code,
+            "--supervisor",
+            &ann.staff_id,
+            "--supervisor-password-env",
+            "KENO_SUPERVISOR_PASSWORD",
+            "--supervisor-code",
+            &ann.code(),
+            "--reason",
+            "a $25 deposit returned",
+        ])
+        .env("KENO_SUPERVISOR_PASSWORD", &ann.secret)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "APPROVED by ANN ({}): cash_out of voucher {code}",
+            ann.staff_id
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("PAID $25.00 CASH"));
+}
+
 /// Eighty 1-spot tickets at $100 (one on each number), settled: one of the 20 winners, paying
 /// $300, a major prize (rule 1(h): $200 or more). `token` sells, `supervisor` closes the game.
 fn major_prize_winner(s: &Server, token: &str, supervisor: &str) -> String {
