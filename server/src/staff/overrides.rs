@@ -91,18 +91,18 @@ pub fn admit(
         return Ok(None);
     };
     let Some(token) = &carried.0 else {
-        let what = match action {
-            OverrideAction::CashOut => "voucher",
-            _ => "ticket",
+        let (what, made) = match action {
+            OverrideAction::CashOut => ("voucher", "issued"),
+            _ => ("ticket", "sold"),
         };
         return Err(match needs {
             NeedsSupervisor::OtherSite => Failure::refuse(
                 Refusal::OtherSite,
-                format!("{what} {serial} is site {site}'s: a supervisor's approval is needed (POST /api/v1/overrides)"),
+                format!("{what} {serial} was {made} at site {site}: a supervisor's approval is needed (POST /api/v1/overrides)"),
             ),
             NeedsSupervisor::AboveLimit { limit_cents } => Failure::refuse(
                 Refusal::ApprovalRequired,
-                format!("{what} {serial} hands out more than a writer's payout limit of {}, by whichever path: a supervisor approves (POST /api/v1/overrides)", keno_core::Dollars(limit_cents)),
+                format!("{what} {serial} pays more than a writer's payout limit of {}: a supervisor approves (POST /api/v1/overrides)", keno_core::Dollars(limit_cents)),
             ),
         });
     };
