@@ -3,9 +3,10 @@
 //!
 //! - **Turns.** argon2id takes 19 MiB and tens of milliseconds of a core per check. Unbounded,
 //!   200 sign-ons at once took the server from 25 MB to 2.8 GB (never given back) and a
-//!   writer's sale from 2 ms to 330 ms. Every check (a known person's, and the stand-in check of
-//!   an unknown ID, which keeps the timing alike) takes one of a few turns; a bounded number of
-//!   tries may wait for one, and a try past them is refused at once with 429, costing nothing.
+//!   writer's sale from 2 ms to 330 ms. A sign-on is admitted before anything of it is done (a
+//!   bounded number: the turns and the places to wait for one) or refused at once with 429,
+//!   costing nothing; every check (a known person's, and the stand-in check of an unknown ID,
+//!   which keeps the timing alike) takes one of a few turns.
 //! - **Unknown IDs.** A try for an ID that does not exist is counted here, with the same
 //!   lock-out as a person's (`keno_core::reserve_try`), so a locked ID answers alike whether it
 //!   exists or not and the lock-out enumerates nothing. It is not written to the trail one row
@@ -14,7 +15,6 @@
 //!   (several instances each keep their own), and bounded.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use keno_api::Refusal;
@@ -35,8 +35,8 @@ const TALLY_PLACES: usize = 10;
 /// The sign-on guard: its own app data (`web::Data<SignOnGuard>`).
 pub struct SignOnGuard {
     turns: Semaphore,
-    waiting: AtomicUsize,
-    queue: usize,
+    /// Sign-ons under way: the turns and the places to wait for one.
+    admitted: Semaphore,
     lock_out: LockOut,
     unknown: Mutex<Unknown>,
 }
@@ -79,13 +79,9 @@ pub struct Turn<'a> {
     _permit: SemaphorePermit<'a>,
 }
 
-/// Counts a try waiting for a turn while it lives (also when the request is dropped).
-struct Waiting<'a>(&'a AtomicUsize);
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
+/// A sign-on admitted (its place given back when dropped).
+pub struct Admitted<'a> {
+    _permit: SemaphorePermit<'a>,
 }
 
 impl SignOnGuard {
@@ -94,27 +90,29 @@ impl SignOnGuard {
     pub fn new(turns: usize, queue: usize, lock_out: LockOut) -> SignOnGuard {
         SignOnGuard {
             turns: Semaphore::new(turns.max(1)),
-            waiting: AtomicUsize::new(0),
-            queue,
+            admitted: Semaphore::new(turns.max(1) + queue),
             lock_out,
             unknown: Mutex::new(Unknown::default()),
         }
     }
 
-    /// A turn at argon2, or 429 when as many tries already wait as the queue holds.
-    pub async fn turn(&self) -> Result<Turn<'_>, Failure> {
-        if let Ok(permit) = self.turns.try_acquire() {
-            return Ok(Turn { _permit: permit });
-        }
-        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.queue {
-            self.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err(Failure::too_many(
+    /// Admits a sign-on (or a supervisor's approval at a counter) before anything of it is
+    /// done, not even a read, or refuses it at once with 429: at most as many are under way as
+    /// there are turns and places to wait for one, so a flood costs no thread, connection or
+    /// memory beyond those.
+    pub fn admit(&self) -> Result<Admitted<'_>, Failure> {
+        match self.admitted.try_acquire() {
+            Ok(permit) => Ok(Admitted { _permit: permit }),
+            Err(_) => Err(Failure::too_many(
                 Refusal::TooManyRequests,
                 "too many sign-ons at once: try again in a second",
                 1,
-            ));
+            )),
         }
-        let _waiting = Waiting(&self.waiting);
+    }
+
+    /// A turn at argon2, waited for: the sign-ons admitted are few.
+    pub async fn turn(&self, _admitted: &Admitted<'_>) -> Result<Turn<'_>, Failure> {
         let permit = self
             .turns
             .acquire()
@@ -139,14 +137,6 @@ impl SignOnGuard {
         let reserved = keno_core::reserve_try(false, stored, self.lock_out, now);
         unknown.counts.insert(key, reserved.store);
         reserved.outcome
-    }
-
-    /// Gives back a try of the unknown ID `id` at `place` that was never judged.
-    pub fn give_back_unknown(&self, id: &str, place: &str) {
-        let mut unknown = self.unknown.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = unknown.counts.get_mut(&(id.to_string(), place.to_string())) {
-            count.failures = count.failures.saturating_sub(1);
-        }
     }
 
     /// Counts try number `attempt` of the unknown ID `id` at `place`, failed: the lock it
@@ -263,26 +253,27 @@ mod tests {
     }
 
     #[actix_web::test]
-    async fn tries_past_the_turns_and_the_queue_are_refused_at_once() {
+    async fn sign_ons_past_the_turns_and_the_queue_are_refused_at_once() {
         let guard = SignOnGuard::new(1, 1, POLICY);
-        let first = guard.turn().await.expect("the one turn");
-        let waiting = guard.turn();
-        let mut waiting = Box::pin(waiting);
-        // The second waits (the queue holds one); poll it once so that it counts as waiting.
-        assert!(futures_poll_once(waiting.as_mut()).await.is_none());
-        let third = guard.turn().await;
+        let first = guard.admit().expect("the turn's place");
+        let second = guard.admit().expect("the one place to wait");
         assert!(matches!(
-            third,
+            guard.admit(),
             Err(Failure::Refused {
                 refusal: Refusal::TooManyRequests,
                 ..
             })
         ));
-        drop(first);
+        let turn = guard.turn(&first).await.expect("the one turn");
+        let mut waiting = Box::pin(guard.turn(&second));
+        assert!(futures_poll_once(waiting.as_mut()).await.is_none(), "waits");
+        drop(turn);
         assert!(
             waiting.await.is_ok(),
             "the waiting try gets the turn given back"
         );
+        drop(first);
+        assert!(guard.admit().is_ok(), "a place given back admits another");
     }
 
     /// Polls a future once: its output if ready.

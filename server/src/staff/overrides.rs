@@ -177,6 +177,8 @@ pub async fn grant(
     principal: Principal,
     body: web::Json<OverrideRequest>,
 ) -> ApiResult<HttpResponse> {
+    // Admitted before anything is read, as a sign-on is (the supervisor signs on here).
+    let admitted = guard.admit()?;
     let body = body.into_inner();
     let reason = crate::reason::reason(&body.reason)?;
     let serial = body.serial.trim().to_string();
@@ -204,7 +206,7 @@ pub async fn grant(
             state.trust_forwarded_for,
         )),
     };
-    let supervisor = match prove(&state, &guard, body.supervisor, at).await? {
+    let supervisor = match prove(&state, (&guard, &admitted), body.supervisor, at).await? {
         Proved::Person(row) => row,
         Proved::Refused(refusal) => return Err(refusal.into()),
     };

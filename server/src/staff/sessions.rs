@@ -17,7 +17,7 @@ use keno_api::staff::{Session, SignOn, SignedOn};
 use keno_api::Refusal;
 use keno_core::{FailureCount, SecretKind, SessionEnd, SessionFacts};
 
-use super::guard::SignOnGuard;
+use super::guard::{Admitted, SignOnGuard};
 use super::{secret, secret_kind, StaffRow};
 use crate::audit::log::{append, Entry};
 use crate::auth::{token_hash, Principal, Require, ANY_ROLE};
@@ -180,7 +180,7 @@ pub enum Proved {
 /// trail; a success clears the count there and spends the TOTP step, once.
 pub async fn prove(
     state: &web::Data<AppState>,
-    guard: &SignOnGuard,
+    (guard, admitted): (&SignOnGuard, &Admitted<'_>),
     given: SignOn,
     at: Where,
 ) -> DomainResult<Proved> {
@@ -189,7 +189,7 @@ pub async fn prove(
     let looked_up = staff_id.clone();
     let row = crate::store::read(state, move |_, conn| Ok(super::find(conn, &looked_up)?)).await?;
     let Some(row) = signs_on_here(row, kind, &at)? else {
-        return prove_unknown(guard, &staff_id, given, &at).await;
+        return prove_unknown((guard, admitted), &staff_id, given, &at).await;
     };
     let lock_out = state.settings.staff.lock_out;
     let (person, place) = (row.id.clone(), at.key());
@@ -202,19 +202,8 @@ pub async fn prove(
         Ok(attempt) => attempt,
         Err(refusal) => return Ok(Proved::Refused(refused_before(&row.id, refusal))),
     };
-    // Taken after the try is counted, so tries refused unchecked never wait for a turn; a try
-    // refused a turn was not judged, and is given back.
-    let turn = match guard.turn().await {
-        Ok(turn) => turn,
-        Err(busy) => {
-            let (person, place) = (row.id.clone(), at.key());
-            crate::store::write(state, None, move |_, conn| {
-                Ok(give_back(conn, &person, &place)?)
-            })
-            .await?;
-            return Err(busy);
-        }
-    };
+    // Taken after the try is counted, so tries refused unchecked never wait for a turn.
+    let turn = guard.turn(admitted).await?;
     let now_seconds = u64::try_from(now_micros() / 1_000_000).unwrap_or(0);
     let (checked, row) = web::block(move || {
         let checked = check_secret(&row, &given, now_seconds);
@@ -233,7 +222,7 @@ pub async fn prove(
 /// locked as a person's would be, and checked against nothing for as long as a real check
 /// takes, in a turn like any other.
 async fn prove_unknown(
-    guard: &SignOnGuard,
+    (guard, admitted): (&SignOnGuard, &Admitted<'_>),
     staff_id: &str,
     given: SignOn,
     at: &Where,
@@ -246,13 +235,7 @@ async fn prove_unknown(
         Ok(attempt) => attempt,
         Err(refusal) => return Ok(Proved::Refused(refused_before(&subject, refusal))),
     };
-    let turn = match guard.turn().await {
-        Ok(turn) => turn,
-        Err(busy) => {
-            guard.give_back_unknown(&subject, &place);
-            return Err(busy);
-        }
-    };
+    let turn = guard.turn(admitted).await?;
     web::block(move || {
         let offered = given.pin.as_deref().or(given.password.as_deref());
         secret::verify_nothing(offered.unwrap_or(""))
@@ -265,17 +248,6 @@ async fn prove_unknown(
             None => failed(),
         },
     ))
-}
-
-/// Gives back a try that was counted but never judged (no turn was free for it).
-fn give_back(conn: &mut DbConnection, person: &str, place: &str) -> QueryResult<usize> {
-    diesel::update(
-        sign_on_failures::table
-            .find((person, place))
-            .filter(sign_on_failures::failures.gt(0)),
-    )
-    .set(sign_on_failures::failures.eq(sign_on_failures::failures - 1))
-    .execute(conn)
 }
 
 /// Takes a try from the person's allowance at `place` (`keno_core::reserve_try`), the person's
@@ -552,10 +524,13 @@ pub async fn sign_on(
     req: HttpRequest,
     body: web::Json<SignOn>,
 ) -> ApiResult<HttpResponse> {
+    // Admitted before anything is read: a flood of sign-ons is refused at once (429).
+    let admitted = guard.admit()?;
     let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
     let body = body.into_inner();
     let at = where_from(&state, &req, address, &body).await?;
-    let proved = prove(&state, &guard, body, at.clone()).await?;
+    let proved = prove(&state, (&guard, &admitted), body, at.clone()).await?;
+    drop(admitted);
     let row = match proved {
         Proved::Person(row) => row,
         Proved::Refused(refusal) => return Err(refusal.into()),
