@@ -1754,6 +1754,23 @@ fn a_shift_opens_and_closes_balanced_from_the_command_line() {
     );
 }
 
+/// A supervisor's approval given as options, with `code` of the moment: the password is read
+/// from `KENO_SUPERVISOR_PASSWORD`, which the caller sets.
+fn approved_by(supervisor: &Staff, code: &str, reason: &str) -> Vec<String> {
+    [
+        "--supervisor",
+        &supervisor.staff_id,
+        "--supervisor-password-env",
+        "KENO_SUPERVISOR_PASSWORD",
+        "--supervisor-code",
+        code,
+        "--reason",
+        reason,
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
 /// Writer OMAR at site 111111 cancels a ticket JULIE sold at site 735624: refused, then
 /// approved by supervisor ANN at his counter (her credentials given as options) and cancelled.
 #[test]
@@ -1782,18 +1799,8 @@ fn another_sites_ticket_is_cancelled_with_a_supervisors_approval() {
     );
     // ANN approves at OMAR's counter: the cancellation is done, carrying her grant.
     let out = registered(&s.base, &there, state.path())
-        .args([
-            "cancel",
-            &serial,
-            "--supervisor",
-            &ann.staff_id,
-            "--supervisor-password-env",
-            "KENO_SUPERVISOR_PASSWORD",
-            "--supervisor-code",
-            &ann.code(),
-            "--reason",
-            "bought at the other venue",
-        ])
+        .args(["cancel", &serial])
+        .args(approved_by(&ann, &ann.code(), "bought at the other venue"))
         .env("KENO_SUPERVISOR_PASSWORD", &ann.secret)
         .output()
         .unwrap();
@@ -1842,19 +1849,8 @@ fn a_voucher_above_the_payout_limit_is_cashed_out_with_a_supervisors_approval() 
         stderr(&out)
     );
     let out = registered(&s.base, &here, state.path())
-        .args([
-            "voucher",
-            "cash",
-            &code,
-            "--supervisor",
-            &ann.staff_id,
-            "--supervisor-password-env",
-            "KENO_SUPERVISOR_PASSWORD",
-            "--supervisor-code",
-            &ann.code(),
-            "--reason",
-            "a $25 deposit returned",
-        ])
+        .args(["voucher", "cash", &code])
+        .args(approved_by(&ann, &ann.code(), "a $25 deposit returned"))
         .env("KENO_SUPERVISOR_PASSWORD", &ann.secret)
         .output()
         .unwrap();
@@ -1901,20 +1897,7 @@ fn a_major_prize_is_paid_with_its_hand_pay_on_the_slip() {
         .status
         .success());
     let winner = major_prize_winner(&s, &session_token(state.path()), &closer);
-    let supervisor = |code: &str| -> Vec<String> {
-        [
-            "--supervisor",
-            &ann.staff_id,
-            "--supervisor-password-env",
-            "KENO_SUPERVISOR_PASSWORD",
-            "--supervisor-code",
-            code,
-            "--reason",
-            "a $300 prize",
-        ]
-        .map(str::to_string)
-        .to_vec()
-    };
+    let supervisor = |code: &str| approved_by(&ann, code, "a $300 prize");
     let pay = |extra: &[String]| {
         registered(&s.base, &credential, state.path())
             .args(["pay", &winner])
