@@ -163,6 +163,8 @@ pub enum Part {
     PaysTheClaim,
     WriterAtTheCounter,
     GrantsTheOverride,
+    /// Turned a two-key act's key (rules 10.1, 10.4): the supervisor's or the inspector's.
+    TurnedTheKey(crate::approval::Key),
 }
 
 impl Part {
@@ -173,6 +175,8 @@ impl Part {
             Part::PaysTheClaim => "person who pays the claim",
             Part::WriterAtTheCounter => "writer at the counter",
             Part::GrantsTheOverride => "supervisor who approves",
+            Part::TurnedTheKey(crate::approval::Key::Supervisor) => "supervisor who approves",
+            Part::TurnedTheKey(crate::approval::Key::Inspector) => "inspector who approves",
         }
     }
 }
@@ -269,5 +273,15 @@ mod tests {
             (Part::GrantsTheOverride, "ANN")
         )
         .is_ok());
+        use crate::approval::Key;
+        let e = two_people(
+            (Part::TurnedTheKey(Key::Supervisor), "ann  lee"),
+            (Part::TurnedTheKey(Key::Inspector), "ANN LEE"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "supervisor who approves and inspector who approves must be two people: ann  lee was the supervisor who approves already"
+        );
     }
 }

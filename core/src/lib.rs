@@ -120,5 +120,8 @@ pub use staff::{
 pub use standing::{game_standings, Collect, GameStanding, TicketFacts, TicketGame};
 pub use status::{PayMethod, TicketStatus, UnknownPayMethod, UnknownTicketStatus};
 pub use text::{clean_lines, clean_text, code_point, TextError};
-pub use value_out::{value_out, NeedsSupervisor, OutAct, ValueOut};
+pub use value_out::{
+    drawer_for, value_out, NeedsSupervisor, NoShift, OutAct, OutLimits, ShiftAt, ShiftRule,
+    ValueOut, Withheld,
+};
 pub use void::{void_wagers, VoidRefusal, Voiding};

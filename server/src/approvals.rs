@@ -6,7 +6,7 @@
 //! audit trail with who did it.
 
 use keno_api::Refusal;
-use keno_core::{Act, Key, Keys, Lifecycle, NotOpen};
+use keno_core::{Act, Key, Keys, Lifecycle, NotOpen, Part};
 
 use crate::audit::log::{append, Entry};
 use crate::db::DbConnection;
@@ -71,14 +71,36 @@ where
 
 /// A kind approved with two keys, a supervisor's and an inspector's (rules 10.1, 10.4).
 pub trait TwoKey: Approvable {
-    fn keys(&self) -> Keys;
+    /// The staff ID that turned `key`, if turned.
+    fn holder(&self, key: Key) -> Option<&str>;
+
+    fn keys(&self) -> Keys {
+        Keys {
+            supervisor: self.holder(Key::Supervisor).is_some(),
+            inspector: self.holder(Key::Inspector).is_some(),
+        }
+    }
 }
 
-/// `by` turns `key` on approval `id`: refused where approval is not open or the key was turned
-/// already (each key once). `store` writes the key and, with `Some(state)` when this key
-/// completes the two, the approved state; it answers the rows it changed. Each key enters the
-/// audit trail.
-pub fn turn<T, F>(conn: &mut DbConnection, id: i64, key: Key, by: &str, store: F) -> DomainResult<T>
+/// Who turns a key: their staff ID and name.
+#[derive(Clone, Copy, Debug)]
+pub struct Turner<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+/// `by` turns `key` on approval `id`: refused where approval is not open, the key was turned
+/// already (each key once), or the other key was turned by the same person under another staff
+/// ID (issue 31: the two keys are two people, `keno_core::two_people`). `store` writes the key
+/// and, with `Some(state)` when this key completes the two, the approved state; it answers the
+/// rows it changed. Each key enters the audit trail.
+pub fn turn<T, F>(
+    conn: &mut DbConnection,
+    id: i64,
+    key: Key,
+    by: Turner<'_>,
+    store: F,
+) -> DomainResult<T>
 where
     T: TwoKey,
     F: FnOnce(&mut DbConnection, &T, Option<T::State>) -> DomainResult<usize>,
@@ -90,6 +112,12 @@ where
         .keys()
         .turn(key)
         .map_err(|e| Failure::refuse(Refusal::AlreadyApproved, format!("{} {id}: {e}", T::WHAT)))?;
+    if let Some(other) = row.holder(key.other()) {
+        let name = crate::staff::name_of(conn, other)?;
+        let first = (Part::TurnedTheKey(key.other()), name.as_str());
+        keno_core::two_people(first, (Part::TurnedTheKey(key), by.name))
+            .map_err(|e| Failure::refuse(Refusal::SamePerson, format!("{} {id}: {e}", T::WHAT)))?;
+    }
     if store(conn, &row, keys.complete().then_some(approved))? != 1 {
         let now = held::<T>(conn, id)?.state().to_string();
         return Err(not_open::<T>(
@@ -101,7 +129,7 @@ where
         ));
     }
     let row = held::<T>(conn, id)?;
-    append(conn, vec![row.entry(Some(Act::Approve)).by(by)])?;
+    append(conn, vec![row.entry(Some(Act::Approve)).by(by.id)])?;
     Ok(row)
 }
 

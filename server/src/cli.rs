@@ -136,6 +136,11 @@ pub struct ServeArgs {
     /// The most a writer pays on one ticket alone, in cents; above it a supervisor approves.
     #[arg(long, env = "KENO_WRITER_PAYOUT_LIMIT", default_value_t = 199_999)]
     pub writer_payout_limit: u64,
+    /// Whether a writer sells, cancels, pays and handles vouchers only with their shift open at
+    /// the terminal (`true`, the default: every cent is in a drawer a count closes); `false`
+    /// for a venue that keeps no drawer per writer.
+    #[arg(long, env = "KENO_CASH_NEEDS_SHIFT", default_value_t = true, action = clap::ArgAction::Set)]
+    pub cash_needs_shift: bool,
     /// Settled games of each draw source and device that draw monitoring's tests look at: the
     /// last N (1 or more). A test failing at 99.9% over them raises an alarm.
     #[arg(long, env = "KENO_MONITOR_GAMES", default_value = "500")]

@@ -37,6 +37,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         db.clone(),
         args.sale_writers,
         faults.clone(),
+        shift_rule(&args),
     ));
     // Several instances share a PostgreSQL database: events go through it to all of them.
     let (events, relay) = match db.backend() {
@@ -148,7 +149,17 @@ fn staff_settings(args: &ServeArgs) -> anyhow::Result<crate::staff::StaffSetting
         payout: keno_core::PayoutTiers {
             writer_limit_cents: args.writer_payout_limit,
         },
+        shift: shift_rule(args),
     })
+}
+
+/// Whether a writer's acts at the counter need their shift open (`--cash-needs-shift`).
+fn shift_rule(args: &ServeArgs) -> keno_core::ShiftRule {
+    if args.cash_needs_shift {
+        keno_core::ShiftRule::Required
+    } else {
+        keno_core::ShiftRule::NotRequired
+    }
 }
 
 /// Public ticket checks per address (`--check-rate`).

@@ -754,7 +754,7 @@ fn every_other_action_by_its_role() {
     let dir = tempfile::tempdir().unwrap();
     let rules = keno_testkit::special3_rules(dir.path(), 15_000);
     let super_token = db.principal("supervisor", "SUPER", None);
-    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let writer = db.principal_without_shift("writer", "JULIE", Some(("735624", "03")));
     let device = db.principal("device", "BALLMACHINE-1", None);
     let supervisor = db.staff("supervisor", "SAM");
     let inspector = db.staff("inspector", "IRIS");
@@ -818,7 +818,8 @@ fn every_other_action_by_its_role() {
     console.shows("draw-record", "pending");
 }
 
-/// A writer's shift closed $10.00 short: it waits for a supervisor's sign-off.
+/// A writer's shift closed $10.00 short: it waits for a supervisor's sign-off. She opens her
+/// next shift to sell on.
 fn a_short_drawer(server: &Server, writer: &str) -> Value {
     let (status, open) = server.post(writer, "/api/v1/shifts", json!({"float_cents": 5000}));
     assert_eq!(status, 201, "{open}");
@@ -832,6 +833,8 @@ fn a_short_drawer(server: &Server, writer: &str) -> Value {
         (200, Some("awaiting_sign_off")),
         "{shift}"
     );
+    let (status, next) = server.post(writer, "/api/v1/shifts", json!({"float_cents": 0}));
+    assert_eq!(status, 201, "{next}");
     shift
 }
 

@@ -447,6 +447,19 @@ fn rule_10_4_c_a_spill_voids_the_draw_until_the_device_is_returned(db: TestDb) {
         (status, e["error"].as_str()),
         (409, Some("device_out_of_service"))
     );
+    // The supervisor under an inspector's staff ID is still one person: the two keys are two
+    // people (issue 31), whatever IDs they hold.
+    let same = db.principal("inspector", "super", None);
+    let (status, e) = d.w.server.post(
+        &same,
+        &format!("/api/v1/devices/{}/return", d.device_id),
+        json!({"note": "inspected"}),
+    );
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (403, Some("same_person")),
+        "{e}"
+    );
     let (code, out) = console(
         &d.w.server,
         &d.inspector,
@@ -514,6 +527,11 @@ fn rule_10_1_a_correction_needs_a_supervisor_and_an_inspector_before_settlement(
         (Some("drawn"), &json!(sent)),
         "held unsettled by the pending correction"
     );
+    // Nor can the supervisor under an inspector's staff ID: one person, two IDs (issue 31).
+    let same = db.principal("inspector", " Super ", None);
+    let (code, out) = console(&d.w.server, &same, d.game, &format!("approve {id}\n"));
+    assert_eq!(code, 1, "{out:#?}");
+    assert!(out.iter().any(|l| l.contains("same_person")), "{out:#?}");
     // A second supervisor cannot stand in for the inspector.
     let other_supervisor = db.principal("supervisor", "SUPER-2", None);
     let (code, out) = console(

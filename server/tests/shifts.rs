@@ -7,9 +7,7 @@
 //! and the auditors' tools: the trail verified (and a changed expected cash found), the
 //! exceptions, the daily report and the export.
 
-use keno_testkit::{
-    audit, on_both_backends, pdf_text, sale, world, Server, TestDb, World, MANUAL_CLOCK,
-};
+use keno_testkit::{audit, on_both_backends, pdf_text, sale, Server, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
 on_both_backends!(
@@ -18,12 +16,19 @@ on_both_backends!(
 );
 
 /// The server of these tests: games closed by hand, a drawer may be $1.00 out without a
-/// supervisor.
+/// supervisor; JULIE opens her shifts herself.
 fn shifts_world(db: &TestDb) -> World {
-    world(
+    let writer = db.principal_without_shift("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let server = Server::start(
         db,
         &[MANUAL_CLOCK, &["--over-short-tolerance", "100"]].concat(),
-    )
+    );
+    World {
+        server,
+        writer,
+        supervisor,
+    }
 }
 
 fn post(s: &Server, token: &str, path: &str, body: Value, status: u16) -> Value {
@@ -41,6 +46,17 @@ fn get(s: &Server, token: &str, path: &str, status: u16) -> Value {
 /// A 1-spot ticket on `number` of `dollars` a game for `games` games, paid with `tender` (cash
 /// when null).
 fn sell(w: &World, id: &str, number: u8, dollars: u64, games: u32, tender: Value) -> Value {
+    sell_as(w, &w.writer, id, (number, dollars, games), tender)
+}
+
+/// As [`sell`], by `writer`.
+fn sell_as(
+    w: &World,
+    writer: &str,
+    id: &str,
+    (number, dollars, games): (u8, u64, u32),
+    tender: Value,
+) -> Value {
     let mut body = sale(
         id,
         json!({"type": "standard", "spots": [number]}),
@@ -51,14 +67,20 @@ fn sell(w: &World, id: &str, number: u8, dollars: u64, games: u32, tender: Value
     if !tender.is_null() {
         body["tender"] = tender;
     }
-    w.server.sell(&w.writer, body)
+    w.server.sell(writer, body)
 }
 
-/// One 1-spot ticket on each number: 20 of them win in every game.
-fn cover_the_board(w: &World, tag: &str, dollars: u64, games: u32) -> Vec<String> {
+/// One 1-spot ticket on each number, sold by `writer`: 20 of them win in every game.
+fn cover_the_board(w: &World, writer: &str, tag: &str, dollars: u64, games: u32) -> Vec<String> {
     (1..=80)
         .map(|n| {
-            let t = sell(w, &format!("{tag}-{n}"), n, dollars, games, Value::Null);
+            let t = sell_as(
+                w,
+                writer,
+                &format!("{tag}-{n}"),
+                (n, dollars, games),
+                Value::Null,
+            );
             t["serial"].as_str().unwrap().to_string()
         })
         .collect()
@@ -100,14 +122,15 @@ fn verify(db: &TestDb) -> (bool, String) {
     )
 }
 
-/// Before the shift: 20 winning tickets of $3 (minor prizes) in game A; 20 of $210 (a major
-/// prize, rule 12.2) in game B, each also refunded $70 for game B+1, invalidated (rule 17.3),
-/// so that paying one pays the refund in cash and the major prize by cheque.
-fn prizes_to_pay(w: &World) -> (Vec<String>, Vec<String>) {
+/// Before the shift, sold by another writer of the site at their own terminal and shift: 20
+/// winning tickets of $3 (minor prizes) in game A; 20 of $210 (a major prize, rule 12.2) in
+/// game B, each also refunded $70 for game B+1, invalidated (rule 17.3), so that paying one
+/// pays the refund in cash and the major prize by cheque.
+fn prizes_to_pay(w: &World, seller: &str) -> (Vec<String>, Vec<String>) {
     let s = &w.server;
-    let minor = cover_the_board(w, "minor", 1, 1);
+    let minor = cover_the_board(w, seller, "minor", 1, 1);
     let a = s.close_and_settle(&w.supervisor);
-    let major = cover_the_board(w, "major", 70, 2);
+    let major = cover_the_board(w, seller, "major", 70, 2);
     let b = s.close_and_settle(&w.supervisor);
     let next = b["number"].as_i64().unwrap() + 1;
     let reason = json!({"reason": "a fault in the draw equipment"});
@@ -125,8 +148,9 @@ fn prizes_to_pay(w: &World) -> (Vec<String>, Vec<String>) {
 }
 
 fn a_shift_balances_to_the_cent_across_every_movement(db: TestDb) {
+    let seller = db.principal("writer", "SELLER", Some(("735624", "09")));
     let w = shifts_world(&db);
-    let (minor, major) = prizes_to_pay(&w);
+    let (minor, major) = prizes_to_pay(&w, &seller);
     let id = opened(&w);
     let (deposit, change) = vouchers_and_tenders(&w, &minor[0]);
     post(
@@ -166,8 +190,19 @@ fn a_shift_balances_to_the_cent_across_every_movement(db: TestDb) {
     );
     assert_eq!(closed["cash"], now["cash"]);
     assert_eq!(close(0, 409)["error"], "no_shift");
-    // Acts after the close belong to no shift: the closed one keeps its figures.
-    sell(&w, "after", 9, 2, 1, Value::Null);
+    // After the close no cash moves at that counter (`--cash-needs-shift`): the closed shift
+    // keeps its figures.
+    let body = sale(
+        "after",
+        json!({"type": "standard", "spots": [9]}),
+        "standard",
+        200,
+        1,
+    );
+    assert_eq!(
+        post(s, &w.writer, "/api/v1/tickets", body, 409)["error"],
+        "no_shift"
+    );
     let again = get(s, &w.supervisor, &format!("/api/v1/shifts/{id}"), 200);
     assert_eq!(again, closed);
 
@@ -336,7 +371,7 @@ fn report_matches(w: &World, id: i64, shift: &Value) {
 fn the_trail_holds_the_shift(db: &TestDb, id: i64) {
     let (ok, text) = verify(db);
     assert!(ok, "{text}");
-    assert!(text.contains("checked: 1 shifts"), "{text}");
+    assert!(text.contains("checked: 2 shifts"), "{text}");
     db.execute(&format!(
         "UPDATE shifts SET expected_cents = expected_cents + 500, over_short_cents = -500 WHERE id = {id}"
     ));
@@ -350,9 +385,9 @@ fn the_trail_holds_the_shift(db: &TestDb, id: i64) {
 }
 
 fn a_short_drawer_waits_for_a_supervisor_and_one_shift_is_open_per_writer_and_terminal(db: TestDb) {
-    let mark = db.principal("writer", "MARK", Some(("735624", "04")));
-    let anna = db.principal("writer", "ANNA", Some(("735624", "03")));
-    let paul = db.principal("writer", "PAUL", Some(("735624", "05")));
+    let mark = db.principal_without_shift("writer", "MARK", Some(("735624", "04")));
+    let anna = db.principal_without_shift("writer", "ANNA", Some(("735624", "03")));
+    let paul = db.principal_without_shift("writer", "PAUL", Some(("735624", "05")));
     let auditor = db.principal("auditor", "AUDREY", None);
     let w = shifts_world(&db);
     let s = &w.server;

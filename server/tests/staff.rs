@@ -126,7 +126,8 @@ fn a_writer_signs_on_at_a_registered_terminal_and_is_locked_out_after_failures(d
         ),
         (Some(SITE), Some("03"))
     );
-    // The session sells as the person, at the terminal signed on at.
+    // The session sells as the person, at the terminal signed on at, once her shift is open.
+    keno_testkit::open_shift(&s.base, token);
     let ticket = s.sell(
         token,
         sale(

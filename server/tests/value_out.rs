@@ -5,13 +5,15 @@
 //! SQLite and PostgreSQL, over real HTTP.
 
 use keno_testkit::{
-    cover_the_board, drawn_serials, on_both_backends, sale, world, TestDb, World, MANUAL_CLOCK,
+    cover_the_board, drawn_serials, on_both_backends, sale, world, Server, TestDb, World,
+    MANUAL_CLOCK,
 };
 use serde_json::{json, Value};
 
 on_both_backends!(
     a_ticket_above_the_limit_leaves_neither_as_change_nor_as_a_cash_out,
     another_sites_voucher_and_a_quote_of_its_ticket_need_a_supervisor,
+    a_writer_without_an_open_shift_takes_and_hands_out_nothing,
 );
 
 fn code(answer: &(u16, Value)) -> (u16, Option<&str>) {
@@ -148,4 +150,106 @@ fn another_sites_voucher_and_a_quote_of_its_ticket_need_a_supervisor(db: TestDb)
         tendered_sale("quote-2", json!({"ticket": winner})),
     );
     assert_eq!(status, 200, "{quoted}");
+}
+
+/// Cash acts need the writer's shift open at the terminal (`--cash-needs-shift`, on by
+/// default), so every cent is in a drawer: with JULIE's shift closed, her sale, cancellation,
+/// payment, voucher bought and voucher cashed are each refused `no_shift`, a supervisor's
+/// approval changes nothing, and reading a ticket still works. With the setting off, a writer
+/// who never opened a shift sells.
+fn a_writer_without_an_open_shift_takes_and_hands_out_nothing(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let winner = winners(&w)[0].clone();
+    let later = s.sell(
+        &w.writer,
+        sale(
+            "later",
+            json!({"type": "standard", "spots": [5]}),
+            "standard",
+            100,
+            5,
+        ),
+    );
+    let later = later["serial"].as_str().unwrap().to_string();
+    let (status, voucher) = s.post(
+        &w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "v-1", "amount_cents": 500}),
+    );
+    assert_eq!(status, 201, "{voucher}");
+    let voucher = voucher["code"].as_str().unwrap().to_string();
+    let (_, shift) = s.get_as(&w.writer, "/api/v1/shifts/current");
+    let counted = json!({"counted_cents": shift["expected_cents"]});
+    let (status, closed) = s.post(&w.writer, "/api/v1/shifts/current/close", counted);
+    assert_eq!(status, 200, "{closed}");
+
+    let refused = |method: &str, path: &str, body: Option<Value>, header: &[(&str, &str)]| {
+        let answer = s.request(method, &w.writer, path, header, body);
+        assert_eq!(
+            code(&answer),
+            (409, Some("no_shift")),
+            "{method} {path}: {}",
+            answer.1
+        );
+        assert!(answer.1["message"]
+            .as_str()
+            .unwrap()
+            .contains("no shift is open"));
+    };
+    let one_spot = sale(
+        "no-drawer",
+        json!({"type": "standard", "spots": [7]}),
+        "standard",
+        100,
+        1,
+    );
+    refused("POST", "/api/v1/tickets", Some(one_spot.clone()), &[]);
+    refused(
+        "POST",
+        &format!("/api/v1/tickets/{later}/cancel"),
+        None,
+        &[],
+    );
+    refused("POST", &format!("/api/v1/tickets/{winner}/pay"), None, &[]);
+    let deposit = json!({"request_id": "v-2", "amount_cents": 500});
+    refused("POST", "/api/v1/vouchers", Some(deposit), &[]);
+    let as_voucher = json!({"request_id": "v-3", "ticket": winner});
+    refused("POST", "/api/v1/vouchers", Some(as_voucher), &[]);
+    refused(
+        "POST",
+        &format!("/api/v1/vouchers/{voucher}/cash"),
+        None,
+        &[],
+    );
+    // A supervisor's approval is for a limit or a site, not for a drawer.
+    let ann = db.staff("supervisor", "ANN");
+    let ask = json!({"action": "pay", "serial": winner, "supervisor": ann.sign_on_body(),
+        "reason": "paid with no drawer"});
+    let (status, granted) = s.post(&w.writer, "/api/v1/overrides", ask);
+    assert_eq!(status, 201, "{granted}");
+    let grant = granted["grant"].as_str().unwrap().to_string();
+    refused(
+        "POST",
+        &format!("/api/v1/tickets/{winner}/pay"),
+        None,
+        &[("X-Keno-Override", &grant)],
+    );
+    let (status, read) = s.get_as(&w.writer, &format!("/api/v1/tickets/{winner}"));
+    assert_eq!(status, 200, "reading a ticket moves no cash: {read}");
+    assert_eq!(
+        db.query_i64("SELECT COUNT(*) AS n FROM tickets WHERE paid_at IS NOT NULL OR cancelled_at IS NOT NULL OR request_id = 'no-drawer'"),
+        0,
+        "nothing was sold, paid or cancelled"
+    );
+    drop(w);
+
+    // A venue that keeps no drawer per writer turns the rule off.
+    let mark = db.principal_without_shift("writer", "MARK", Some(("735624", "04")));
+    let off = Server::start(
+        &db,
+        &[MANUAL_CLOCK, &["--cash-needs-shift", "false"]].concat(),
+    );
+    let (status, sold) = off.post(&mark, "/api/v1/tickets", one_spot);
+    assert_eq!(status, 201, "{sold}");
 }

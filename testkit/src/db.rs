@@ -22,6 +22,12 @@ pub struct TestDb {
     /// The test's folder: the SQLite file, and the server's audit key and checkpoint file.
     dir: tempfile::TempDir,
     pg: Option<(String, String)>,
+    /// The writers added by [`TestDb::principal`]: each opens a shift with an empty drawer on
+    /// every server started on the database, as a writer does before selling (cash acts need
+    /// an open shift, `--cash-needs-shift`).
+    writers: Mutex<Vec<String>>,
+    /// Where the last server started on the database listens, for writers added meanwhile.
+    pub(crate) live: Mutex<Option<String>>,
 }
 
 impl TestDb {
@@ -36,6 +42,8 @@ impl TestDb {
                     url,
                     dir,
                     pg: None,
+                    writers: Mutex::default(),
+                    live: Mutex::default(),
                 })
             }
             Backend::Postgres => {
@@ -62,6 +70,8 @@ impl TestDb {
                     url: format!("{base}/{name}"),
                     dir: tempfile::tempdir().unwrap(),
                     pg: Some((admin.clone(), name)),
+                    writers: Mutex::default(),
+                    live: Mutex::default(),
                 })
             }
         }
@@ -75,6 +85,8 @@ impl TestDb {
             url: url.to_string(),
             dir: tempfile::tempdir().unwrap(),
             pg: None,
+            writers: Mutex::default(),
+            live: Mutex::default(),
         }
     }
 
@@ -88,10 +100,38 @@ impl TestDb {
         self.dir.path().join("keno-checkpoints.jsonl")
     }
 
-    /// Adds a principal through the real command line; returns its token.
+    /// Adds a principal through the real command line; returns its token. A writer opens a
+    /// shift with an empty drawer on the running server, or on the next one started.
     pub fn principal(&self, role: &str, name: &str, site_terminal: Option<(&str, &str)>) -> String {
+        let token = self.principal_without_shift(role, name, site_terminal);
+        if role == "writer" && site_terminal.is_some() {
+            self.writers.lock().unwrap().push(token.clone());
+            let live = self.live.lock().unwrap().clone();
+            if let Some(base) = live {
+                crate::server::open_shift(&base, &token);
+            }
+        }
+        token
+    }
+
+    /// As [`TestDb::principal`], a writer left to open their own shift.
+    pub fn principal_without_shift(
+        &self,
+        role: &str,
+        name: &str,
+        site_terminal: Option<(&str, &str)>,
+    ) -> String {
         add_principal(server_bin(), &self.url, role, name, site_terminal)
             .unwrap_or_else(|e| panic!("{e:#}"))
+    }
+
+    /// Opens the shifts of the writers added so far on the server at `base`.
+    pub(crate) fn serving_at(&self, base: &str) {
+        *self.live.lock().unwrap() = Some(base.to_string());
+        let writers = self.writers.lock().unwrap().clone();
+        for token in writers {
+            crate::server::open_shift(base, &token);
+        }
     }
 
     /// A session of its own on the database, for many queries.

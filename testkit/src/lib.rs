@@ -40,8 +40,8 @@ use serde_json::Value;
 pub use db::{Backend, Session, TestDb};
 pub use program::Program;
 pub use server::{
-    add_principal, agent, free_port, server_bin, subscribe, subscribe_timed, try_post, Output,
-    Server, BALL_DEVICE, MANUAL_CLOCK,
+    add_principal, agent, free_port, open_shift, server_bin, subscribe, subscribe_timed, try_post,
+    Output, Server, BALL_DEVICE, MANUAL_CLOCK,
 };
 pub use staff::{totp_code, Staff};
 

@@ -73,6 +73,27 @@ pub fn add_principal(
         .to_string())
 }
 
+/// Opens `writer`'s shift with an empty drawer at `base`, as a writer does before selling. A
+/// shift left open by an earlier server on the database stands (`shift_open`); a writer since
+/// disabled or signed off (401) has none to open. A server no longer listening is left to the
+/// next one started.
+pub fn open_shift(base: &str, writer: &str) {
+    let body = serde_json::json!({"float_cents": 0});
+    let Some((status, answer)) = try_post(
+        &agent(None),
+        &format!("{base}/api/v1/shifts"),
+        writer,
+        &body,
+    ) else {
+        return;
+    };
+    let open = status == 201 || answer["error"] == "shift_open";
+    assert!(
+        open || status == 401,
+        "a writer's shift opens: {status} {answer}"
+    );
+}
+
 /// An HTTP client that answers every status (no error for a 4xx or 5xx), each call given at
 /// most `timeout` in all (`None`: no limit). A connection idle for 2 s is not reused: the
 /// server closes one idle for 5 s (actix's keep-alive), and a request sent on it as it closes
@@ -155,8 +176,10 @@ impl Server {
         .into_iter()
         .chain(env.iter().copied())
         .collect();
-        Server::spawn(server_bin(), &db.url, listen, args, &env, None)
-            .unwrap_or_else(|e| panic!("{e:#}"))
+        let server = Server::spawn(server_bin(), &db.url, listen, args, &env, None)
+            .unwrap_or_else(|e| panic!("{e:#}"));
+        db.serving_at(&server.base);
+        server
     }
 
     /// As [`Server::start`], logging everything (`KENO_LOG=trace`, `RUST_LOG=trace`), with all
@@ -173,6 +196,7 @@ impl Server {
             Some(output.clone()),
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
+        db.serving_at(&server.base);
         (server, output)
     }
 

@@ -173,11 +173,17 @@ impl Server {
         self.send("POST", "/api/v1/sessions", &headers, Some(body))
     }
 
-    /// Signs `person` on and returns the session's token.
+    /// Signs `person` on and returns the session's token. A writer signed on at a terminal
+    /// opens a shift with an empty drawer there (or finds theirs open), as before selling;
+    /// [`Server::sign_on`] leaves that to the test.
     pub fn session(&self, credential: Option<&str>, person: &Staff) -> String {
         let (status, signed) = self.sign_on(credential, person);
         assert_eq!(status, 201, "{} signs on: {signed}", person.name);
-        signed["token"].as_str().unwrap().to_string()
+        let token = signed["token"].as_str().unwrap().to_string();
+        if person.role == "writer" && credential.is_some() {
+            crate::server::open_shift(&self.base, &token);
+        }
+        token
     }
 
     /// A request with a bearer token and headers, answered as status and JSON.

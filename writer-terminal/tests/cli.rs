@@ -1572,6 +1572,15 @@ fn sign_on(base: &str, credential: &str, state: &std::path::Path, writer: &Staff
     child.wait_with_output().unwrap()
 }
 
+/// `sign-on`, then `shift open` with an empty drawer: a writer's acts at the counter need one
+/// (`--cash-needs-shift`).
+fn signed_on_with_a_shift(base: &str, credential: &str, state: &std::path::Path, writer: &Staff) {
+    let out = sign_on(base, credential, state, writer);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = at_terminal(base, credential, state, &["shift", "open", "--float", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// The session's token as the terminal keeps it, for a test's own HTTP calls as that writer.
 fn session_token(state: &std::path::Path) -> String {
     let kept: Value =
@@ -1646,6 +1655,15 @@ fn a_writer_signs_on_sells_and_signs_off_at_a_registered_terminal() {
         (who["name"].as_str(), who["terminal"].as_str()),
         (Some("JULIE"), Some("03"))
     );
+    // No cash moves at a counter without the writer's shift: she opens one.
+    let out = sell();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("REFUSED (no_shift)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(run(&["shift", "open", "--float", "0"]).status.success());
     // Sold by the person signed on, at this terminal.
     let t = json_out(&sell());
     assert_eq!(
@@ -1783,9 +1801,7 @@ fn another_sites_ticket_is_cancelled_with_a_supervisors_approval() {
     let julie_token = s.session(Some(&here), &julie);
     let serial = sell_http(&s, &julie_token, "x1", 5);
     let state = tempfile::tempdir().unwrap();
-    assert!(sign_on(&s.base, &there, state.path(), &omar)
-        .status
-        .success());
+    signed_on_with_a_shift(&s.base, &there, state.path(), &omar);
 
     // From a script without a supervisor: the server's refusal stands.
     let out = at_terminal(&s.base, &there, state.path(), &["cancel", &serial]);
@@ -1893,9 +1909,7 @@ fn a_major_prize_is_paid_with_its_hand_pay_on_the_slip() {
     args.extend(["--writer-payout-limit", "25000"]);
     let s = Server::start(&db, &args);
     let state = tempfile::tempdir().unwrap();
-    assert!(sign_on(&s.base, &credential, state.path(), &julie)
-        .status
-        .success());
+    signed_on_with_a_shift(&s.base, &credential, state.path(), &julie);
     let winner = major_prize_winner(&s, &session_token(state.path()), &closer);
     let supervisor = |code: &str| approved_by(&ann, code, "a $300 prize");
     let pay = |extra: &[String]| {

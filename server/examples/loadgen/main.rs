@@ -183,6 +183,10 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .map(|s| s.base.clone())
         .collect();
+    // Each writer opens a shift with an empty drawer, as before selling at a counter.
+    for writer in &writers {
+        keno_testkit::open_shift(&bases[0], writer);
+    }
     println!(
         "servers: {} on {}",
         bases.join(", "),

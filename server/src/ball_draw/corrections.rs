@@ -17,7 +17,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::events::{Event, NumberCorrected};
 use keno_api::Refusal;
-use keno_core::{Act, CorrectionState, GameEvent, Key, Keys};
+use keno_core::{Act, CorrectionState, GameEvent, Key};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Correction, CorrectionRequest, RejectRequest};
 
@@ -269,10 +269,10 @@ approvable! {
 }
 
 impl TwoKey for CorrectionRow {
-    fn keys(&self) -> Keys {
-        Keys {
-            supervisor: self.supervisor_id.is_some(),
-            inspector: self.inspector_id.is_some(),
+    fn holder(&self, key: Key) -> Option<&str> {
+        match key {
+            Key::Supervisor => self.supervisor_id.as_deref(),
+            Key::Inspector => self.inspector_id.as_deref(),
         }
     }
 }
@@ -285,7 +285,11 @@ fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<Corre
     // Rule 10.1: two keys, each turned once; the asker's was turned when it was asked, so this
     // one completes them.
     let key = key_of(by);
-    approvals::turn::<CorrectionRow, _>(conn, id, key, &by.id, |conn, c, to| {
+    let turner = approvals::Turner {
+        id: &by.id,
+        name: &by.name,
+    };
+    approvals::turn::<CorrectionRow, _>(conn, id, key, turner, |conn, c, to| {
         let to = to.ok_or_else(|| {
             Failure::Internal(anyhow::anyhow!(
                 "correction {id} was asked with no key turned"

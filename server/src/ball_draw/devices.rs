@@ -15,7 +15,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 use keno_api::events::Event;
 use keno_api::Refusal;
-use keno_core::{AlreadyApproved, HoldState, Key, Keys};
+use keno_core::{AlreadyApproved, HoldState, Key};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Device, Hold, ReturnRequest};
 
@@ -196,10 +196,10 @@ approvable! {
 }
 
 impl TwoKey for HoldRow {
-    fn keys(&self) -> Keys {
-        Keys {
-            supervisor: self.supervisor_id.is_some(),
-            inspector: self.inspector_id.is_some(),
+    fn holder(&self, key: Key) -> Option<&str> {
+        match key {
+            Key::Supervisor => self.supervisor_id.as_deref(),
+            Key::Inspector => self.inspector_id.as_deref(),
         }
     }
 }
@@ -207,7 +207,11 @@ impl TwoKey for HoldRow {
 /// Turns `by`'s key on hold `id` (rule 10.4); with both keys turned the hold ends.
 fn turn_key(conn: &mut DbConnection, id: i64, by: &Principal, note: &str) -> DomainResult<HoldRow> {
     let key = key_of(by);
-    approvals::turn::<HoldRow, _>(conn, id, key, &by.id, |conn, _, returned| {
+    let turner = approvals::Turner {
+        id: &by.id,
+        name: &by.name,
+    };
+    approvals::turn::<HoldRow, _>(conn, id, key, turner, |conn, _, returned| {
         let now = now_micros();
         let target = device_holds::table
             .find(id)

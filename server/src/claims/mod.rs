@@ -23,7 +23,7 @@ pub use candidates::Candidate;
 use crate::approvals::{self, approvable};
 use crate::audit::log::append;
 use crate::auth::{Principal, Require, Role};
-use crate::db::schema::{claims, principals};
+use crate::db::schema::claims;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::request_ids::{Once, RequestIdHeader};
@@ -620,14 +620,7 @@ fn another_person(
     ];
     for (earlier_part, id) in earlier {
         let Some(id) = id else { continue };
-        let name: String = principals::table
-            .find(id)
-            .select(principals::name)
-            .first(conn)
-            .optional()?
-            .ok_or_else(|| {
-                Failure::Internal(anyhow::anyhow!("claim {}: {id} is no principal", row.id))
-            })?;
+        let name = crate::staff::name_of(conn, id)?;
         keno_core::two_people((earlier_part, &name), (part, who))
             .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
     }

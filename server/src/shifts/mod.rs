@@ -258,10 +258,41 @@ fn open_of(conn: &mut DbConnection, principal: &str) -> QueryResult<Option<Shift
         .optional()
 }
 
-fn no_shift() -> Failure {
+/// The writer's shift at their terminal, looked up only where the rule asks for one (with
+/// the rule off, every act goes ahead as with a shift open).
+pub fn shift_of(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    rule: keno_core::ShiftRule,
+) -> DomainResult<keno_core::ShiftAt> {
+    use keno_core::{ShiftAt, ShiftRule};
+    match (rule, &principal.site, &principal.terminal) {
+        (ShiftRule::NotRequired, ..) => Ok(ShiftAt::Open),
+        (ShiftRule::Required, Some(site), Some(terminal)) => {
+            Ok(drawer::shift_at(conn, &principal.id, (site, terminal))?)
+        }
+        (ShiftRule::Required, ..) => Ok(ShiftAt::NoneOpen),
+    }
+}
+
+/// Money taken in at the counter by `principal` (a voucher bought with cash): a writer's only
+/// with their shift open at the terminal (`keno_core::drawer_for`).
+pub fn taking_in(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    rule: keno_core::ShiftRule,
+) -> DomainResult<()> {
+    let Some(office) = crate::staff::office(principal.role) else {
+        return Ok(());
+    };
+    let shift = shift_of(conn, principal, rule)?;
+    keno_core::drawer_for(office, rule, shift).map_err(|keno_core::NoShift| no_shift())
+}
+
+pub fn no_shift() -> Failure {
     Failure::refuse(
         Refusal::NoShift,
-        "no shift is open for you: open one with the float in the drawer (POST /api/v1/shifts)",
+        "no shift is open for you at this terminal: open one with the float in the drawer (POST /api/v1/shifts)",
     )
 }
 

@@ -7,6 +7,10 @@
 //!   bounded number: the turns and the places to wait for one) or refused at once with 429,
 //!   costing nothing; every check (a known person's, and the stand-in check of an unknown ID,
 //!   which keeps the timing alike) takes one of a few turns.
+//! - **An unknown ID costs no processor.** Its stand-in waits, in its turn, as long as a real
+//!   check takes here (learnt from the checks made, `check_time`) instead of hashing: a storm
+//!   of invented IDs then takes turns and places, never the cores the sales need. Until a
+//!   check has been timed, the stand-in hashes (and is timed).
 //! - **Unknown IDs.** A try for an ID that does not exist is counted here, with the same
 //!   lock-out as a person's (`keno_core::reserve_try`), so a locked ID answers alike whether it
 //!   exists or not and the lock-out enumerates nothing. It is not written to the trail one row
@@ -16,6 +20,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use keno_api::Refusal;
 use keno_core::{FailureCount, LockOut, SignOnRefusal};
@@ -39,6 +44,8 @@ pub struct SignOnGuard {
     admitted: Semaphore,
     lock_out: LockOut,
     unknown: Mutex<Unknown>,
+    /// How long a check takes here, as learnt (`checked`).
+    check_time: Mutex<Option<Duration>>,
 }
 
 #[derive(Default)]
@@ -93,7 +100,23 @@ impl SignOnGuard {
             admitted: Semaphore::new(turns.max(1) + queue),
             lock_out,
             unknown: Mutex::new(Unknown::default()),
+            check_time: Mutex::new(None),
         }
+    }
+
+    /// Learns from a check that took `took`: a moving average, an eighth each, so that one
+    /// slow check (a busy moment) moves it little.
+    pub fn checked(&self, took: Duration) {
+        let mut time = self.check_time.lock().unwrap_or_else(|p| p.into_inner());
+        *time = Some(match *time {
+            None => took,
+            Some(was) => (was * 7 + took) / 8,
+        });
+    }
+
+    /// How long a check takes here, once one has been timed.
+    pub fn check_time(&self) -> Option<Duration> {
+        *self.check_time.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Admits a sign-on (or a supervisor's approval at a counter) before anything of it is
@@ -277,6 +300,16 @@ mod tests {
     }
 
     /// Polls a future once: its output if ready.
+    #[test]
+    fn the_time_of_a_check_is_learnt_slowly() {
+        let guard = SignOnGuard::new(1, 0, POLICY);
+        assert_eq!(guard.check_time(), None);
+        guard.checked(Duration::from_millis(40));
+        assert_eq!(guard.check_time(), Some(Duration::from_millis(40)));
+        guard.checked(Duration::from_millis(120));
+        assert_eq!(guard.check_time(), Some(Duration::from_millis(50)));
+    }
+
     async fn futures_poll_once<F: std::future::Future + Unpin>(f: F) -> Option<F::Output> {
         let mut f = f;
         std::future::poll_fn(|cx| {

@@ -45,6 +45,18 @@ pub struct StaffSettings {
     pub lock_out: LockOut,
     /// The most a writer pays alone (`--writer-payout-limit`).
     pub payout: PayoutTiers,
+    /// Whether a writer's acts at the counter need their shift open (`--cash-needs-shift`).
+    pub shift: keno_core::ShiftRule,
+}
+
+impl StaffSettings {
+    /// What value going out is bound by.
+    pub fn out_limits(&self) -> keno_core::OutLimits {
+        keno_core::OutLimits {
+            payout: self.payout,
+            shift: self.shift,
+        }
+    }
 }
 
 impl Default for StaffSettings {
@@ -56,6 +68,7 @@ impl Default for StaffSettings {
                 lock_micros: 15 * 60 * 1_000_000,
             },
             payout: PayoutTiers::default(),
+            shift: keno_core::ShiftRule::Required,
         }
     }
 }
@@ -96,6 +109,17 @@ pub fn secret_kind(role: Role) -> Option<SecretKind> {
 }
 
 /// The office of a person of `role` in the duty table; `None` for a device.
+/// The name of the person with staff ID (principal) `id`, who took a part in a decision: an ID
+/// no longer in the table is an internal failure (principals are never deleted).
+pub fn name_of(conn: &mut crate::db::DbConnection, id: &str) -> DomainResult<String> {
+    principals::table
+        .find(id)
+        .select(principals::name)
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("{id} is no principal")))
+}
+
 pub fn office(role: Role) -> Option<keno_core::Office> {
     use keno_core::Office;
     match role {

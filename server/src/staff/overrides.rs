@@ -14,7 +14,7 @@ use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
 use diesel::prelude::*;
 use keno_api::staff::{OverrideAction, OverrideGrant, OverrideRequest, OVERRIDE_HEADER};
 use keno_api::Refusal;
-use keno_core::{NeedsSupervisor, OutAct, Part, ValueOut};
+use keno_core::{NeedsSupervisor, OutAct, Part, ValueOut, Withheld};
 
 use super::sessions::{prove, Place, Proved, Where};
 use super::{secret, StaffRow};
@@ -63,8 +63,9 @@ impl Approval {
 
 /// Whether `principal` may do `action` to the ticket (or voucher) `serial` of `site`, handing
 /// out `pays` cents: keno-core's one rule of value going out (`keno_core::value_out`) says
-/// whether a supervisor's grant is needed, and the grant carried is spent here. Others than
-/// writers pass (their roles are checked on the route).
+/// whether it is refused (no shift open at the writer's terminal), needs a supervisor's grant,
+/// or goes ahead alone; the grant carried is spent here. Others than writers pass (their roles
+/// are checked on the route).
 #[allow(clippy::too_many_arguments)]
 pub fn admit(
     state: &AppState,
@@ -79,16 +80,19 @@ pub fn admit(
     let Some(office) = super::office(principal.role) else {
         return Ok(None);
     };
-    let payout = state.settings.staff.payout;
+    let limits = state.settings.staff.out_limits();
     let out = ValueOut {
         act: out_act(action),
         office,
         at_site: principal.site.as_deref(),
         of_site: site,
         amount_cents: pays,
+        shift: crate::shifts::shift_of(conn, principal, limits.shift)?,
     };
-    let Err(needs) = keno_core::value_out(out, payout) else {
-        return Ok(None);
+    let needs = match keno_core::value_out(out, limits) {
+        Ok(()) => return Ok(None),
+        Err(Withheld::NoShift) => return Err(crate::shifts::no_shift()),
+        Err(Withheld::NeedsSupervisor(needs)) => needs,
     };
     let Some(token) = &carried.0 else {
         let (what, made) = match action {
@@ -112,7 +116,8 @@ pub fn admit(
 /// The act of value going out an override's action is.
 fn out_act(action: OverrideAction) -> OutAct {
     match action {
-        OverrideAction::Check | OverrideAction::Cancel => OutAct::Handling,
+        OverrideAction::Check => OutAct::Handling,
+        OverrideAction::Cancel => OutAct::Refund,
         OverrideAction::Pay => OutAct::Payment,
         OverrideAction::Tender => OutAct::Tender,
         OverrideAction::CashOut => OutAct::CashOut,

@@ -20,6 +20,7 @@ use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::games::GameRow;
 use keno_api::Refusal;
+use keno_core::{Office, ShiftAt, ShiftRule};
 
 /// Commits sales into `game`, which the caller holds open: a statement or two per batch, not
 /// per sale. A sale whose `request_id` its writer already used (earlier in the same batch, or
@@ -31,7 +32,7 @@ pub fn commit_sales(
     conn: &mut DbConnection,
     sales: &mut [Sale],
     game: &GameRow,
-    look_up: bool,
+    (look_up, shift): (bool, ShiftRule),
 ) -> DomainResult<Vec<Result<Outcome, Failure>>> {
     // A sale the batch can refuse (a tender, a set bet, Special 3) must find a copy sold
     // before first: the copy's refusal now (its tender spent by the copy, say) would hide it.
@@ -43,6 +44,7 @@ pub fn commit_sales(
         HashMap::new()
     };
     let (mut new, mut refused) = new_sales(conn, sales, &sold)?;
+    in_drawers(conn, sales, &mut new, &mut refused, shift)?;
     let (ledger, mut planned) = plan_tenders(conn, sales, &new, &mut refused, game)?;
     new.retain(|i| !refused.contains_key(i));
     let next_number = take_numbers(conn, sales, &new)?;
@@ -180,6 +182,44 @@ fn new_sales(
         new.push(i);
     }
     Ok((new, refused))
+}
+
+/// Sales whose writer has no shift open at the terminal are refused (issue 31: every cent in
+/// a drawer, `keno_core::drawer_for`); one query for the batch's writers.
+fn in_drawers(
+    conn: &mut DbConnection,
+    sales: &[Sale],
+    new: &mut Vec<usize>,
+    refused: &mut HashMap<usize, Failure>,
+    rule: ShiftRule,
+) -> DomainResult<()> {
+    if rule == ShiftRule::NotRequired || new.is_empty() {
+        return Ok(());
+    }
+    let mut writers: Vec<&str> = new
+        .iter()
+        .map(|&i| sales[i].ticket.principal_id.as_str())
+        .collect();
+    writers.sort_unstable();
+    writers.dedup();
+    let open = crate::shifts::drawer::open_shifts(conn, &writers)?;
+    new.retain(|&i| {
+        let t = &sales[i].ticket;
+        let key = (t.principal_id.clone(), t.site.clone(), t.terminal.clone());
+        let shift = if open.contains(&key) {
+            ShiftAt::Open
+        } else {
+            ShiftAt::NoneOpen
+        };
+        match keno_core::drawer_for(Office::Writer, rule, shift) {
+            Ok(()) => true,
+            Err(keno_core::NoShift) => {
+                refused.insert(i, crate::shifts::no_shift());
+                false
+            }
+        }
+    });
+    Ok(())
 }
 
 /// Tenders (rule 6.1), planned against the vouchers and tickets held for the batch, before

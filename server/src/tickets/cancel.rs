@@ -35,7 +35,7 @@ pub use keno_api::tickets::Cancellation;
            ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first cancellation; the same id with another request is refused (`request_id_reused`)")),
     responses(
         (status = 200, body = Cancellation),
-        (status = 409, body = crate::error::ErrorBody, description = "`cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`, `request_id_reused`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`, `request_id_reused`"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_request_id`"),
         (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: another site's ticket needs a supervisor's approval"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)

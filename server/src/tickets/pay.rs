@@ -48,7 +48,7 @@ pub struct PayOptions {
     request_body(content = Option<PayRequest>, description = "a hand-pay's claimant and ID: required with a major prize"),
     responses(
         (status = 200, body = Payment),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_paid` (saying when, how and by whom), `not_settled`, `no_prize`, `cancelled`, `request_id_reused`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `already_paid` (saying when, how and by whom), `not_settled`, `no_prize`, `cancelled`, `request_id_reused`"),
         (status = 400, body = crate::error::ErrorBody, description = "`hand_pay_required`: a major prize needs the claimant's name and ID (and a cheque's number); `invalid_request_id`"),
         (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `approval_required`, `invalid_override`: a supervisor's approval is needed"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)

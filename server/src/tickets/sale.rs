@@ -55,7 +55,7 @@ pub struct Sale {
     responses(
         (status = 201, body = SoldTicket, description = "Sold"),
         (status = 200, body = SoldTicket, description = "Already sold under this request_id: nothing sold, nothing spent"),
-        (status = 409, body = crate::error::ErrorBody, description = "`game_closed`: no game open for sale. A tender refused: `insufficient_balance`, `voucher_empty`, `claim_required` (a voucher more than 12 months after its Keno Day, rule 13.1), `already_paid`, `not_settled`, `no_prize`, `cancelled`, `cheque_only` (a ticket with a major prize, rule 12.2)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `game_closed`: no game open for sale. A tender refused: `insufficient_balance`, `voucher_empty`, `claim_required` (a voucher more than 12 months after its Keno Day, rule 13.1), `already_paid`, `not_settled`, `no_prize`, `cancelled`, `cheque_only` (a ticket with a major prize, rule 12.2)"),
         (status = 404, body = crate::error::ErrorBody, description = "A tendered voucher or ticket does not exist"),
         (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `ticket_total_over_limit`, `schedule_not_offered`, ...; `tender_not_needed`, `tender_exceeds_sale`"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_serial`, `invalid_tender`, `duplicate_tender`, `invalid_amount`, ..."), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)

@@ -576,8 +576,11 @@ fn needing_approval(
             at_site: principal.site.as_deref(),
             of_site: &t.site,
             amount_cents: value,
+            // The sale itself asks for the writer's drawer; here only the approval is asked.
+            shift: keno_core::ShiftAt::Open,
         };
-        if keno_core::value_out(out, state.settings.staff.payout).is_err() {
+        let limits = state.settings.staff.out_limits();
+        if let Err(keno_core::Withheld::NeedsSupervisor(_)) = keno_core::value_out(out, limits) {
             needing.push((t.serial, t.site, value));
         }
     }
@@ -608,8 +611,13 @@ pub fn quoted_at_own_site(
             at_site: principal.site.as_deref(),
             of_site: &t.site,
             amount_cents: None,
+            shift: keno_core::ShiftAt::Open,
         };
-        if keno_core::value_out(out, keno_core::PayoutTiers::default()).is_err() {
+        let limits = keno_core::OutLimits {
+            payout: keno_core::PayoutTiers::default(),
+            shift: keno_core::ShiftRule::NotRequired,
+        };
+        if keno_core::value_out(out, limits).is_err() {
             return Err(Failure::refuse(
                 Refusal::OtherSite,
                 format!("ticket {serial} was sold at site {}: a quote does not show another site's prize; sell with a supervisor's approval (POST /api/v1/overrides, tender)", t.site),

@@ -20,6 +20,7 @@ use super::sale::{lock_open_game, Outcome, Sale};
 use crate::db::{now_micros, Backend, Db, PooledConnection};
 use crate::error::{DomainResult, Failure};
 use keno_api::Refusal;
+use keno_core::ShiftRule;
 
 /// Sales waiting longer than this many in the queue make new ones wait (back-pressure).
 const QUEUE: usize = 4096;
@@ -44,7 +45,14 @@ impl SaleWriter {
     /// cost PostgreSQL half as much again per sale (issue 21's figures). More threads each
     /// append on a chain of the audit trail of their own and take their own terminals' numbers,
     /// so they do not wait on each other.
-    pub fn start(db: Db, threads: Option<usize>, faults: crate::faults::FaultDelays) -> SaleWriter {
+    /// A writer's sale needs their shift open at the terminal under `shift`
+    /// (`--cash-needs-shift`).
+    pub fn start(
+        db: Db,
+        threads: Option<usize>,
+        faults: crate::faults::FaultDelays,
+        shift: ShiftRule,
+    ) -> SaleWriter {
         let threads = threads.unwrap_or(1);
         let queues = (0..threads.max(1))
             .map(|i| {
@@ -52,7 +60,7 @@ impl SaleWriter {
                 let (db, faults) = (db.clone(), faults.clone());
                 std::thread::Builder::new()
                     .name(format!("sale-writer-{i}"))
-                    .spawn(move || run(db, jobs, faults))
+                    .spawn(move || run(db, jobs, faults, shift))
                     .expect("a sale writer thread starts");
                 queue
             })
@@ -85,7 +93,12 @@ impl SaleWriter {
     }
 }
 
-fn run(db: Db, mut jobs: mpsc::Receiver<Job>, faults: crate::faults::FaultDelays) {
+fn run(
+    db: Db,
+    mut jobs: mpsc::Receiver<Job>,
+    faults: crate::faults::FaultDelays,
+    shift: ShiftRule,
+) {
     // The writer's own connection, kept between batches: a checkout from the pool costs a
     // round trip (its liveness check). It is given up after any failure, and the next batch
     // takes a checked one.
@@ -99,7 +112,7 @@ fn run(db: Db, mut jobs: mpsc::Receiver<Job>, faults: crate::faults::FaultDelays
             }
         }
         let mut sales: Vec<Sale> = batch.iter().map(|j| j.sale.clone()).collect();
-        let outcomes = commit_batch(&db, &mut conn, &mut sales, &faults);
+        let outcomes = commit_batch(&db, &mut conn, &mut sales, (&faults, shift));
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             // The caller may have gone (a dropped connection): the sale stands all the same,
             // and a retry with its request_id finds it.
@@ -125,7 +138,7 @@ fn commit_batch(
     db: &Db,
     kept: &mut Option<PooledConnection>,
     tickets: &mut [Sale],
-    faults: &crate::faults::FaultDelays,
+    (faults, shift): (&crate::faults::FaultDelays, ShiftRule),
 ) -> Vec<Result<Outcome, Failure>> {
     let mut attempt = |tickets: &mut [Sale], look_up: bool| -> Attempt {
         let mut conn = match kept.take() {
@@ -141,7 +154,7 @@ fn commit_batch(
             let Some(game) = game else {
                 return Ok::<_, Failure>(tickets.iter().map(|_| Err(closed())).collect());
             };
-            commit_sales(conn, tickets, &game, look_up)
+            commit_sales(conn, tickets, &game, (look_up, shift))
         });
         if done.is_ok() {
             *kept = Some(conn);

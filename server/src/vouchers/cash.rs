@@ -30,7 +30,7 @@ pub use keno_api::vouchers::CashOut;
            ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first cash-out; the same id with another request is refused (`request_id_reused`)")),
     responses(
         (status = 200, body = CashOut),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1), `request_id_reused`"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `already_cashed`, `voucher_empty` (all spent), `claim_required` (more than 12 months after its Keno Day, rule 13.1), `request_id_reused`"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_request_id`"),
         (status = 404, body = crate::error::ErrorBody),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`other_site`: another site's voucher, or `approval_required`: more than the writer's payout limit; a supervisor's grant for `cash_out` (POST /api/v1/overrides) in `X-Keno-Override`")

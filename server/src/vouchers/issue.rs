@@ -41,7 +41,7 @@ enum What {
     responses(
         (status = 201, body = Voucher, description = "Issued"),
         (status = 200, body = Voucher, description = "Already issued under this request_id: nothing issued"),
-        (status = 409, body = crate::error::ErrorBody, description = "For a ticket: `already_paid`, `cancelled`, `not_settled`, `no_prize`, `cheque_only` (a major prize, rule 12.2)"),
+        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). For a ticket: `already_paid`, `cancelled`, `not_settled`, `no_prize`, `cheque_only` (a major prize, rule 12.2)"),
         (status = 404, body = crate::error::ErrorBody, description = "No such ticket"),
         (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`, `invalid_serial`, `invalid_request`, `invalid_request_id`"),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
@@ -152,7 +152,11 @@ fn issue_in(
     let code = new_code();
     let mut entries = Vec::new();
     let (source, ticket, amount) = match what {
-        What::Deposit(amount) => ("deposit", None, *amount),
+        What::Deposit(amount) => {
+            let rule = counter.at.state.settings.staff.shift;
+            crate::shifts::taking_in(conn, principal, rule)?;
+            ("deposit", None, *amount)
+        }
         What::Ticket(serial) => match pay_ticket(conn, counter, serial, &code, today) {
             Ok((entry, cents)) => {
                 entries.push(entry);

@@ -1149,6 +1149,10 @@ fn dollars(cents: i64) -> Dollars {
 
 fn refusal(e: CallError) -> String {
     match e {
+        // The server's words name its route; at the counter the command is what helps.
+        CallError::Refused { code, .. } if code == Refusal::NoShift => {
+            "REFUSED (no_shift): no shift is open at this terminal: shift open AMOUNT opens one with the float in the drawer".into()
+        }
         CallError::Refused { code, message, .. } => format!("REFUSED ({code}): {message}"),
         CallError::Network(m) | CallError::NotSent(m) => format!("server not reached: {m}"),
     }
@@ -1172,5 +1176,17 @@ mod tests {
             Some("KENO CLOSED AT 21:45")
         );
         assert_eq!(closure_notice(None, before), None);
+    }
+
+    #[test]
+    fn a_sale_refused_for_want_of_a_shift_says_the_command_that_opens_one() {
+        let no_shift = CallError::Refused {
+            status: 409,
+            code: Refusal::NoShift.into(),
+            message: "no shift is open for you at this terminal: (POST /api/v1/shifts)".into(),
+        };
+        let said = refusal(no_shift);
+        assert!(said.contains("shift open AMOUNT"), "{said}");
+        assert!(!said.contains("/api/"), "{said}");
     }
 }
