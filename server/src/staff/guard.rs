@@ -32,6 +32,13 @@ use crate::audit::log::{append, Entry};
 use crate::error::Failure;
 use crate::state::AppState;
 
+/// How long a sign-on refused for want of a place waits before its 429. A client that retries
+/// at once (a storm's do) then comes back once a second instead of thousands of times, and its
+/// refusals stop taking the processor the sales need; the wait is a timer on the connection,
+/// no thread and no processor (connections themselves are bounded by the server's and the
+/// proxy's limits). Measured: docs/deployment.md, "Sign-on that cannot be abused".
+const REFUSED_WAIT: Duration = Duration::from_secs(1);
+
 /// Unknown IDs' counts kept at most; past it, those not locked are forgotten first.
 const UNKNOWN_KEPT: usize = 10_000;
 /// Places named in one tally of the trail; the rest are summed.
@@ -132,6 +139,15 @@ impl SignOnGuard {
                 1,
             )),
         }
+    }
+
+    /// As [`SignOnGuard::admit`], a refusal answered only after [`REFUSED_WAIT`].
+    pub async fn admit_or_wait(&self) -> Result<Admitted<'_>, Failure> {
+        let admitted = self.admit();
+        if admitted.is_err() {
+            tokio::time::sleep(REFUSED_WAIT).await;
+        }
+        admitted
     }
 
     /// A turn at argon2, waited for: the sign-ons admitted are few.
@@ -297,6 +313,18 @@ mod tests {
         );
         drop(first);
         assert!(guard.admit().is_ok(), "a place given back admits another");
+    }
+
+    #[actix_web::test]
+    async fn a_sign_on_refused_for_want_of_a_place_is_not_answered_at_once() {
+        let guard = SignOnGuard::new(1, 0, POLICY);
+        let _only = guard.admit().expect("the one place");
+        let mut refused = Box::pin(guard.admit_or_wait());
+        assert!(
+            futures_poll_once(refused.as_mut()).await.is_none(),
+            "the refusal waits"
+        );
+        assert!(refused.await.is_err(), "then it is refused");
     }
 
     /// Polls a future once: its output if ready.

@@ -183,7 +183,7 @@ pub async fn grant(
     body: web::Json<OverrideRequest>,
 ) -> ApiResult<HttpResponse> {
     // Admitted before anything is read, as a sign-on is (the supervisor signs on here).
-    let admitted = guard.admit()?;
+    let admitted = guard.admit_or_wait().await?;
     let body = body.into_inner();
     let reason = crate::reason::reason(&body.reason)?;
     let serial = body.serial.trim().to_string();

@@ -536,7 +536,7 @@ pub async fn sign_on(
     body: web::Json<SignOn>,
 ) -> ApiResult<HttpResponse> {
     // Admitted before anything is read: a flood of sign-ons is refused at once (429).
-    let admitted = guard.admit()?;
+    let admitted = guard.admit_or_wait().await?;
     let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
     let body = body.into_inner();
     let at = where_from(&state, &req, address, &body).await?;
