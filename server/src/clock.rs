@@ -28,7 +28,7 @@ use crate::audit::log::Entry;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::game_clock::local;
+use crate::time::local;
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;

@@ -121,7 +121,7 @@ pub fn local_hh_mm(micros: i64) -> String {
 }
 
 fn local(micros: i64) -> DateTime<Local> {
-    crate::game_clock::local(micros)
+    crate::time::local(micros)
 }
 
 /// The closure in force (scheduled or in effect, not withdrawn) for Keno Day `keno_day`.

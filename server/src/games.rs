@@ -193,7 +193,7 @@ fn insert_next_game(
     conn: &mut DbConnection,
     now: i64,
 ) -> QueryResult<Option<GameRow>> {
-    let local = crate::game_clock::local(now);
+    let local = crate::time::local(now);
     let Some(keno_day) = state.settings.hours.keno_day(local) else {
         return Ok(None);
     };

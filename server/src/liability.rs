@@ -16,7 +16,7 @@
 //! those limits the sale path never touches the book.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use actix_web::{get, web};
 use diesel::prelude::*;
@@ -31,6 +31,7 @@ use crate::auth::{Require, Role};
 use crate::db::schema::{ticket_voids, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
+use crate::rule_sets::RuleSets;
 use crate::state::AppState;
 
 /// How far behind its last look a catch-up reads: more than a sale batch takes to commit.
@@ -45,7 +46,8 @@ const FRESH_MICROS: i64 = 2_000_000;
 
 type Ways = Vec<(WayInPlay, WayExposure)>;
 
-/// The books of this instance (one open game at a time).
+/// The books of this instance (one open game at a time): app data of its own
+/// (`web::Data<Books>`), given the rule sets and the limits it needs by each caller.
 #[derive(Default)]
 pub struct Books {
     book: Mutex<Option<Book>>,
@@ -223,11 +225,11 @@ impl Book {
 impl Books {
     /// Brings the open game's book up to date: built when the game is new to it, else caught
     /// up with what changed since it last looked. `None` when no game is open.
-    fn catch_up(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Option<i64>> {
+    fn catch_up(&self, rule_sets: &RuleSets, conn: &mut DbConnection) -> DomainResult<Option<i64>> {
         let Some(game) = crate::games::open_game(conn)? else {
             return Ok(None);
         };
-        let rules = state.rule_sets.get(conn, &game.rule_set)?;
+        let rules = rule_sets.get(conn, &game.rule_set)?;
         let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         let book = match books.as_mut() {
             Some(book) if book.game == game.number => book,
@@ -255,8 +257,12 @@ impl Books {
     }
 
     /// The open game's book brought up to date, as the answer shows it.
-    fn liability(&self, state: &AppState, conn: &mut DbConnection) -> DomainResult<Liability> {
-        self.catch_up(state, conn)?
+    fn liability(
+        &self,
+        (rule_sets, limits): (&RuleSets, &keno_core::LiabilityLimits),
+        conn: &mut DbConnection,
+    ) -> DomainResult<Liability> {
+        self.catch_up(rule_sets, conn)?
             .ok_or_else(|| Failure::refuse(keno_api::Refusal::NoOpenGame, "no game is open"))?;
         let (rules, jackpot_ways) = {
             let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
@@ -267,13 +273,17 @@ impl Books {
         let (unpaid, vouchers) = outstanding(conn)?;
         let books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         let book = books.as_ref().expect("caught up above");
-        let mut answer = view(book, pools, &state.settings.limits);
+        let mut answer = view(book, pools, limits);
         (answer.unpaid_prizes_cents, answer.live_vouchers_cents) = (unpaid, vouchers);
         Ok(answer)
     }
 
     /// Judges a sale's ways against the open game's limits and holds them in the book.
-    fn reserve(&self, state: &AppState, ways: Vec<WayInPlay>) -> DomainResult<Option<u64>> {
+    fn reserve(
+        &self,
+        (rules, limits): (&RuleSet, &keno_core::LiabilityLimits),
+        ways: Vec<WayInPlay>,
+    ) -> DomainResult<Option<u64>> {
         let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         // No open game: the sale will be refused for that.
         let Some(book) = books.as_mut() else {
@@ -281,11 +291,11 @@ impl Books {
         };
         let ways: Ways = ways
             .into_iter()
-            .map(|w| (w, state.rules.way_exposure(&w)))
+            .map(|w| (w, rules.way_exposure(&w)))
             .collect();
         let mut with_held = book.exposure.clone();
         with_held.absorb(&book.held_exposure);
-        state.settings.limits.check_game(&with_held, &ways)?;
+        limits.check_game(&with_held, &ways)?;
         for (way, exposure) in &ways {
             book.held_exposure.add(way, exposure);
         }
@@ -318,7 +328,7 @@ impl Books {
 
 /// A sale's ways held in the open game's book until it commits or fails.
 pub struct Hold {
-    state: web::Data<AppState>,
+    books: Arc<Books>,
     game: i64,
     id: u64,
     done: bool,
@@ -327,8 +337,7 @@ pub struct Hold {
 impl Hold {
     /// The sale committed as ticket `serial`, first playing `first_game`.
     pub fn sold(mut self, serial: &str, first_game: i64) {
-        self.state
-            .liability
+        self.books
             .release(self.game, self.id, Some((serial, first_game)));
         self.done = true;
     }
@@ -337,7 +346,7 @@ impl Hold {
 impl Drop for Hold {
     fn drop(&mut self) {
         if !self.done {
-            self.state.liability.release(self.game, self.id, None);
+            self.books.release(self.game, self.id, None);
         }
     }
 }
@@ -345,26 +354,31 @@ impl Drop for Hold {
 /// Judges a sale against the open game's limits (issue 18: AGCO 3.1.6, wagers over a
 /// liability limit are refused) before it is stored: refused with its own code if it would
 /// pass one, else held in the book until it commits. `None` when no game limit is set.
-pub async fn hold(state: &web::Data<AppState>, ways: Vec<WayInPlay>) -> DomainResult<Option<Hold>> {
-    if !state.settings.limits.bind_the_game() {
+pub async fn hold(
+    state: &web::Data<AppState>,
+    books: &Arc<Books>,
+    ways: Vec<WayInPlay>,
+) -> DomainResult<Option<Hold>> {
+    let limits = state.settings.limits;
+    if !limits.bind_the_game() {
         return Ok(None);
     }
-    if state.liability.stale() {
-        crate::store::read(state, |state, conn| state.liability.catch_up(state, conn)).await?;
+    if books.stale() {
+        let caught = books.clone();
+        crate::store::read(state, move |state, conn| {
+            caught.catch_up(&state.rule_sets, conn)
+        })
+        .await?;
     }
     let game = {
-        let books = state
-            .liability
-            .book
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        books.as_ref().map(|b| b.game)
+        let book = books.book.lock().unwrap_or_else(|p| p.into_inner());
+        book.as_ref().map(|b| b.game)
     };
-    let (Some(game), Some(id)) = (game, state.liability.reserve(state, ways)?) else {
+    let (Some(game), Some(id)) = (game, books.reserve((&state.rules, &limits), ways)?) else {
         return Ok(None);
     };
     Ok(Some(Hold {
-        state: state.clone(),
+        books: books.clone(),
         game,
         id,
         done: false,
@@ -374,7 +388,7 @@ pub async fn hold(state: &web::Data<AppState>, ways: Vec<WayInPlay>) -> DomainRe
 /// Keeps the open game's book caught up every `--liability-interval` (a second by default), so
 /// the liability is current before anyone asks and neither a page nor a sale waits for a
 /// large catch-up. 0: the book is caught up only when asked.
-pub async fn keep_up(state: web::Data<AppState>) {
+pub async fn keep_up(state: web::Data<AppState>, books: Arc<Books>) {
     let Some(every) = state.settings.liability_interval else {
         return;
     };
@@ -382,8 +396,10 @@ pub async fn keep_up(state: web::Data<AppState>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
+        let books = books.clone();
         let caught =
-            crate::store::read(&state, |state, conn| state.liability.catch_up(state, conn)).await;
+            crate::store::read(&state, move |state, conn| books.catch_up(&state.rule_sets, conn))
+                .await;
         if let Err(e) = caught {
             tracing::warn!("the liability book could not catch up: {e}");
         }
@@ -500,8 +516,14 @@ fn view(book: &Book, pools: u64, limits: &keno_core::LiabilityLimits) -> Liabili
     "/api/v1/games/current/liability",
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
-pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Liability>> {
-    let answer =
-        crate::store::read(&state, |state, conn| state.liability.liability(state, conn)).await?;
+pub async fn current(
+    state: web::Data<AppState>,
+    books: web::Data<Books>,
+) -> ApiResult<web::Json<Liability>> {
+    let books = books.into_inner();
+    let answer = crate::store::read(&state, move |state, conn| {
+        books.liability((&state.rule_sets, &state.settings.limits), conn)
+    })
+    .await?;
     Ok(web::Json(answer))
 }

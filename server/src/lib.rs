@@ -28,7 +28,6 @@ mod error;
 mod events;
 mod failure;
 mod faults;
-mod game_clock;
 mod game_summary;
 mod games;
 mod invalidation;
@@ -56,7 +55,9 @@ mod staff;
 mod state;
 mod store;
 mod tickets;
+mod time;
 mod vouchers;
+mod wall_clock_watch;
 
 use std::process::ExitCode;
 

@@ -74,9 +74,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         leadership: leadership.clone(),
         faults,
         principals: Default::default(),
-        liability: Default::default(),
         draw_monitor: crate::draw_monitor::Monitor::new(args.monitor_games),
-        verifying: Default::default(),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
@@ -96,13 +94,28 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .spawn(move || crate::leader::run(db, leadership))?;
     }
 
-    // Sign-on's turns at argon2 and its count of unknown IDs: app data of their own.
-    let guard = web::Data::new(crate::staff::guard::SignOnGuard::new(
-        args.sign_on_checks,
-        args.sign_on_queue,
-        state.settings.staff.lock_out,
-    ));
-    serve(args, state, sales, guard)
+    let services = Services {
+        sales,
+        // Sign-on's turns at argon2 and its count of unknown IDs.
+        guard: web::Data::new(crate::staff::guard::SignOnGuard::new(
+            args.sign_on_checks,
+            args.sign_on_queue,
+            state.settings.staff.lock_out,
+        )),
+        verifying: web::Data::new(Default::default()),
+        books: web::Data::new(Default::default()),
+    };
+    serve(args, state, services)
+}
+
+/// The services with state of their own, each its own app data beside the `AppState`.
+struct Services {
+    sales: web::Data<crate::tickets::writer::SaleWriter>,
+    guard: web::Data<crate::staff::guard::SignOnGuard>,
+    /// One auditor's verification at a time on this instance.
+    verifying: web::Data<crate::audit::endpoints::Verifying>,
+    /// The open game's liability, kept as its tickets are found.
+    books: web::Data<crate::liability::Books>,
 }
 
 /// The game's settings from the command line.
@@ -182,13 +195,15 @@ fn auth_failures(args: &ServeArgs) -> anyhow::Result<crate::rate_limit::AuthFail
 }
 
 /// Serves HTTP and runs the background tasks until the server stops.
-fn serve(
-    args: ServeArgs,
-    state: web::Data<AppState>,
-    sales: web::Data<crate::tickets::writer::SaleWriter>,
-    guard: web::Data<crate::staff::guard::SignOnGuard>,
-) -> anyhow::Result<()> {
+fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> anyhow::Result<()> {
+    let Services {
+        sales,
+        guard,
+        verifying,
+        books,
+    } = services;
     let guard_task = guard.clone();
+    let books_task = books.clone().into_inner();
     let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
@@ -197,6 +212,8 @@ fn serve(
                 .app_data(app_state.clone())
                 .app_data(sales.clone())
                 .app_data(guard.clone())
+                .app_data(verifying.clone())
+                .app_data(books.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
                 .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
@@ -214,18 +231,18 @@ fn serve(
             "serving"
         );
         let hours = state.settings.hours;
-        if hours.keno_day(crate::game_clock::local_now()).is_none() {
+        if hours.keno_day(crate::time::local_now()).is_none() {
             println!(
                 "Keno is closed now: games run from {} to {} local time (--keno-day-start, --keno-day-end)",
                 hours.start.format("%H:%M"),
                 hours.end.format("%H:%M")
             );
         }
-        actix_web::rt::spawn(crate::game_clock::watch(state.clone()));
+        actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
         actix_web::rt::spawn(clock::run_clock(state.clone()));
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
-        actix_web::rt::spawn(crate::liability::keep_up(state.clone()));
+        actix_web::rt::spawn(crate::liability::keep_up(state.clone(), books_task));
         actix_web::rt::spawn(crate::audit::anchor::make::run(state.clone()));
         actix_web::rt::spawn(crate::staff::guard::record_tallies(
             state.clone(),

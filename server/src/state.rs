@@ -56,12 +56,8 @@ pub struct AppState {
     pub settings: Settings,
     pub events: Events,
     pub principals: crate::auth::principal::PrincipalCache,
-    /// The open game's liability, kept as its tickets are found (`liability.rs`).
-    pub liability: crate::liability::Books,
     /// Draw monitoring's windows of settled games (`draw_monitor.rs`).
     pub draw_monitor: crate::draw_monitor::Monitor,
-    /// Whether an auditor's verification is running here (`audit::endpoints`): one at a time.
-    pub verifying: crate::audit::endpoints::Verifying,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).

@@ -8,7 +8,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
-use crate::game_clock::{ClockStep, STEP_ENTRY};
+use crate::time::{ClockStep, STEP_ENTRY};
 
 /// One of them: when, the game (a repair's), what, why.
 pub struct ClockException {

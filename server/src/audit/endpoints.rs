@@ -41,25 +41,24 @@ fn days(state: &AppState) -> Days {
 }
 
 /// One verification at a time on this instance: it reads the whole record and settles every
-/// game again.
+/// game again. App data of its own (`web::Data<Verifying>`).
 #[derive(Default)]
 pub struct Verifying(AtomicBool);
 
 /// The verification under way; over when dropped, however it ended.
-struct Running(web::Data<AppState>);
+struct Running(web::Data<Verifying>);
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.0.verifying.0.store(false, Ordering::Release);
+        self.0 .0.store(false, Ordering::Release);
     }
 }
 
-fn start_verifying(state: &web::Data<AppState>) -> Result<Running, Failure> {
-    state
-        .verifying
+fn start_verifying(verifying: &web::Data<Verifying>) -> Result<Running, Failure> {
+    verifying
         .0
         .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-        .map(|_| Running(state.clone()))
+        .map(|_| Running(verifying.clone()))
         .map_err(|_| {
             Failure::refuse(
                 Refusal::VerifyRunning,
@@ -85,8 +84,11 @@ fn start_verifying(state: &web::Data<AppState>) -> Result<Running, Failure> {
     "/api/v1/audit/verify",
     wrap = "Require(&[Role::Auditor, Role::Inspector])"
 )]
-pub async fn verification(state: web::Data<AppState>) -> ApiResult<web::Json<Verification>> {
-    let running = start_verifying(&state)?;
+pub async fn verification(
+    state: web::Data<AppState>,
+    verifying: web::Data<Verifying>,
+) -> ApiResult<web::Json<Verification>> {
+    let running = start_verifying(&verifying)?;
     let (report, checked_at) = crate::store::read(&state, move |state, conn| {
         // Held until the verification ends, even when the client has gone meanwhile.
         let _running = running;

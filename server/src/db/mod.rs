@@ -314,9 +314,9 @@ pub fn connect_pg(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection>
     Ok(conn)
 }
 
-/// Now, as stored: game time (`game_clock`), microseconds since the Unix epoch.
+/// Now, as stored: game time (`time`), microseconds since the Unix epoch.
 pub fn now_micros() -> i64 {
-    crate::game_clock::now()
+    crate::time::now()
 }
 
 /// A stored time as RFC 3339 in UTC, as the API shows times.

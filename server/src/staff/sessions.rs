@@ -430,7 +430,7 @@ fn spend_step(conn: &mut DbConnection, person: &str, step: i64) -> QueryResult<b
 /// way, or, outside the hours of gaming, of the next one.
 fn day_end(state: &AppState, now: i64) -> i64 {
     let hours = state.settings.hours;
-    let local = crate::game_clock::local(now);
+    let local = crate::time::local(now);
     let ends = hours.hours_of(hours.latest_started_day(local)).ends_at;
     if ends > now {
         return ends;

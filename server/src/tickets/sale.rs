@@ -65,10 +65,12 @@ pub struct Sale {
 pub async fn sell(
     state: web::Data<AppState>,
     sales: web::Data<super::writer::SaleWriter>,
+    books: web::Data<crate::liability::Books>,
     principal: Principal,
     carried: crate::staff::overrides::OverrideHeader,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
+    let books = books.into_inner();
     let request = request.into_inner();
     let digest = crate::request_ids::checked("sale", &request.request_id, &request)?;
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
@@ -108,7 +110,7 @@ pub async fn sell(
     tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
     // The game's liability limits (issue 18): the ways are held in the book until the sale
     // commits or fails, so sales in flight count against the limits too.
-    let hold = match crate::liability::hold(&state, ways).await {
+    let hold = match crate::liability::hold(&state, &books, ways).await {
         Ok(hold) => hold,
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };

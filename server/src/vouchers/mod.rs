@@ -201,7 +201,7 @@ pub fn at_a_terminal(v: &VoucherRow, today: KenoDay) -> DomainResult<()> {
 
 /// The Keno Day now: the one started most recently.
 pub fn today(state: &AppState) -> DomainResult<KenoDay> {
-    let now = crate::game_clock::local_now();
+    let now = crate::time::local_now();
     crate::keno_day::from_date(state.settings.hours.latest_started_day(now))
 }
 

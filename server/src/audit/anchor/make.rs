@@ -100,7 +100,7 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
     let today = state
         .settings
         .hours
-        .latest_started_day(crate::game_clock::local_now())
+        .latest_started_day(crate::time::local_now())
         .format("%Y-%m-%d")
         .to_string();
     let settled = anchor.settled.swap(false, Ordering::SeqCst);

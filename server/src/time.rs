@@ -1,10 +1,8 @@
-//! The server's clock: keno-core's game time, read on this process's monotonic clock. Every
-//! stamp (`db::now_micros`) and every game's close follow it, so a step of the machine's wall
-//! clock never freezes, stretches or back-dates a game.
-//!
-//! [`watch`] compares game time with the wall clock every second, on every instance: a step is
-//! logged and recorded in the trail (`clock_step`, among the day's exceptions); game time takes
-//! the wall clock's reading again only when no game is open.
+//! The server's time source: keno-core's game time, read on this process's monotonic clock.
+//! Every stamp (`db::now_micros`) and every game's close follow it, so a step of the machine's
+//! wall clock never freezes, stretches or back-dates a game. Infrastructure: it knows nothing of
+//! games or requests; the task that looks at the wall clock every second is the app's
+//! (`wall_clock_watch.rs`).
 //!
 //! `KENO_FAKE_CLOCK_FILE` (tests only): a file holding a number of seconds added to the wall
 //! clock, read at each look, so a test moves the server's wall clock without the machine's.
@@ -12,14 +10,9 @@
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use actix_web::web;
 use chrono::{DateTime, Local, TimeZone};
 use keno_core::{GameTime, Observed, Reading};
 use serde::{Deserialize, Serialize};
-
-use crate::audit::log::Entry;
-use crate::error::DomainResult;
-use crate::state::AppState;
 
 /// The trail's entry for a step of the wall clock.
 pub const STEP_ENTRY: &str = "clock_step";
@@ -48,7 +41,7 @@ fn mono() -> i64 {
 }
 
 /// The machine's wall clock (moved by `KENO_FAKE_CLOCK_FILE` in tests).
-fn wall() -> i64 {
+pub fn wall() -> i64 {
     chrono::Utc::now().timestamp_micros() + fake_offset()
 }
 
@@ -95,62 +88,8 @@ pub fn local_now() -> DateTime<Local> {
 }
 
 /// One look at the wall clock; `game_open`: game time must keep its course.
-fn look(game_open: bool) -> Observed {
+pub fn look(game_open: bool) -> Observed {
     let now = reading();
     let mut clock = clock().lock().unwrap_or_else(|p| p.into_inner());
     clock.observe(now, game_open)
-}
-
-/// Looks at the wall clock every second for as long as the server runs, and reports a step.
-pub async fn watch(state: web::Data<AppState>) {
-    loop {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let open = crate::store::read(&state, |_, conn| {
-            Ok(crate::games::open_game(conn)?.is_some())
-        })
-        .await;
-        // Without the database game time keeps its course; the next look decides.
-        let Ok(open) = open else { continue };
-        let step = match look(open) {
-            Observed::Stepped { by, apart } => (by, apart, false),
-            Observed::Adopted { by } => (by, 0, true),
-            Observed::Agrees | Observed::StillApart { .. } => continue,
-        };
-        if let Err(e) = report(&state, step).await {
-            tracing::error!(error = %format!("{e:#}"), "a step of the wall clock not recorded");
-        }
-    }
-}
-
-/// A step logged and recorded in the trail.
-async fn report(
-    state: &web::Data<AppState>,
-    (by, apart, adopted): (i64, i64, bool),
-) -> DomainResult<()> {
-    let step = ClockStep {
-        instance: state.leadership.instance.clone(),
-        by_micros: by,
-        apart_micros: apart,
-        adopted,
-        wall: wall(),
-    };
-    if adopted {
-        tracing::warn!(
-            by_seconds = by / 1_000_000,
-            "no game is open: game time takes the wall clock's reading"
-        );
-    } else {
-        tracing::warn!(
-            by_seconds = by / 1_000_000,
-            "the wall clock stepped while a game is open: game time keeps its course"
-        );
-    }
-    let instance = step.instance.clone();
-    let payload =
-        serde_json::to_value(&step).map_err(|e| crate::error::Failure::Internal(e.into()))?;
-    crate::store::write(state, None, move |_, conn| {
-        crate::audit::log::append(conn, vec![Entry::new(STEP_ENTRY, &instance, payload)])?;
-        Ok(())
-    })
-    .await
 }
