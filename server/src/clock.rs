@@ -28,12 +28,12 @@ use crate::audit::log::Entry;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::time::local;
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
 use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
 use crate::store;
+use crate::time::local;
 use keno_api::events::{Event, GameClosed, GameDrawn, NumberDrawn};
 
 /// Runs the game clock forever.

@@ -397,9 +397,10 @@ pub async fn keep_up(state: web::Data<AppState>, books: Arc<Books>) {
     loop {
         tick.tick().await;
         let books = books.clone();
-        let caught =
-            crate::store::read(&state, move |state, conn| books.catch_up(&state.rule_sets, conn))
-                .await;
+        let caught = crate::store::read(&state, move |state, conn| {
+            books.catch_up(&state.rule_sets, conn)
+        })
+        .await;
         if let Err(e) = caught {
             tracing::warn!("the liability book could not catch up: {e}");
         }

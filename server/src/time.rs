@@ -8,7 +8,7 @@
 //! clock, read at each look, so a test moves the server's wall clock without the machine's.
 
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chrono::{DateTime, Local, TimeZone};
 use keno_core::{GameTime, Observed, Reading};
