@@ -280,7 +280,7 @@ pub async fn create(
             invalid("say when it is offered: every_nth_game (1 or more) or a time window").into(),
         );
     }
-    let bonus = crate::store::write(&state, None, move |_, conn| -> DomainResult<BonusRow> {
+    let bonus = crate::store::write(&state.store, None, move |conn| -> DomainResult<BonusRow> {
         let conn: &mut DbConnection = conn;
         let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
             .values((
@@ -338,7 +338,7 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
     let reference = crate::reason::reason(&body.reference)?;
-    let bonus = crate::store::write(&state, None, move |_, conn| {
+    let bonus = crate::store::write(&state.store, None, move |conn| {
         approvals::decide::<BonusRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, _| {
             let target = bonus_prizes::table.find(id);
             Ok(
@@ -379,7 +379,7 @@ pub async fn withdraw(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
-    let bonus = crate::store::write(&state, None, move |_, conn| {
+    let bonus = crate::store::write(&state.store, None, move |conn| {
         approvals::decide::<BonusRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
             let target = bonus_prizes::table.find(id);
             Ok(
@@ -409,7 +409,7 @@ pub struct BonusBoard {
 #[utoipa::path(tag = "bonus", responses((status = 200, body = BonusBoard)))]
 #[get("/api/v1/bonus-prizes")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>> {
-    let board = crate::store::read(&state, move |_, conn| -> DomainResult<BonusBoard> {
+    let board = crate::store::read(&state.store, move |conn| -> DomainResult<BonusBoard> {
         let rows: Vec<BonusRow> = bonus_prizes::table
             .order(bonus_prizes::id)
             .select(BonusRow::as_select())

@@ -164,7 +164,9 @@ pub fn history(conn: &mut DbConnection) -> QueryResult<BonusFund> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn show(state: web::Data<AppState>) -> ApiResult<web::Json<BonusFund>> {
-    let fund =
-        crate::store::read(&state, |_, conn| -> DomainResult<_> { Ok(history(conn)?) }).await?;
+    let fund = crate::store::read(&state.store, |conn| -> DomainResult<_> {
+        Ok(history(conn)?)
+    })
+    .await?;
     Ok(web::Json(fund))
 }

@@ -42,7 +42,7 @@ pub async fn run_clock(state: web::Data<AppState>) {
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
         };
-        let step = store::read(&state, move |s, conn| Ok(clock_tick(s, conn, term)?)).await;
+        let step = crate::state::read(&state, move |s, conn| Ok(clock_tick(s, conn, term)?)).await;
         let wait = match step {
             Ok(wait) => wait,
             Err(e) => {
@@ -133,7 +133,7 @@ fn repair(
         game_time: now,
     };
     let entry = Entry::new(REPAIR_ENTRY, game.number, serde_json::to_value(&repaired)?);
-    store::transact(&s.db, conn, None, |conn| {
+    store::transact(&s.store.db, conn, None, |conn| {
         term.check(conn)?;
         crate::audit::log::append(conn, vec![entry])
     })?;
@@ -154,7 +154,7 @@ fn repair(
 pub async fn run_drawer(state: web::Data<AppState>) {
     // The game this term has already announced again after taking over.
     let mut reannounced: Option<(Term, i64)> = None;
-    let warmed = store::read(&state, |s, conn| {
+    let warmed = crate::state::read(&state, |s, conn| {
         s.draw_monitor.catch_up(conn).map_err(Failure::Internal)
     });
     if let Err(e) = warmed.await {
@@ -164,7 +164,7 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
         };
-        let next = store::read(&state, move |_, conn| -> DomainResult<Option<GameRow>> {
+        let next = crate::store::read(&state.store, move |conn| -> DomainResult<Option<GameRow>> {
             let awaiting = GameState::codes_where(GameState::awaiting_draw);
             Ok(games::table
                 .filter(games::state.eq_any(awaiting))
@@ -212,7 +212,9 @@ async fn process(
     announce_again(state, &game, term, reannounced).await?;
     loop {
         let s = state.clone();
-        let facts = store::read(&s, move |_, conn| Ok(crate::games::facts(conn, number)?)).await?;
+        let facts =
+            crate::store::read(&s.store, move |conn| Ok(crate::games::facts(conn, number)?))
+                .await?;
         let Some(facts) = facts else {
             return Ok(());
         };
@@ -225,7 +227,8 @@ async fn process(
                 }
                 let s = state.clone();
                 let drawn =
-                    store::read(&s, move |s, conn| Ok(draw_one(s, conn, number, term)?)).await?;
+                    crate::state::read(&s, move |s, conn| Ok(draw_one(s, conn, number, term)?))
+                        .await?;
                 if let Some((position, n)) = drawn {
                     state.events.publish(&Event::NumberDrawn(NumberDrawn {
                         game: number,
@@ -237,7 +240,8 @@ async fn process(
             DrawerStep::FinishDraw => {
                 let s = state.clone();
                 let numbers =
-                    store::read(&s, move |s, conn| Ok(finish_draw(s, conn, number, term)?)).await?;
+                    crate::state::read(&s, move |s, conn| Ok(finish_draw(s, conn, number, term)?))
+                        .await?;
                 if let Some(numbers) = numbers {
                     state.events.publish(&Event::GameDrawn(GameDrawn {
                         game: number,
@@ -283,7 +287,7 @@ async fn announce_again(
     let taken_over = game.state == GameState::Drawing && *reannounced != Some((term, number));
     if unannounced || taken_over {
         let s = state.clone();
-        let so_far = store::read(&s, move |_, conn| Ok(drawn(conn, number)?)).await?;
+        let so_far = crate::store::read(&s.store, move |conn| Ok(drawn(conn, number)?)).await?;
         for (i, n) in so_far.iter().enumerate() {
             state.events.publish(&Event::NumberDrawn(NumberDrawn {
                 game: number,
@@ -300,7 +304,7 @@ async fn announce_again(
 /// looked at again when something happens, or in a second.
 async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow::Result<()> {
     let s = state.clone();
-    let settled = store::read(&s, move |s, conn| {
+    let settled = crate::state::read(&s, move |s, conn| {
         Ok(settlement::settle(s, conn, number, term)?)
     })
     .await?;
@@ -334,52 +338,57 @@ fn draw_one(
     number: i64,
     term: Term,
 ) -> anyhow::Result<Option<(usize, u8)>> {
-    let pause = Some(crate::store::Pause(&state.faults, "draw"));
-    Ok(crate::store::transact(&state.db, conn, pause, |conn| {
-        term.check(conn)?;
-        // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
-        // number, timestamps included.
-        if !hold(
-            conn,
-            number,
-            GameEvent::NumberDrawn { standing: 1 }.allowed_from(),
-        )? {
-            return QueryResult::Ok(None);
-        }
-        let so_far = drawn(conn, number)?;
-        if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
-            return Ok(None);
-        }
-        let position = so_far.len() + 1;
-        // Rule 8.1: with its first number the game is drawing, and no longer cancellable.
-        let standing = position as u8;
-        if !advance(conn, number, &GameEvent::NumberDrawn { standing })? {
-            return Ok(None);
-        }
-        let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
-        let n = draw_next(&mut UnwrapErr(SysRng), set);
-        let now = now_micros();
-        diesel::insert_into(drawn_numbers::table)
-            .values((
-                drawn_numbers::game.eq(number),
-                drawn_numbers::position.eq(position as i32),
-                drawn_numbers::number.eq(i32::from(n)),
-                drawn_numbers::drawn_at.eq(now),
-            ))
-            .execute(conn)?;
-        crate::audit::log::append(
-            conn,
-            vec![crate::audit::log::Entry::new(
-                "number_drawn",
+    let pause = Some(crate::store::Pause(&state.store.faults, "draw"));
+    Ok(crate::store::transact(
+        &state.store.db,
+        conn,
+        pause,
+        |conn| {
+            term.check(conn)?;
+            // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
+            // number, timestamps included.
+            if !hold(
+                conn,
                 number,
-                serde_json::json!({
-                    "attempt": 1, "position": position, "number": n, "drawn_at": now,
-                    "leader_epoch": term.0,
-                }),
-            )],
-        )?;
-        Ok(Some((position, n)))
-    })?)
+                GameEvent::NumberDrawn { standing: 1 }.allowed_from(),
+            )? {
+                return QueryResult::Ok(None);
+            }
+            let so_far = drawn(conn, number)?;
+            if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
+                return Ok(None);
+            }
+            let position = so_far.len() + 1;
+            // Rule 8.1: with its first number the game is drawing, and no longer cancellable.
+            let standing = position as u8;
+            if !advance(conn, number, &GameEvent::NumberDrawn { standing })? {
+                return Ok(None);
+            }
+            let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
+            let n = draw_next(&mut UnwrapErr(SysRng), set);
+            let now = now_micros();
+            diesel::insert_into(drawn_numbers::table)
+                .values((
+                    drawn_numbers::game.eq(number),
+                    drawn_numbers::position.eq(position as i32),
+                    drawn_numbers::number.eq(i32::from(n)),
+                    drawn_numbers::drawn_at.eq(now),
+                ))
+                .execute(conn)?;
+            crate::audit::log::append(
+                conn,
+                vec![crate::audit::log::Entry::new(
+                    "number_drawn",
+                    number,
+                    serde_json::json!({
+                        "attempt": 1, "position": position, "number": n, "drawn_at": now,
+                        "leader_epoch": term.0,
+                    }),
+                )],
+            )?;
+            Ok(Some((position, n)))
+        },
+    )?)
 }
 
 /// Marks a game with 20 numbers as drawn; returns its numbers.
@@ -389,27 +398,32 @@ fn finish_draw(
     number: i64,
     term: Term,
 ) -> anyhow::Result<Option<Vec<u8>>> {
-    Ok(crate::store::transact(&state.db, conn, None, |conn| {
-        term.check(conn)?;
-        let numbers = drawn(conn, number)?;
-        if numbers.len() != keno_core::board::NUMBERS_DRAWN {
-            return QueryResult::Ok(None);
-        }
-        let now = now_micros();
-        let changed = advance(conn, number, &GameEvent::DrawComplete)?;
-        if changed {
-            diesel::update(games::table.find(number))
-                .set(games::drawn_at.eq(now))
-                .execute(conn)?;
-            crate::audit::log::append(
-                conn,
-                vec![crate::audit::log::Entry::new(
-                    "game_drawn",
-                    number,
-                    serde_json::json!({ "drawn": numbers, "drawn_at": now }),
-                )],
-            )?;
-        }
-        Ok(changed.then_some(numbers))
-    })?)
+    Ok(crate::store::transact(
+        &state.store.db,
+        conn,
+        None,
+        |conn| {
+            term.check(conn)?;
+            let numbers = drawn(conn, number)?;
+            if numbers.len() != keno_core::board::NUMBERS_DRAWN {
+                return QueryResult::Ok(None);
+            }
+            let now = now_micros();
+            let changed = advance(conn, number, &GameEvent::DrawComplete)?;
+            if changed {
+                diesel::update(games::table.find(number))
+                    .set(games::drawn_at.eq(now))
+                    .execute(conn)?;
+                crate::audit::log::append(
+                    conn,
+                    vec![crate::audit::log::Entry::new(
+                        "game_drawn",
+                        number,
+                        serde_json::json!({ "drawn": numbers, "drawn_at": now }),
+                    )],
+                )?;
+            }
+            Ok(changed.then_some(numbers))
+        },
+    )?)
 }

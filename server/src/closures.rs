@@ -280,7 +280,7 @@ pub async fn schedule(
 ) -> ApiResult<HttpResponse> {
     let now = now_micros();
     let checked = check(&state, &request, now)?;
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         record(conn, &checked, &principal.id, now)
     })
     .await
@@ -308,7 +308,7 @@ pub async fn schedule(
 )]
 #[get("/api/v1/keno/closure")]
 pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<ClosureInForce>> {
-    let closure = crate::store::read(&state, move |state, conn| -> DomainResult<_> {
+    let closure = crate::state::read(&state, move |state, conn| -> DomainResult<_> {
         let now = now_micros();
         let Some(day) = state.settings.hours.keno_day(local(now)) else {
             return Ok(None);
@@ -346,7 +346,7 @@ pub async fn withdraw(
 ) -> ApiResult<web::Json<Closure>> {
     let reason = crate::reason::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         withdrawn(conn, id, &principal.id, &reason)
     })
     .await?;

@@ -99,7 +99,7 @@ pub async fn summary(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<GameSummary>> {
     let number = number.into_inner();
-    let summary = crate::store::snapshot(&state, move |_, conn| summarise(conn, number)).await?;
+    let summary = crate::store::snapshot(&state.store, move |conn| summarise(conn, number)).await?;
     Ok(web::Json(summary))
 }
 

@@ -171,7 +171,7 @@ pub fn ensure_open_game(
     conn: &mut DbConnection,
     term: crate::leader::Term,
 ) -> QueryResult<Option<GameRow>> {
-    let (row, opened) = crate::store::transact(&state.db, conn, None, |conn| {
+    let (row, opened) = crate::store::transact(&state.store.db, conn, None, |conn| {
         term.check(conn)?;
         if let Some(open) = open_game(conn)? {
             return Ok((Some(open), false));
@@ -272,7 +272,7 @@ pub fn close_game(
     number: i64,
     term: Option<crate::leader::Term>,
 ) -> QueryResult<bool> {
-    let (closed, next, now) = crate::store::transact(&state.db, conn, None, |conn| {
+    let (closed, next, now) = crate::store::transact(&state.store.db, conn, None, |conn| {
         if let Some(term) = term {
             term.check(conn)?;
         }
@@ -286,7 +286,7 @@ pub fn close_game(
             None
         };
         if closed {
-            state.faults.pause("close");
+            state.store.faults.pause("close");
         }
         QueryResult::Ok((closed, next, now))
     })?;
@@ -349,7 +349,7 @@ pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>
 )]
 #[get("/api/v1/games/current")]
 pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
-    let game = crate::store::read(&state, move |_, conn| -> DomainResult<Option<Game>> {
+    let game = crate::store::read(&state.store, move |conn| -> DomainResult<Option<Game>> {
         match open_game(conn)? {
             Some(row) => Ok(load(conn, row.number)?),
             None => Ok(None),
@@ -377,7 +377,7 @@ pub async fn by_number(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<Game>> {
     let number = number.into_inner();
-    let game = crate::store::read(&state, move |_, conn| Ok(load(conn, number)?)).await?;
+    let game = crate::store::read(&state.store, move |conn| Ok(load(conn, number)?)).await?;
     game.map(web::Json)
         .ok_or_else(|| Failure::not_found("game").into())
 }
@@ -413,7 +413,7 @@ pub async fn list(
     query: web::Query<GameQuery>,
 ) -> ApiResult<web::Json<Vec<Game>>> {
     let filter = GameFilter::parse(query.into_inner())?;
-    let games = crate::store::read(&state, move |_, conn| filter.load(conn)).await?;
+    let games = crate::store::read(&state.store, move |conn| filter.load(conn)).await?;
     Ok(web::Json(games))
 }
 
@@ -551,7 +551,7 @@ fn with_numbers(conn: &mut DbConnection, rows: Vec<GameRow>) -> DomainResult<Vec
 )]
 #[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
 pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let game = crate::store::read(&state, move |state, conn| -> DomainResult<Option<Game>> {
+    let game = crate::state::read(&state, move |state, conn| -> DomainResult<Option<Game>> {
         let Some(open) = open_game(conn)? else {
             return Ok(None);
         };

@@ -75,7 +75,7 @@ pub async fn invalidate(
     // An open game first closes (and the next opens), in its own transaction, so no sale lands
     // in it meanwhile (rule 17.3, as the core's `invalidation_steps` has it). The tickets named
     // are checked before: a bad name changes nothing.
-    crate::store::read(&state, move |state, conn| -> DomainResult<()> {
+    crate::state::read(&state, move |state, conn| -> DomainResult<()> {
         plays_game(conn, game, &named)?;
         if let Some(row) = find(conn, game)? {
             if invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close)) {
@@ -85,7 +85,7 @@ pub async fn invalidate(
         Ok(())
     })
     .await?;
-    let done = crate::store::write(&state, None, move |_, conn| {
+    let done = crate::store::write(&state.store, None, move |conn| {
         invalidate_in(conn, game, (&reason, &forfeit), Some(&principal.id))
     })
     .await?;
@@ -117,7 +117,7 @@ pub fn by_the_server(
     (game, term): (i64, crate::leader::Term),
     reason: &str,
 ) -> DomainResult<Invalidation> {
-    let done = crate::store::transact(&state.db, conn, None, |conn| {
+    let done = crate::store::transact(&state.store.db, conn, None, |conn| {
         term.check(conn)?;
         crate::games::close_in(conn, game)?;
         invalidate_in(conn, game, (reason, &[]), None)
@@ -320,7 +320,7 @@ pub async fn preview(
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect();
-    let preview = crate::store::snapshot(&state, move |_, conn| {
+    let preview = crate::store::snapshot(&state.store, move |conn| {
         let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
         if invalidation_steps(row.state).is_err() {
             return Err(Failure::refuse(

@@ -177,6 +177,6 @@ pub async fn run_announcer(state: web::Data<AppState>) {
 #[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
 #[get("/api/v1/jackpots")]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
-    let pools = crate::store::read(&state, |state, conn| Ok(current(&state.rules, conn)?)).await?;
+    let pools = crate::state::read(&state, |state, conn| Ok(current(&state.rules, conn)?)).await?;
     Ok(web::Json(pools))
 }

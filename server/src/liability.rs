@@ -365,7 +365,7 @@ pub async fn hold(
     }
     if books.stale() {
         let caught = books.clone();
-        crate::store::read(state, move |state, conn| {
+        crate::state::read(state, move |state, conn| {
             caught.catch_up(&state.rule_sets, conn)
         })
         .await?;
@@ -397,7 +397,7 @@ pub async fn keep_up(state: web::Data<AppState>, books: Arc<Books>) {
     loop {
         tick.tick().await;
         let books = books.clone();
-        let caught = crate::store::read(&state, move |state, conn| {
+        let caught = crate::state::read(&state, move |state, conn| {
             books.catch_up(&state.rule_sets, conn)
         })
         .await;
@@ -522,7 +522,7 @@ pub async fn current(
     books: web::Data<Books>,
 ) -> ApiResult<web::Json<Liability>> {
     let books = books.into_inner();
-    let answer = crate::store::read(&state, move |state, conn| {
+    let answer = crate::state::read(&state, move |state, conn| {
         books.liability((&state.rule_sets, &state.settings.limits), conn)
     })
     .await?;

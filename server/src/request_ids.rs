@@ -183,10 +183,10 @@ where
     F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
 {
     let Some(request) = request else {
-        return crate::store::write(state, stage, work).await;
+        return crate::state::write(state, stage, work).await;
     };
     let kept = request.clone();
-    let done = crate::store::write(state, stage, move |state, conn| {
+    let done = crate::state::write(state, stage, move |state, conn| {
         if let Some(earlier) = earlier(conn, &kept)? {
             return Ok(earlier);
         }
@@ -199,7 +199,7 @@ where
         Ok(outcome) => Ok(outcome),
         Err(e) => {
             let twin =
-                crate::store::read(state, move |_, conn| earlier::<T>(conn, &request)).await?;
+                crate::store::read(&state.store, move |conn| earlier::<T>(conn, &request)).await?;
             twin.ok_or(e)
         }
     }

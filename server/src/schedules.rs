@@ -47,7 +47,7 @@ pub struct PrizeSchedule {
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSchedule>>> {
     let special3 = if state.special3_digest.is_some() {
         let s = state.clone();
-        crate::store::read(&s, move |s, conn| -> DomainResult<_> {
+        crate::state::read(&s, move |s, conn| -> DomainResult<_> {
             Ok(crate::special3::approval(s, conn)?)
         })
         .await?

@@ -60,7 +60,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     );
     let state = web::Data::new(AppState {
         anchor,
-        db,
+        store: crate::store::Store { db, faults },
         streams: crate::events::slots::StreamSlots::new(
             args.event_streams,
             args.event_streams_per_address,
@@ -72,7 +72,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         settings,
         events,
         leadership: leadership.clone(),
-        faults,
         principals: Default::default(),
         draw_monitor: crate::draw_monitor::Monitor::new(args.monitor_games),
         jackpots_changed: Default::default(),
@@ -88,7 +87,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         crate::events::relay::start(url, rx, state.clone());
     }
     {
-        let db = state.db.clone();
+        let db = state.store.db.clone();
         std::thread::Builder::new()
             .name("leader-election".into())
             .spawn(move || crate::leader::run(db, leadership))?;
@@ -226,7 +225,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         }
         tracing::info!(
             instance = %state.leadership.instance,
-            database = state.db.backend().name(),
+            database = state.store.db.backend().name(),
             rules = state.rules.name(),
             "serving"
         );

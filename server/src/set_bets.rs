@@ -205,7 +205,7 @@ pub async fn list(
     let limit = crate::paging::limit(query.limit)?;
     let after = query.after.unwrap_or(i64::MIN);
     let s = state.clone();
-    let rows = crate::store::read(&s, move |_, conn| -> DomainResult<Vec<SetBetRow>> {
+    let rows = crate::store::read(&s.store, move |conn| -> DomainResult<Vec<SetBetRow>> {
         let mut q = set_bets::table
             .filter(set_bets::id.gt(after))
             .order(set_bets::id)
@@ -238,7 +238,7 @@ pub async fn get_set(
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
     let s = state.clone();
-    let row = crate::store::read(&s, move |_, conn| -> DomainResult<_> {
+    let row = crate::store::read(&s.store, move |conn| -> DomainResult<_> {
         Ok(find(conn, id)?)
     })
     .await?
@@ -267,7 +267,7 @@ pub async fn create(
     request: web::Json<NewSetBet>,
 ) -> ApiResult<HttpResponse> {
     let set = NewSet::check(&state.rules, request.into_inner())?;
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         let name = set.name.clone();
         set.insert(conn, &principal.id).map_err(|e| {
             // Another supervisor added the name meanwhile (the unique index on the sets on sale).
@@ -376,7 +376,7 @@ pub async fn retire(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         approvals::decide::<SetBetRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
             let target = set_bets::table.find(id);
             Ok(

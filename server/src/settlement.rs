@@ -41,7 +41,7 @@ pub fn settle(
     number: i64,
     term: crate::leader::Term,
 ) -> anyhow::Result<Option<Settled>> {
-    crate::store::transact(&state.db, conn, None, |conn| {
+    crate::store::transact(&state.store.db, conn, None, |conn| {
         // Only the leader settles (`leader.rs`).
         term.check(conn)?;
         // The game row held first: a fault, correction or invalidation of the game is then
@@ -74,7 +74,7 @@ pub fn settle(
         // Rule 3.2: the tests of the games drawn, with this one; a test that begins to fail
         // is recorded with the settlement.
         let alarms = crate::draw_monitor::on_settled(state, conn, number);
-        state.faults.pause("settlement");
+        state.store.faults.pause("settlement");
         tracing::info!(
             game = number,
             tickets = c.tickets,

@@ -270,7 +270,7 @@ fn time(what: &str, value: &str) -> DomainResult<i64> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Status>> {
-    let status = crate::store::read(&state, move |state, conn| -> DomainResult<Special3Status> {
+    let status = crate::state::read(&state, move |state, conn| -> DomainResult<Special3Status> {
         let rows: Vec<ApprovalRow> = special3_approvals::table
             .order(special3_approvals::id.desc())
             .select(ApprovalRow::as_select())
@@ -344,7 +344,7 @@ pub async fn record(
         .into());
     };
     let s = state.clone();
-    let row = crate::store::write(&s, None, move |s, conn| {
+    let row = crate::state::write(&s, None, move |s, conn| {
         let conn: &mut DbConnection = conn;
         let row: ApprovalRow =
             crate::db::per_backend!(conn, |c| diesel::insert_into(special3_approvals::table)
@@ -400,7 +400,7 @@ pub async fn withdraw(
 ) -> ApiResult<web::Json<Approval>> {
     let reason = crate::reason::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         approvals::decide::<ApprovalRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
             let target = special3_approvals::table.find(id);
             Ok(

@@ -6,9 +6,13 @@ use std::time::Duration;
 use keno_core::{DrawSource, DrawerSettings, RuleSet};
 use tokio::sync::Notify;
 
-use crate::db::Db;
+use actix_web::web;
+
+use crate::db::DbConnection;
+use crate::error::DomainResult;
 use crate::events::bus::Events;
 use crate::keno_day::KenoHours;
+use crate::store::Store;
 
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -42,7 +46,8 @@ impl Settings {
 }
 
 pub struct AppState {
-    pub db: Db,
+    /// The database and the fault harness's pauses inside transactions.
+    pub store: Store,
     /// The event streams open, against their caps.
     pub streams: Arc<crate::events::slots::StreamSlots>,
     pub rules: Arc<RuleSet>,
@@ -64,8 +69,6 @@ pub struct AppState {
     pub leadership: Arc<crate::leader::Leadership>,
     /// The audit trail's signing key and checkpoint file (issue 20).
     pub anchor: crate::audit::anchor::make::Anchor,
-    /// Pauses inside transactions, for the fault harness to kill a process mid-commit.
-    pub faults: crate::faults::FaultDelays,
     /// Wakes the game clock (a supervisor closed the game early).
     pub clock_wake: Notify,
     /// Wakes the drawer (a game was closed).
@@ -95,4 +98,39 @@ impl AppState {
         self.clock_wake.notify_one();
         self.events.wake_others(crate::events::bus::Wake::Clock);
     }
+}
+
+/// `store::write` for work that reads the app's state (settings, rules, caches) as it goes:
+/// the state is captured and handed to the work beside the connection.
+pub async fn write<T, F>(
+    state: &web::Data<AppState>,
+    stage: Option<&'static str>,
+    work: F,
+) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+{
+    let captured = state.clone();
+    crate::store::write(&state.store, stage, move |conn| work(&captured, conn)).await
+}
+
+/// `store::read`, the state handed to the work (as [`write`]).
+pub async fn read<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+{
+    let captured = state.clone();
+    crate::store::read(&state.store, move |conn| work(&captured, conn)).await
+}
+
+/// `store::snapshot`, the state handed to the work (as [`write`]).
+pub async fn snapshot<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+{
+    let captured = state.clone();
+    crate::store::snapshot(&state.store, move |conn| work(&captured, conn)).await
 }

@@ -4,6 +4,9 @@
 //!
 //! Holding rows against a concurrent change is in [`hold`]: `FOR UPDATE` / `FOR SHARE` on
 //! PostgreSQL, and nothing more on SQLite, where the writer's turn already serialises writers.
+//!
+//! Infrastructure: the work is handed a connection, nothing of the app; work that needs the
+//! app's state goes through `state::{write, read, snapshot}`, which capture it.
 
 use actix_web::web;
 use diesel::connection::Connection;
@@ -12,26 +15,28 @@ use diesel::RunQueryDsl;
 use crate::db::{Db, DbConnection};
 use crate::error::DomainResult;
 use crate::faults::FaultDelays;
-use crate::state::AppState;
 
 pub mod hold;
 
+/// The database and the fault harness's pauses: what running work on the database needs.
+#[derive(Clone)]
+pub struct Store {
+    pub db: Db,
+    pub faults: FaultDelays,
+}
+
 /// Runs `work` in one write transaction; `stage` names the fault harness's pause before the
 /// commit (`payment`, `sale`, ...).
-pub async fn write<T, F>(
-    state: &web::Data<AppState>,
-    stage: Option<&'static str>,
-    work: F,
-) -> DomainResult<T>
+pub async fn write<T, F>(store: &Store, stage: Option<&'static str>, work: F) -> DomainResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+    F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
 {
-    let state = state.clone();
+    let store = store.clone();
     web::block(move || -> DomainResult<T> {
-        let mut conn = state.db.conn()?;
-        let pause = stage.map(|stage| Pause(&state.faults, stage));
-        transact(&state.db, &mut conn, pause, |conn| work(&state, conn))
+        let mut conn = store.db.conn()?;
+        let pause = stage.map(|stage| Pause(&store.faults, stage));
+        transact(&store.db, &mut conn, pause, work)
     })
     .await?
 }
@@ -105,30 +110,30 @@ impl AtCommit for diesel::result::Error {
 
 /// Runs `work` with a connection of the pool and no transaction or writer's turn of its own:
 /// for reads, and for procedures that make their own transactions (closing a game).
-pub async fn read<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
+pub async fn read<T, F>(store: &Store, work: F) -> DomainResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+    F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
 {
-    let state = state.clone();
-    web::block(move || -> DomainResult<T> { work(&state, &mut *state.db.conn()?) }).await?
+    let db = store.db.clone();
+    web::block(move || -> DomainResult<T> { work(&mut *db.conn()?) }).await?
 }
 
 /// Runs `work` in one read-only transaction that sees one snapshot of the database: SQLite's
 /// read transaction is one; PostgreSQL's default (read committed) would take a new snapshot per
 /// statement, so the transaction is made repeatable read.
-pub async fn snapshot<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
+pub async fn snapshot<T, F>(store: &Store, work: F) -> DomainResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+    F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
 {
-    read(state, move |state, conn| {
+    read(store, move |conn| {
         conn.transaction(|conn| {
             if let DbConnection::Pg(pg) = conn {
                 diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     .execute(pg)?;
             }
-            work(state, conn)
+            work(conn)
         })
     })
     .await

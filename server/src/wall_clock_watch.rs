@@ -17,7 +17,7 @@ use crate::time::{look, wall, ClockStep, STEP_ENTRY};
 pub async fn watch(state: web::Data<AppState>) {
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let open = crate::store::read(&state, |_, conn| {
+        let open = crate::store::read(&state.store, |conn| {
             Ok(crate::games::open_game(conn)?.is_some())
         })
         .await;
@@ -60,7 +60,7 @@ async fn report(
     let instance = step.instance.clone();
     let payload =
         serde_json::to_value(&step).map_err(|e| crate::error::Failure::Internal(e.into()))?;
-    crate::store::write(state, None, move |_, conn| {
+    crate::store::write(&state.store, None, move |conn| {
         crate::audit::log::append(conn, vec![Entry::new(STEP_ENTRY, &instance, payload)])?;
         Ok(())
     })

@@ -89,7 +89,7 @@ pub async fn verification(
     verifying: web::Data<Verifying>,
 ) -> ApiResult<web::Json<Verification>> {
     let running = start_verifying(&verifying)?;
-    let (report, checked_at) = crate::store::read(&state, move |state, conn| {
+    let (report, checked_at) = crate::state::read(&state, move |state, conn| {
         // Held until the verification ends, even when the client has gone meanwhile.
         let _running = running;
         let checked_at = now_micros();
@@ -101,7 +101,7 @@ pub async fn verification(
             read_at: checked_at,
         };
         let report = snapshot(conn, |conn| verify::check(conn, &proof, false))?;
-        state.faults.pause("audit_verify");
+        state.store.faults.pause("audit_verify");
         Ok((report, checked_at))
     })
     .await?;
@@ -153,7 +153,7 @@ pub async fn day_exceptions(
     query: web::Query<DayQuery>,
 ) -> ApiResult<web::Json<DayExceptions>> {
     let day = query.day()?;
-    let review = crate::store::read(&state, move |state, conn| {
+    let review = crate::state::read(&state, move |state, conn| {
         Ok(snapshot(conn, |conn| {
             exceptions::review(&days(state), conn, day)
         })?)
@@ -182,9 +182,9 @@ pub async fn daily_report_pdf(
     query: web::Query<DayQuery>,
 ) -> ApiResult<HttpResponse> {
     let day = query.day()?;
-    let pdf = crate::store::read(&state, move |state, conn| {
+    let pdf = crate::state::read(&state, move |state, conn| {
         let daily = snapshot(conn, |conn| Daily::read(&days(state), conn, day))?;
-        Ok(daily.pdf(state.db.backend().name(), now_micros()))
+        Ok(daily.pdf(state.store.db.backend().name(), now_micros()))
     })
     .await?;
     Ok(HttpResponse::Ok()
@@ -272,7 +272,7 @@ pub async fn export_file(
     let state = state.into_inner();
     let body = download::stream(move |started, out| {
         let days = days(&state);
-        snapshot(&mut *state.db.conn()?, |conn| {
+        snapshot(&mut *state.store.db.conn()?, |conn| {
             let range = Range::resolve(&days, conn, span)?;
             started.now();
             export::write(kind, conn, &days, &range, Sink { out, format })

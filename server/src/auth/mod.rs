@@ -249,28 +249,32 @@ async fn look_up(
 ) -> Result<Option<(String, Principal)>, ApiError> {
     if !token.starts_with(SESSION_PREFIX) {
         drop(token);
-        return Ok(
-            crate::store::read(state, move |_, conn| -> crate::error::DomainResult<_> {
+        return Ok(crate::store::read(
+            &state.store,
+            move |conn| -> crate::error::DomainResult<_> {
                 Ok(find_by_hash(conn, &hash)?.map(|p| (hash, p)))
-            })
-            .await?,
-        );
+            },
+        )
+        .await?);
     }
     use crate::db::schema::staff_sessions;
     use crate::staff::sessions::{principal_of, Lookup};
     let probe = hash.clone();
-    let exists = crate::store::read(state, move |_, conn| -> crate::error::DomainResult<bool> {
-        let found: i64 = staff_sessions::table
-            .filter(staff_sessions::token_hash.eq(&probe))
-            .count()
-            .get_result(conn)?;
-        Ok(found > 0)
-    })
+    let exists = crate::store::read(
+        &state.store,
+        move |conn| -> crate::error::DomainResult<bool> {
+            let found: i64 = staff_sessions::table
+                .filter(staff_sessions::token_hash.eq(&probe))
+                .count()
+                .get_result(conn)?;
+            Ok(found > 0)
+        },
+    )
     .await?;
     if !exists {
         return Ok(None);
     }
-    let lookup = crate::store::write(state, None, move |state, conn| {
+    let lookup = crate::state::write(state, None, move |state, conn| {
         principal_of(state, conn, &token, crate::db::now_micros())
     })
     .await?;

@@ -53,7 +53,7 @@ pub async fn post_ball(
     let game = number.into_inner();
     let n = board_number(ball.number)?;
     let attempt = ball.attempt;
-    let taken = crate::store::write(&state, None, move |_, conn| {
+    let taken = crate::store::write(&state.store, None, move |conn| {
         take_ball(conn, game, n, attempt, &principal)
     })
     .await?;

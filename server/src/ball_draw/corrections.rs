@@ -107,7 +107,7 @@ pub async fn request_correction(
     let why = reason(&request.reason)?;
     let new_number = board_number(request.number)?;
     let position = request.position;
-    let correction = crate::store::write(&state, None, move |_, conn| {
+    let correction = crate::store::write(&state.store, None, move |conn| {
         ask(conn, game, position, new_number, &why, &principal)
     })
     .await?;
@@ -235,7 +235,7 @@ pub async fn approve(
 ) -> ApiResult<web::Json<Correction>> {
     let id = id.into_inner();
     let applied =
-        crate::store::write(&state, None, move |_, conn| apply(conn, id, &principal)).await?;
+        crate::store::write(&state.store, None, move |conn| apply(conn, id, &principal)).await?;
     state
         .events
         .publish(&Event::NumberCorrected(NumberCorrected {
@@ -382,7 +382,7 @@ pub async fn reject(
 ) -> ApiResult<web::Json<Correction>> {
     let id = id.into_inner();
     let why = reason(&request.reason)?;
-    let rejected = crate::store::write(&state, None, move |_, conn| {
+    let rejected = crate::store::write(&state.store, None, move |conn| {
         let game = approvals::open::<CorrectionRow>(conn, id, Act::Reject)?.game;
         // Ordered against an approval and a settlement of the same game.
         hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;

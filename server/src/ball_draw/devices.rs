@@ -103,7 +103,7 @@ fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Device>>> {
-    let devices = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Device>> {
+    let devices = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Device>> {
         let ids: Vec<String> = principals::table
             .filter(principals::role.eq("device"))
             .order(principals::id)
@@ -135,7 +135,7 @@ pub async fn get_device(
     if principal.role == Role::Device && principal.id != id {
         return Err(Failure::forbidden("a device may read only its own state").into());
     }
-    let found = crate::store::read(&state, move |_, conn| device(conn, &id)).await?;
+    let found = crate::store::read(&state.store, move |conn| device(conn, &id)).await?;
     Ok(web::Json(found))
 }
 
@@ -166,7 +166,7 @@ pub async fn return_to_service(
     let request = request.into_inner();
     let note = super::reason(&request.note)?;
     let fault = request.fault;
-    let (device, returned) = crate::store::write(&state, None, move |_, conn| {
+    let (device, returned) = crate::store::write(&state.store, None, move |conn| {
         approve_return(conn, &id, &principal, &note, fault)
     })
     .await?;

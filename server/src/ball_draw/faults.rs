@@ -108,7 +108,7 @@ pub async fn report_fault(
         }
         (_, None) => None,
     };
-    let recorded = crate::store::write(&state, None, move |_, conn| {
+    let recorded = crate::store::write(&state.store, None, move |conn| {
         record(conn, game, &report, number, &why, &principal)
     })
     .await?;

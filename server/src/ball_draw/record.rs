@@ -33,7 +33,7 @@ pub async fn draw_record(
     number: web::Path<i64>,
 ) -> ApiResult<web::Json<DrawRecord>> {
     let game = number.into_inner();
-    let record = crate::store::snapshot(&state, move |_, conn| -> DomainResult<DrawRecord> {
+    let record = crate::store::snapshot(&state.store, move |conn| -> DomainResult<DrawRecord> {
         let shown = load(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
         let balls = standing(conn, game)?
             .into_iter()

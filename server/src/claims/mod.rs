@@ -276,7 +276,7 @@ pub async fn file(
                 .collect::<String>()
         })
         .filter(|s| !s.is_empty());
-    let claim = crate::store::write(&state, None, move |_, conn| {
+    let claim = crate::store::write(&state.store, None, move |conn| {
         let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
             .values((
                 claims::reason.eq(f.reason.as_str()),
@@ -322,7 +322,8 @@ pub async fn get_claim(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
-    let claim = crate::store::read(&state, move |_, conn| load_for(conn, id, &principal)).await?;
+    let claim =
+        crate::store::read(&state.store, move |conn| load_for(conn, id, &principal)).await?;
     Ok(web::Json(claim))
 }
 
@@ -355,7 +356,7 @@ pub async fn list(
     let query = query.into_inner();
     let (wanted, before) = (query.state, query.before);
     let limit = crate::paging::limit(query.limit)?;
-    let claims = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Claim>> {
+    let claims = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Claim>> {
         let mut q = claims::table
             .order(claims::id.desc())
             .limit(limit)
@@ -443,7 +444,7 @@ pub async fn approve(
     let body = body.into_inner();
     let why = crate::reason::reason(&body.reason)?;
     let claimed = Claimed::of(&body)?;
-    let claim = crate::store::write(&state, None, move |_, conn| {
+    let claim = crate::store::write(&state.store, None, move |conn| {
         // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
         // the ticket named.
         approvals::decide::<ClaimRow, _>(
@@ -539,7 +540,7 @@ pub async fn reject(
 ) -> ApiResult<web::Json<Claim>> {
     let id = id.into_inner();
     let why = crate::reason::reason(&body.reason)?;
-    let claim = crate::store::write(&state, None, move |_, conn| {
+    let claim = crate::store::write(&state.store, None, move |conn| {
         approvals::decide::<ClaimRow, _>(conn, id, Act::Reject, &principal.id, |conn, _, to| {
             Ok(diesel::update(claims::table.find(id))
                 .filter(claims::state.eq(ClaimState::Submitted.as_str()))
@@ -687,7 +688,8 @@ pub async fn form_pdf(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let claim = crate::store::read(&state, move |_, conn| load_for(conn, id, &principal)).await?;
+    let claim =
+        crate::store::read(&state.store, move |conn| load_for(conn, id, &principal)).await?;
     Ok(HttpResponse::Ok()
         .content_type("application/pdf")
         .body(form::render_form(&claim)))

@@ -105,7 +105,7 @@ pub async fn move_unclaimed(
     };
     let destination = body.destination.clone();
     let s = state.clone();
-    let moved = crate::store::write(&s, None, move |s, conn| -> DomainResult<Movement> {
+    let moved = crate::state::write(&s, None, move |s, conn| -> DomainResult<Movement> {
         let today = crate::vouchers::today(s)?;
         // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
         // one are unclaimed for twelve months today, and no longer payable at a terminal.
@@ -327,7 +327,7 @@ pub async fn movements(
 ) -> ApiResult<web::Json<Vec<Movement>>> {
     let limit = crate::paging::limit(query.limit)?;
     let after = query.after.unwrap_or(i64::MIN);
-    let all = crate::store::read(&state, move |_, conn| -> DomainResult<Vec<Movement>> {
+    let all = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Movement>> {
         let ids: Vec<i64> = unclaimed_movements::table
             .filter(unclaimed_movements::id.gt(after))
             .order(unclaimed_movements::id)

@@ -285,7 +285,8 @@ pub async fn admit(
     };
     let hash = token_hash(&credential);
     drop(credential);
-    let found = crate::store::read(state, move |_, conn| Ok(by_credential(conn, &hash)?)).await?;
+    let found =
+        crate::store::read(&state.store, move |conn| Ok(by_credential(conn, &hash)?)).await?;
     drop(turn);
     if let Some(display) = found {
         return Ok(display);

@@ -34,7 +34,7 @@ pub async fn list(
     let limit = crate::paging::limit(query.limit)?;
     let after = query.into_inner().after.unwrap_or_default();
     Ok(web::Json(
-        crate::store::read(&state, move |_, conn| {
+        crate::store::read(&state.store, move |conn| {
             Ok(super::list_in(conn, (limit, &after))?)
         })
         .await?,
@@ -62,7 +62,7 @@ pub async fn register(
     body: web::Json<RegisterDisplay>,
 ) -> ApiResult<HttpResponse> {
     let by = Actor::of(&principal);
-    let made = crate::store::write(&state, None, move |_, conn| {
+    let made = crate::store::write(&state.store, None, move |conn| {
         super::register_in(conn, &by, &body.site, &body.display, &body.reason)
     })
     .await?;
@@ -91,7 +91,7 @@ pub async fn rotate(
     let (site, display) = path.into_inner();
     let by = Actor::of(&principal);
     Ok(web::Json(
-        crate::store::write(&state, None, move |_, conn| {
+        crate::store::write(&state.store, None, move |conn| {
             super::rotate_in(conn, &by, &site, &display, &body.reason)
         })
         .await?,
@@ -119,7 +119,7 @@ pub async fn disable(
     let (site, display) = path.into_inner();
     let by = Actor::of(&principal);
     Ok(web::Json(
-        crate::store::write(&state, None, move |_, conn| {
+        crate::store::write(&state.store, None, move |conn| {
             super::disable_in(conn, &by, &site, &display, &body.reason)
         })
         .await?,

@@ -290,7 +290,7 @@ fn test_result(t: &keno_core::TestResult) -> MonitorTestResult {
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
 pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<DrawMonitoring>> {
-    let answer = crate::store::snapshot(&state, |state, conn| {
+    let answer = crate::state::snapshot(&state, |state, conn| {
         state.draw_monitor.report(conn).map_err(Failure::Internal)
     })
     .await?;

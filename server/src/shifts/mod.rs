@@ -315,7 +315,7 @@ pub async fn open(
     request: web::Json<OpenShift>,
 ) -> ApiResult<HttpResponse> {
     let float = acts::amount(request.float_cents, "the float")?;
-    let shift = crate::store::write(&state, None, move |state, conn| {
+    let shift = crate::state::write(&state, None, move |state, conn| {
         let today = crate::vouchers::today(state)?;
         let row = acts::open(conn, &principal, float, today)?;
         row.clone()
@@ -348,7 +348,7 @@ pub async fn current(
     state: web::Data<AppState>,
     principal: Principal,
 ) -> ApiResult<web::Json<Shift>> {
-    let shift = crate::store::snapshot(&state, move |_, conn| {
+    let shift = crate::store::snapshot(&state.store, move |conn| {
         let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
         row.clone()
             .view(principal.name.clone(), &row.movements(conn)?)
@@ -377,7 +377,7 @@ pub async fn close(
     request: web::Json<CloseShift>,
 ) -> ApiResult<web::Json<Shift>> {
     let counted = acts::amount(request.counted_cents, "the count")?;
-    let shift = crate::store::write(&state, None, move |state, conn| {
+    let shift = crate::state::write(&state, None, move |state, conn| {
         let tolerance = state.settings.over_short_tolerance_cents;
         let (row, cash) = acts::close(conn, &principal.id, counted, tolerance)?;
         row.view(principal.name.clone(), &cash)
@@ -408,7 +408,7 @@ pub async fn sign_off(
 ) -> ApiResult<web::Json<Shift>> {
     let reason = crate::reason::reason(&request.into_inner().reason)?;
     let id = id.into_inner();
-    let shift = crate::store::write(&state, None, move |_, conn| {
+    let shift = crate::store::write(&state.store, None, move |conn| {
         let row = acts::sign_off(conn, id, &principal.id, &reason)?;
         one_view(conn, row)
     })
@@ -451,7 +451,7 @@ pub async fn list(
         })?,
         None => crate::vouchers::today(&state)?,
     };
-    let shifts = crate::store::snapshot(&state, move |_, conn| {
+    let shifts = crate::store::snapshot(&state.store, move |conn| {
         let rows: Vec<ShiftRow> = shifts::table
             .filter(shifts::keno_day.eq(day.to_string()))
             .order(shifts::id)
@@ -483,7 +483,7 @@ pub async fn get_shift(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<Shift>> {
     let id = id.into_inner();
-    let shift = crate::store::snapshot(&state, move |_, conn| {
+    let shift = crate::store::snapshot(&state.store, move |conn| {
         let row = load_for(conn, id, &principal)?;
         one_view(conn, row)
     })
@@ -512,7 +512,7 @@ pub async fn shift_report(
     id: web::Path<i64>,
 ) -> ApiResult<web::Json<ShiftReport>> {
     let id = id.into_inner();
-    let report = crate::store::snapshot(&state, move |_, conn| {
+    let report = crate::store::snapshot(&state.store, move |conn| {
         let row = load_for(conn, id, &principal)?;
         report::read(conn, row)
     })
@@ -540,7 +540,7 @@ pub async fn report_pdf(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let report = crate::store::snapshot(&state, move |_, conn| {
+    let report = crate::store::snapshot(&state.store, move |conn| {
         let row = load_for(conn, id, &principal)?;
         report::read(conn, row)
     })

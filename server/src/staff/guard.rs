@@ -244,7 +244,7 @@ pub async fn record_tallies(
             continue;
         };
         let payload = tally.payload();
-        let recorded = crate::store::write(&state, None, move |_, conn| {
+        let recorded = crate::store::write(&state.store, None, move |conn| {
             let entry = Entry::new("sign_on_unknown_failures", "unknown staff IDs", payload);
             Ok(append(conn, vec![entry])?)
         })

@@ -189,7 +189,7 @@ pub async fn grant(
     let serial = body.serial.trim().to_string();
     let looked_up = serial.clone();
     let action = body.action;
-    let exists = crate::store::read(&state, move |_, conn| {
+    let exists = crate::store::read(&state.store, move |conn| {
         Ok(match action {
             OverrideAction::CashOut => crate::vouchers::find(conn, &looked_up)?.is_some(),
             _ => crate::tickets::find(conn, &looked_up)?.is_some(),
@@ -224,7 +224,7 @@ pub async fn grant(
         (Part::GrantsTheOverride, &supervisor.name),
     )
     .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
-    let granted = crate::store::write(&state, None, move |_, conn| {
+    let granted = crate::store::write(&state.store, None, move |conn| {
         record(conn, &principal, &supervisor, action, &serial, &reason)
     })
     .await?;

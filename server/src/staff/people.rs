@@ -487,7 +487,7 @@ pub async fn list(
     let limit = crate::paging::limit(query.limit)?;
     let after = query.into_inner().after.unwrap_or_default();
     Ok(web::Json(
-        crate::store::read(&state, move |state, conn| {
+        crate::state::read(&state, move |state, conn| {
             list_in(state, conn, (limit, &after))
         })
         .await?,
@@ -517,7 +517,7 @@ pub async fn add(
         .map_err(|e| Failure::Internal(e.into()))??;
     let by = Actor::of(&principal);
     let added =
-        crate::store::write(&state, None, move |_, conn| add_in(conn, &by, addition)).await?;
+        crate::store::write(&state.store, None, move |conn| add_in(conn, &by, addition)).await?;
     Ok(HttpResponse::Created().json(added))
 }
 
@@ -535,7 +535,7 @@ async fn change(
         .map_err(|e| Failure::Internal(e.into()))??;
     let by = Actor::of(&principal);
     let person = id.clone();
-    let done = crate::store::write(&state, None, move |state, conn| {
+    let done = crate::state::write(&state, None, move |state, conn| {
         change_in(Some(state), conn, &by, &id, change, &reason)
     })
     .await?;
@@ -604,7 +604,7 @@ pub async fn reset_secret(
 ) -> ApiResult<web::Json<Option<StaffSecret>>> {
     let id = id.into_inner();
     let looked_up = id.clone();
-    let role = crate::store::read(&state, move |_, conn| {
+    let role = crate::store::read(&state.store, move |conn| {
         super::find(conn, &looked_up)?
             .ok_or_else(|| Failure::not_found("staff ID"))?
             .role()

@@ -187,14 +187,15 @@ pub async fn prove(
     let kind = offered_kind(&given)?;
     let staff_id = given.staff_id.trim().to_string();
     let looked_up = staff_id.clone();
-    let row = crate::store::read(state, move |_, conn| Ok(super::find(conn, &looked_up)?)).await?;
+    let row =
+        crate::store::read(&state.store, move |conn| Ok(super::find(conn, &looked_up)?)).await?;
     let Some(row) = signs_on_here(row, kind, &at)? else {
         return prove_unknown((guard, admitted), &staff_id, given, &at).await;
     };
     let lock_out = state.settings.staff.lock_out;
     let (person, place) = (row.id.clone(), at.key());
     let now = now_micros();
-    let reserved = crate::store::write(state, None, move |_, conn| {
+    let reserved = crate::store::write(&state.store, None, move |conn| {
         reserve(conn, &person, &place, lock_out, now)
     })
     .await?;
@@ -214,7 +215,7 @@ pub async fn prove(
     guard.checked(started.elapsed());
     drop(turn);
     let checked = checked?;
-    crate::store::write(state, None, move |_, conn| {
+    crate::store::write(&state.store, None, move |conn| {
         record(conn, checked, &row, (attempt, &at), lock_out)
     })
     .await
@@ -553,7 +554,7 @@ pub async fn sign_on(
     }
     let person = row.id.clone();
     let place = at.terminal().cloned();
-    let signed = crate::store::write(&state, None, move |state, conn| {
+    let signed = crate::state::write(&state, None, move |state, conn| {
         open(state, conn, &row, place.as_ref())
     })
     .await?;
@@ -582,8 +583,10 @@ async fn where_from(
             Some(_) => state.auth_failures.suspect_turn().await,
             None => None,
         };
-        let found =
-            crate::store::read(state, move |_, conn| Ok(terminal_of(conn, &credential)?)).await?;
+        let found = crate::store::read(&state.store, move |conn| {
+            Ok(terminal_of(conn, &credential)?)
+        })
+        .await?;
         return match found {
             Some(place) => Ok(Where::Terminal(place)),
             None => {
@@ -706,7 +709,7 @@ pub async fn current(
         .clone()
         .ok_or_else(|| Failure::not_found("session (a legacy bearer token has none)"))?;
     let idle = state.settings.staff.idle.as_secs();
-    let row = crate::store::read(&state, move |_, conn| {
+    let row = crate::store::read(&state.store, move |conn| {
         Ok(staff_sessions::table
             .find(&id)
             .select(SessionRow::as_select())
@@ -742,7 +745,7 @@ pub async fn sign_off(
         .session
         .clone()
         .ok_or_else(|| Failure::not_found("session (a legacy bearer token has none)"))?;
-    crate::store::write(&state, None, move |_, conn| {
+    crate::store::write(&state.store, None, move |conn| {
         let row = staff_sessions::table
             .find(&id)
             .select(SessionRow::as_select())

@@ -219,7 +219,10 @@ pub async fn list(
     let limit = crate::paging::limit(query.limit)?;
     let after = query.into_inner().after.unwrap_or_default();
     Ok(web::Json(
-        crate::store::read(&state, move |_, conn| Ok(list_in(conn, (limit, &after))?)).await?,
+        crate::store::read(&state.store, move |conn| {
+            Ok(list_in(conn, (limit, &after))?)
+        })
+        .await?,
     ))
 }
 
@@ -242,7 +245,7 @@ pub async fn register(
     body: web::Json<RegisterTerminal>,
 ) -> ApiResult<HttpResponse> {
     let by = Actor::of(&principal);
-    let made = crate::store::write(&state, None, move |_, conn| {
+    let made = crate::store::write(&state.store, None, move |conn| {
         register_in(conn, &by, &body.site, &body.terminal, &body.reason)
     })
     .await?;
@@ -277,7 +280,7 @@ pub async fn rotate(
     let (site, terminal) = path.into_inner();
     let by = Actor::of(&principal);
     Ok(web::Json(
-        crate::store::write(&state, None, move |_, conn| {
+        crate::store::write(&state.store, None, move |conn| {
             rotate_in(conn, &by, &site, &terminal, &body.reason)
         })
         .await?,

@@ -78,7 +78,7 @@ pub async fn recent(
         return Err(Failure::refuse(Refusal::InvalidRange, "limit is 1 to 100 tickets").into());
     }
     let (site, terminal) = whose(&principal, &q)?;
-    let sold = crate::store::read(&state, move |state, conn| {
+    let sold = crate::state::read(&state, move |state, conn| {
         let rows: Vec<TicketRow> = tickets::table
             .filter(tickets::site.eq(&site))
             .filter(tickets::terminal.eq(&terminal))

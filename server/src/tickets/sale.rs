@@ -170,7 +170,7 @@ async fn sold_or(
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = crate::store::read(&s, move |app, conn| {
+    let sold = crate::state::read(&s, move |app, conn| {
         sold_before(app, conn, (&writer, &request_id), &digest)
     })
     .await?;
@@ -189,7 +189,7 @@ async fn answer(
 ) -> ApiResult<HttpResponse> {
     same_sale(&t, digest)?;
     let s = state.clone();
-    let sold = crate::store::read(&s, move |app, conn| -> DomainResult<SoldTicket> {
+    let sold = crate::state::read(&s, move |app, conn| -> DomainResult<SoldTicket> {
         Ok(SoldTicket {
             payment: tender::load_payment(conn, &t)?,
             ticket: view(app, conn, &t)?,
@@ -226,7 +226,7 @@ async fn context(
         principal.id.clone(),
         request.request_id.clone(),
     );
-    crate::store::read(&s, move |s, conn| -> DomainResult<Context> {
+    crate::state::read(&s, move |s, conn| -> DomainResult<Context> {
         let mut context = Context::default();
         if let Some(id) = set {
             if let Some(earlier) = by_request(conn, &p, &r)? {
@@ -283,7 +283,7 @@ pub async fn quote(
     } else {
         let total = t.total_cents as u64;
         let s = state.clone();
-        crate::store::read(&s, move |s, conn| -> DomainResult<SalePayment> {
+        crate::state::read(&s, move |s, conn| -> DomainResult<SalePayment> {
             tender::quoted_at_own_site(conn, &principal, &tenders)?;
             let today = crate::vouchers::today(s)?;
             let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;

@@ -45,7 +45,7 @@ pub async fn story(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<Vec<StoryEntry>>> {
     let serial = serial.into_inner();
-    let entries = crate::store::snapshot(&state, move |_, conn| -> DomainResult<_> {
+    let entries = crate::store::snapshot(&state.store, move |conn| -> DomainResult<_> {
         let known: bool =
             diesel::select(diesel::dsl::exists(tickets::table.find(&serial))).get_result(conn)?;
         if !known {

@@ -529,7 +529,7 @@ pub async fn admit_tendered(
         return Ok(());
     }
     let (principal, carried) = (principal.clone(), carried.clone());
-    crate::store::write(state, None, move |state, conn| {
+    crate::state::write(state, None, move |state, conn| {
         let needing = needing_approval(state, conn, &principal, &serials)?;
         match needing.as_slice() {
             [] => Ok(()),

@@ -287,13 +287,13 @@ pub async fn get_ticket(
     serial: web::Path<String>,
 ) -> ApiResult<web::Json<TicketDetail>> {
     let serial = serial.into_inner();
-    let d = crate::store::read(&state, move |state, conn| load(state, conn, &serial)).await?;
+    let d = crate::state::read(&state, move |state, conn| load(state, conn, &serial)).await?;
     // A writer of another site reads it only with a supervisor's approval, spent here.
     let own =
         principal.role != Role::Writer || principal.site.as_deref() == Some(d.ticket.site.as_str());
     if !own {
         let (serial, site) = (d.ticket.serial.clone(), d.ticket.site.clone());
-        crate::store::write(&state, None, move |state, conn| {
+        crate::state::write(&state, None, move |state, conn| {
             admit(
                 state,
                 conn,
@@ -336,7 +336,7 @@ pub async fn check(
         )
         .into());
     }
-    let d = crate::store::read(&state, move |state, conn| load(state, conn, &serial)).await?;
+    let d = crate::state::read(&state, move |state, conn| load(state, conn, &serial)).await?;
     let t = d.ticket;
     Ok(web::Json(TicketCheck {
         serial: t.serial,

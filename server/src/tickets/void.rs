@@ -99,7 +99,7 @@ pub async fn void(
         Refusal::InvalidReason,
     )?;
     let forfeit = request.forfeit;
-    let row = crate::store::write(&state, None, move |_, conn| {
+    let row = crate::store::write(&state.store, None, move |conn| {
         void_in(conn, &serial, (&reason, person, forfeit), &principal.id)
     })
     .await?;

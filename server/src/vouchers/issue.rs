@@ -68,7 +68,7 @@ pub async fn issue(
         let (p, w) = (principal.clone(), what.clone());
         let r = (request.request_id.clone(), digest.clone());
         let (c, h) = (carried.clone(), request.hand_pay.clone());
-        let result = crate::store::write(&state, None, move |state, conn| {
+        let result = crate::state::write(&state, None, move |state, conn| {
             let at = AtCounter {
                 state,
                 principal: &p,
@@ -90,7 +90,7 @@ pub async fn issue(
             other => break other?,
         }
     };
-    let voucher = crate::store::read(&state, move |_, conn| view(conn, &row, today)).await?;
+    let voucher = crate::store::read(&state.store, move |conn| view(conn, &row, today)).await?;
     Ok(if created {
         HttpResponse::Created().json(voucher)
     } else {

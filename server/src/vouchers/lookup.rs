@@ -29,7 +29,7 @@ pub async fn get_voucher(
 ) -> ApiResult<web::Json<Voucher>> {
     let code = code.into_inner();
     check_code(&code)?;
-    let voucher = crate::store::read(&state, move |state, conn| -> DomainResult<Voucher> {
+    let voucher = crate::state::read(&state, move |state, conn| -> DomainResult<Voucher> {
         let v = find(conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
         view(conn, &v, today(state)?)
     })

@@ -95,7 +95,7 @@ pub async fn run(state: web::Data<AppState>) {
 /// (SQLite has one writer); it is decided again under the leader's fence before signing.
 fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
     let anchor = &state.anchor;
-    let mut conn = state.db.conn()?;
+    let mut conn = state.store.db.conn()?;
     catch_up(anchor, &mut conn)?;
     let today = state
         .settings
@@ -118,7 +118,7 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
         return Ok(());
     }
     let instance = state.leadership.instance.clone();
-    let made = crate::store::transact(&state.db, &mut conn, None, |conn| {
+    let made = crate::store::transact(&state.store.db, &mut conn, None, |conn| {
         term.check(conn)?;
         let last = last(conn)?;
         let heads = chains::heads(conn)?;
