@@ -75,7 +75,7 @@ use keno_api::Refusal;
         crate::closures::current,
         crate::closures::withdraw,
         crate::liability::current,
-        crate::draw_monitor::current,
+        crate::draw_monitor::endpoint::current,
         crate::staff::sessions::sign_on,
         crate::staff::sessions::current,
         crate::staff::sessions::sign_off,
@@ -298,7 +298,7 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::ball_draw::devices::list)
         .service(crate::ball_draw::devices::get_device)
         .service(crate::ball_draw::devices::return_to_service)
-        .service(crate::draw_monitor::current)
+        .service(crate::draw_monitor::endpoint::current)
         .service(crate::invalidation::invalidate)
         .service(crate::invalidation::preview)
         .service(crate::game_summary::summary)

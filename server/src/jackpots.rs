@@ -143,6 +143,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
 /// the sale or settlement it follows is already committed.
 pub fn announce(state: &AppState) {
     let pools = state
+        .store
         .db
         .conn()
         .map_err(anyhow::Error::from)

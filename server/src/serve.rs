@@ -242,7 +242,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
         actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
         actix_web::rt::spawn(crate::liability::keep_up(state.clone(), books_task));
-        actix_web::rt::spawn(crate::audit::anchor::make::run(state.clone()));
+        actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone()));
         actix_web::rt::spawn(crate::staff::guard::record_tallies(
             state.clone(),
             guard_task,

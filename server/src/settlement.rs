@@ -73,7 +73,7 @@ pub fn settle(
         crate::bonus_fund::draw(conn, number, c.funded_bonus_cents, now_micros())?;
         // Rule 3.2: the tests of the games drawn, with this one; a test that begins to fail
         // is recorded with the settlement.
-        let alarms = crate::draw_monitor::on_settled(state, conn, number);
+        let alarms = crate::draw_monitor::on_settled(&state.draw_monitor, conn, number);
         state.store.faults.pause("settlement");
         tracing::info!(
             game = number,

@@ -16,7 +16,6 @@ use keno_core::DrawStats;
 use super::{devices, draws, group, headers, Monitor};
 use crate::audit::log::Entry;
 use crate::db::DbConnection;
-use crate::state::AppState;
 
 /// The trail's kind of an alarm.
 pub const ENTRY_KIND: &str = "draw_monitor_alarm";
@@ -24,8 +23,8 @@ pub const ENTRY_KIND: &str = "draw_monitor_alarm";
 /// [`Monitor::on_settled`] in a savepoint of the settlement's transaction: monitoring never
 /// holds up a settlement. Should it fail (it reads only what settlement has just relied on),
 /// its writes are undone, the settlement goes on, and the error is logged.
-pub fn on_settled(state: &AppState, conn: &mut DbConnection, game: i64) -> Vec<DrawMonitorAlarm> {
-    conn.transaction(|conn| state.draw_monitor.on_settled(conn, game))
+pub fn on_settled(monitor: &Monitor, conn: &mut DbConnection, game: i64) -> Vec<DrawMonitorAlarm> {
+    conn.transaction(|conn| monitor.on_settled(conn, game))
         .unwrap_or_else(|e| {
             tracing::error!(game, error = %format!("{e:#}"), "draw monitoring: game not looked at");
             Vec::new()

@@ -15,21 +15,19 @@
 //! window's games at each look, a few milliseconds for 500.
 
 mod alarm;
+pub mod endpoint;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
-use actix_web::{get, web};
 use anyhow::Context;
 use diesel::prelude::*;
 use keno_api::monitoring::{DrawMonitoring, MonitorGroup, MonitorTestResult, MonitoredSource};
 use keno_core::{Draw, DrawSource, DrawStats, GameState};
 
-use crate::auth::{Require, Role};
+use crate::auth::Role;
 use crate::db::schema::{drawn_numbers, games, principals};
 use crate::db::DbConnection;
-use crate::error::{ApiResult, Failure};
-use crate::state::AppState;
 
 pub use alarm::{on_settled, ENTRY_KIND};
 
@@ -273,26 +271,4 @@ fn test_result(t: &keno_core::TestResult) -> MonitorTestResult {
         p_value: t.p_value,
         fails: t.fails(),
     }
-}
-
-/// The frequency, position and pairs tests over the last `--monitor-games` settled games of
-/// each draw source and device, each failing at 99.9% confidence.
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    responses(
-        (status = 200, body = DrawMonitoring),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/draw-monitoring",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<DrawMonitoring>> {
-    let answer = crate::state::snapshot(&state, |state, conn| {
-        state.draw_monitor.report(conn).map_err(Failure::Internal)
-    })
-    .await?;
-    Ok(web::Json(answer))
 }

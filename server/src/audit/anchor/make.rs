@@ -1,4 +1,4 @@
-//! Making checkpoints: the leader, once a second, asks whether one is due (`due`: its first,
+//! Making checkpoints: the leader, once a second (`task.rs`), asks whether one is due (`due`: its first,
 //! a Keno Day ended, a game settled, or the interval passed with entries written since the
 //! last), signs the trail's heads in a transaction fenced by its term, and appends what it made
 //! to the checkpoint file after the commit. A file left behind (a crash between the two, a
@@ -9,16 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use actix_web::web;
 use diesel::prelude::*;
 
 use super::key::AuditKey;
 use super::{file, Checkpoint, Reason, GENESIS};
 use crate::audit::chains::{self, Head};
 use crate::db::schema::audit_checkpoints;
-use crate::db::{now_micros, DbConnection};
+use crate::db::{now_micros, Db, DbConnection};
 use crate::leader::Term;
-use crate::state::AppState;
 
 /// The server's means of anchoring its trail.
 pub struct Anchor {
@@ -73,36 +71,18 @@ pub fn due(
     (waited >= interval.as_micros() as i64).then(|| (Reason::Interval, today.to_string()))
 }
 
-/// The leader's checkpoints, until the server stops.
-pub async fn run(state: web::Data<AppState>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    loop {
-        tick.tick().await;
-        let Some(term) = state.leadership.term() else {
-            continue;
-        };
-        let s = state.clone();
-        match web::block(move || step(&s, term)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::warn!(error = %format!("{e:#}"), "audit checkpoint"),
-            Err(e) => tracing::warn!(error = %e, "audit checkpoint"),
-        }
-    }
-}
-
-/// One look: the file caught up, then a checkpoint made if one is due. Whether one is due is
-/// read first outside any transaction, so that an idle server takes no write lock each second
-/// (SQLite has one writer); it is decided again under the leader's fence before signing.
-fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
-    let anchor = &state.anchor;
-    let mut conn = state.store.db.conn()?;
+/// One look: the file caught up, then a checkpoint made if one is due on Keno Day `today`.
+/// Whether one is due is read first outside any transaction, so that an idle server takes no
+/// write lock each second (SQLite has one writer); it is decided again under the leader's
+/// fence (`term`) before signing, by `instance`.
+pub fn step(
+    (anchor, db): (&Anchor, &Db),
+    today: &str,
+    instance: &str,
+    term: Term,
+) -> anyhow::Result<()> {
+    let mut conn = db.conn()?;
     catch_up(anchor, &mut conn)?;
-    let today = state
-        .settings
-        .hours
-        .latest_started_day(crate::time::local_now())
-        .format("%Y-%m-%d")
-        .to_string();
     let settled = anchor.settled.swap(false, Ordering::SeqCst);
     let (before, at) = (last(&mut conn)?, chains::heads(&mut conn)?);
     if due(
@@ -111,14 +91,13 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
         now_micros(),
         settled,
         anchor.interval,
-        &today,
+        today,
     )
     .is_none()
     {
         return Ok(());
     }
-    let instance = state.leadership.instance.clone();
-    let made = crate::store::transact(&state.store.db, &mut conn, None, |conn| {
+    let made = crate::store::transact(db, &mut conn, None, |conn| {
         term.check(conn)?;
         let last = last(conn)?;
         let heads = chains::heads(conn)?;
@@ -128,11 +107,17 @@ fn step(state: &AppState, term: Term) -> anyhow::Result<()> {
             now_micros(),
             settled,
             anchor.interval,
-            &today,
+            today,
         ) else {
             return anyhow::Ok(None);
         };
-        let made = sign(anchor, last.as_ref(), &heads, (reason, day), instance);
+        let made = sign(
+            anchor,
+            last.as_ref(),
+            &heads,
+            (reason, day),
+            instance.to_string(),
+        );
         diesel::insert_into(audit_checkpoints::table)
             .values(&made)
             .execute(conn)?;

@@ -14,6 +14,7 @@ pub mod file;
 pub mod key;
 pub mod make;
 pub mod manifest;
+pub mod task;
 
 use diesel::prelude::*;
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
