@@ -37,7 +37,7 @@ use keno_api::Refusal;
         crate::game_summary::summary,
         tickets::sale::sell,
         tickets::sale::quote,
-        crate::auth::me,
+        crate::auth::http::me,
         tickets::view::get_ticket,
         tickets::view::check,
         tickets::story::story,
@@ -308,7 +308,7 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
 fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(tickets::sale::quote)
         .service(tickets::sale::sell)
-        .service(crate::auth::me)
+        .service(crate::auth::http::me)
         .service(tickets::view::check)
         .service(tickets::void::void)
         .service(tickets::view::get_ticket)

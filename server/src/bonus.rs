@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::approvals::{self, approvable, Approvable};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -11,7 +11,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::audit::log::{append, Entry};
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::db::schema::bonus_fund_movements;
 use crate::db::{per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult};

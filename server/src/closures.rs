@@ -22,7 +22,8 @@ use keno_api::events::{Event, KenoClosure};
 use keno_api::Refusal;
 use keno_core::{check_closure, ClosureError, ClosureState};
 
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::keno_closures;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -8,7 +8,8 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::db::schema::{
     game_invalidations, game_settlements, jackpot_pools, ticket_results, tickets,
 };

@@ -8,7 +8,8 @@ use utoipa::IntoParams;
 use anyhow::Context;
 use keno_core::{transition, DrawMode, DrawSource, GameEvent, GameFacts, GameState};
 
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::db::schema::{draw_corrections, drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -13,7 +13,8 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{game_invalidations, ticket_refunds, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -27,7 +27,8 @@ use keno_core::{Exposure, NumberSet, RuleSet, Simulation, TicketStatus, WayExpos
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::db::schema::{ticket_voids, tickets};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

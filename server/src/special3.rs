@@ -21,7 +21,8 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::approvals::{self, approvable};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -13,7 +13,8 @@ use diesel::prelude::*;
 
 use super::{board_number, devices, hold_ball_game, standing, StandingBall};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -10,7 +10,8 @@ use diesel::prelude::*;
 
 use super::{board_number, hold_ball_game, key_of, reason, standing};
 use crate::approvals::{self, approvable, TwoKey};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

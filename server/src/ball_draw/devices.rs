@@ -8,7 +8,8 @@ use diesel::prelude::*;
 
 use super::key_of;
 use crate::approvals::{self, approvable, TwoKey};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -17,7 +17,8 @@ use serde::Serialize;
 
 use super::balls::{may_draw, same_attempt};
 use super::{hold_ball_game, reason, standing, void_ball, void_draw};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -22,7 +22,8 @@ pub use candidates::Candidate;
 
 use crate::approvals::{self, approvable};
 use crate::audit::log::append;
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::claims;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 
 use super::ClaimState;
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{
     claims, games, jackpot_additions, tickets, unclaimed_movements, unclaimed_prizes_moved,
 };

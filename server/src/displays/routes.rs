@@ -3,7 +3,8 @@
 use actix_web::{get, post, web, HttpResponse};
 use keno_api::displays::{DisplayChange, DisplayCredential, DisplayInfo, RegisterDisplay};
 
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::error::ApiResult;
 use crate::staff::people::Actor;
 use crate::state::AppState;

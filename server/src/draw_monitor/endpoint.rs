@@ -3,7 +3,8 @@
 use actix_web::{get, web};
 use keno_api::monitoring::DrawMonitoring;
 
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::error::{ApiResult, Failure};
 use crate::state::AppState;
 

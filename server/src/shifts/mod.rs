@@ -24,7 +24,8 @@ use keno_core::{expected_cash, DrawerMovements, ShiftState};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{principals, shifts};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -19,7 +19,8 @@ use sha2::{Digest, Sha256};
 
 use super::{check_code, secret, secret_kind, sessions, PrincipalKind, StaffRow};
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{principals, sign_on_failures, staff_sessions};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -13,7 +13,8 @@ use actix_web::{post, web};
 use diesel::prelude::*;
 
 use super::{find, TicketRow};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -12,7 +12,8 @@ use diesel::prelude::*;
 
 use super::{find, TicketRow};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{
     games, payment_parts, ticket_refunds, ticket_results, tickets, way_results,
 };

@@ -8,7 +8,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::{Ticket, TicketRow};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::tickets;
 use crate::error::{ApiResult, Failure};
 use crate::state::AppState;

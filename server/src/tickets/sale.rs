@@ -23,7 +23,8 @@ use rand_core::UnwrapErr;
 
 use super::tender::{self, Ledger, SalePayment, TenderRef};
 use super::{bet_kind_name, find, view, ways_lines, BetRequest, SetBetRef, Ticket, TicketRow};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{games, tickets};
 use crate::db::DbConnection;
 use crate::error::{ApiResult, DomainResult, Failure};

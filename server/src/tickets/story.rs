@@ -8,7 +8,8 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::db::rfc3339;
 use crate::db::schema::{audit_log, tickets};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use keno_core::{BetPlan, Draw, GameState, PayMethod, RuleSet, TicketFacts, TicketGame, WayInPlay};
 
 use super::{find, TicketRow};
+use crate::auth::http::Require;
 use crate::auth::Principal;
-use crate::auth::{Require, Role};
+use crate::auth::Role;
 use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
 };

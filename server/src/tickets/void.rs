@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 
 use super::find;
 use crate::audit::log::{append, Entry};
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{ticket_voids, tickets};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -9,7 +9,8 @@ use diesel::prelude::*;
 
 use super::{at_a_terminal, check_code, lock, today, view, VoucherRow, VoucherStatus};
 use crate::audit::log::Entry;
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

@@ -14,7 +14,8 @@ use diesel::prelude::*;
 use super::{
     new_code, today, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS,
 };
-use crate::auth::{Principal, Require, Role};
+use crate::auth::http::Require;
+use crate::auth::{Principal, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};

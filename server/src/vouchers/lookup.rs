@@ -3,7 +3,8 @@
 use actix_web::{get, web};
 
 use super::{check_code, find, today, view, Voucher};
-use crate::auth::{Require, Role};
+use crate::auth::http::Require;
+use crate::auth::Role;
 use crate::error::{ApiResult, DomainResult, Failure};
 use crate::state::AppState;
 
