@@ -18,14 +18,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let rules = rules_cmd::load(&args.rules)?;
     let settings = settings(&args)?;
     let lease = positive_seconds("--leader-lease", args.leader_lease)?;
-    let instance = args
-        .instance
-        .clone()
-        .unwrap_or_else(crate::leader::instance_name);
-    anyhow::ensure!(
-        !instance.is_empty() && instance.len() <= 48 && instance.is_ascii(),
-        "--instance must be 1 to 48 ASCII characters"
-    );
+    let instance = instance(&args)?;
     let leadership = Arc::new(crate::leader::Leadership::new(instance.clone(), lease));
     let db = Db::open_as(&args.database_url, args.pool_size, &instance)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
@@ -39,25 +32,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         faults.clone(),
         shift_rule(&args),
     ));
-    // Several instances share a PostgreSQL database: events go through it to all of them.
-    let (events, relay) = match db.backend() {
-        crate::db::Backend::Postgres(url) => {
-            let (tx, rx) = std::sync::mpsc::channel();
-            (Events::relayed(tx), Some((url.clone(), rx)))
-        }
-        crate::db::Backend::Sqlite(_) => (Events::default(), None),
-    };
-    let key = crate::audit::anchor::key::AuditKey::load_or_create(&args.audit_key)?;
-    crate::audit::anchor::make::check_file(&mut *db.conn()?, &args.checkpoints)?;
-    println!(
-        "audit checkpoints signed by public key {}",
-        key.public_hex()
-    );
-    let anchor = crate::audit::anchor::make::Anchor::new(
-        key,
-        args.checkpoints.clone(),
-        positive_seconds("--checkpoint-interval", args.checkpoint_interval)?,
-    );
+    let (events, relay) = events(&db);
+    let anchor = anchor(&args, &db)?;
     let state = web::Data::new(AppState {
         anchor,
         store: crate::store::Store { db, faults },
@@ -105,6 +81,53 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         books: web::Data::new(Default::default()),
     };
     serve(args, state, services)
+}
+
+/// This instance's name (`--instance`, else the host's and the process's).
+fn instance(args: &ServeArgs) -> anyhow::Result<String> {
+    let instance = args
+        .instance
+        .clone()
+        .unwrap_or_else(crate::leader::instance_name);
+    anyhow::ensure!(
+        !instance.is_empty() && instance.len() <= 48 && instance.is_ascii(),
+        "--instance must be 1 to 48 ASCII characters"
+    );
+    Ok(instance)
+}
+
+/// What the relay of events between instances takes: the database's URL and the queue.
+type Relay = (
+    String,
+    std::sync::mpsc::Receiver<crate::events::bus::Outgoing>,
+);
+
+/// The event bus. Several instances share a PostgreSQL database: events go through it to all
+/// of them (the relay's URL and queue).
+fn events(db: &Db) -> (Events, Option<Relay>) {
+    match db.backend() {
+        crate::db::Backend::Postgres(url) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            (Events::relayed(tx), Some((url.clone(), rx)))
+        }
+        crate::db::Backend::Sqlite(_) => (Events::default(), None),
+    }
+}
+
+/// The audit trail's anchor: the signing key (made on first start), the checkpoint file
+/// checked against the database, and the interval between checkpoints.
+fn anchor(args: &ServeArgs, db: &Db) -> anyhow::Result<crate::audit::anchor::make::Anchor> {
+    let key = crate::audit::anchor::key::AuditKey::load_or_create(&args.audit_key)?;
+    crate::audit::anchor::make::check_file(&mut *db.conn()?, &args.checkpoints)?;
+    println!(
+        "audit checkpoints signed by public key {}",
+        key.public_hex()
+    );
+    Ok(crate::audit::anchor::make::Anchor::new(
+        key,
+        args.checkpoints.clone(),
+        positive_seconds("--checkpoint-interval", args.checkpoint_interval)?,
+    ))
 }
 
 /// The services with state of their own, each its own app data beside the `AppState`.

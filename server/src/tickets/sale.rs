@@ -71,7 +71,6 @@ pub async fn sell(
     carried: crate::staff::overrides::OverrideHeader,
     request: web::Json<SaleRequest>,
 ) -> ApiResult<HttpResponse> {
-    let books = books.into_inner();
     let request = request.into_inner();
     let digest = crate::request_ids::checked("sale", &request.request_id, &request)?;
     let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
@@ -363,6 +362,24 @@ fn checked_price(
     Ok((price, ways))
 }
 
+/// The set a set bet plays, as it was looked up: refused when unknown or retired.
+fn set_bet_of(request: &SaleRequest, context: &Context) -> DomainResult<Option<SetBetRef>> {
+    match (&request.bet, &context.set) {
+        (BetRequest::SetBet { set, .. }, None) => Err(unknown_set(*set)),
+        (BetRequest::SetBet { mode, .. }, Some(set)) => {
+            if set.retired_at.is_some() {
+                return Err(set_retired(set.id, &set.name));
+            }
+            Ok(Some(SetBetRef {
+                id: set.id,
+                name: set.name.clone(),
+                mode: *mode,
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
 /// ticket number are given when it commits.
 fn prepare(
@@ -375,20 +392,7 @@ fn prepare(
 ) -> DomainResult<Prepared> {
     let rules = &state.rules;
     let schedule = ScheduleId::from(request.schedule);
-    let set_bet = match (&request.bet, &context.set) {
-        (BetRequest::SetBet { set, .. }, None) => return Err(unknown_set(*set)),
-        (BetRequest::SetBet { mode, .. }, Some(set)) => {
-            if set.retired_at.is_some() {
-                return Err(set_retired(set.id, &set.name));
-            }
-            Some(SetBetRef {
-                id: set.id,
-                name: set.name.clone(),
-                mode: *mode,
-            })
-        }
-        _ => None,
-    };
+    let set_bet = set_bet_of(request, context)?;
     let shape = context.set.as_ref().map(SetBetRow::shape).transpose()?;
     let bet = request
         .bet
