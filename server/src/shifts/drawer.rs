@@ -32,27 +32,6 @@ use crate::db::schema::{games, payment_parts, sale_tenders, shifts, tickets, vou
 use crate::db::DbConnection;
 use crate::error::{DomainResult, Failure};
 
-/// Whether `principal` has their shift open at `site`'s `terminal`: what a writer's acts at
-/// the counter need (`keno_core::drawer_for`, issue 31).
-pub fn shift_at(
-    conn: &mut DbConnection,
-    principal: &str,
-    (site, terminal): (&str, &str),
-) -> QueryResult<keno_core::ShiftAt> {
-    let open: Option<i64> = shifts::table
-        .filter(shifts::principal_id.eq(principal))
-        .filter(shifts::closed_at.is_null())
-        .filter(shifts::site.eq(site))
-        .filter(shifts::terminal.eq(terminal))
-        .select(shifts::id)
-        .first(conn)
-        .optional()?;
-    Ok(match open {
-        Some(_) => keno_core::ShiftAt::Open,
-        None => keno_core::ShiftAt::NoneOpen,
-    })
-}
-
 /// Of `writers`, who has a shift open and where: (writer, site, terminal). One query for a
 /// batch of sales.
 pub fn open_shifts(

@@ -269,9 +269,10 @@ pub fn shift_of(
     use keno_core::{ShiftAt, ShiftRule};
     match (rule, &principal.site, &principal.terminal) {
         (ShiftRule::NotRequired, ..) => Ok(ShiftAt::Open),
-        (ShiftRule::Required, Some(site), Some(terminal)) => {
-            Ok(drawer::shift_at(conn, &principal.id, (site, terminal))?)
-        }
+        // One shift is open per writer: theirs, if it is at this terminal.
+        (ShiftRule::Required, Some(site), Some(terminal)) => Ok(open_of(conn, &principal.id)?
+            .filter(|s| &s.site == site && &s.terminal == terminal)
+            .map_or(ShiftAt::NoneOpen, |_| ShiftAt::Open)),
         (ShiftRule::Required, ..) => Ok(ShiftAt::NoneOpen),
     }
 }

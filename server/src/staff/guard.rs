@@ -4,8 +4,8 @@
 //! - **Turns.** argon2id takes 19 MiB and tens of milliseconds of a core per check. Unbounded,
 //!   200 sign-ons at once took the server from 25 MB to 2.8 GB (never given back) and a
 //!   writer's sale from 2 ms to 330 ms. A sign-on is admitted before anything of it is done (a
-//!   bounded number: the turns and the places to wait for one) or refused at once with 429,
-//!   costing nothing; every check (a known person's, and the stand-in check of an unknown ID,
+//!   bounded number: the turns and the places to wait for one) or refused with 429 after a
+//!   second's timer (`admit_or_wait`), costing no processor; every check (a known person's, and the stand-in check of an unknown ID,
 //!   which keeps the timing alike) takes one of a few turns.
 //! - **An unknown ID costs no processor.** Its stand-in waits, in its turn, as long as a real
 //!   check takes here (learnt from the checks made, `check_time`) instead of hashing: a storm

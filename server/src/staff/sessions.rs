@@ -537,7 +537,7 @@ pub async fn sign_on(
     req: HttpRequest,
     body: web::Json<SignOn>,
 ) -> ApiResult<HttpResponse> {
-    // Admitted before anything is read: a flood of sign-ons is refused at once (429).
+    // Admitted before anything is read: a flood of sign-ons is refused (429, after a second).
     let admitted = guard.admit_or_wait().await?;
     let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
     let body = body.into_inner();
