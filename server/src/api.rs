@@ -44,7 +44,7 @@ use keno_api::Refusal;
         tickets::recent::recent,
         tickets::void::void,
         tickets::cancel::cancel,
-        tickets::pay::pay,
+        crate::routes::tickets::pay::pay,
         crate::vouchers::issue::issue,
         crate::vouchers::lookup::get_voucher,
         crate::vouchers::cash::cash_out,
@@ -87,7 +87,7 @@ use keno_api::Refusal;
         crate::staff::terminals::list,
         crate::staff::terminals::register,
         crate::staff::terminals::rotate,
-        crate::staff::overrides::grant,
+        crate::routes::staff::overrides::grant,
         crate::displays::routes::list,
         crate::displays::routes::register,
         crate::displays::routes::rotate,
@@ -260,7 +260,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(ticket_and_voucher_routes)
     .configure(prize_and_claim_routes)
     .configure(catalogue_routes)
-    .configure(crate::staff::routes)
+    .configure(crate::routes::staff::routes)
     .configure(crate::displays::routes::configure)
     .configure(shift_routes)
     .configure(crate::audit::routes)
@@ -315,7 +315,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
         .service(tickets::story::story)
         .service(tickets::recent::recent)
         .service(tickets::cancel::cancel)
-        .service(tickets::pay::pay)
+        .service(crate::routes::tickets::pay::pay)
         .service(crate::vouchers::issue::issue)
         .service(crate::vouchers::cash::cash_out)
         .service(crate::vouchers::lookup::get_voucher);

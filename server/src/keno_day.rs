@@ -56,6 +56,11 @@ impl KenoHours {
         }
     }
 
+    /// The Keno Day now: the one started most recently (on the time source's clock).
+    pub fn today(&self) -> DomainResult<KenoDay> {
+        from_date(self.latest_started_day(crate::time::local_now()))
+    }
+
     /// The Keno Day that started most recently at or before `t`, within the hours or not.
     pub fn latest_started_day(&self, t: DateTime<Local>) -> NaiveDate {
         let date = t.date_naive();

@@ -43,6 +43,7 @@ mod reason;
 mod request_ids;
 mod rng_check;
 mod rng_cmd;
+mod routes;
 mod rule_sets;
 mod rules_cmd;
 mod schedules;

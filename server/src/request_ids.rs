@@ -11,9 +11,6 @@
 //! `request_id_reused`) with the request it belongs to, rather than answered with the first
 //! request's outcome as if it were this one's.
 
-use std::future::{ready, Ready};
-
-use actix_web::{web, FromRequest, HttpRequest};
 use diesel::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -22,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::db::schema::request_outcomes;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::state::AppState;
+use crate::store::Store;
 use keno_api::limits::REQUEST_ID;
 use keno_api::Refusal;
 
@@ -113,29 +110,6 @@ impl Act {
 #[derive(Clone, Debug, Default)]
 pub struct RequestIdHeader(pub Option<String>);
 
-impl FromRequest for RequestIdHeader {
-    type Error = actix_web::Error;
-    type Future = Ready<Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let Some(value) = req.headers().get(HEADER) else {
-            return ready(Ok(RequestIdHeader(None)));
-        };
-        let id = value
-            .to_str()
-            .ok()
-            .filter(|s| !s.is_empty() && s.len() <= REQUEST_ID);
-        ready(match id {
-            Some(id) => Ok(RequestIdHeader(Some(id.to_string()))),
-            None => Err(Failure::refuse(
-                Refusal::InvalidRequestId,
-                format!("{HEADER} must be 1 to {REQUEST_ID} visible ASCII characters"),
-            )
-            .into()),
-        })
-    }
-}
-
 /// A request to do once: who asks, under which id, and what.
 #[derive(Clone, Debug)]
 pub struct Once {
@@ -173,24 +147,24 @@ impl Once {
 /// request that committed meanwhile (so this one was refused: `already_paid`, say) is answered
 /// with the twin's outcome too.
 pub async fn once<T, F>(
-    state: &web::Data<AppState>,
+    store: &Store,
     request: Option<Once>,
     stage: Option<&'static str>,
     work: F,
 ) -> DomainResult<T>
 where
     T: Serialize + DeserializeOwned + Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
+    F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
 {
     let Some(request) = request else {
-        return crate::state::write(state, stage, work).await;
+        return crate::store::write(store, stage, work).await;
     };
     let kept = request.clone();
-    let done = crate::state::write(state, stage, move |state, conn| {
+    let done = crate::store::write(store, stage, move |conn| {
         if let Some(earlier) = earlier(conn, &kept)? {
             return Ok(earlier);
         }
-        let outcome = work(state, conn)?;
+        let outcome = work(conn)?;
         keep(conn, &kept, &outcome)?;
         Ok(outcome)
     })
@@ -198,8 +172,7 @@ where
     match done {
         Ok(outcome) => Ok(outcome),
         Err(e) => {
-            let twin =
-                crate::store::read(&state.store, move |conn| earlier::<T>(conn, &request)).await?;
+            let twin = crate::store::read(store, move |conn| earlier::<T>(conn, &request)).await?;
             twin.ok_or(e)
         }
     }

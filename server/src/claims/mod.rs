@@ -597,7 +597,7 @@ pub async fn pay(
         &id.to_string(),
         &*body,
     )?;
-    let claim = crate::request_ids::once(&state, once, None, move |_, conn| {
+    let claim = crate::state::once(&state, once, None, move |_, conn| {
         approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &principal.id, |conn, row, to| {
             another_person(conn, row, (Part::PaysTheClaim, &principal.name))?;
             pay_cheque(conn, row, to, &cheque, &principal.id)

@@ -107,7 +107,7 @@ pub async fn move_unclaimed(
     let destination = body.destination.clone();
     let s = state.clone();
     let moved = crate::state::write(&s, None, move |s, conn| -> DomainResult<Movement> {
-        let today = crate::vouchers::today(s)?;
+        let today = s.settings.hours.today()?;
         // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
         // one are unclaimed for twelve months today, and no longer payable at a terminal.
         let Some(old_day) = keno_core::unclaimed_before(today) else {

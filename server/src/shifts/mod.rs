@@ -318,7 +318,7 @@ pub async fn open(
 ) -> ApiResult<HttpResponse> {
     let float = acts::amount(request.float_cents, "the float")?;
     let shift = crate::state::write(&state, None, move |state, conn| {
-        let today = crate::vouchers::today(state)?;
+        let today = state.settings.hours.today()?;
         let row = acts::open(conn, &principal, float, today)?;
         row.clone()
             .view(principal.name.clone(), &row.movements(conn)?)
@@ -451,7 +451,7 @@ pub async fn list(
                 format!("{text:?} is not a Keno Day: give YYYY-MM-DD"),
             )
         })?,
-        None => crate::vouchers::today(&state)?,
+        None => state.settings.hours.today()?,
     };
     let shifts = crate::store::snapshot(&state.store, move |conn| {
         let rows: Vec<ShiftRow> = shifts::table

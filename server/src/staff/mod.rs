@@ -26,7 +26,6 @@ pub mod terminals;
 
 use std::time::Duration;
 
-use actix_web::web;
 use diesel::prelude::*;
 use keno_api::Refusal;
 use keno_core::{LockOut, PayoutTiers, SecretKind};
@@ -182,19 +181,4 @@ pub fn check_code(what: &str, text: &str, refusal: Refusal) -> DomainResult<Stri
             format!("a {what} is 1 to 16 letters, digits or dashes"),
         ))
     }
-}
-
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(sessions::sign_on)
-        .service(sessions::current)
-        .service(sessions::sign_off)
-        .service(people::list)
-        .service(people::add)
-        .service(people::disable_person)
-        .service(people::enable_person)
-        .service(people::reset_secret)
-        .service(terminals::list)
-        .service(terminals::register)
-        .service(terminals::rotate)
-        .service(overrides::grant);
 }

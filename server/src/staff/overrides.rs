@@ -8,23 +8,17 @@
 //! unspent. Both names enter the trail (`override_granted`, and the action's own entry names
 //! the approval), and the exceptions.
 
-use std::future::{ready, Ready};
-
-use actix_web::{post, web, FromRequest, HttpRequest, HttpResponse};
 use diesel::prelude::*;
-use keno_api::staff::{OverrideAction, OverrideGrant, OverrideRequest, OVERRIDE_HEADER};
+use keno_api::staff::{OverrideAction, OverrideGrant};
 use keno_api::Refusal;
-use keno_core::{NeedsSupervisor, OutAct, Part, ValueOut, Withheld};
+use keno_core::{NeedsSupervisor, OutAct, OutLimits, ValueOut, Withheld};
 
-use super::sessions::{prove, Place, Proved, Where};
 use super::{secret, StaffRow};
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
-use crate::auth::{token_hash, Principal, Role};
+use crate::auth::{token_hash, Principal};
 use crate::db::schema::overrides;
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 
 /// How long a grant is good for.
 const GRANT_MICROS: i64 = 120 * 1_000_000;
@@ -32,21 +26,6 @@ const GRANT_MICROS: i64 = 120 * 1_000_000;
 /// The grant a request carries in `X-Keno-Override`, if any.
 #[derive(Clone, Debug, Default)]
 pub struct OverrideHeader(pub Option<String>);
-
-impl FromRequest for OverrideHeader {
-    type Error = actix_web::Error;
-    type Future = Ready<Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let carried = req
-            .headers()
-            .get(OVERRIDE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty());
-        ready(Ok(OverrideHeader(carried)))
-    }
-}
 
 /// The supervisor who approved an action, for the action's own record.
 #[derive(Clone, Debug)]
@@ -69,7 +48,7 @@ impl Approval {
 /// are checked on the route).
 #[allow(clippy::too_many_arguments)]
 pub fn admit(
-    state: &AppState,
+    limits: OutLimits,
     conn: &mut DbConnection,
     principal: &Principal,
     carried: &OverrideHeader,
@@ -81,7 +60,6 @@ pub fn admit(
     let Some(office) = super::office(principal.role) else {
         return Ok(None);
     };
-    let limits = state.settings.staff.out_limits();
     let out = ValueOut {
         act: out_act(action),
         office,
@@ -161,78 +139,7 @@ fn spend(
     }
 }
 
-/// A supervisor, signing on at the writer's counter, approves one action on one ticket.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    request_body = OverrideRequest,
-    responses(
-        (status = 201, body = OverrideGrant),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `invalid_request`"),
-        (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`: the supervisor's password or code"),
-        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: the person signing is not a supervisor; `same_person`: the supervisor is the writer (by name, under whichever staff ID)"),
-        (status = 404, body = crate::error::ErrorBody),
-        (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`")
-    )
-)]
-#[post("/api/v1/overrides", wrap = "Require(&[Role::Writer])")]
-pub async fn grant(
-    state: web::Data<AppState>,
-    guard: web::Data<super::guard::SignOnGuard>,
-    req: HttpRequest,
-    principal: Principal,
-    body: web::Json<OverrideRequest>,
-) -> ApiResult<HttpResponse> {
-    // Admitted before anything is read, as a sign-on is (the supervisor signs on here).
-    let admitted = guard.admit_or_wait().await?;
-    let body = body.into_inner();
-    let reason = crate::reason::reason(&body.reason)?;
-    let serial = body.serial.trim().to_string();
-    let looked_up = serial.clone();
-    let action = body.action;
-    let exists = crate::store::read(&state.store, move |conn| {
-        Ok(match action {
-            OverrideAction::CashOut => crate::vouchers::find(conn, &looked_up)?.is_some(),
-            _ => crate::tickets::find(conn, &looked_up)?.is_some(),
-        })
-    })
-    .await?;
-    if !exists {
-        return Err(Failure::not_found(match action {
-            OverrideAction::CashOut => "voucher",
-            _ => "ticket",
-        })
-        .into());
-    }
-    // The supervisor's failures count at the writer's terminal, where they were tried.
-    let at = match principal.site.clone().zip(principal.terminal.clone()) {
-        Some((site, terminal)) => Where::Terminal(Place { site, terminal }),
-        None => Where::Address(crate::rate_limit::client_key(
-            &req,
-            state.trust_forwarded_for,
-        )),
-    };
-    let supervisor = match prove(&state, (&guard, &admitted), body.supervisor, at).await? {
-        Proved::Person(row) => row,
-        Proved::Refused(refusal) => return Err(refusal.into()),
-    };
-    if supervisor.role()? != Role::Supervisor {
-        return Err(Failure::forbidden("only a supervisor approves at the counter").into());
-    }
-    // Never to oneself, under whichever of one's staff IDs (issue 31).
-    keno_core::two_people(
-        (Part::WriterAtTheCounter, &principal.name),
-        (Part::GrantsTheOverride, &supervisor.name),
-    )
-    .map_err(|e| Failure::refuse(Refusal::SamePerson, e.to_string()))?;
-    let granted = crate::store::write(&state.store, None, move |conn| {
-        record(conn, &principal, &supervisor, action, &serial, &reason)
-    })
-    .await?;
-    Ok(HttpResponse::Created().json(granted))
-}
-
-fn record(
+pub fn record(
     conn: &mut DbConnection,
     writer: &Principal,
     supervisor: &StaffRow,
@@ -284,7 +191,8 @@ fn record(
 /// A writer at the counter: who, with the approval the request carries.
 #[derive(Clone, Copy)]
 pub struct AtCounter<'a> {
-    pub state: &'a AppState,
+    /// What a writer hands out alone, and whether only with a shift open.
+    pub limits: OutLimits,
     pub principal: &'a Principal,
     pub carried: &'a OverrideHeader,
 }
@@ -299,14 +207,14 @@ impl AtCounter<'_> {
         (serial, site): (&str, &str),
         due: impl FnOnce(&mut DbConnection) -> DomainResult<(u64, T)>,
     ) -> DomainResult<(Option<Approval>, T)> {
-        let (state, principal, carried) = (self.state, self.principal, self.carried);
+        let (limits, principal, carried) = (self.limits, self.principal, self.carried);
         let pay = OverrideAction::Pay;
-        let first = admit(state, conn, principal, carried, pay, serial, site, None)?;
+        let first = admit(limits, conn, principal, carried, pay, serial, site, None)?;
         let (total, value) = due(conn)?;
         let approval = match first {
             Some(given) => Some(given),
             None => admit(
-                state,
+                limits,
                 conn,
                 principal,
                 carried,

@@ -18,7 +18,7 @@ use crate::auth::{Principal, Role};
 use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::request_ids::{self, Act, Once, RequestIdHeader};
+use crate::request_ids::{Act, Once, RequestIdHeader};
 use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
 use keno_api::staff::OverrideAction;
@@ -52,7 +52,7 @@ pub async fn cancel(
 ) -> ApiResult<web::Json<Cancellation>> {
     let serial = serial.into_inner();
     let once = Once::new(request_id, &principal.id, Act::Cancel, &serial, &())?;
-    let result = request_ids::once(&state, once, None, move |state, conn| {
+    let result = crate::state::once(&state, once, None, move |state, conn| {
         cancel_in(state, conn, &serial, &principal, &carried)
     })
     .await?;
@@ -69,7 +69,7 @@ fn cancel_in(
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
     // Another site's ticket: only with a supervisor's approval given now.
     let approval = admit(
-        state,
+        state.settings.staff.out_limits(),
         conn,
         principal,
         carried,
@@ -81,7 +81,7 @@ fn cancel_in(
     let by = principal.id.as_str();
     // The Keno Day started most recently: outside the hours it is still the one just ended, so
     // a game left open past the end of gaming can still be cancelled until its draw.
-    let today = crate::vouchers::today(state)?;
+    let today = state.settings.hours.today()?;
     // Rule 8: the core decides what is cancelled and refunded.
     let c = keno_core::cancellation(&facts(state, conn, &t, today)?, today)?;
     let (from, last) = (c.from_game as i64, c.to_game as i64);

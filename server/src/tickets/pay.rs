@@ -7,21 +7,16 @@
 //! also be paid as a voucher (`vouchers::issue`) or tendered for a sale (`tickets::tender`):
 //! the same `facts`, `keno_core::payable` and `mark_paid`.
 
-use actix_web::{post, web};
 use diesel::prelude::*;
 
 use super::{find, TicketRow};
 use crate::audit::log::Entry;
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::{
     games, payment_parts, ticket_refunds, ticket_results, tickets, way_results,
 };
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::request_ids::{self, Act, Once, RequestIdHeader};
-use crate::staff::overrides::{Approval, AtCounter, OverrideHeader};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::staff::overrides::{Approval, AtCounter};
 use keno_api::staff::PayRequest;
 use keno_core::{
     GamePrize, GameState, KenoDay, MajorPrizesBy, PayMethod, PayPart, PayRefusal, Payable,
@@ -30,81 +25,17 @@ use keno_core::{
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::tickets::{Payment, PaymentPart};
 
-/// How the payer pays: the major prizes by cheque (the default) or in cash (rule 12.2).
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-pub struct PayOptions {
-    /// cheque (default) or cash
-    #[param(value_type = Option<String>)]
-    pub major_prizes: Option<MajorPrizesBy>,
-}
-
-/// Pays what the ticket won, once.
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    params(("serial" = String, Path), PayOptions,
-           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides): another site's ticket, or above the writer's payout limit"),
-           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first payment, never paid twice; the same id with another request is refused (`request_id_reused`)")),
-    request_body(content = Option<PayRequest>, description = "a hand-pay's claimant and ID: required with a major prize"),
-    responses(
-        (status = 200, body = Payment),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `already_paid` (saying when, how and by whom), `not_settled`, `no_prize`, `cancelled`, `request_id_reused`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`hand_pay_required`: a major prize needs the claimant's name and ID (and a cheque's number); `invalid_request_id`"),
-        (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `approval_required`, `invalid_override`: a supervisor's approval is needed"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/tickets/{serial}/pay", wrap = "Require(&[Role::Writer])")]
-pub async fn pay(
-    state: web::Data<AppState>,
-    principal: Principal,
-    carried: OverrideHeader,
-    request_id: RequestIdHeader,
-    serial: web::Path<String>,
-    options: web::Query<PayOptions>,
-    body: web::Bytes,
-) -> ApiResult<web::Json<Payment>> {
-    let serial = serial.into_inner();
-    let majors = options.major_prizes.unwrap_or_default();
-    let request = super::hand_pay::body(&body)?;
-    let asked = serde_json::json!({ "major_prizes": majors, "body": request });
-    let once = Once::new(request_id, &principal.id, Act::Pay, &serial, &asked)?;
-    let payment = request_ids::once(&state, once, Some("payment"), move |state, conn| {
-        let today = crate::vouchers::today(state)?;
-        let who = Payer {
-            principal: &principal,
-            carried: &carried,
-            request: &request,
-        };
-        pay_in(state, conn, &serial, who, (today, majors))
-    })
-    .await?;
-    Ok(web::Json(payment))
-}
-
-/// Who pays, the approval they carry, and the hand-pay they give.
-struct Payer<'a> {
-    principal: &'a Principal,
-    carried: &'a OverrideHeader,
-    request: &'a PayRequest,
-}
-
-fn pay_in(
-    state: &AppState,
+/// Pays what ticket `serial` won, once, to the writer at the counter (rules 11.5, 12.2):
+/// `request` is the hand-pay's claimant, `today` the Keno Day, `majors` how major prizes go.
+pub fn pay(
     conn: &mut DbConnection,
     serial: &str,
-    who: Payer<'_>,
+    (counter, request): (AtCounter<'_>, &PayRequest),
     (today, majors): (KenoDay, MajorPrizesBy),
 ) -> DomainResult<Payment> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
     // Rules 11.5, 12.2, 13.1: the core decides what is paid, and in what parts; another
     // site's ticket, or more than a writer pays alone, needs a supervisor's approval.
-    let counter = AtCounter {
-        state,
-        principal: who.principal,
-        carried: who.carried,
-    };
     let (approval, due) = counter.admit_payment(conn, (&t.serial, &t.site), |conn| {
         let due = keno_core::payable(&facts(conn, &t)?, today).map_err(|e| match e {
             PayRefusal::AlreadyPaid => already_paid(conn, &t),
@@ -120,7 +51,7 @@ fn pay_in(
         &t.serial,
         due.major,
         by_cheque,
-        who.request.hand_pay.as_ref(),
+        request.hand_pay.as_ref(),
         &approval,
     )?;
     let entry = mark_paid(
@@ -128,7 +59,7 @@ fn pay_in(
         &t,
         due.total_cents,
         method,
-        &who.principal.id,
+        &counter.principal.id,
         serde_json::json!({
             "parts": parts_json(&parts), "hand_pay": hand_pay,
             "approved_by": Approval::payload(&approval),

@@ -285,7 +285,7 @@ pub async fn quote(
         let s = state.clone();
         crate::state::read(&s, move |s, conn| -> DomainResult<SalePayment> {
             tender::quoted_at_own_site(conn, &principal, &tenders)?;
-            let today = crate::vouchers::today(s)?;
+            let today = s.settings.hours.today()?;
             let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;
             Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
         })

@@ -534,7 +534,7 @@ pub async fn admit_tendered(
         match needing.as_slice() {
             [] => Ok(()),
             [(serial, site, amount)] => crate::staff::overrides::admit(
-                state,
+                state.settings.staff.out_limits(),
                 conn,
                 &principal,
                 &carried,
@@ -561,7 +561,7 @@ fn needing_approval(
     principal: &crate::auth::Principal,
     serials: &[String],
 ) -> DomainResult<Vec<(String, String, Option<u64>)>> {
-    let today = crate::vouchers::today(state)?;
+    let today = state.settings.hours.today()?;
     let mut needing = Vec::new();
     for serial in serials {
         let Some(t) = super::find(conn, serial)? else {

@@ -45,7 +45,7 @@ pub fn detail(
 
     let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
     let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
-    let today = crate::vouchers::today(app)?;
+    let today = app.settings.hours.today()?;
     let payable = keno_core::payable(&super::pay::facts(conn, t)?, today);
     let (payable_cents, cheque, not_payable) = match &payable {
         Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
@@ -296,7 +296,7 @@ pub async fn get_ticket(
         let (serial, site) = (d.ticket.serial.clone(), d.ticket.site.clone());
         crate::state::write(&state, None, move |state, conn| {
             admit(
-                state,
+                state.settings.staff.out_limits(),
                 conn,
                 &principal,
                 &carried,

@@ -7,14 +7,14 @@
 use actix_web::{post, web};
 use diesel::prelude::*;
 
-use super::{at_a_terminal, check_code, lock, today, view, VoucherRow, VoucherStatus};
+use super::{at_a_terminal, check_code, lock, view, VoucherRow, VoucherStatus};
 use crate::audit::log::Entry;
 use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::request_ids::{self, Act, Once, RequestIdHeader};
+use crate::request_ids::{Act, Once, RequestIdHeader};
 use crate::staff::overrides::{admit, Approval, OverrideHeader};
 use crate::state::AppState;
 use keno_api::staff::OverrideAction;
@@ -48,12 +48,12 @@ pub async fn cash_out(
     let code = code.into_inner();
     check_code(&code)?;
     let once = Once::new(request_id, &principal.id, Act::CashOut, &code, &())?;
-    let paid = request_ids::once(
+    let paid = crate::state::once(
         &state,
         once,
         None,
         move |state, conn| -> DomainResult<CashOut> {
-            let today = today(state)?;
+            let today = state.settings.hours.today()?;
             let v = lock(conn, &[code.as_str()])?
                 .pop()
                 .ok_or_else(|| Failure::not_found("voucher"))?;
@@ -63,7 +63,7 @@ pub async fn cash_out(
             // Issue 31: the one rule of value going out, as for a ticket's payment: another
             // site's voucher, or more than the writer's payout limit, needs a supervisor now.
             let approval = admit(
-                state,
+                state.settings.staff.out_limits(),
                 conn,
                 &principal,
                 &carried,

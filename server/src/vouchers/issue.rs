@@ -11,9 +11,7 @@
 use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
 
-use super::{
-    new_code, today, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS,
-};
+use super::{new_code, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS};
 use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::vouchers;
@@ -61,7 +59,7 @@ pub async fn issue(
         return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
     }
     let what = What::of(request.amount_cents, request.ticket.clone())?;
-    let today = today(&state)?;
+    let today = state.settings.hours.today()?;
     // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
     let mut attempt = 0;
     let (created, row) = loop {
@@ -71,7 +69,7 @@ pub async fn issue(
         let (c, h) = (carried.clone(), request.hand_pay.clone());
         let result = crate::state::write(&state, None, move |state, conn| {
             let at = AtCounter {
-                state,
+                limits: state.settings.staff.out_limits(),
                 principal: &p,
                 carried: &c,
             };
@@ -154,7 +152,7 @@ fn issue_in(
     let mut entries = Vec::new();
     let (source, ticket, amount) = match what {
         What::Deposit(amount) => {
-            let rule = counter.at.state.settings.staff.shift;
+            let rule = counter.at.limits.shift;
             crate::shifts::taking_in(conn, principal, rule)?;
             ("deposit", None, *amount)
         }

@@ -2,7 +2,7 @@
 
 use actix_web::{get, web};
 
-use super::{check_code, find, today, view, Voucher};
+use super::{check_code, find, view, Voucher};
 use crate::auth::http::Require;
 use crate::auth::Role;
 use crate::error::{ApiResult, DomainResult, Failure};
@@ -32,7 +32,7 @@ pub async fn get_voucher(
     check_code(&code)?;
     let voucher = crate::state::read(&state, move |state, conn| -> DomainResult<Voucher> {
         let v = find(conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
-        view(conn, &v, today(state)?)
+        view(conn, &v, state.settings.hours.today()?)
     })
     .await?;
     Ok(web::Json(voucher))

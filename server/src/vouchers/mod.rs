@@ -23,7 +23,6 @@ use crate::audit::log::Entry;
 use crate::db::schema::{sale_tenders, vouchers};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::state::AppState;
 use crate::store::hold::held;
 use keno_api::Refusal;
 use keno_core::{terminal_deadline, KenoDay};
@@ -197,12 +196,6 @@ pub fn valid_until(v: &VoucherRow) -> DomainResult<KenoDay> {
 pub fn at_a_terminal(v: &VoucherRow, today: KenoDay) -> DomainResult<()> {
     keno_core::at_a_terminal(valid_until(v)?, today)
         .map_err(|e| Failure::from(e).about(format_args!("voucher {}", v.code)))
-}
-
-/// The Keno Day now: the one started most recently.
-pub fn today(state: &AppState) -> DomainResult<KenoDay> {
-    let now = crate::time::local_now();
-    crate::keno_day::from_date(state.settings.hours.latest_started_day(now))
 }
 
 pub fn find(conn: &mut DbConnection, code: &str) -> QueryResult<Option<VoucherRow>> {

@@ -1,0 +1,9 @@
+//! The HTTP layer's handlers, one file per domain module they serve (`routes/tickets/pay.rs`
+//! answers `POST /api/v1/tickets/{serial}/pay` by calling `tickets::pay`): they read the
+//! request, take what the domain needs of the app's state (the store, the settings in force),
+//! and hand the domain a connection and those settings. The domain never names actix or the
+//! state.
+
+pub mod extract;
+pub mod staff;
+pub mod tickets;
