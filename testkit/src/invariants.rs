@@ -41,10 +41,19 @@ pub fn check_all(
     sold: &[String],
     seen: &BTreeMap<i64, Vec<i64>>,
 ) -> Vec<Check> {
+    let mut checks = sold_once(db, sold);
+    let (drawn, twice) = drawn_once(db, seen);
+    checks.push(drawn);
+    checks.push(paid_once(db, &twice));
+    checks.push(money_per_game(db));
+    checks.push(verified(db, server_bin));
+    checks
+}
+
+/// No committed ticket lost, none sold twice for one request.
+fn sold_once(db: &Session, sold: &[String]) -> Vec<Check> {
     let query = |sql: &str| db.i64(sql);
-    let text = |sql: &str| db.text(sql);
     let mut checks = Vec::new();
-    // No committed ticket lost, none sold twice for one request.
     let missing = if sold.is_empty() {
         0
     } else {
@@ -73,7 +82,14 @@ pub fn check_all(
     checks.push(check("no request sold twice", doubled == 0, || {
         format!("{doubled} requests with two tickets")
     }));
-    // Each game drawn once, with one set of numbers.
+    checks
+}
+
+/// Each game drawn once, with one set of numbers; also the kinds of the trail entered twice
+/// for one subject (a payment among them is the next check's).
+fn drawn_once(db: &Session, seen: &BTreeMap<i64, Vec<i64>>) -> (Check, Vec<String>) {
+    let query = |sql: &str| db.i64(sql);
+    let text = |sql: &str| db.text(sql);
     let bad_draws = query(
         "SELECT COUNT(*) AS n FROM (SELECT game FROM drawn_numbers GROUP BY game \
          HAVING COUNT(*) <> COUNT(DISTINCT number) OR MAX(position) <> COUNT(*)) d",
@@ -110,29 +126,42 @@ pub fn check_all(
             changed.push(format!("game {game}: {before:?} shown, {after:?} recorded"));
         }
     }
-    checks.push(check(
+    let drawn = check(
         "no game drawn twice or with different numbers",
-        bad_draws == 0 && short == 0 && twice.is_empty() && positions_twice == 0 && changed.is_empty(),
+        bad_draws == 0
+            && short == 0
+            && twice.is_empty()
+            && positions_twice == 0
+            && changed.is_empty(),
         || {
             format!(
                 "{bad_draws} games with repeated or skipped positions, {short} drawn games \
                  without 20 numbers, {positions_twice} positions drawn twice, {twice:?}, {changed:?}"
             )
         },
-    ));
-    // Paid once, and what it won.
-    let wrong_pay = query(
+    );
+    (drawn, twice)
+}
+
+/// Paid once, and what it won.
+fn paid_once(db: &Session, twice: &[String]) -> Check {
+    let wrong_pay = db.i64(
         "SELECT COUNT(*) AS n FROM tickets t WHERE t.paid_at IS NOT NULL AND t.paid_cents <> \
          (SELECT COALESCE(SUM(prize_cents), 0) FROM ticket_results r WHERE r.serial = t.serial)",
     );
-    checks.push(check(
+    check(
         "no ticket paid twice or other than its prizes",
         wrong_pay == 0 && !twice.iter().any(|t| t.starts_with("ticket_paid")),
         || format!("{wrong_pay} tickets paid other than their prizes"),
-    ));
-    // Money per settled game: the settlement's total is its tickets' prizes and refunds are
-    // their games'; what is left of the stakes is the house's result, printed (stakes =
-    // refunds + prizes + house holds by that definition: what can fail is the two checks).
+    )
+}
+
+/// Money per settled game: the settlement's total is its tickets' prizes and refunds are
+/// their games'; what is left of the stakes is the house's result, printed (stakes =
+/// refunds + prizes + house holds by that definition: what can fail is the two checks).
+fn money_per_game(db: &Session) -> Check {
+    let query = |sql: &str| db.i64(sql);
+    let text = |sql: &str| db.text(sql);
     let games: Vec<i64> = text(
         "SELECT COALESCE(string_agg(number::text, ','), '') AS s FROM games \
          WHERE state = 'settled'",
@@ -176,22 +205,26 @@ pub fn check_all(
          OR t.refund_cents > t.total_cents",
     );
     let house = stakes_all - refunds_all - prizes_all;
-    checks.push(check(
+    let accounted = check(
         "money accounted per game (its settlement total is its tickets' prizes; a refund is its games' refunds)",
         unbalanced.is_empty() && refunds_off == 0,
         || format!("{unbalanced:?}; {refunds_off} tickets whose refund is not their games'"),
-    ));
+    );
     println!(
         "money over {} settled games: stakes {stakes_all} = refunds {refunds_all} + prizes \
          {prizes_all} + house {house} (cents)",
         games.len()
     );
-    // Every settled ticket settled again from the record; the audit trail unbroken.
+    accounted
+}
+
+/// Every settled ticket settled again from the record; the audit trail unbroken.
+fn verified(db: &Session, server_bin: &Path) -> Check {
     let out = Command::new(server_bin)
         .args(["audit", "verify", "--database-url", db.url()])
         .output()
         .expect("keno-server audit verify runs");
-    checks.push(check(
+    check(
         "every settled ticket's prizes equal a recomputation (audit verify)",
         out.status.success(),
         || {
@@ -201,6 +234,5 @@ pub fn check_all(
                 String::from_utf8_lossy(&out.stderr)
             )
         },
-    ));
-    checks
+    )
 }

@@ -295,11 +295,17 @@ fn schedules(
             }
         }
     }
+    let plays_as = plays_as(file, &table, p);
+    (table, plays_as)
+}
 
+/// What each schedule's spots play as, once `same_as` links are followed (rule 18.1: the
+/// standard schedule covers 1 to 15 spots).
+fn plays_as(file: &RuleSetFile, table: &PrizeTable, p: &mut Problems) -> PlaysAs {
     let mut plays_as: PlaysAs = [[None; MAX_SPOTS as usize + 1]; 5];
     for id in ScheduleId::ALL {
         for spots in 1..=MAX_SPOTS {
-            plays_as[id.index()][spots as usize] = resolve(file, &table, id, spots, p);
+            plays_as[id.index()][spots as usize] = resolve(file, table, id, spots, p);
         }
     }
     for id in ScheduleId::ALL {
@@ -323,7 +329,7 @@ fn schedules(
             p.add(format!("schedules.standard: no prizes for {spots} spots; the standard schedule covers 1 to 15 spots (rule 18.1)"));
         }
     }
-    (table, plays_as)
+    plays_as
 }
 
 fn check_links(

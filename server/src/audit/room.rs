@@ -91,6 +91,26 @@ fn unknown_failures(p: &Value) -> String {
     )
 }
 
+/// A failed sign-on, as the room's acts tell it.
+fn sign_on_failed(
+    subject: &str,
+    place: &str,
+    p: &Value,
+    people: &People,
+) -> (ExceptionKind, String, String, String) {
+    let locked = if p["locked_until"].is_i64() {
+        "; the ID is now locked"
+    } else {
+        ""
+    };
+    (
+        ExceptionKind::SignOn,
+        format!("sign-on failed for staff ID {subject}{place}{locked}"),
+        people.who(Some(subject)),
+        "a wrong or unknown staff ID, PIN, password or code".to_string(),
+    )
+}
+
 fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people: &People) -> Act {
     let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
     let who = || by.map_or_else(|| text("by"), |id| people.who(Some(id)));
@@ -114,19 +134,7 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
         };
     }
     let (kind, what, who, why) = match kind {
-        "sign_on_failed" => {
-            let locked = if p["locked_until"].is_i64() {
-                "; the ID is now locked"
-            } else {
-                ""
-            };
-            (
-                ExceptionKind::SignOn,
-                format!("sign-on failed for staff ID {subject}{place}{locked}"),
-                people.who(Some(&subject)),
-                "a wrong or unknown staff ID, PIN, password or code".to_string(),
-            )
-        }
+        "sign_on_failed" => sign_on_failed(&subject, &place, p, people),
         "sign_on_unknown_failures" => (
             ExceptionKind::SignOn,
             unknown_failures(p),

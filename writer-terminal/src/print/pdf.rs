@@ -7,7 +7,7 @@ use printpdf::{
 };
 
 use super::itf;
-use crate::receipt::Line;
+use crate::receipt::{Line, Span};
 
 const WIDTH_MM: f32 = 80.0;
 const MARGIN_MM: f32 = 4.0;
@@ -31,84 +31,91 @@ fn page(lines: &[Line]) -> PdfPage {
     let mut ops = Vec::new();
     // From the top: PDF coordinates start at the bottom left.
     let mut y = Mm(height_mm - MARGIN_MM).into_pt().0;
-    let black = Color::Rgb(Rgb {
-        r: 0.0,
-        g: 0.0,
-        b: 0.0,
-        icc_profile: None,
-    });
-    let white = Color::Rgb(Rgb {
-        r: 1.0,
-        g: 1.0,
-        b: 1.0,
-        icc_profile: None,
-    });
-    let left = Mm(MARGIN_MM).into_pt().0;
-    // Courier's advance is 0.6 em.
-    let char_pt = FONT_PT * 0.6;
     for line in lines {
         match line {
             Line::Text(spans) => {
                 y -= LINE_PT;
-                let mut x = left;
-                for span in spans {
-                    let width = char_pt * span.text.chars().count() as f32;
-                    if span.reverse {
-                        ops.push(Op::SetFillColor { col: black.clone() });
-                        ops.push(Op::DrawRectangle {
-                            rectangle: filled(x, y - 2.0, width, LINE_PT),
-                        });
-                    }
-                    ops.push(Op::SetFillColor {
-                        col: if span.reverse {
-                            white.clone()
-                        } else {
-                            black.clone()
-                        },
-                    });
-                    ops.push(Op::StartTextSection);
-                    ops.push(Op::SetTextCursor {
-                        pos: Point { x: Pt(x), y: Pt(y) },
-                    });
-                    let font = if span.bold || span.reverse {
-                        BuiltinFont::CourierBold
-                    } else {
-                        BuiltinFont::Courier
-                    };
-                    ops.push(Op::SetFont {
-                        font: PdfFontHandle::Builtin(font),
-                        size: Pt(FONT_PT),
-                    });
-                    ops.push(Op::ShowText {
-                        items: vec![TextItem::Text(span.text.clone())],
-                    });
-                    ops.push(Op::EndTextSection);
-                    x += width;
-                }
+                text_line(&mut ops, spans, y);
             }
             Line::Barcode(digits) => {
                 let Some(modules) = itf::modules(digits) else {
                     continue;
                 };
-                let units: f32 = modules.iter().map(|&m| f32::from(m)).sum();
-                let narrow = (Mm(WIDTH_MM - 2.0 * MARGIN_MM).into_pt().0) / units;
-                let height = Mm(BARCODE_MM).into_pt().0;
-                y -= height + 4.0;
-                let mut x = left;
-                ops.push(Op::SetFillColor { col: black.clone() });
-                for (i, &m) in modules.iter().enumerate() {
-                    let w = narrow * f32::from(m);
-                    if i % 2 == 0 {
-                        ops.push(Op::DrawRectangle {
-                            rectangle: filled(x, y, w, height),
-                        });
-                    }
-                    x += w;
-                }
+                y -= Mm(BARCODE_MM).into_pt().0 + 4.0;
+                barcode(&mut ops, &modules, y);
             }
         }
     }
     PdfPage::new(Mm(WIDTH_MM), Mm(height_mm), ops)
+}
+
+fn rgb(level: f32) -> Color {
+    Color::Rgb(Rgb {
+        r: level,
+        g: level,
+        b: level,
+        icc_profile: None,
+    })
+}
+
+/// One line of text with its baseline at `y`: a reversed span is white on a black box.
+fn text_line(ops: &mut Vec<Op>, spans: &[Span], y: f32) {
+    let (black, white) = (rgb(0.0), rgb(1.0));
+    let mut x = Mm(MARGIN_MM).into_pt().0;
+    // Courier's advance is 0.6 em.
+    let char_pt = FONT_PT * 0.6;
+    for span in spans {
+        let width = char_pt * span.text.chars().count() as f32;
+        if span.reverse {
+            ops.push(Op::SetFillColor { col: black.clone() });
+            ops.push(Op::DrawRectangle {
+                rectangle: filled(x, y - 2.0, width, LINE_PT),
+            });
+        }
+        ops.push(Op::SetFillColor {
+            col: if span.reverse {
+                white.clone()
+            } else {
+                black.clone()
+            },
+        });
+        ops.push(Op::StartTextSection);
+        ops.push(Op::SetTextCursor {
+            pos: Point { x: Pt(x), y: Pt(y) },
+        });
+        let font = if span.bold || span.reverse {
+            BuiltinFont::CourierBold
+        } else {
+            BuiltinFont::Courier
+        };
+        ops.push(Op::SetFont {
+            font: PdfFontHandle::Builtin(font),
+            size: Pt(FONT_PT),
+        });
+        ops.push(Op::ShowText {
+            items: vec![TextItem::Text(span.text.clone())],
+        });
+        ops.push(Op::EndTextSection);
+        x += width;
+    }
+}
+
+/// An ITF barcode across the slip's width, its foot at `y`: the bars are the even modules.
+fn barcode(ops: &mut Vec<Op>, modules: &[u8], y: f32) {
+    let units: f32 = modules.iter().map(|&m| f32::from(m)).sum();
+    let narrow = (Mm(WIDTH_MM - 2.0 * MARGIN_MM).into_pt().0) / units;
+    let height = Mm(BARCODE_MM).into_pt().0;
+    let mut x = Mm(MARGIN_MM).into_pt().0;
+    ops.push(Op::SetFillColor { col: rgb(0.0) });
+    for (i, &m) in modules.iter().enumerate() {
+        let w = narrow * f32::from(m);
+        if i % 2 == 0 {
+            ops.push(Op::DrawRectangle {
+                rectangle: filled(x, y, w, height),
+            });
+        }
+        x += w;
+    }
 }
 
 /// A rectangle painted with the fill colour (a bare rectangle is only a path).
