@@ -816,6 +816,23 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
         "{text}"
     );
 
+    // Issue 32: a checkpoint whose signed heads do not read is a difference, never skipped.
+    let unreadable = dir.path().join("unreadable.jsonl");
+    let mut garbled = lines.clone();
+    let mut last: Value = serde_json::from_str(garbled.last().unwrap()).unwrap();
+    last["heads"] = json!("not heads");
+    *garbled.last_mut().unwrap() = last.to_string();
+    std::fs::write(&unreadable, garbled.join("\n") + "\n").unwrap();
+    let (code, text) = verify_signed(&db, &key, &unreadable);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "checkpoint {} names the chains' heads in a form no server writes",
+            last["n"]
+        )),
+        "{text}"
+    );
+
     // A file read just before the server appended its newest checkpoint: not yet a
     // difference, said as such (the server appends right after the commit).
     let behind = dir.path().join("behind.jsonl");

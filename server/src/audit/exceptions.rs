@@ -346,7 +346,7 @@ fn cancellations(
             format!("games {from}-{}", c.last_game)
         };
         let cancellation = exception(
-            c.cancelled_at.unwrap_or_default(),
+            c.cancelled_at,
             ExceptionKind::Cancellation,
             format!(
                 "ticket {} (sold Keno Day {}, site {} terminal {}, {}) cancelled: {what}; refund {}",
@@ -373,7 +373,7 @@ fn late_payments(
     found: &mut Vec<Found>,
 ) -> anyhow::Result<()> {
     queries::for_each_payment(conn, window, |p| {
-        let Some(at) = p.paid_at else { return Ok(()) };
+        let at = p.paid_at;
         let paid_day = days.day_of(at);
         let Ok(payable) = source::parse_day(&p.payable_day) else {
             return Ok(());
@@ -571,7 +571,7 @@ fn devices_returned(
     type Row = (
         String,
         i64,
-        Option<i64>,
+        i64,
         Option<String>,
         Option<String>,
         Option<String>,
@@ -585,7 +585,8 @@ fn devices_returned(
         .select((
             device_holds::device_id,
             device_holds::fault_id,
-            device_holds::returned_at,
+            // In the window, so never null.
+            device_holds::returned_at.assume_not_null(),
             device_holds::supervisor_id,
             device_holds::supervisor_note,
             device_holds::inspector_id,
@@ -596,7 +597,7 @@ fn devices_returned(
     for (device, fault, returned_at, supervisor, s_note, inspector, i_note, game) in rows {
         found.push(
             exception(
-                returned_at.unwrap_or_default(),
+                returned_at,
                 ExceptionKind::DeviceReturned,
                 format!(
                     "device {} returned to service after fault #{fault} in game {game} (rule 10.4)",

@@ -506,10 +506,7 @@ fn payments<W: Write>(
         };
         let (cash, cheque) = (part("cash"), part("cheque"));
         let hand = hand_pays.get(&p.serial);
-        let paid_day = p
-            .paid_at
-            .map(|at| source::day_text(days.day_of(at)))
-            .unwrap_or_default();
+        let paid_day = source::day_text(days.day_of(p.paid_at));
         table.row(vec![
             p.serial.into(),
             p.keno_day.into(),
@@ -519,7 +516,7 @@ fn payments<W: Write>(
             p.first_game.into(),
             p.last_played_game.into(),
             p.payable_day.clone().into(),
-            time(p.paid_at),
+            time(Some(p.paid_at)),
             paid_day.clone().into(),
             (paid_day > p.payable_day).into(),
             p.paid_cents.into(),

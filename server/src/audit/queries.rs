@@ -210,7 +210,7 @@ pub struct Payment {
     /// The last game it played (its last game, or the one before its cancelled games).
     pub last_played_game: i64,
     pub paid_cents: i64,
-    pub paid_at: Option<i64>,
+    pub paid_at: i64,
     pub paid_by: Option<String>,
     pub pay_method: Option<String>,
     /// The Keno Day of its last played game: it can be paid from then on.
@@ -241,7 +241,8 @@ pub fn for_each_payment(
                 tickets::first_game,
                 games::number,
                 tickets::paid_cents,
-                tickets::paid_at,
+                // In the window, so never null.
+                tickets::paid_at.assume_not_null(),
                 tickets::paid_by,
                 tickets::pay_method,
                 games::keno_day,
@@ -266,7 +267,7 @@ pub struct Cancellation {
     pub cancelled_from_game: Option<i64>,
     pub refund_cents: i64,
     pub total_cents: i64,
-    pub cancelled_at: Option<i64>,
+    pub cancelled_at: i64,
     pub cancelled_by: Option<String>,
 }
 
@@ -290,7 +291,8 @@ pub fn cancellations(
             tickets::cancelled_from_game,
             tickets::refund_cents,
             tickets::total_cents,
-            tickets::cancelled_at,
+            // In the window, so never null.
+            tickets::cancelled_at.assume_not_null(),
             tickets::cancelled_by,
         ))
         .load(conn)

@@ -156,12 +156,18 @@ impl Daily {
         };
         queries::for_each_payment(conn, range.window, |p| {
             payments.all.add(p.paid_cents);
+            let method = p.pay_method.clone().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "ticket {}: paid, with no method of payment stored",
+                    p.serial
+                )
+            })?;
             payments
                 .by_method
-                .entry(p.pay_method.clone().unwrap_or_default())
+                .entry(method)
                 .or_default()
                 .add(p.paid_cents);
-            if p.paid_at.map(|at| source::day_text(days.day_of(at))) > Some(p.payable_day.clone()) {
+            if source::day_text(days.day_of(p.paid_at)) > p.payable_day {
                 payments.late.push(p);
             }
             Ok(())
@@ -428,7 +434,7 @@ impl Daily {
             let from = c.cancelled_from_game.unwrap_or(c.first_game);
             out.text(format!(
                 "{:<19} {:<20} {:<9} {:<5} {:<11} {:>9} {:>10}  {}",
-                c.cancelled_at.map(source::when).unwrap_or_default(),
+                source::when(c.cancelled_at),
                 c.serial,
                 format!("{}/{}", c.site, c.terminal),
                 if c.status == TicketStatus::Cancelled {
@@ -488,7 +494,7 @@ impl Daily {
         for l in &p.late {
             out.text(format!(
                 "{:<19}  {:<20}  {:<10}  {:>8}  {:>12}  {:<6}  {}",
-                l.paid_at.map(source::when).unwrap_or_default(),
+                source::when(l.paid_at),
                 l.serial,
                 l.payable_day,
                 l.last_played_game,

@@ -28,7 +28,8 @@ pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
     stored
         .iter()
         .chain(filed)
-        .flat_map(|c| c.signed_heads().unwrap_or_default())
+        // Heads that do not read name no entry here; `in_the_trail` reports them.
+        .flat_map(|c| c.signed_heads().into_iter().flatten())
         .map(|h| h.seq)
         .collect()
 }

@@ -19,8 +19,9 @@ use crate::staff::{PrincipalKind, StaffRow};
 /// A person as the trail says they are.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Person {
-    pub name: String,
-    pub role: String,
+    /// `None` when the entry has none: it then differs from the table's.
+    pub name: Option<String>,
+    pub role: Option<String>,
     pub disabled: bool,
     pub secret_sha256: Option<String>,
     pub totp_sha256: Option<String>,
@@ -38,8 +39,8 @@ pub fn replay(
     let text = |k: &str| payload[k].as_str().map(str::to_string);
     if kind == "staff_added" {
         let person = Person {
-            name: text("name").unwrap_or_default(),
-            role: text("role").unwrap_or_default(),
+            name: text("name"),
+            role: text("role"),
             disabled: false,
             secret_sha256: text("secret_sha256"),
             totp_sha256: payload["totp_sha256"].as_str().map(str::to_string),
@@ -76,8 +77,8 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             continue;
         }
         let stored = Person {
-            name: row.name.clone(),
-            role: row.role.clone(),
+            name: Some(row.name.clone()),
+            role: Some(row.role.clone()),
             disabled: row.disabled,
             secret_sha256: row.secret_hash.as_deref().map(digest),
             totp_sha256: row.totp_secret.as_deref().map(digest),
