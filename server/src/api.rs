@@ -8,7 +8,7 @@ use utoipa::{Modify, OpenApi};
 use crate::limits_doc::RequestLimits;
 
 use crate::error::{ApiError, Failure};
-use crate::{events, games, jackpots, tickets};
+use crate::{events, games, jackpots};
 use keno_api::Refusal;
 
 #[derive(OpenApi)]
@@ -35,19 +35,19 @@ use keno_api::Refusal;
         crate::invalidation::invalidate,
         crate::invalidation::preview,
         crate::game_summary::summary,
-        tickets::sale::sell,
-        tickets::sale::quote,
+        crate::routes::tickets::sale::sell,
+        crate::routes::tickets::sale::quote,
         crate::auth::http::me,
-        tickets::view::get_ticket,
-        tickets::view::check,
-        tickets::story::story,
-        tickets::recent::recent,
-        tickets::void::void,
-        tickets::cancel::cancel,
+        crate::routes::tickets::view::get_ticket,
+        crate::routes::tickets::view::check,
+        crate::routes::tickets::story::story,
+        crate::routes::tickets::recent::recent,
+        crate::routes::tickets::void::void,
+        crate::routes::tickets::cancel::cancel,
         crate::routes::tickets::pay::pay,
-        crate::vouchers::issue::issue,
-        crate::vouchers::lookup::get_voucher,
-        crate::vouchers::cash::cash_out,
+        crate::routes::vouchers::issue::issue,
+        crate::routes::vouchers::lookup::get_voucher,
+        crate::routes::vouchers::cash::cash_out,
         jackpots::list,
         crate::bonus::create,
         crate::bonus::approve,
@@ -64,10 +64,10 @@ use keno_api::Refusal;
         crate::claims::unclaimed::move_unclaimed,
         crate::claims::unclaimed::movements,
         crate::schedules::list,
-        crate::set_bets::list,
-        crate::set_bets::get_set,
-        crate::set_bets::create,
-        crate::set_bets::retire,
+        crate::routes::set_bets::list,
+        crate::routes::set_bets::get_set,
+        crate::routes::set_bets::create,
+        crate::routes::set_bets::retire,
         crate::special3::list,
         crate::special3::record,
         crate::special3::withdraw,
@@ -306,19 +306,19 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
 }
 
 fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(tickets::sale::quote)
-        .service(tickets::sale::sell)
+    cfg.service(crate::routes::tickets::sale::quote)
+        .service(crate::routes::tickets::sale::sell)
         .service(crate::auth::http::me)
-        .service(tickets::view::check)
-        .service(tickets::void::void)
-        .service(tickets::view::get_ticket)
-        .service(tickets::story::story)
-        .service(tickets::recent::recent)
-        .service(tickets::cancel::cancel)
+        .service(crate::routes::tickets::view::check)
+        .service(crate::routes::tickets::void::void)
+        .service(crate::routes::tickets::view::get_ticket)
+        .service(crate::routes::tickets::story::story)
+        .service(crate::routes::tickets::recent::recent)
+        .service(crate::routes::tickets::cancel::cancel)
         .service(crate::routes::tickets::pay::pay)
-        .service(crate::vouchers::issue::issue)
-        .service(crate::vouchers::cash::cash_out)
-        .service(crate::vouchers::lookup::get_voucher);
+        .service(crate::routes::vouchers::issue::issue)
+        .service(crate::routes::vouchers::cash::cash_out)
+        .service(crate::routes::vouchers::lookup::get_voucher);
 }
 
 fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
@@ -343,10 +343,10 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
 /// of Keno (rule 16.2).
 fn catalogue_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(crate::schedules::list)
-        .service(crate::set_bets::list)
-        .service(crate::set_bets::create)
-        .service(crate::set_bets::get_set)
-        .service(crate::set_bets::retire)
+        .service(crate::routes::set_bets::list)
+        .service(crate::routes::set_bets::create)
+        .service(crate::routes::set_bets::get_set)
+        .service(crate::routes::set_bets::retire)
         .service(crate::special3::list)
         .service(crate::special3::record)
         .service(crate::special3::withdraw)

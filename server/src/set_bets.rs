@@ -13,24 +13,19 @@
 
 use std::collections::HashSet;
 
-use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
 use getrandom::SysRng;
 use keno_core::{Act, Bet, RuleSet, ScheduleId, SetMode, Standing};
 use rand_core::UnwrapErr;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 use crate::approvals::{self, approvable};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::set_bets;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 use crate::store::hold::held;
 use crate::tickets::ways_lines;
-use keno_api::events::{Event, SetBetsChanged};
 use keno_api::Refusal;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::set_bets::{SetBet, SetBetMode};
@@ -134,7 +129,7 @@ pub struct NewSetBet {
 }
 
 /// The set as the API shows it, with its ways under `rules`.
-fn set_bet(row: SetBetRow, rules: &RuleSet) -> DomainResult<SetBet> {
+pub fn set_bet(row: SetBetRow, rules: &RuleSet) -> DomainResult<SetBet> {
     let (groups, combine) = row.shape()?;
     // A set added under an earlier rule set may not plan under this one: it lists no ways.
     // (A fixed set draws nothing from the generator.)
@@ -179,111 +174,51 @@ pub fn hold_on_sale(conn: &mut DbConnection, ids: &[i64]) -> QueryResult<HashSet
     Ok(held.into_iter().collect())
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct ListQuery {
-    /// Also list retired sets.
-    #[serde(default)]
-    pub include_retired: bool,
-    /// At most this many sets (1 to 500, the default).
-    pub limit: Option<i64>,
-    /// Only sets numbered above this one: the next page, from the last set of a full one.
-    pub after: Option<i64>,
+/// A page of the catalogue, oldest first: `limit` sets numbered above `after`, those on sale
+/// only unless `all`.
+pub fn page(
+    conn: &mut DbConnection,
+    all: bool,
+    (after, limit): (i64, i64),
+) -> QueryResult<Vec<SetBetRow>> {
+    let mut q = set_bets::table
+        .filter(set_bets::id.gt(after))
+        .order(set_bets::id)
+        .limit(limit)
+        .select(SetBetRow::as_select())
+        .into_boxed();
+    if !all {
+        q = q.filter(set_bets::retired_at.is_null());
+    }
+    q.load(conn)
 }
 
-/// The catalogue: the sets on sale (with `include_retired`, every set), oldest first, a page
-/// at a time.
-#[utoipa::path(
-    tag = "set_bets",
-    params(ListQuery),
-    responses((status = 200, body = [SetBet]), (status = 400, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/set-bets")]
-pub async fn list(
-    state: web::Data<AppState>,
-    query: web::Query<ListQuery>,
-) -> ApiResult<web::Json<Vec<SetBet>>> {
-    let all = query.include_retired;
-    let limit = crate::paging::limit(query.limit)?;
-    let after = query.after.unwrap_or(i64::MIN);
-    let s = state.clone();
-    let rows = crate::store::read(&s.store, move |conn| -> DomainResult<Vec<SetBetRow>> {
-        let mut q = set_bets::table
-            .filter(set_bets::id.gt(after))
-            .order(set_bets::id)
-            .limit(limit)
-            .select(SetBetRow::as_select())
-            .into_boxed();
-        if !all {
-            q = q.filter(set_bets::retired_at.is_null());
+/// Adds `set` to the catalogue, added by `by`.
+pub fn create(conn: &mut DbConnection, set: NewSet, by: &str) -> DomainResult<SetBetRow> {
+    let name = set.name.clone();
+    set.insert(conn, by).map_err(|e| {
+        // Another supervisor added the name meanwhile (the unique index on the sets on sale).
+        if e.is_duplicate() {
+            name_taken(&name)
+        } else {
+            e
         }
-        Ok(q.load(conn)?)
     })
-    .await?;
-    Ok(web::Json(
-        rows.into_iter()
-            .map(|r| set_bet(r, &state.rules))
-            .collect::<DomainResult<Vec<_>>>()?,
-    ))
 }
 
-/// One set of the catalogue, retired or not.
-#[utoipa::path(
-    tag = "set_bets",
-    params(("id" = i64, Path, description = "The set's id")),
-    responses((status = 200, body = SetBet), (status = 404, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/set-bets/{id}")]
-pub async fn get_set(
-    state: web::Data<AppState>,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<SetBet>> {
-    let id = id.into_inner();
-    let s = state.clone();
-    let row = crate::store::read(&s.store, move |conn| -> DomainResult<_> {
-        Ok(find(conn, id)?)
+/// Retires set `id` for `by`: it is no longer sold.
+pub fn retire(conn: &mut DbConnection, id: i64, by: &str) -> DomainResult<SetBetRow> {
+    approvals::decide::<SetBetRow, _>(conn, id, Act::Withdraw, by, |conn, _, _| {
+        let target = set_bets::table.find(id);
+        Ok(
+            diesel::update(target.filter(set_bets::retired_at.is_null()))
+                .set((
+                    set_bets::retired_at.eq(now_micros()),
+                    set_bets::retired_by.eq(by),
+                ))
+                .execute(conn)?,
+        )
     })
-    .await?
-    .ok_or_else(|| Failure::not_found("set bet"))?;
-    Ok(web::Json(set_bet(row, &state.rules)?))
-}
-
-/// Adds a set to the catalogue (a supervisor). Its groups and combinations are checked as a way
-/// ticket's, and its suggested amount as that way ticket's wager (rule 6.2(d)).
-#[utoipa::path(
-    tag = "set_bets",
-    security(("bearer" = [])),
-    request_body = NewSetBet,
-    responses(
-        (status = 201, body = SetBet),
-        (status = 409, body = crate::error::ErrorBody, description = "`set_name_taken`: a set on sale has that name"),
-        (status = 422, body = crate::error::ErrorBody, description = "Refused as a way ticket would be: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `too_many_ways`, ..."),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_name`, `invalid_description`, `invalid_request`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/set-bets", wrap = "Require(&[Role::Supervisor])")]
-pub async fn create(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<NewSetBet>,
-) -> ApiResult<HttpResponse> {
-    let set = NewSet::check(&state.rules, request.into_inner())?;
-    let row = crate::store::write(&state.store, None, move |conn| {
-        let name = set.name.clone();
-        set.insert(conn, &principal.id).map_err(|e| {
-            // Another supervisor added the name meanwhile (the unique index on the sets on sale).
-            if e.is_duplicate() {
-                name_taken(&name)
-            } else {
-                e
-            }
-        })
-    })
-    .await?;
-    state
-        .events
-        .publish(&Event::SetBetsChanged(SetBetsChanged { id: row.id }));
-    Ok(HttpResponse::Created().json(set_bet(row, &state.rules)?))
 }
 
 fn name_taken(name: &str) -> Failure {
@@ -296,7 +231,7 @@ fn name_taken(name: &str) -> Failure {
 }
 
 /// A set to add to the catalogue, checked as the way ticket it plays.
-struct NewSet {
+pub struct NewSet {
     name: String,
     description: Option<String>,
     groups_json: String,
@@ -305,7 +240,8 @@ struct NewSet {
 }
 
 impl NewSet {
-    fn check(rules: &RuleSet, r: NewSetBet) -> DomainResult<NewSet> {
+    /// Checks `r` under `rules` as the way ticket it plays, at its suggested amount.
+    pub fn check(rules: &RuleSet, r: NewSetBet) -> DomainResult<NewSet> {
         let name = crate::reason::kept("a set's name", &r.name, MAX_NAME, Refusal::InvalidName)?;
         let description = crate::reason::kept_optional(
             "a set's description",
@@ -356,43 +292,4 @@ impl NewSet {
         approvals::proposed(conn, &row, by)?;
         Ok(row)
     }
-}
-
-/// Retires a set (a supervisor): it is no longer sold; tickets already sold from it stand and
-/// keep naming it.
-#[utoipa::path(
-    tag = "set_bets",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The set's id")),
-    responses(
-        (status = 200, body = SetBet),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_retired`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/set-bets/{id}/retire", wrap = "Require(&[Role::Supervisor])")]
-pub async fn retire(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<SetBet>> {
-    let id = id.into_inner();
-    let row = crate::store::write(&state.store, None, move |conn| {
-        approvals::decide::<SetBetRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
-            let target = set_bets::table.find(id);
-            Ok(
-                diesel::update(target.filter(set_bets::retired_at.is_null()))
-                    .set((
-                        set_bets::retired_at.eq(now_micros()),
-                        set_bets::retired_by.eq(&principal.id),
-                    ))
-                    .execute(conn)?,
-            )
-        })
-    })
-    .await?;
-    state
-        .events
-        .publish(&Event::SetBetsChanged(SetBetsChanged { id }));
-    Ok(web::Json(set_bet(row, &state.rules)?))
 }

@@ -5,5 +5,7 @@
 //! state.
 
 pub mod extract;
+pub mod set_bets;
 pub mod staff;
 pub mod tickets;
+pub mod vouchers;

@@ -1,4 +1,4 @@
-//! `POST /api/v1/tickets/{serial}/cancel` (rule 8).
+//! Cancelling a ticket's games not yet played (rule 8; `POST /api/v1/tickets/{serial}/cancel`).
 //!
 //! - 8.1: a game can be cancelled until its first number is drawn;
 //! - 8.2: a multi-game ticket's games not yet played can be cancelled; a Keno To Go ticket only
@@ -9,70 +9,43 @@
 //! takes the row of the first game it cancels (a no-op update) so the two are serialized. Who
 //! cancelled is recorded (`cancelled_by`) for the auditors' daily exceptions.
 
-use actix_web::{post, web};
 use diesel::prelude::*;
 
 use super::{find, TicketRow};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::request_ids::{Act, Once, RequestIdHeader};
-use crate::staff::overrides::{admit, Approval, OverrideHeader};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::keno_day::KenoHours;
+use crate::rule_sets::RuleSets;
+use crate::staff::overrides::{admit, Approval, AtCounter};
 use keno_api::staff::OverrideAction;
 use keno_api::Refusal;
 use keno_core::{CancelFacts, GameState, KenoDay, TicketStatus};
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::tickets::Cancellation;
 
-/// Cancels what rule 8 allows and returns the refund.
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    params(("serial" = String, Path),
-           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides)"),
-           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters chosen by the terminal: a retry under it is answered with the first cancellation; the same id with another request is refused (`request_id_reused`)")),
-    responses(
-        (status = 200, body = Cancellation),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `cancel_not_allowed` (with the rule), `already_paid`, `already_cancelled`, `request_id_reused`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request_id`"),
-        (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: another site's ticket needs a supervisor's approval"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/tickets/{serial}/cancel", wrap = "Require(&[Role::Writer])")]
-pub async fn cancel(
-    state: web::Data<AppState>,
-    principal: Principal,
-    carried: OverrideHeader,
-    request_id: RequestIdHeader,
-    serial: web::Path<String>,
-) -> ApiResult<web::Json<Cancellation>> {
-    let serial = serial.into_inner();
-    let once = Once::new(request_id, &principal.id, Act::Cancel, &serial, &())?;
-    let result = crate::state::once(&state, once, None, move |state, conn| {
-        cancel_in(state, conn, &serial, &principal, &carried)
-    })
-    .await?;
-    Ok(web::Json(result))
+/// A cancellation done, and whether it took a jackpot ticket's games out of the pools.
+pub struct Cancelled {
+    pub cancellation: Cancellation,
+    pub jackpot: bool,
 }
 
-fn cancel_in(
-    state: &AppState,
+/// Cancels what rule 8 allows of ticket `serial` for the writer at the counter, on the Keno Day
+/// now (`hours`), the ticket judged under the rule set it was sold under (of `rule_sets`).
+pub fn cancel(
     conn: &mut DbConnection,
     serial: &str,
-    principal: &Principal,
-    carried: &OverrideHeader,
-) -> DomainResult<Cancellation> {
+    counter: AtCounter<'_>,
+    (rule_sets, hours): (&RuleSets, KenoHours),
+) -> DomainResult<Cancelled> {
     let t: TicketRow = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
+    let principal = counter.principal;
     // Another site's ticket: only with a supervisor's approval given now.
     let approval = admit(
-        state.settings.staff.out_limits(),
+        counter.limits,
         conn,
         principal,
-        carried,
+        counter.carried,
         OverrideAction::Cancel,
         &t.serial,
         &t.site,
@@ -81,9 +54,9 @@ fn cancel_in(
     let by = principal.id.as_str();
     // The Keno Day started most recently: outside the hours it is still the one just ended, so
     // a game left open past the end of gaming can still be cancelled until its draw.
-    let today = state.settings.hours.today()?;
+    let today = hours.today()?;
     // Rule 8: the core decides what is cancelled and refunded.
-    let c = keno_core::cancellation(&facts(state, conn, &t, today)?, today)?;
+    let c = keno_core::cancellation(&facts(rule_sets, conn, &t, today)?, today)?;
     let (from, last) = (c.from_game as i64, c.to_game as i64);
     let refund = c.refund_cents as i64;
     let status = if c.whole {
@@ -126,14 +99,12 @@ fn cancel_in(
         )
         .by(by)],
     )?;
-    if t.schedule == "jackpot" {
-        state
-            .jackpots_changed
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-    Ok(Cancellation {
-        refund_cents: refund,
-        games_cancelled: (from..=last).collect(),
+    Ok(Cancelled {
+        cancellation: Cancellation {
+            refund_cents: refund,
+            games_cancelled: (from..=last).collect(),
+        },
+        jackpot: t.schedule == "jackpot",
     })
 }
 
@@ -142,7 +113,7 @@ fn cancel_in(
 /// cancel: a paid or cancelled ticket, or one of an earlier Keno Day (rule 8.3), is refused
 /// before the games count, and holds none.
 fn facts(
-    state: &AppState,
+    rule_sets: &RuleSets,
     conn: &mut DbConnection,
     t: &TicketRow,
     today: KenoDay,
@@ -154,7 +125,7 @@ fn facts(
     } else {
         None
     };
-    let sold_under = state.rule_sets.get(conn, &t.rule_set)?;
+    let sold_under = rule_sets.get(conn, &t.rule_set)?;
     let games = u32::try_from(t.games).map_err(|_| {
         Failure::Internal(anyhow::anyhow!("ticket {}: {} games", t.serial, t.games))
     })?;

@@ -1,5 +1,6 @@
-//! Tickets: the stored record, the API's view of it, and the endpoints (sale, view, cancel,
-//! pay); `tender`: a sale paid with vouchers and winning tickets. A player is in a game once the ticket's row is committed (rules 4, 15).
+//! Tickets: the stored record, the API's view of it, and what is done with one (sale, view,
+//! cancel, pay; their endpoints are in `routes::tickets`); `tender`: a sale paid with vouchers
+//! and winning tickets. A player is in a game once the ticket's row is committed (rules 4, 15).
 
 mod batch;
 pub mod cancel;
@@ -22,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use crate::db::schema::{games, set_bet_tickets, set_bets, tickets};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::DomainResult;
+use crate::rule_sets::RuleSets;
 use crate::set_bets::SetBetMode;
-use crate::state::AppState;
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::set_bets::SetBetRef;
 pub use keno_api::tickets::{BetRequest, Schedule, Ticket, WaysLine};
@@ -184,11 +185,11 @@ pub fn set_bet_of(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Option
 }
 
 /// The ticket as the API shows it, with the set it was sold from and whether it is Keno To Go
-/// under the rule set it was sold under (rule 1(f)).
-pub fn view(app: &AppState, conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Ticket> {
+/// under the rule set it was sold under (rule 1(f)), of `rule_sets`.
+pub fn view(rule_sets: &RuleSets, conn: &mut DbConnection, t: &TicketRow) -> DomainResult<Ticket> {
     let mut ticket = Ticket::try_from(t)?;
     ticket.set_bet = set_bet_of(conn, t)?;
-    let sold_under = app.rule_sets.get(conn, &t.rule_set)?;
+    let sold_under = rule_sets.get(conn, &t.rule_set)?;
     ticket.keno_to_go = Some(is_keno_to_go(&sold_under, t));
     Ok(ticket)
 }

@@ -1,4 +1,4 @@
-//! `POST /api/v1/tickets`: selling a ticket (rules 4, 5, 6).
+//! Selling a ticket (rules 4, 5, 6; `POST /api/v1/tickets`, and its price alone, `quote`).
 //!
 //! The price and the ways come from keno-core. The sale commits in one transaction that holds
 //! the open game against the close (PostgreSQL: a shared row lock on the game; SQLite: the
@@ -13,24 +13,21 @@
 //! again in the transaction that commits the sale, holding the set's and the approval's rows, so
 //! a retirement or a withdrawal is wholly before a sale or wholly after it.
 
-use actix_web::http::StatusCode;
-use actix_web::{post, web, HttpResponse};
-
 use diesel::prelude::*;
 use getrandom::SysRng;
-use keno_core::{ScheduleId, Special3Approval, TicketStatus};
+use keno_core::{LiabilityLimits, RuleSet, ScheduleId, Special3Approval, TicketStatus, WayInPlay};
 use rand_core::UnwrapErr;
 
 use super::tender::{self, Ledger, SalePayment, TenderRef};
 use super::{bet_kind_name, find, view, ways_lines, BetRequest, SetBetRef, Ticket, TicketRow};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
+use crate::auth::Principal;
 use crate::db::schema::{games, tickets};
 use crate::db::DbConnection;
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::games::GameRow;
+use crate::keno_day::KenoHours;
+use crate::rule_sets::RuleSets;
 use crate::set_bets::SetBetRow;
-use crate::state::AppState;
 use crate::store::hold::held;
 use keno_api::Refusal;
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -48,250 +45,87 @@ pub struct Sale {
     pub special3_digest: Option<String>,
 }
 
-/// Sells a ticket: 201 with the ticket; 200 with the same ticket for a `request_id` already sold.
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    request_body = SaleRequest,
-    responses(
-        (status = 201, body = SoldTicket, description = "Sold"),
-        (status = 200, body = SoldTicket, description = "Already sold under this request_id: nothing sold, nothing spent"),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). `game_closed`: no game open for sale. A tender refused: `insufficient_balance`, `voucher_empty`, `claim_required` (a voucher more than 12 months after its Keno Day, rule 13.1), `already_paid`, `not_settled`, `no_prize`, `cancelled`, `cheque_only` (a ticket with a major prize, rule 12.2)"),
-        (status = 404, body = crate::error::ErrorBody, description = "A tendered voucher or ticket does not exist"),
-        (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules: `invalid_selection`, `below_minimum_wager`, `invalid_wager_increment`, `ticket_total_over_limit`, `schedule_not_offered`, ...; `tender_not_needed`, `tender_exceeds_sale`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`, `invalid_serial`, `invalid_tender`, `duplicate_tender`, `invalid_amount`, ..."), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/tickets", wrap = "Require(&[Role::Writer])")]
-pub async fn sell(
-    state: web::Data<AppState>,
-    sales: web::Data<super::writer::SaleWriter>,
-    books: web::Data<crate::liability::Books>,
-    principal: Principal,
-    carried: crate::staff::overrides::OverrideHeader,
-    request: web::Json<SaleRequest>,
-) -> ApiResult<HttpResponse> {
-    let request = request.into_inner();
-    let digest = crate::request_ids::checked("sale", &request.request_id, &request)?;
-    let (Some(site), Some(terminal)) = (principal.site.clone(), principal.terminal.clone()) else {
-        return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
-    };
-    let schedule = ScheduleId::from(request.schedule);
-    let context = match context(&state, &principal, &request).await {
-        Ok(Context {
-            sold: Some(earlier),
-            ..
-        }) => return answer(&state, *earlier, &digest).await,
-        other => other,
-    };
-    let prepared = context.and_then(|c| {
-        let tenders = tender::parse(request.tender.as_ref())?;
-        let mut p = prepare(&state, &principal, &request, &c, site, terminal)?;
-        p.ticket.request_digest = Some(digest.clone());
-        let sale = Sale {
-            ticket: p.ticket,
-            tenders,
-            set_bet: p.set_bet,
-            special3_digest: p.special3_digest,
-        };
-        Ok((sale, p.ways))
-    });
-    let retry = (
-        principal.id.clone(),
-        request.request_id.clone(),
-        digest.clone(),
-    );
-    let (sale, ways) = match prepared {
-        Ok(prepared) => prepared,
-        // A retry of a sale made before a change (of the rule set, the catalogue or the
-        // approval, say) still gets its ticket rather than a refusal.
-        Err(refusal) => return sold_or(&state, retry, refusal).await,
-    };
-    tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
-    // The game's liability limits (issue 18): the ways are held in the book until the sale
-    // commits or fails, so sales in flight count against the limits too.
-    let hold = match crate::liability::hold(&state, &books, ways).await {
-        Ok(hold) => hold,
-        Err(refusal) => return sold_or(&state, retry, refusal).await,
-    };
-    // A game that closes as the sale commits sends it to the next game, once the clock has
-    // opened it (within a second).
-    for _ in 0..25 {
-        match sales.commit(sale.clone()).await? {
-            Some(Outcome::Sold(t, payment)) => {
-                if let Some(hold) = hold {
-                    hold.sold(&t.serial, t.first_game);
-                }
-                if schedule == ScheduleId::Jackpot {
-                    // The pool on the displays grows as the game sells (rule 7.3 as
-                    // interpreted); the announcer sends the new figure within a second.
-                    state
-                        .jackpots_changed
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                return Ok(sold_now(&state, &sale, &t, payment)?);
-            }
-            // How it was paid, as recorded when it was sold: a retry spends nothing.
-            Some(Outcome::AlreadySold(t)) => return answer(&state, *t, &digest).await,
-            None => tokio::time::sleep(std::time::Duration::from_millis(40)).await,
-        }
-    }
-    // A retry of a sale that committed just before the last close must still get its ticket.
-    let closed = Failure::refuse(
-        Refusal::GameClosed,
-        "no game is open for sale: Keno is closed",
-    );
-    sold_or(&state, retry, closed).await
+/// What the rule set in force and the operator's settings say of a sale.
+#[derive(Clone, Copy)]
+pub struct Selling<'a> {
+    pub rules: &'a RuleSet,
+    /// The rule set's hash, stored with the ticket.
+    pub rule_set_hash: &'a str,
+    /// Its Special 3 table's digest: what an approval in force must cover.
+    pub special3_digest: Option<&'a str>,
+    /// What one ticket may stand to win, and whether the game's liability binds (issue 18).
+    pub limits: LiabilityLimits,
 }
 
-/// 201 with the ticket just sold and how it was paid.
-fn sold_now(
-    state: &AppState,
+/// The ticket just sold (`t`, from `sale`, under `rules`, the rule set in force) and how it
+/// was paid.
+pub fn sold_now(
+    rules: &RuleSet,
     sale: &Sale,
     t: &TicketRow,
     payment: Option<SalePayment>,
-) -> DomainResult<HttpResponse> {
+) -> DomainResult<SoldTicket> {
     let payment = payment.unwrap_or_else(|| SalePayment::cash(t.total_cents));
-    Ok(HttpResponse::Created().json(SoldTicket {
+    Ok(SoldTicket {
         ticket: Ticket {
             set_bet: sale.set_bet.clone(),
             // Sold just now under the rule set in force (rule 1(f)).
-            keno_to_go: Some(super::is_keno_to_go(&state.rules, t)),
+            keno_to_go: Some(super::is_keno_to_go(rules, t)),
             ..Ticket::try_from(t)?
         },
         payment,
-    }))
-}
-
-/// 200 with the ticket a writer already sold under this request id, or else `refusal`.
-async fn sold_or(
-    state: &web::Data<AppState>,
-    (writer, request_id, digest): (String, String, String),
-    refusal: Failure,
-) -> ApiResult<HttpResponse> {
-    let s = state.clone();
-    let sold = crate::state::read(&s, move |app, conn| {
-        sold_before(app, conn, (&writer, &request_id), &digest)
     })
-    .await?;
-    match sold {
-        Some(t) => Ok(HttpResponse::Ok().json(t)),
-        None => Err(refusal.into()),
-    }
 }
 
-/// A ticket sold earlier, as the answer to a sale sent again: its set bet and how it was paid,
-/// as recorded. 409 when the request under its id was another.
-async fn answer(
-    state: &web::Data<AppState>,
-    t: TicketRow,
-    digest: &str,
-) -> ApiResult<HttpResponse> {
-    same_sale(&t, digest)?;
-    let s = state.clone();
-    let sold = crate::state::read(&s, move |app, conn| -> DomainResult<SoldTicket> {
-        Ok(SoldTicket {
-            payment: tender::load_payment(conn, &t)?,
-            ticket: view(app, conn, &t)?,
-        })
+/// A ticket sold earlier, as the answer to a sale sent again (after [`same_sale`]): its set
+/// bet and how it was paid, as recorded.
+pub fn sold_earlier(
+    rule_sets: &RuleSets,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+) -> DomainResult<SoldTicket> {
+    Ok(SoldTicket {
+        payment: tender::load_payment(conn, t)?,
+        ticket: view(rule_sets, conn, t)?,
     })
-    .await?;
-    Ok(HttpResponse::build(StatusCode::OK).json(sold))
 }
 
-/// What a sale needs from the database before it is checked and priced.
-#[derive(Default)]
-struct Context {
-    /// The set a set bet names, if it exists.
-    set: Option<SetBetRow>,
-    /// The regulator's approval of Special 3, looked up when the sale may play it.
-    special3: Special3Approval,
-    /// A set bet already sold under this request id: the answer, with nothing picked again.
-    sold: Option<Box<TicketRow>>,
-}
-
-/// Reads what the sale needs (nothing for most sales: no database call).
-async fn context(
-    state: &web::Data<AppState>,
-    principal: &Principal,
-    request: &SaleRequest,
+/// What a sale needs from the database before it is checked and priced: a set bet's set, or
+/// the ticket a set bet already sold under request id `request_id` of `principal` (the answer,
+/// with nothing picked again). Special 3's approval is the caller's to look up.
+pub fn context(
+    conn: &mut DbConnection,
+    (principal, request_id): (&str, &str),
+    set: Option<i64>,
 ) -> DomainResult<Context> {
-    let set = request.bet.set_id();
-    let special3 = state.rules.may_play_special3(request.schedule.into());
-    if set.is_none() && !special3 {
-        return Ok(Context::default());
+    let mut context = Context::default();
+    if let Some(id) = set {
+        if let Some(earlier) = by_request(conn, principal, request_id)? {
+            context.sold = Some(Box::new(earlier));
+            return Ok(context);
+        }
+        context.set = crate::set_bets::find(conn, id)?;
     }
-    let (s, p, r) = (
-        state.clone(),
-        principal.id.clone(),
-        request.request_id.clone(),
-    );
-    crate::state::read(&s, move |s, conn| -> DomainResult<Context> {
-        let mut context = Context::default();
-        if let Some(id) = set {
-            if let Some(earlier) = by_request(conn, &p, &r)? {
-                context.sold = Some(Box::new(earlier));
-                return Ok(context);
-            }
-            context.set = crate::set_bets::find(conn, id)?;
-        }
-        if special3 {
-            context.special3 = crate::special3::approval(s, conn)?;
-        }
-        Ok(context)
-    })
-    .await
+    Ok(context)
 }
 
-/// Prices a sale without selling it, so the terminal shows the price before the writer
-/// confirms; refusals are those of a sale (a tender's too). Quick picks are priced, not picked.
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    request_body = SaleRequest,
-    responses(
-        (status = 200, body = Quote),
-        (status = 422, body = crate::error::ErrorBody, description = "Refused under the rules, as a sale would be"),
-        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`other_site`: a tendered ticket of another site (its prize is not shown)")
-    )
-)]
-#[post("/api/v1/tickets/quote", wrap = "Require(&[Role::Writer])")]
-pub async fn quote(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<SaleRequest>,
-) -> ApiResult<web::Json<Quote>> {
-    let tenders = tender::parse(request.tender.as_ref())?;
-    let context = context(&state, &principal, &request).await?;
-    let t = match context.sold {
-        // A quote under the id of a set bet already sold: that ticket's price.
-        Some(t) => *t,
-        None => {
-            prepare(
-                &state,
-                &principal,
-                &request,
-                &context,
-                String::new(),
-                String::new(),
-            )?
-            .ticket
-        }
-    };
-    let payment = if tenders.is_empty() {
-        SalePayment::cash(t.total_cents)
-    } else {
-        let total = t.total_cents as u64;
-        let s = state.clone();
-        crate::state::read(&s, move |s, conn| -> DomainResult<SalePayment> {
-            tender::quoted_at_own_site(conn, &principal, &tenders)?;
-            let today = s.settings.hours.today()?;
-            let mut ledger = Ledger::load(conn, std::iter::once(&tenders[..]), false, today)?;
-            Ok(Ledger::quote(&ledger.plan(total, &tenders)?))
-        })
-        .await?
-    };
-    Ok(web::Json(Quote {
+/// What a quote's tenders pay of a sale of `total` cents, on the Keno Day now (`hours`): a
+/// writer is shown no other site's ticket's prize.
+pub fn quoted(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    tenders: &[TenderRef],
+    (total, hours): (u64, KenoHours),
+) -> DomainResult<SalePayment> {
+    tender::quoted_at_own_site(conn, principal, tenders)?;
+    let today = hours.today()?;
+    let mut ledger = Ledger::load(conn, std::iter::once(tenders), false, today)?;
+    Ok(Ledger::quote(&ledger.plan(total, tenders)?))
+}
+
+/// The price of ticket `t` (a quote's), paid as `payment`.
+pub fn quote(t: &TicketRow, payment: SalePayment) -> DomainResult<Quote> {
+    Ok(Quote {
         payment,
         ways: t.way_counts()?,
         amount_per_way_cents: t.amount_per_way_cents,
@@ -299,7 +133,26 @@ pub async fn quote(
         charged_games: t.charged_games,
         game_cost_cents: t.game_cost_cents,
         total_cents: t.total_cents,
-    }))
+    })
+}
+
+/// The refusal of a sale that found no game open for sale.
+pub fn no_game_open() -> Failure {
+    Failure::refuse(
+        Refusal::GameClosed,
+        "no game is open for sale: Keno is closed",
+    )
+}
+
+/// What a sale needs from the database before it is checked and priced.
+#[derive(Default)]
+pub struct Context {
+    /// The set a set bet names, if it exists.
+    pub set: Option<SetBetRow>,
+    /// The regulator's approval of Special 3, looked up when the sale may play it.
+    pub special3: Special3Approval,
+    /// A set bet already sold under this request id: the answer, with nothing picked again.
+    pub sold: Option<Box<TicketRow>>,
 }
 
 pub enum Outcome {
@@ -309,12 +162,28 @@ pub enum Outcome {
 }
 
 /// A sale checked and priced: the ticket, and what must still hold when it commits.
-struct Prepared {
-    ticket: TicketRow,
+pub struct Prepared {
+    pub ticket: TicketRow,
     set_bet: Option<SetBetRef>,
     special3_digest: Option<String>,
     /// Its ways as they play, when the game's liability limits must see them.
-    ways: Vec<keno_core::WayInPlay>,
+    ways: Vec<WayInPlay>,
+}
+
+impl Prepared {
+    /// The sale to commit, paid with `tenders`, under its request's `digest`; and its ways
+    /// for the game's liability book.
+    pub fn into_sale(self, tenders: Vec<TenderRef>, digest: String) -> (Sale, Vec<WayInPlay>) {
+        let mut ticket = self.ticket;
+        ticket.request_digest = Some(digest);
+        let sale = Sale {
+            ticket,
+            tenders,
+            set_bet: self.set_bet,
+            special3_digest: self.special3_digest,
+        };
+        (sale, self.ways)
+    }
 }
 
 fn unknown_set(id: i64) -> Failure {
@@ -335,29 +204,29 @@ pub(super) fn set_retired(id: i64, name: &str) -> Failure {
 /// operator's limit (issue 18, `--ticket-potential-limit`): before anything is stored. With the
 /// game's limits set, its ways as they play, for the book to judge.
 fn checked_price(
-    state: &AppState,
+    selling: Selling<'_>,
     plan: &keno_core::BetPlan,
     request: &SaleRequest,
-) -> DomainResult<(keno_core::Price, Vec<keno_core::WayInPlay>)> {
-    let price = state
+) -> DomainResult<(keno_core::Price, Vec<WayInPlay>)> {
+    let price = selling
         .rules
         .price(plan, request.amount_per_way_cents, request.games)?;
-    let limits = &state.settings.limits;
+    let limits = &selling.limits;
     if limits.ticket_potential_cents.is_none() && !limits.bind_the_game() {
         return Ok((price, Vec::new()));
     }
     let amount = price.amount_per_way_cents;
-    let ways: Vec<keno_core::WayInPlay> = plan
+    let ways: Vec<WayInPlay> = plan
         .ways
         .iter()
-        .map(|w| keno_core::WayInPlay {
+        .map(|w| WayInPlay {
             numbers: w.numbers,
             plays_under: w.plays_under,
             amount_per_way_cents: amount,
         })
         .collect();
     if limits.ticket_potential_cents.is_some() {
-        limits.check_ticket(keno_core::ticket_potential(&state.rules, &ways))?;
+        limits.check_ticket(keno_core::ticket_potential(selling.rules, &ways))?;
     }
     Ok((price, ways))
 }
@@ -381,16 +250,15 @@ fn set_bet_of(request: &SaleRequest, context: &Context) -> DomainResult<Option<S
 }
 
 /// The ticket as it will be stored, checked and priced by keno-core; the game, serial and
-/// ticket number are given when it commits.
-fn prepare(
-    state: &AppState,
-    principal: &Principal,
-    request: &SaleRequest,
+/// ticket number are given when it commits. A quote's has no `site` or `terminal`.
+pub fn prepare(
+    selling: Selling<'_>,
+    (principal, request): (&Principal, &SaleRequest),
     context: &Context,
     site: String,
     terminal: String,
 ) -> DomainResult<Prepared> {
-    let rules = &state.rules;
+    let rules = selling.rules;
     let schedule = ScheduleId::from(request.schedule);
     let set_bet = set_bet_of(request, context)?;
     let shape = context.set.as_ref().map(SetBetRow::shape).transpose()?;
@@ -400,7 +268,7 @@ fn prepare(
         .expect("a set bet's set is looked up above");
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
-    let (price, ways) = checked_price(state, &plan, request)?;
+    let (price, ways) = checked_price(selling, &plan, request)?;
     let plays_special3 = plan
         .ways
         .iter()
@@ -429,7 +297,7 @@ fn prepare(
         charged_games: price.charged_games as i32,
         game_cost_cents: price.game_cost_cents as i64,
         total_cents: price.total_cents as i64,
-        rule_set: state.rule_set_hash.clone(),
+        rule_set: selling.rule_set_hash.to_string(),
         status: TicketStatus::Active,
         cancelled_from_game: None,
         refund_cents: 0,
@@ -446,7 +314,7 @@ fn prepare(
         set_bet,
         ways,
         special3_digest: if plays_special3 {
-            state.special3_digest.clone()
+            selling.special3_digest.map(str::to_string)
         } else {
             None
         },
@@ -546,7 +414,7 @@ pub fn lock_open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
 }
 
 /// Refuses a retry whose request is not the one that sold `t` under the same request id.
-fn same_sale(t: &TicketRow, digest: &str) -> DomainResult<()> {
+pub fn same_sale(t: &TicketRow, digest: &str) -> DomainResult<()> {
     if crate::request_ids::same(t.request_digest.as_deref(), digest) {
         return Ok(());
     }
@@ -560,8 +428,8 @@ fn same_sale(t: &TicketRow, digest: &str) -> DomainResult<()> {
 
 /// A sale already made under `request_id` by the same request (409 for another), with how it
 /// was paid.
-fn sold_before(
-    app: &AppState,
+pub fn sold_before(
+    rule_sets: &RuleSets,
     conn: &mut DbConnection,
     (principal, request_id): (&str, &str),
     digest: &str,
@@ -572,7 +440,7 @@ fn sold_before(
     same_sale(&t, digest)?;
     let payment = tender::load_payment(conn, &t)?;
     Ok(Some(SoldTicket {
-        ticket: view(app, conn, &t)?,
+        ticket: view(rule_sets, conn, &t)?,
         payment,
     }))
 }

@@ -24,13 +24,15 @@ use keno_core::tender::{allocate, Allocation, Applied, Offered, TenderError, Ten
 use super::pay::{facts, mark_paid, refused};
 use super::TicketRow;
 use crate::audit::log::Entry;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{sale_tenders, tickets, vouchers};
 use crate::db::{per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
+use crate::staff::overrides::OverrideHeader;
 use crate::store::hold::{held, Hold};
 use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow, VoucherStatus};
 use keno_api::Refusal;
-use keno_core::{KenoDay, PayRefusal, Payable};
+use keno_core::{KenoDay, OutLimits, PayRefusal, Payable};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::tickets::{SalePayment, Tender, TenderLine, Tenders, MAX_TENDERS};
 
@@ -503,65 +505,62 @@ fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {
     Failure::refuse(Refusal::from(e), format!("{e}{what}"))
 }
 
-/// A writer tenders a winning ticket of another site, or one worth more than the writer hands
-/// out alone, only with a supervisor's approval given now (issue 31: keno-core's one rule of
-/// value going out; a tendered ticket's whole value leaves, part as the sale and the rest as
-/// change, so it counts against the payout limit as its payment would). One such ticket per
-/// sale, its grant spent before the sale is queued (a sale then refused leaves it spent: ask
-/// again).
-pub async fn admit_tendered(
-    state: &actix_web::web::Data<crate::state::AppState>,
-    principal: &crate::auth::Principal,
-    carried: &crate::staff::overrides::OverrideHeader,
-    tenders: &[TenderRef],
-) -> DomainResult<()> {
-    if principal.role != crate::auth::Role::Writer {
-        return Ok(());
+/// The tendered tickets of a sale whose approval is to be asked ([`admit_tendered`]): none
+/// but a writer's.
+pub fn tendered_tickets(principal: &Principal, tenders: &[TenderRef]) -> Vec<String> {
+    if principal.role != Role::Writer {
+        return Vec::new();
     }
-    let serials: Vec<String> = tenders
+    tenders
         .iter()
         .filter_map(|t| match t {
             TenderRef::Ticket { serial } => Some(serial.clone()),
             TenderRef::Voucher { .. } => None,
         })
-        .collect();
-    if serials.is_empty() {
-        return Ok(());
+        .collect()
+}
+
+/// A writer tenders a winning ticket of another site, or one worth more than the writer hands
+/// out alone (under `limits`), only with a supervisor's approval given now (issue 31:
+/// keno-core's one rule of value going out; a tendered ticket's whole value leaves, part as
+/// the sale and the rest as change, so it counts against the payout limit as its payment
+/// would). One such ticket per sale, its grant spent before the sale is queued (a sale then
+/// refused leaves it spent: ask again). `serials`: the [`tendered_tickets`].
+pub fn admit_tendered(
+    conn: &mut DbConnection,
+    (limits, today): (OutLimits, KenoDay),
+    (principal, carried): (&Principal, &OverrideHeader),
+    serials: &[String],
+) -> DomainResult<()> {
+    let needing = needing_approval(conn, (limits, today), principal, serials)?;
+    match needing.as_slice() {
+        [] => Ok(()),
+        [(serial, site, amount)] => crate::staff::overrides::admit(
+            limits,
+            conn,
+            principal,
+            carried,
+            keno_api::staff::OverrideAction::Tender,
+            serial,
+            site,
+            *amount,
+        )
+        .map(drop),
+        _ => Err(Failure::refuse(
+            Refusal::ApprovalRequired,
+            "tender at most one ticket that needs a supervisor's approval (another site's, or above the payout limit) per sale",
+        )),
     }
-    let (principal, carried) = (principal.clone(), carried.clone());
-    crate::state::write(state, None, move |state, conn| {
-        let needing = needing_approval(state, conn, &principal, &serials)?;
-        match needing.as_slice() {
-            [] => Ok(()),
-            [(serial, site, amount)] => crate::staff::overrides::admit(
-                state.settings.staff.out_limits(),
-                conn,
-                &principal,
-                &carried,
-                keno_api::staff::OverrideAction::Tender,
-                serial,
-                site,
-                *amount,
-            )
-            .map(drop),
-            _ => Err(Failure::refuse(
-                Refusal::ApprovalRequired,
-                "tender at most one ticket that needs a supervisor's approval (another site's, or above the payout limit) per sale",
-            )),
-        }
-    })
-    .await
 }
 
 /// The tendered tickets a writer may not hand out alone: (serial, site, value). A ticket not
 /// found or not payable is left to the sale, which refuses it with its own reason.
 fn needing_approval(
-    state: &crate::state::AppState,
     conn: &mut DbConnection,
-    principal: &crate::auth::Principal,
+    (limits, today): (OutLimits, KenoDay),
+    principal: &Principal,
     serials: &[String],
 ) -> DomainResult<Vec<(String, String, Option<u64>)>> {
-    let today = state.settings.hours.today()?;
     let mut needing = Vec::new();
     for serial in serials {
         let Some(t) = super::find(conn, serial)? else {
@@ -579,7 +578,6 @@ fn needing_approval(
             // The sale itself asks for the writer's drawer; here only the approval is asked.
             shift: keno_core::ShiftAt::Open,
         };
-        let limits = state.settings.staff.out_limits();
         if let Err(keno_core::Withheld::NeedsSupervisor(_)) = keno_core::value_out(out, limits) {
             needing.push((t.serial, t.site, value));
         }
@@ -592,7 +590,7 @@ fn needing_approval(
 /// the sale itself then shows the price.
 pub fn quoted_at_own_site(
     conn: &mut DbConnection,
-    principal: &crate::auth::Principal,
+    principal: &Principal,
     tenders: &[TenderRef],
 ) -> DomainResult<()> {
     let Some(office) = crate::staff::office(principal.role) else {

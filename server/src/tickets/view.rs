@@ -1,33 +1,30 @@
-//! `GET /api/v1/tickets/{serial}` and its public `check`: each game's result per way.
+//! A ticket in detail (`GET /api/v1/tickets/{serial}`) and what its public `check` shows: each
+//! game's result per way.
 
 use std::collections::HashMap;
 
-use actix_web::{get, web};
 use diesel::prelude::*;
 use std::sync::Arc;
 
 use keno_core::{BetPlan, Draw, GameState, PayMethod, RuleSet, TicketFacts, TicketGame, WayInPlay};
 
 use super::{find, TicketRow};
-use crate::auth::http::Require;
-use crate::auth::Principal;
-use crate::auth::Role;
 use crate::db::schema::{
     bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
 };
 use crate::db::DbConnection;
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::games::drawn;
-use crate::staff::overrides::{admit, OverrideHeader};
-use crate::state::AppState;
-use keno_api::staff::OverrideAction;
+use crate::keno_day::KenoHours;
+use crate::rule_sets::RuleSets;
 use keno_api::{Refusal, RefusalCode};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::tickets::{GameLine, GameResult, TicketCheck, TicketDetail, WayResult};
 
-/// The ticket with each game's result.
+/// The ticket with each game's result, each game under the rule set it was played under (of
+/// `rule_sets`), and what is payable on the Keno Day now (`hours`).
 pub fn detail(
-    app: &AppState,
+    (rule_sets, hours): (&RuleSets, KenoHours),
     conn: &mut DbConnection,
     t: &TicketRow,
 ) -> DomainResult<TicketDetail> {
@@ -37,7 +34,7 @@ pub fn detail(
         .load::<(i64, i64)>(conn)?
         .into_iter()
         .collect();
-    let results = results(app, conn, t, &refunds)?;
+    let results = results(rule_sets, conn, t, &refunds)?;
     let prizes: Vec<i64> = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
         .select(ticket_results::prize_cents)
@@ -45,7 +42,7 @@ pub fn detail(
 
     let won_cents: u64 = prizes.iter().map(|&p| p as u64).sum();
     let invalidated_refund_cents: u64 = refunds.values().map(|&r| r as u64).sum();
-    let today = app.settings.hours.today()?;
+    let today = hours.today()?;
     let payable = keno_core::payable(&super::pay::facts(conn, t)?, today);
     let (payable_cents, cheque, not_payable) = match &payable {
         Ok(p) => (p.total_cents, p.method == PayMethod::Cheque, None),
@@ -57,7 +54,7 @@ pub fn detail(
         payment: super::tender::load_payment(conn, t)?,
         paid_as_voucher,
         tendered_for,
-        ticket: super::view(app, conn, t)?,
+        ticket: super::view(rule_sets, conn, t)?,
         results,
         won_cents,
         invalidated_refund_cents,
@@ -191,7 +188,7 @@ const FUTURE: &str = "future";
 
 /// Each game's result per way, under the rule set it was played under.
 fn results(
-    app: &AppState,
+    rule_sets: &RuleSets,
     conn: &mut DbConnection,
     t: &TicketRow,
     refunds: &HashMap<i64, i64>,
@@ -216,7 +213,7 @@ fn results(
         let mut prize_cents = 0;
         if state == keno_core::GameState::Settled.as_str() {
             if !plans.contains_key(&rule_set) {
-                let rules = app.rule_sets.get(conn, &rule_set)?;
+                let rules = rule_sets.get(conn, &rule_set)?;
                 let plan = t.plan(&rules)?;
                 plans.insert(rule_set.clone(), (rules, plan));
             }
@@ -262,84 +259,21 @@ fn results(
     Ok(results)
 }
 
-fn load(state: &AppState, conn: &mut DbConnection, serial: &str) -> DomainResult<TicketDetail> {
+/// Ticket `serial` in detail ([`detail`]).
+pub fn load(
+    settings: (&RuleSets, KenoHours),
+    conn: &mut DbConnection,
+    serial: &str,
+) -> DomainResult<TicketDetail> {
     let t = find(conn, serial)?.ok_or_else(|| Failure::not_found("ticket"))?;
-    detail(state, conn, &t)
+    detail(settings, conn, &t)
 }
 
-/// The ticket with each game's result per way, what it won and what is payable.
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    params(("serial" = String, Path),
-           ("X-Keno-Override" = Option<String>, Header, description = "a supervisor's approval (POST /api/v1/overrides) for a writer to read another site's ticket")),
-    responses((status = 200, body = TicketDetail), (status = 404, body = crate::error::ErrorBody),
-               (status = 401, body = crate::error::ErrorBody),
-               (status = 403, body = crate::error::ErrorBody, description = "`other_site`, `invalid_override`: a writer reads (and reprints) in detail only tickets of the writer's site"))
-)]
-#[get(
-    "/api/v1/tickets/{serial}",
-    wrap = "Require(&[Role::Writer, Role::Auditor, Role::Supervisor, Role::Inspector])"
-)]
-pub async fn get_ticket(
-    state: web::Data<AppState>,
-    principal: Principal,
-    carried: OverrideHeader,
-    serial: web::Path<String>,
-) -> ApiResult<web::Json<TicketDetail>> {
-    let serial = serial.into_inner();
-    let d = crate::state::read(&state, move |state, conn| load(state, conn, &serial)).await?;
-    // A writer of another site reads it only with a supervisor's approval, spent here.
-    let own =
-        principal.role != Role::Writer || principal.site.as_deref() == Some(d.ticket.site.as_str());
-    if !own {
-        let (serial, site) = (d.ticket.serial.clone(), d.ticket.site.clone());
-        crate::state::write(&state, None, move |state, conn| {
-            admit(
-                state.settings.staff.out_limits(),
-                conn,
-                &principal,
-                &carried,
-                OverrideAction::Check,
-                &serial,
-                &site,
-                None,
-            )
-        })
-        .await?;
-    }
-    Ok(web::Json(d))
-}
-
-/// What a player may see of a ticket: its selections, each game's result and the prize.
-#[utoipa::path(
-    tag = "tickets",
-    params(("serial" = String, Path)),
-    responses((status = 200, body = TicketCheck), (status = 404, body = crate::error::ErrorBody),
-              (status = 400, body = crate::error::ErrorBody),
-              (status = 429, body = crate::error::ErrorBody, description = "`too_many_requests`: too many checks from one address (`--check-rate`)",
-                  headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))))
-)]
-#[get("/api/v1/tickets/{serial}/check")]
-pub async fn check(
-    state: web::Data<AppState>,
-    request: actix_web::HttpRequest,
-    serial: web::Path<String>,
-) -> ApiResult<web::Json<TicketCheck>> {
-    if let Some(client) = crate::rate_limit::client_key(&request, state.trust_forwarded_for) {
-        state.check_limit.take(client)?;
-    }
-    let serial = serial.into_inner();
-    if !keno_core::serial::is_well_formed(&serial) {
-        return Err(Failure::refuse(
-            Refusal::InvalidSerial,
-            "that is not a ticket serial number: check the digits",
-        )
-        .into());
-    }
-    let d = crate::state::read(&state, move |state, conn| load(state, conn, &serial)).await?;
+/// What a player may see of a ticket in detail: its selections, each game's result and the
+/// prize; not who sold it, where, or how it was paid.
+pub fn public(d: TicketDetail) -> TicketCheck {
     let t = d.ticket;
-    Ok(web::Json(TicketCheck {
+    TicketCheck {
         serial: t.serial,
         bet_type: t.bet_type,
         schedule: t.schedule,
@@ -363,5 +297,5 @@ pub async fn check(
         paid_at: t.paid_at,
         pay_method: t.pay_method,
         lines: d.lines,
-    }))
+    }
 }

@@ -6,20 +6,15 @@
 //! (`keno_core::void_wagers`). The void, who did it and why, enters the audit trail and the
 //! day's exceptions.
 
-use actix_web::{post, web};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::find;
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::{ticket_voids, tickets};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
-use keno_api::Refusal;
+use crate::error::{DomainResult, Failure};
 use keno_core::{PayRefusal, TicketStatus};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -59,6 +54,20 @@ pub struct VoidRow {
     pub voided_at: i64,
 }
 
+impl From<VoidRow> for TicketVoid {
+    fn from(row: VoidRow) -> TicketVoid {
+        TicketVoid {
+            voided_at: rfc3339(row.voided_at),
+            serial: row.serial,
+            reason: row.reason,
+            excluded_person: row.excluded_person,
+            forfeited: row.forfeited,
+            refund_cents: row.refund_cents,
+            voided_by: row.voided_by,
+        }
+    }
+}
+
 impl VoidRow {
     /// The audit trail's record of it (`ticket_voided`).
     pub fn payload(&self) -> serde_json::Value {
@@ -70,52 +79,9 @@ impl VoidRow {
     }
 }
 
-/// Voids the ticket's wagers (rule 17.2).
-#[utoipa::path(
-    tag = "tickets",
-    security(("bearer" = [])),
-    params(("serial" = String, Path)),
-    request_body = VoidRequest,
-    responses(
-        (status = 200, body = TicketVoid),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_paid`, `cancelled`, `voided` (already)"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/tickets/{serial}/void", wrap = "Require(&[Role::Supervisor])")]
-pub async fn void(
-    state: web::Data<AppState>,
-    principal: Principal,
-    serial: web::Path<String>,
-    request: web::Json<VoidRequest>,
-) -> ApiResult<web::Json<TicketVoid>> {
-    let serial = serial.into_inner();
-    let request = request.into_inner();
-    let reason = crate::reason::reason(&request.reason)?;
-    let person = crate::reason::kept_optional(
-        "the person's description",
-        request.excluded_person.as_deref(),
-        500,
-        Refusal::InvalidReason,
-    )?;
-    let forfeit = request.forfeit;
-    let row = crate::store::write(&state.store, None, move |conn| {
-        void_in(conn, &serial, (&reason, person, forfeit), &principal.id)
-    })
-    .await?;
-    Ok(web::Json(TicketVoid {
-        voided_at: rfc3339(row.voided_at),
-        serial: row.serial,
-        reason: row.reason,
-        excluded_person: row.excluded_person,
-        forfeited: row.forfeited,
-        refund_cents: row.refund_cents,
-        voided_by: row.voided_by,
-    }))
-}
-
-fn void_in(
+/// Voids the wagers of ticket `serial` (rule 17.2) for supervisor `by`: the reason, the
+/// person to exclude, and whether the stake is forfeited.
+pub fn void(
     conn: &mut DbConnection,
     serial: &str,
     (reason, person, forfeit): (&str, Option<String>, bool),

@@ -91,6 +91,19 @@ impl SaleWriter {
             ))),
         }
     }
+
+    /// Commits one sale into the game open for sale; `None` when none is open. A game that
+    /// closes as the sale commits sends it to the next game, once the clock has opened it
+    /// (within a second).
+    pub async fn commit_open(&self, sale: &Sale) -> DomainResult<Option<Outcome>> {
+        for _ in 0..25 {
+            if let Some(outcome) = self.commit(sale.clone()).await? {
+                return Ok(Some(outcome));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        }
+        Ok(None)
+    }
 }
 
 fn run(

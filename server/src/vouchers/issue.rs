@@ -1,5 +1,5 @@
-//! `POST /api/v1/vouchers`: a writer issues a voucher for a cash deposit, or in place of paying
-//! a winning ticket (rule 1(n)).
+//! A writer issues a voucher for a cash deposit, or in place of paying a winning ticket (rule
+//! 1(n); `POST /api/v1/vouchers`).
 //!
 //! A `request_id` already used by the same writer returns that voucher (200) and issues nothing,
 //! so a retried request never makes two vouchers. A ticket is paid once: as a voucher it is
@@ -8,17 +8,14 @@
 //! paid by cheque beside it (`voucher_and_cheque`, rule 12.2); one with nothing but major
 //! prizes is refused here.
 
-use actix_web::{post, web, HttpResponse};
 use diesel::prelude::*;
 
-use super::{new_code, view, NewVoucher, Voucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
+use super::{new_code, NewVoucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS};
+use crate::auth::Principal;
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::staff::overrides::{Approval, AtCounter, OverrideHeader};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::staff::overrides::{Approval, AtCounter};
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::staff::HandPay;
 use keno_api::Refusal;
@@ -26,81 +23,17 @@ use keno_core::KenoDay;
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::vouchers::IssueRequest;
 
+/// What a voucher is issued for.
 #[derive(Clone)]
-enum What {
+pub enum What {
     Deposit(i64),
     Ticket(String),
-}
-
-/// Issues a voucher: 201 with it; 200 with the same voucher for a `request_id` already used.
-#[utoipa::path(
-    tag = "vouchers",
-    security(("bearer" = [])),
-    request_body = IssueRequest,
-    responses(
-        (status = 201, body = Voucher, description = "Issued"),
-        (status = 200, body = Voucher, description = "Already issued under this request_id: nothing issued"),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: the writer has no shift open at this terminal (`--cash-needs-shift`). For a ticket: `already_paid`, `cancelled`, `not_settled`, `no_prize`, `cheque_only` (a major prize, rule 12.2)"),
-        (status = 404, body = crate::error::ErrorBody, description = "No such ticket"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`, `invalid_serial`, `invalid_request`, `invalid_request_id`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/vouchers", wrap = "Require(&[Role::Writer])")]
-pub async fn issue(
-    state: web::Data<AppState>,
-    principal: Principal,
-    carried: OverrideHeader,
-    request: web::Json<IssueRequest>,
-) -> ApiResult<HttpResponse> {
-    let request = request.into_inner();
-    let digest = crate::request_ids::checked("voucher", &request.request_id, &request)?;
-    if principal.site.is_none() || principal.terminal.is_none() {
-        return Err(Failure::forbidden("this writer is not bound to a site and terminal").into());
-    }
-    let what = What::of(request.amount_cents, request.ticket.clone())?;
-    let today = state.settings.hours.today()?;
-    // A copy of the same request committed meanwhile (PostgreSQL): the next attempt finds it.
-    let mut attempt = 0;
-    let (created, row) = loop {
-        attempt += 1;
-        let (p, w) = (principal.clone(), what.clone());
-        let r = (request.request_id.clone(), digest.clone());
-        let (c, h) = (carried.clone(), request.hand_pay.clone());
-        let result = crate::state::write(&state, None, move |state, conn| {
-            let at = AtCounter {
-                limits: state.settings.staff.out_limits(),
-                principal: &p,
-                carried: &c,
-            };
-            let counter = Counter {
-                at,
-                hand_pay: h.as_ref(),
-            };
-            issue_in(conn, &counter, (&r.0, &r.1), &w, today)
-        })
-        .await;
-        match result {
-            Err(e) if attempt < 3 && e.is_duplicate() => {}
-            // Refused, perhaps because a copy of this request paid the ticket and committed
-            // after this attempt looked for it: once more, which finds that copy's voucher (or
-            // is refused again, for good).
-            Err(Failure::Refused { .. }) if attempt < 2 => {}
-            other => break other?,
-        }
-    };
-    let voucher = crate::store::read(&state.store, move |conn| view(conn, &row, today)).await?;
-    Ok(if created {
-        HttpResponse::Created().json(voucher)
-    } else {
-        HttpResponse::Ok().json(voucher)
-    })
 }
 
 impl What {
     /// What the request asks to be made a voucher: a deposit (1 cent to the most, rule 1(n))
     /// or a winning ticket, and never both.
-    fn of(amount_cents: Option<i64>, ticket: Option<String>) -> DomainResult<What> {
+    pub fn of(amount_cents: Option<i64>, ticket: Option<String>) -> DomainResult<What> {
         match (amount_cents, ticket) {
             (Some(amount), None) => {
                 if !(1..=MAX_DEPOSIT_CENTS).contains(&amount) {
@@ -132,12 +65,15 @@ impl What {
 }
 
 /// Who issues, with the supervisor's approval and the hand-pay they carry.
-struct Counter<'a> {
-    at: AtCounter<'a>,
-    hand_pay: Option<&'a HandPay>,
+pub struct Counter<'a> {
+    pub at: AtCounter<'a>,
+    pub hand_pay: Option<&'a HandPay>,
 }
 
-fn issue_in(
+/// Issues a voucher for `what` on Keno Day `today` under the writer's `request_id` (the
+/// request's `digest`): `true` with one made now, `false` with the one this request made
+/// before (409 when that id was another request's).
+pub fn issue(
     conn: &mut DbConnection,
     counter: &Counter<'_>,
     (request_id, digest): (&str, &str),

@@ -1,39 +1,13 @@
-//! `GET /api/v1/vouchers/{code}`: a voucher's amount, balance, spends and validity.
+//! A voucher's amount, balance, spends and validity (`GET /api/v1/vouchers/{code}`).
 
-use actix_web::{get, web};
+use super::{find, view, Voucher};
+use crate::db::DbConnection;
+use crate::error::{DomainResult, Failure};
+use crate::keno_day::KenoHours;
 
-use super::{check_code, find, view, Voucher};
-use crate::auth::http::Require;
-use crate::auth::Role;
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
-
-/// A voucher with what is left on it, the sales it paid for and until when it is usable.
-#[utoipa::path(
-    tag = "vouchers",
-    security(("bearer" = [])),
-    params(("code" = String, Path, description = "22 digits, the last a check digit")),
-    responses(
-        (status = 200, body = Voucher),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_voucher_code`: not 22 digits with a good check digit"),
-        (status = 404, body = crate::error::ErrorBody),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/vouchers/{code}",
-    wrap = "Require(&[Role::Writer, Role::Auditor, Role::Supervisor])"
-)]
-pub async fn get_voucher(
-    state: web::Data<AppState>,
-    code: web::Path<String>,
-) -> ApiResult<web::Json<Voucher>> {
-    let code = code.into_inner();
-    check_code(&code)?;
-    let voucher = crate::state::read(&state, move |state, conn| -> DomainResult<Voucher> {
-        let v = find(conn, &code)?.ok_or_else(|| Failure::not_found("voucher"))?;
-        view(conn, &v, state.settings.hours.today()?)
-    })
-    .await?;
-    Ok(web::Json(voucher))
+/// Voucher `code` with what is left on it, the sales it paid for and until when it is usable,
+/// as of the Keno Day now (`hours`).
+pub fn look_up(conn: &mut DbConnection, code: &str, hours: KenoHours) -> DomainResult<Voucher> {
+    let v = find(conn, code)?.ok_or_else(|| Failure::not_found("voucher"))?;
+    view(conn, &v, hours.today()?)
 }
