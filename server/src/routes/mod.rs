@@ -4,6 +4,8 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod displays;
 pub mod extract;
+pub mod shifts;
 pub mod staff;
 pub mod tickets;
