@@ -54,15 +54,15 @@ use keno_api::Refusal;
         crate::bonus::withdraw,
         crate::bonus::list,
         crate::bonus_fund::show,
-        crate::claims::file,
-        crate::claims::get_claim,
-        crate::claims::list,
-        crate::claims::approve,
-        crate::claims::reject,
-        crate::claims::pay,
-        crate::claims::form_pdf,
-        crate::claims::unclaimed::move_unclaimed,
-        crate::claims::unclaimed::movements,
+        crate::routes::claims::file,
+        crate::routes::claims::get_claim,
+        crate::routes::claims::list,
+        crate::routes::claims::approve,
+        crate::routes::claims::reject,
+        crate::routes::claims::pay,
+        crate::routes::claims::form_pdf,
+        crate::routes::claims::unclaimed::move_unclaimed,
+        crate::routes::claims::unclaimed::movements,
         crate::schedules::list,
         crate::set_bets::list,
         crate::set_bets::get_set,
@@ -328,15 +328,15 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::bonus::withdraw)
         .service(crate::bonus::list)
         .service(crate::bonus_fund::show)
-        .service(crate::claims::file)
-        .service(crate::claims::list)
-        .service(crate::claims::form_pdf)
-        .service(crate::claims::get_claim)
-        .service(crate::claims::approve)
-        .service(crate::claims::reject)
-        .service(crate::claims::pay)
-        .service(crate::claims::unclaimed::move_unclaimed)
-        .service(crate::claims::unclaimed::movements);
+        .service(crate::routes::claims::file)
+        .service(crate::routes::claims::list)
+        .service(crate::routes::claims::form_pdf)
+        .service(crate::routes::claims::get_claim)
+        .service(crate::routes::claims::approve)
+        .service(crate::routes::claims::reject)
+        .service(crate::routes::claims::pay)
+        .service(crate::routes::claims::unclaimed::move_unclaimed)
+        .service(crate::routes::claims::unclaimed::movements);
 }
 
 /// The prize schedules, the set-bet catalogue, the approvals of Special 3 and early closures

@@ -4,6 +4,7 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod claims;
 pub mod displays;
 pub mod extract;
 pub mod shifts;
