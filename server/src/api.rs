@@ -54,15 +54,15 @@ use keno_api::Refusal;
         crate::bonus::withdraw,
         crate::bonus::list,
         crate::bonus_fund::show,
-        crate::claims::file,
-        crate::claims::get_claim,
-        crate::claims::list,
-        crate::claims::approve,
-        crate::claims::reject,
-        crate::claims::pay,
-        crate::claims::form_pdf,
-        crate::claims::unclaimed::move_unclaimed,
-        crate::claims::unclaimed::movements,
+        crate::routes::claims::file,
+        crate::routes::claims::get_claim,
+        crate::routes::claims::list,
+        crate::routes::claims::approve,
+        crate::routes::claims::reject,
+        crate::routes::claims::pay,
+        crate::routes::claims::form_pdf,
+        crate::routes::claims::unclaimed::move_unclaimed,
+        crate::routes::claims::unclaimed::movements,
         crate::schedules::list,
         crate::routes::set_bets::list,
         crate::routes::set_bets::get_set,
@@ -76,30 +76,30 @@ use keno_api::Refusal;
         crate::closures::withdraw,
         crate::liability::current,
         crate::draw_monitor::endpoint::current,
-        crate::staff::sessions::sign_on,
-        crate::staff::sessions::current,
-        crate::staff::sessions::sign_off,
-        crate::staff::people::list,
-        crate::staff::people::add,
-        crate::staff::people::disable_person,
-        crate::staff::people::enable_person,
-        crate::staff::people::reset_secret,
-        crate::staff::terminals::list,
-        crate::staff::terminals::register,
-        crate::staff::terminals::rotate,
+        crate::routes::staff::sessions::sign_on,
+        crate::routes::staff::sessions::current,
+        crate::routes::staff::sessions::sign_off,
+        crate::routes::staff::people::list,
+        crate::routes::staff::people::add,
+        crate::routes::staff::people::disable_person,
+        crate::routes::staff::people::enable_person,
+        crate::routes::staff::people::reset_secret,
+        crate::routes::staff::terminals::list,
+        crate::routes::staff::terminals::register,
+        crate::routes::staff::terminals::rotate,
         crate::routes::staff::overrides::grant,
-        crate::displays::routes::list,
-        crate::displays::routes::register,
-        crate::displays::routes::rotate,
-        crate::displays::routes::disable,
-        crate::shifts::open,
-        crate::shifts::current,
-        crate::shifts::close,
-        crate::shifts::sign_off,
-        crate::shifts::list,
-        crate::shifts::get_shift,
-        crate::shifts::shift_report,
-        crate::shifts::report_pdf,
+        crate::routes::displays::list,
+        crate::routes::displays::register,
+        crate::routes::displays::rotate,
+        crate::routes::displays::disable,
+        crate::routes::shifts::open,
+        crate::routes::shifts::current,
+        crate::routes::shifts::close,
+        crate::routes::shifts::sign_off,
+        crate::routes::shifts::list,
+        crate::routes::shifts::get_shift,
+        crate::routes::shifts::shift_report,
+        crate::routes::shifts::report_pdf,
         crate::audit::endpoints::verification,
         crate::audit::endpoints::day_exceptions,
         crate::audit::endpoints::daily_report_pdf,
@@ -261,7 +261,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(prize_and_claim_routes)
     .configure(catalogue_routes)
     .configure(crate::routes::staff::routes)
-    .configure(crate::displays::routes::configure)
+    .configure(crate::routes::displays::configure)
     .configure(shift_routes)
     .configure(crate::audit::routes)
     .service(events::stream_events)
@@ -328,15 +328,15 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::bonus::withdraw)
         .service(crate::bonus::list)
         .service(crate::bonus_fund::show)
-        .service(crate::claims::file)
-        .service(crate::claims::list)
-        .service(crate::claims::form_pdf)
-        .service(crate::claims::get_claim)
-        .service(crate::claims::approve)
-        .service(crate::claims::reject)
-        .service(crate::claims::pay)
-        .service(crate::claims::unclaimed::move_unclaimed)
-        .service(crate::claims::unclaimed::movements);
+        .service(crate::routes::claims::file)
+        .service(crate::routes::claims::list)
+        .service(crate::routes::claims::form_pdf)
+        .service(crate::routes::claims::get_claim)
+        .service(crate::routes::claims::approve)
+        .service(crate::routes::claims::reject)
+        .service(crate::routes::claims::pay)
+        .service(crate::routes::claims::unclaimed::move_unclaimed)
+        .service(crate::routes::claims::unclaimed::movements);
 }
 
 /// The prize schedules, the set-bet catalogue, the approvals of Special 3 and early closures
@@ -357,14 +357,14 @@ fn catalogue_routes(cfg: &mut web::ServiceConfig) {
 
 /// Writers' shifts and their drawers (issue 17): `current` before `{id}`.
 fn shift_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(crate::shifts::current)
-        .service(crate::shifts::close)
-        .service(crate::shifts::open)
-        .service(crate::shifts::list)
-        .service(crate::shifts::sign_off)
-        .service(crate::shifts::shift_report)
-        .service(crate::shifts::report_pdf)
-        .service(crate::shifts::get_shift);
+    cfg.service(crate::routes::shifts::current)
+        .service(crate::routes::shifts::close)
+        .service(crate::routes::shifts::open)
+        .service(crate::routes::shifts::list)
+        .service(crate::routes::shifts::sign_off)
+        .service(crate::routes::shifts::shift_report)
+        .service(crate::routes::shifts::report_pdf)
+        .service(crate::routes::shifts::get_shift);
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {

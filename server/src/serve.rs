@@ -267,8 +267,8 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         actix_web::rt::spawn(crate::liability::keep_up(state.clone(), books_task));
         actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone()));
         actix_web::rt::spawn(crate::staff::guard::record_tallies(
-            state.clone(),
-            guard_task,
+            state.store.clone(),
+            guard_task.into_inner(),
             tally_every,
         ));
         server.run().await?;

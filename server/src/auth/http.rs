@@ -13,7 +13,7 @@ use futures_util::future::LocalBoxFuture;
 use keno_api::principals::Me;
 use keno_api::Refusal;
 
-use super::{bearer_token, find_by_hash, token_hash, Principal, Role, ANY_ROLE, SESSION_PREFIX};
+use super::{find_by_hash, token_hash, Principal, Role, ANY_ROLE, SESSION_PREFIX};
 use crate::error::{ApiError, Failure};
 use crate::rate_limit::FAILURE_PAUSE;
 use crate::state::AppState;
@@ -33,6 +33,18 @@ pub async fn me(principal: Principal) -> web::Json<Me> {
         site: principal.site,
         terminal: principal.terminal,
     })
+}
+
+/// The bearer token of a request: `Authorization: Bearer <token>` (the scheme in any case).
+pub fn bearer_token(req: &HttpRequest) -> Option<String> {
+    let value = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
 }
 
 /// The principal behind the request's bearer token: 401 without a token or with one that
@@ -120,7 +132,12 @@ async fn look_up(
         return Ok(None);
     }
     let lookup = crate::state::write(state, None, move |state, conn| {
-        principal_of(state, conn, &token, crate::db::now_micros())
+        principal_of(
+            conn,
+            state.settings.staff.idle,
+            &token,
+            crate::db::now_micros(),
+        )
     })
     .await?;
     match lookup {

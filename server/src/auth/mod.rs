@@ -20,7 +20,6 @@
 pub mod http;
 pub mod principal;
 
-use actix_web::HttpRequest;
 use diesel::prelude::*;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
@@ -149,16 +148,4 @@ pub(crate) fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<O
             session: None,
         })
     }))
-}
-
-/// The bearer token of a request: `Authorization: Bearer <token>` (the scheme in any case).
-pub(crate) fn bearer_token(req: &HttpRequest) -> Option<String> {
-    let value = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)?
-        .to_str()
-        .ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
 }

@@ -12,23 +12,18 @@ mod form;
 pub mod unclaimed;
 mod voucher;
 
-use actix_web::http::StatusCode;
-use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 pub use candidates::Candidate;
 
 use crate::approvals::{self, approvable};
 use crate::audit::log::append;
-use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::claims;
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::request_ids::{Once, RequestIdHeader};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 use crate::tickets::pay::{facts, mark_paid, refused};
 use keno_api::Refusal;
 pub use keno_core::ClaimState;
@@ -215,7 +210,7 @@ fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
 /// (a claim holds a player's name, address and phone), and of the tickets no more than the last
 /// four digits of each serial: a serial is what a terminal pays, so the matching unpaid
 /// tickets' serials go to those who decide and pay claims, not to the counter.
-fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainResult<Claim> {
+pub fn load_for(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainResult<Claim> {
     let claim = load(conn, id)?;
     if principal.role != Role::Writer {
         return Ok(claim);
@@ -243,142 +238,6 @@ fn masked_serial(serial: &str) -> String {
         .collect()
 }
 
-/// Records an Unclaimed Prize Claim Form and lists the tickets it may be for.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    request_body = ClaimForm,
-    responses(
-        (status = 201, body = Claim),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_claim`: a field missing or malformed"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/claims", wrap = "Require(&[Role::Writer, Role::Supervisor])")]
-pub async fn file(
-    state: web::Data<AppState>,
-    principal: Principal,
-    form: web::Json<ClaimForm>,
-) -> ApiResult<(web::Json<Claim>, StatusCode)> {
-    let f = form.into_inner();
-    if principal.role == Role::Writer && principal.site.is_none() {
-        return Err(Failure::forbidden(
-            "a writer files a claim at a terminal: sign on at one (the claim is its site's)",
-        )
-        .into());
-    }
-    let filed = Filed::check(&f)?;
-    let (voucher_code, voucher_amount) = voucher::named_on(&f, f.serial.is_some())?;
-    let serial = f
-        .serial
-        .map(|s| {
-            s.chars()
-                .filter(|c| !c.is_whitespace() && *c != '-')
-                .collect::<String>()
-        })
-        .filter(|s| !s.is_empty());
-    let claim = crate::store::write(&state.store, None, move |conn| {
-        let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
-            .values((
-                claims::reason.eq(f.reason.as_str()),
-                claims::claimant_name.eq(&filed.name),
-                claims::postal_address.eq(&filed.address),
-                claims::phone.eq(&filed.phone),
-                claims::purchase_place.eq(&filed.place),
-                claims::purchase_date.eq(&filed.date),
-                claims::approx_game.eq(f.approx_game),
-                claims::games.eq(f.games),
-                claims::other_details.eq(&filed.details),
-                claims::serial.eq(&serial),
-                claims::voucher_code.eq(&voucher_code),
-                claims::voucher_amount_cents.eq(voucher_amount),
-                claims::state.eq(ClaimState::Submitted.as_str()),
-                claims::recorded_by.eq(&principal.id),
-                claims::recorded_at.eq(now_micros()),
-                claims::site.eq(&principal.site),
-            ))
-            .returning(ClaimRow::as_returning())
-            .get_result(c))?;
-        approvals::proposed(conn, &row, &principal.id)?;
-        load_for(conn, row.id, &principal)
-    })
-    .await?;
-    Ok((web::Json(claim), StatusCode::CREATED))
-}
-
-/// A claim, with the tickets that match it while it waits for a decision.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    responses((status = 200, body = Claim), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/claims/{id}",
-    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn get_claim(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<Claim>> {
-    let id = id.into_inner();
-    let claim =
-        crate::store::read(&state.store, move |conn| load_for(conn, id, &principal)).await?;
-    Ok(web::Json(claim))
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-pub struct ClaimQuery {
-    /// submitted | approved | rejected | paid
-    pub state: Option<String>,
-    /// At most this many claims (1 to 500, the default).
-    pub limit: Option<i64>,
-    /// Only claims numbered below this one: the next page, from the last claim of a full one.
-    pub before: Option<i64>,
-}
-
-/// Claims, newest first, a page at a time (`limit`, `before`): an inspector's list of those to
-/// decide.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(ClaimQuery),
-    responses((status = 200, body = [Claim]), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/claims",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn list(
-    state: web::Data<AppState>,
-    query: web::Query<ClaimQuery>,
-) -> ApiResult<web::Json<Vec<Claim>>> {
-    let query = query.into_inner();
-    let (wanted, before) = (query.state, query.before);
-    let limit = crate::paging::limit(query.limit)?;
-    let claims = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Claim>> {
-        let mut q = claims::table
-            .order(claims::id.desc())
-            .limit(limit)
-            .select(ClaimRow::as_select())
-            .into_boxed();
-        if let Some(s) = wanted {
-            q = q.filter(claims::state.eq(s));
-        }
-        if let Some(before) = before {
-            q = q.filter(claims::id.lt(before));
-        }
-        let rows: Vec<ClaimRow> = q.load(conn)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| shown(r, Vec::new(), Vec::new()))
-            .collect())
-    })
-    .await?;
-    Ok(web::Json(claims))
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimApproval {
@@ -392,13 +251,13 @@ pub struct ClaimApproval {
 }
 
 /// What an approval names: a ticket or a voucher, one of them.
-pub(super) enum Claimed {
+pub enum Claimed {
     Ticket(String),
     Voucher(String),
 }
 
 impl Claimed {
-    fn of(a: &ClaimApproval) -> DomainResult<Claimed> {
+    pub fn of(a: &ClaimApproval) -> DomainResult<Claimed> {
         fn trimmed(s: &Option<String>) -> Option<&str> {
             s.as_deref().map(str::trim).filter(|s| !s.is_empty())
         }
@@ -419,64 +278,6 @@ impl Claimed {
             Claimed::Voucher(c) => (None, Some(c)),
         }
     }
-}
-
-/// An inspector approves a claim for one ticket (rule 14: payment is at the inspector's
-/// discretion).
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    request_body = ClaimApproval,
-    responses(
-        (status = 200, body = Claim),
-        (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`, `already_paid`, `not_settled`, `no_prize`, `cancelled`, `ticket_claimed` (another claim has it)"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `same_person`: who files a claim, who approves it and who pays it are three people")
-    )
-)]
-#[post("/api/v1/claims/{id}/approve", wrap = "Require(&[Role::Inspector])")]
-pub async fn approve(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    body: web::Json<ClaimApproval>,
-) -> ApiResult<web::Json<Claim>> {
-    let id = id.into_inner();
-    let body = body.into_inner();
-    let why = crate::reason::reason(&body.reason)?;
-    let claimed = Claimed::of(&body)?;
-    let claim = crate::store::write(&state.store, None, move |conn| {
-        // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
-        // the ticket named.
-        approvals::decide::<ClaimRow, _>(
-            conn,
-            id,
-            Act::Approve,
-            &principal.id,
-            |conn, row, to| {
-                another_person(conn, row, (Part::ApprovedTheClaim, &principal.name))?;
-                match &claimed {
-                    Claimed::Ticket(serial) => claimable(conn, id, serial)?,
-                    Claimed::Voucher(code) => voucher::claimable(conn, id, code)?,
-                }
-                let (serial, code) = claimed.columns();
-                Ok(diesel::update(claims::table.find(id))
-                    .filter(claims::state.eq(ClaimState::Submitted.as_str()))
-                    .set((
-                        claims::state.eq(to.as_str()),
-                        claims::ticket_serial.eq(serial),
-                        claims::approved_voucher.eq(code),
-                        claims::decided_by.eq(&principal.id),
-                        claims::decided_at.eq(now_micros()),
-                        claims::decision_reason.eq(&why),
-                    ))
-                    .execute(conn)?)
-            },
-        )?;
-        load(conn, id)
-    })
-    .await?;
-    Ok(web::Json(claim))
 }
 
 /// Another claim than `id` is approved (or paid) for what `claimed` names: one ticket or
@@ -512,100 +313,6 @@ fn claimable(conn: &mut DbConnection, id: i64, serial: &str) -> DomainResult<()>
         ));
     }
     Ok(())
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Rejection {
-    pub reason: String,
-}
-
-/// An inspector rejects a claim, with the reason.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    request_body = Rejection,
-    responses(
-        (status = 200, body = Claim),
-        (status = 409, body = crate::error::ErrorBody, description = "`claim_decided`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/claims/{id}/reject", wrap = "Require(&[Role::Inspector])")]
-pub async fn reject(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    body: web::Json<Rejection>,
-) -> ApiResult<web::Json<Claim>> {
-    let id = id.into_inner();
-    let why = crate::reason::reason(&body.reason)?;
-    let claim = crate::store::write(&state.store, None, move |conn| {
-        approvals::decide::<ClaimRow, _>(conn, id, Act::Reject, &principal.id, |conn, _, to| {
-            Ok(diesel::update(claims::table.find(id))
-                .filter(claims::state.eq(ClaimState::Submitted.as_str()))
-                .set((
-                    claims::state.eq(to.as_str()),
-                    claims::decided_by.eq(&principal.id),
-                    claims::decided_at.eq(now_micros()),
-                    claims::decision_reason.eq(&why),
-                ))
-                .execute(conn)?)
-        })?;
-        load(conn, id)
-    })
-    .await?;
-    Ok(web::Json(claim))
-}
-
-#[derive(Debug, Deserialize, serde::Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ChequePayment {
-    /// The cheque's number or reference.
-    pub cheque_reference: String,
-}
-
-/// Pays an approved claim by cheque (rule 13.5), once; the ticket is marked paid.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(("id" = i64, Path),
-           ("X-Keno-Request-Id" = Option<String>, Header, description = "1 to 100 characters: a retry under it is answered with the claim as first paid; the same id with another request is refused (`request_id_reused`)")),
-    request_body = ChequePayment,
-    responses(
-        (status = 200, body = Claim),
-        (status = 409, body = crate::error::ErrorBody, description = "`claim_not_approved`, `already_paid` (the ticket was paid meanwhile, at a terminal or by another claim), `request_id_reused`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_claim`, `invalid_request_id`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `same_person`: who files a claim, who approves it and who pays it are three people")
-    )
-)]
-#[post("/api/v1/claims/{id}/pay", wrap = "Require(&[Role::Supervisor])")]
-pub async fn pay(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request_id: RequestIdHeader,
-    id: web::Path<i64>,
-    body: web::Json<ChequePayment>,
-) -> ApiResult<web::Json<Claim>> {
-    let id = id.into_inner();
-    let cheque = text("the cheque's reference", &body.cheque_reference, 100)?;
-    let once = Once::new(
-        request_id,
-        &principal.id,
-        crate::request_ids::Act::ClaimPay,
-        &id.to_string(),
-        &*body,
-    )?;
-    let claim = crate::state::once(&state, once, None, move |_, conn| {
-        approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &principal.id, |conn, row, to| {
-            another_person(conn, row, (Part::PaysTheClaim, &principal.name))?;
-            pay_cheque(conn, row, to, &cheque, &principal.id)
-        })?;
-        load(conn, id)
-    })
-    .await?;
-    Ok(web::Json(claim))
 }
 
 /// Refuses `part` of claim `row` by the person named `who` when they took an earlier part of
@@ -672,26 +379,177 @@ fn pay_cheque(
     Ok(changed)
 }
 
+/// A form checked before the transaction: its texts as kept, the voucher it names, and the
+/// serial as typed, without spaces or dashes.
+pub struct Filing {
+    form: ClaimForm,
+    filed: Filed,
+    voucher: (Option<String>, Option<i64>),
+    serial: Option<String>,
+}
+
+impl Filing {
+    /// The form `principal` files, checked (`invalid_claim`): a writer files at a terminal.
+    pub fn check(principal: &Principal, form: ClaimForm) -> DomainResult<Filing> {
+        if principal.role == Role::Writer && principal.site.is_none() {
+            return Err(Failure::forbidden(
+                "a writer files a claim at a terminal: sign on at one (the claim is its site's)",
+            ));
+        }
+        let filed = Filed::check(&form)?;
+        let voucher = voucher::named_on(&form, form.serial.is_some())?;
+        let serial = form
+            .serial
+            .as_deref()
+            .map(|s| {
+                s.chars()
+                    .filter(|c| !c.is_whitespace() && *c != '-')
+                    .collect::<String>()
+            })
+            .filter(|s| !s.is_empty());
+        Ok(Filing {
+            form,
+            filed,
+            voucher,
+            serial,
+        })
+    }
+}
+
+/// Records the form `principal` files: the claim as they may see it, with its candidates.
+pub fn file(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    filing: &Filing,
+) -> DomainResult<Claim> {
+    let Filing {
+        form: f,
+        filed,
+        voucher: (voucher_code, voucher_amount),
+        serial,
+    } = filing;
+    let row: ClaimRow = per_backend!(conn, |c| diesel::insert_into(claims::table)
+        .values((
+            claims::reason.eq(f.reason.as_str()),
+            claims::claimant_name.eq(&filed.name),
+            claims::postal_address.eq(&filed.address),
+            claims::phone.eq(&filed.phone),
+            claims::purchase_place.eq(&filed.place),
+            claims::purchase_date.eq(&filed.date),
+            claims::approx_game.eq(f.approx_game),
+            claims::games.eq(f.games),
+            claims::other_details.eq(&filed.details),
+            claims::serial.eq(serial),
+            claims::voucher_code.eq(voucher_code),
+            claims::voucher_amount_cents.eq(voucher_amount),
+            claims::state.eq(ClaimState::Submitted.as_str()),
+            claims::recorded_by.eq(&principal.id),
+            claims::recorded_at.eq(now_micros()),
+            claims::site.eq(&principal.site),
+        ))
+        .returning(ClaimRow::as_returning())
+        .get_result(c))?;
+    approvals::proposed(conn, &row, &principal.id)?;
+    load_for(conn, row.id, principal)
+}
+
+/// Claims newest first, in state `wanted` or any: at most `limit`, numbered below `before`.
+pub fn list(
+    conn: &mut DbConnection,
+    wanted: Option<String>,
+    (limit, before): (i64, Option<i64>),
+) -> DomainResult<Vec<Claim>> {
+    let mut q = claims::table
+        .order(claims::id.desc())
+        .limit(limit)
+        .select(ClaimRow::as_select())
+        .into_boxed();
+    if let Some(s) = wanted {
+        q = q.filter(claims::state.eq(s));
+    }
+    if let Some(before) = before {
+        q = q.filter(claims::id.lt(before));
+    }
+    let rows: Vec<ClaimRow> = q.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| shown(r, Vec::new(), Vec::new()))
+        .collect())
+}
+
+/// An inspector approves claim `id` for what `claimed` names, saying why.
+pub fn approve(
+    conn: &mut DbConnection,
+    id: i64,
+    inspector: &Principal,
+    claimed: &Claimed,
+    why: &str,
+) -> DomainResult<Claim> {
+    // The claim first: no such claim is a 404 and a decided one `claim_decided`, whatever
+    // the ticket named.
+    approvals::decide::<ClaimRow, _>(conn, id, Act::Approve, &inspector.id, |conn, row, to| {
+        another_person(conn, row, (Part::ApprovedTheClaim, &inspector.name))?;
+        match claimed {
+            Claimed::Ticket(serial) => claimable(conn, id, serial)?,
+            Claimed::Voucher(code) => voucher::claimable(conn, id, code)?,
+        }
+        let (serial, code) = claimed.columns();
+        Ok(diesel::update(claims::table.find(id))
+            .filter(claims::state.eq(ClaimState::Submitted.as_str()))
+            .set((
+                claims::state.eq(to.as_str()),
+                claims::ticket_serial.eq(serial),
+                claims::approved_voucher.eq(code),
+                claims::decided_by.eq(&inspector.id),
+                claims::decided_at.eq(now_micros()),
+                claims::decision_reason.eq(why),
+            ))
+            .execute(conn)?)
+    })?;
+    load(conn, id)
+}
+
+/// An inspector rejects claim `id`, saying why.
+pub fn reject(
+    conn: &mut DbConnection,
+    id: i64,
+    inspector: &Principal,
+    why: &str,
+) -> DomainResult<Claim> {
+    approvals::decide::<ClaimRow, _>(conn, id, Act::Reject, &inspector.id, |conn, _, to| {
+        Ok(diesel::update(claims::table.find(id))
+            .filter(claims::state.eq(ClaimState::Submitted.as_str()))
+            .set((
+                claims::state.eq(to.as_str()),
+                claims::decided_by.eq(&inspector.id),
+                claims::decided_at.eq(now_micros()),
+                claims::decision_reason.eq(why),
+            ))
+            .execute(conn)?)
+    })?;
+    load(conn, id)
+}
+
+/// A cheque's number or reference as kept (`invalid_claim`).
+pub fn cheque(reference: &str) -> DomainResult<String> {
+    text("the cheque's reference", reference, 100)
+}
+
+/// A supervisor pays approved claim `id` by `cheque` (rule 13.5); the ticket is marked paid.
+pub fn pay(
+    conn: &mut DbConnection,
+    id: i64,
+    supervisor: &Principal,
+    cheque: &str,
+) -> DomainResult<Claim> {
+    approvals::decide::<ClaimRow, _>(conn, id, Act::Pay, &supervisor.id, |conn, row, to| {
+        another_person(conn, row, (Part::PaysTheClaim, &supervisor.name))?;
+        pay_cheque(conn, row, to, cheque, &supervisor.id)
+    })?;
+    load(conn, id)
+}
+
 /// The claim as a printable Unclaimed Prize Claim Form (Diagram E), PDF.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    responses((status = 200, content_type = "application/pdf", description = "The form"), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/claims/{id}/form.pdf",
-    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn form_pdf(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let claim =
-        crate::store::read(&state.store, move |conn| load_for(conn, id, &principal)).await?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/pdf")
-        .body(form::render_form(&claim)))
+pub fn form_pdf(claim: &Claim) -> Vec<u8> {
+    form::render_form(claim)
 }

@@ -4,36 +4,24 @@
 //! settled) or the bonus-prize fund. The tickets stay payable by claim (13.4); vouchers are
 //! never moved (13.3: they are not tickets, and nothing here reads them).
 
-use actix_web::http::StatusCode;
-use actix_web::{get, post, web};
 use chrono::TimeZone;
 use diesel::prelude::*;
-use serde::{Deserialize, Serialize};
+use keno_core::RuleSet;
+use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::ClaimState;
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::{
     claims, games, jackpot_additions, tickets, unclaimed_movements, unclaimed_prizes_moved,
 };
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::keno_day::KenoHours;
 use crate::tickets::pay::facts;
 use crate::tickets::TicketRow;
 use keno_api::Refusal;
 use keno_core::{KenoDay, TicketStatus};
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MoveRequest {
-    /// `jackpot_6`, `jackpot_8` (a jackpot pool of the rules in force) or `bonus_fund`.
-    pub destination: String,
-    /// The decision's reason or reference (e.g. the Authority's approval).
-    pub reason: String,
-}
 
 #[derive(Debug, Serialize, ToSchema, Queryable, Selectable)]
 #[diesel(table_name = unclaimed_movements)]
@@ -62,85 +50,77 @@ pub struct Movement {
     pub recovered_by_claim_cents: i64,
 }
 
-/// Moves every prize unclaimed 12 months after its win to a return-to-player use.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    request_body = MoveRequest,
-    responses(
-        (status = 201, body = Movement),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_destination`, `invalid_reason`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`nothing_to_move`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/unclaimed/movements", wrap = "Require(&[Role::Supervisor])")]
-pub async fn move_unclaimed(
-    state: web::Data<AppState>,
-    principal: Principal,
-    body: web::Json<MoveRequest>,
-) -> ApiResult<(web::Json<Movement>, StatusCode)> {
-    let body = body.into_inner();
-    let why = crate::reason::reason(&body.reason)?;
-    let spots = match body.destination.as_str() {
-        "bonus_fund" => None,
-        d => {
-            let spots = d
-                .strip_prefix("jackpot_")
-                .and_then(|s| s.parse::<u8>().ok())
-                .filter(|s| state.rules.jackpot_type(*s).is_some());
-            match spots {
-                Some(s) => Some(s),
-                None => {
-                    return Err(Failure::refuse(
-                        Refusal::InvalidDestination,
-                        format!(
-                            "{d:?}: the destination is bonus_fund or jackpot_N for a jackpot \
-                             pool of the rules in force"
-                        ),
-                    )
-                    .into())
-                }
-            }
-        }
-    };
-    let destination = body.destination.clone();
-    let s = state.clone();
-    let moved = crate::state::write(&s, None, move |s, conn| -> DomainResult<Movement> {
-        let today = s.settings.hours.today()?;
-        // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
-        // one are unclaimed for twelve months today, and no longer payable at a terminal.
-        let Some(old_day) = keno_core::unclaimed_before(today) else {
-            return Err(nothing());
-        };
-        let won_before = day_started(s, old_day)?;
-        let id = record(
-            conn,
-            &destination,
-            spots,
-            (old_day, won_before),
-            today,
-            &why,
-            &principal.id,
-        )?;
-        movement(conn, id)
-    })
-    .await?;
-    if spots.is_some() {
-        state
-            .jackpots_changed
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+/// Where unclaimed prizes go: the spots of a jackpot pool of `rules` (`jackpot_N`), or none
+/// for the bonus fund (`bonus_fund`); anything else is `invalid_destination`.
+pub fn destination(rules: &RuleSet, named: &str) -> DomainResult<Option<u8>> {
+    if named == "bonus_fund" {
+        return Ok(None);
     }
-    Ok((web::Json(moved), StatusCode::CREATED))
+    named
+        .strip_prefix("jackpot_")
+        .and_then(|s| s.parse::<u8>().ok())
+        .filter(|s| rules.jackpot_type(*s).is_some())
+        .map(Some)
+        .ok_or_else(|| {
+            Failure::refuse(
+                Refusal::InvalidDestination,
+                format!(
+                    "{named:?}: the destination is bonus_fund or jackpot_N for a jackpot \
+                     pool of the rules in force"
+                ),
+            )
+        })
+}
+
+/// Moves every prize unclaimed 12 months after its win (Keno Days of `hours`) to
+/// `destination` (`spots`: its jackpot pool, if one), by `by`'s decision, saying why.
+pub fn move_unclaimed(
+    conn: &mut DbConnection,
+    hours: KenoHours,
+    (destination, spots): (&str, Option<u8>),
+    why: &str,
+    by: &str,
+) -> DomainResult<Movement> {
+    let today = hours.today()?;
+    // Rule 13.2, counted in Keno Days as rule 13.1 is: the prizes of Keno Days up to this
+    // one are unclaimed for twelve months today, and no longer payable at a terminal.
+    let Some(old_day) = keno_core::unclaimed_before(today) else {
+        return Err(nothing());
+    };
+    let won_before = day_started(hours, old_day)?;
+    let id = record(
+        conn,
+        destination,
+        spots,
+        (old_day, won_before),
+        today,
+        why,
+        by,
+    )?;
+    movement(conn, id)
+}
+
+/// The movements numbered above `after`, oldest first, at most `limit`.
+pub fn movements(
+    conn: &mut DbConnection,
+    (limit, after): (i64, i64),
+) -> DomainResult<Vec<Movement>> {
+    let ids: Vec<i64> = unclaimed_movements::table
+        .filter(unclaimed_movements::id.gt(after))
+        .order(unclaimed_movements::id)
+        .limit(limit)
+        .select(unclaimed_movements::id)
+        .load(conn)?;
+    ids.into_iter().map(|id| movement(conn, id)).collect()
 }
 
 /// The moment the Keno Day after `old_day` started (its hours' start, local time): the prizes
 /// of Keno Days up to `old_day` were won before it (`won_before`, kept as the API shows it).
-fn day_started(state: &AppState, old_day: KenoDay) -> DomainResult<i64> {
+fn day_started(hours: KenoHours, old_day: KenoDay) -> DomainResult<i64> {
     let next = crate::keno_day::to_date(old_day)
         .succ_opt()
         .ok_or_else(|| Failure::Internal(anyhow::anyhow!("no day after {old_day}")))?;
-    let start = next.and_time(state.settings.hours.start);
+    let start = next.and_time(hours.start);
     let local = chrono::Local
         .from_local_datetime(&start)
         .earliest()
@@ -298,45 +278,4 @@ fn movement(conn: &mut DbConnection, id: i64) -> DomainResult<Movement> {
         recovered_by_claim_cents: recovered.into_iter().flatten().sum(),
         row,
     })
-}
-
-/// A page of the movements of unclaimed prizes.
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-pub struct MovementQuery {
-    /// At most this many movements (1 to 500, the default).
-    pub limit: Option<i64>,
-    /// Only movements numbered above this one: the next page, from the last of a full one.
-    pub after: Option<i64>,
-}
-
-/// The movements of unclaimed prizes, oldest first, a page at a time, with what has since been
-/// recovered by claim: the report of rule 13.2's movements.
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    params(MovementQuery),
-    responses((status = 200, body = [Movement]), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/unclaimed/movements",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn movements(
-    state: web::Data<AppState>,
-    query: web::Query<MovementQuery>,
-) -> ApiResult<web::Json<Vec<Movement>>> {
-    let limit = crate::paging::limit(query.limit)?;
-    let after = query.after.unwrap_or(i64::MIN);
-    let all = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Movement>> {
-        let ids: Vec<i64> = unclaimed_movements::table
-            .filter(unclaimed_movements::id.gt(after))
-            .order(unclaimed_movements::id)
-            .limit(limit)
-            .select(unclaimed_movements::id)
-            .load(conn)?;
-        ids.into_iter().map(|id| movement(conn, id)).collect()
-    })
-    .await?;
-    Ok(web::Json(all))
 }

@@ -5,13 +5,11 @@
 //! venue's board out. It grants nothing else: it is no principal, and every endpoint behind a
 //! token refuses it. The trail keeps each act with who and why, and the credential's digest.
 //!
-//! - [`routes`]: the supervisors' HTTP endpoints; [`cli`]: `keno-server display ...`;
-//! - [`admit`]: the credential presented with a stream, judged as a bearer token is.
+//! - [`cli`]: `keno-server display ...`; the supervisors' HTTP endpoints, and the credential
+//!   presented with a stream judged as a bearer token is, are `routes::displays`.
 
 pub mod cli;
-pub mod routes;
 
-use actix_web::{web, HttpRequest};
 use diesel::prelude::*;
 use keno_api::displays::{DisplayCredential, DisplayInfo};
 use keno_api::Refusal;
@@ -23,7 +21,6 @@ use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::staff::check_code;
 use crate::staff::people::Actor;
-use crate::state::AppState;
 
 /// How a display's credential begins: told from a principal's token at a glance, so a bearer
 /// token of another kind sent with a stream is ignored as it always was.
@@ -249,7 +246,7 @@ pub fn list_in(
 }
 
 /// The enabled display whose credential has the digest `hash`.
-fn by_credential(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<DisplayRow>> {
+pub fn by_credential(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<DisplayRow>> {
     let row = displays::table
         .filter(displays::credential_hash.eq(hash))
         .filter(displays::disabled.eq(false))
@@ -259,51 +256,4 @@ fn by_credential(conn: &mut DbConnection, hash: &str) -> QueryResult<Option<Disp
     // As for bearer tokens: no collation or index slip admits a near miss.
     use subtle::ConstantTimeEq;
     Ok(row.filter(|r| bool::from(r.credential_hash.as_bytes().ct_eq(hash.as_bytes()))))
-}
-
-/// The display credential a stream request presents, if any: the query's `display` (a
-/// browser's EventSource cannot set a header), else a bearer token that is a display's.
-pub fn presented(request: &HttpRequest, query: Option<String>) -> Option<String> {
-    query
-        .or_else(|| crate::auth::bearer_token(request).filter(|t| t.starts_with(CREDENTIAL_PREFIX)))
-}
-
-/// The registered, enabled display behind `credential`. A credential that is no display's is
-/// refused (401) and counted against the client's address as a bad bearer token is; an
-/// address over its limit is still looked up (a venue's board behind the guesser's NAT gets
-/// in), a few at a time, and refused 429 after a pause when its credential is bad too.
-pub async fn admit(
-    state: &web::Data<AppState>,
-    request: &HttpRequest,
-    credential: String,
-) -> DomainResult<DisplayRow> {
-    let client = crate::rate_limit::client_key(request, state.trust_forwarded_for);
-    let over = client.and_then(|c| state.auth_failures.check(c).err());
-    let turn = match over {
-        Some(_) => state.auth_failures.suspect_turn().await,
-        None => None,
-    };
-    let hash = token_hash(&credential);
-    drop(credential);
-    let found =
-        crate::store::read(&state.store, move |conn| Ok(by_credential(conn, &hash)?)).await?;
-    drop(turn);
-    if let Some(display) = found {
-        return Ok(display);
-    }
-    if let Some(client) = client {
-        if state.auth_failures.fail(client) {
-            tracing::warn!(%client, "bad credentials: this address is refused for a while");
-        } else {
-            tracing::info!(%client, "a display credential that matches no registered display");
-        }
-    }
-    if let Some(refusal) = over {
-        tokio::time::sleep(crate::rate_limit::FAILURE_PAUSE).await;
-        return Err(refusal);
-    }
-    Err(Failure::refuse(
-        Refusal::Unauthorized,
-        "the display credential matches no registered, enabled display",
-    ))
 }

@@ -48,9 +48,9 @@ pub async fn stream_events(
     request: HttpRequest,
     query: web::Query<StreamQuery>,
 ) -> ApiResult<HttpResponse> {
-    let slot = match crate::displays::presented(&request, query.into_inner().display) {
+    let slot = match crate::routes::displays::presented(&request, query.into_inner().display) {
         Some(credential) => {
-            let display = crate::displays::admit(&state, &request, credential).await?;
+            let display = crate::routes::displays::admit(&state, &request, credential).await?;
             state.streams.take_display(&display.key())
         }
         None => anonymous_slot(&state, &request)?,

@@ -4,8 +4,11 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod claims;
+pub mod displays;
 pub mod extract;
 pub mod set_bets;
+pub mod shifts;
 pub mod staff;
 pub mod tickets;
 pub mod vouchers;

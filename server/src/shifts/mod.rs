@@ -16,21 +16,18 @@ mod report;
 
 use std::collections::HashMap;
 
-use actix_web::{get, post, web, HttpResponse};
 use diesel::prelude::*;
-use keno_api::staff::{CloseShift, DrawerCash, OpenShift, Shift, ShiftReport, SignOffShift};
+use keno_api::staff::{DrawerCash, Shift, ShiftReport};
 use keno_api::Refusal;
-use keno_core::{expected_cash, DrawerMovements, ShiftState};
-use serde::Deserialize;
-use utoipa::IntoParams;
+use keno_core::{expected_cash, DrawerMovements, KenoDay, ShiftState};
 
-use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{principals, shifts};
-use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::db::{rfc3339, DbConnection};
+use crate::error::{DomainResult, Failure};
 use drawer::Window;
+
+pub use acts::amount;
 
 #[derive(Queryable, Selectable, Clone, Debug)]
 #[diesel(table_name = shifts)]
@@ -298,256 +295,76 @@ pub fn no_shift() -> Failure {
     )
 }
 
-/// Opens a shift at the writer's terminal with the float in the drawer.
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    request_body = OpenShift,
-    responses(
-        (status = 201, body = Shift, description = "Open: the drawer holds the float"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`: the float is below 0 or above $1,000,000.00"),
-        (status = 409, body = crate::error::ErrorBody, description = "`shift_open`: a shift is open for this writer or at this terminal"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/shifts", wrap = "Require(&[Role::Writer])")]
-pub async fn open(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<OpenShift>,
-) -> ApiResult<HttpResponse> {
-    let float = acts::amount(request.float_cents, "the float")?;
-    let shift = crate::state::write(&state, None, move |state, conn| {
-        let today = state.settings.hours.today()?;
-        let row = acts::open(conn, &principal, float, today)?;
-        row.clone()
-            .view(principal.name.clone(), &row.movements(conn)?)
-    })
-    .await
-    .map_err(|e| {
-        // Two opens at once: the indexes keep one shift per writer and per terminal.
-        if e.is_duplicate() {
-            Failure::refuse(Refusal::ShiftOpen, "a shift was opened meanwhile")
-        } else {
-            e
-        }
-    })?;
-    Ok(HttpResponse::Created().json(shift))
+/// Opens a shift for the writer at their terminal with `float` in the drawer, on Keno Day
+/// `today`.
+pub fn open(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    float: u64,
+    today: KenoDay,
+) -> DomainResult<Shift> {
+    let row = acts::open(conn, principal, float, today)?;
+    row.clone()
+        .view(principal.name.clone(), &row.movements(conn)?)
 }
 
-/// The writer's open shift: the cash taken and given so far, and what the drawer should hold.
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    responses(
-        (status = 200, body = Shift),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: no shift is open for this writer"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get("/api/v1/shifts/current", wrap = "Require(&[Role::Writer])")]
-pub async fn current(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<web::Json<Shift>> {
-    let shift = crate::store::snapshot(&state.store, move |conn| {
-        let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
-        row.clone()
-            .view(principal.name.clone(), &row.movements(conn)?)
-    })
-    .await?;
-    Ok(web::Json(shift))
+/// The writer's open shift, or `no_shift`.
+pub fn current(conn: &mut DbConnection, principal: &Principal) -> DomainResult<Shift> {
+    let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
+    row.clone()
+        .view(principal.name.clone(), &row.movements(conn)?)
 }
 
-/// Closes the writer's open shift with the cash counted: the expected cash, the count and the
-/// over/short are kept; beyond `--over-short-tolerance` it waits for a supervisor's sign-off.
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    request_body = CloseShift,
-    responses(
-        (status = 200, body = Shift, description = "Closed (`closed`), or `awaiting_sign_off` when over/short beyond the tolerance"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_amount`: the count is below 0 or above $1,000,000.00"),
-        (status = 409, body = crate::error::ErrorBody, description = "`no_shift`: no shift is open for this writer"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/shifts/current/close", wrap = "Require(&[Role::Writer])")]
-pub async fn close(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<CloseShift>,
-) -> ApiResult<web::Json<Shift>> {
-    let counted = acts::amount(request.counted_cents, "the count")?;
-    let shift = crate::state::write(&state, None, move |state, conn| {
-        let tolerance = state.settings.over_short_tolerance_cents;
-        let (row, cash) = acts::close(conn, &principal.id, counted, tolerance)?;
-        row.view(principal.name.clone(), &cash)
-    })
-    .await?;
-    Ok(web::Json(shift))
+/// Closes the writer's open shift with `counted` in the drawer; over or short beyond
+/// `tolerance` cents it waits for a supervisor's sign-off.
+pub fn close(
+    conn: &mut DbConnection,
+    principal: &Principal,
+    counted: u64,
+    tolerance: u64,
+) -> DomainResult<Shift> {
+    let (row, cash) = acts::close(conn, &principal.id, counted, tolerance)?;
+    row.view(principal.name.clone(), &cash)
 }
 
-/// A supervisor signs off a shift closed over or short beyond the tolerance, saying why.
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The shift's id")),
-    request_body = SignOffShift,
-    responses(
-        (status = 200, body = Shift, description = "Signed off: `closed`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`shift_not_awaiting_sign_off`: open, closed within the tolerance, or signed off already"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/shifts/{id}/sign-off", wrap = "Require(&[Role::Supervisor])")]
-pub async fn sign_off(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    request: web::Json<SignOffShift>,
-) -> ApiResult<web::Json<Shift>> {
-    let reason = crate::reason::reason(&request.into_inner().reason)?;
-    let id = id.into_inner();
-    let shift = crate::store::write(&state.store, None, move |conn| {
-        let row = acts::sign_off(conn, id, &principal.id, &reason)?;
-        one_view(conn, row)
-    })
-    .await?;
-    Ok(web::Json(shift))
+/// A supervisor signs off shift `id`, saying why.
+pub fn sign_off(
+    conn: &mut DbConnection,
+    id: i64,
+    supervisor: &Principal,
+    reason: &str,
+) -> DomainResult<Shift> {
+    let row = acts::sign_off(conn, id, &supervisor.id, reason)?;
+    one_view(conn, row)
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-pub struct ShiftQuery {
-    /// The Keno Day the shifts opened on (YYYY-MM-DD); today's by default.
-    pub keno_day: Option<String>,
+/// The shifts opened on Keno Day `day`.
+pub fn of_day(conn: &mut DbConnection, day: KenoDay) -> DomainResult<Vec<Shift>> {
+    let rows: Vec<ShiftRow> = shifts::table
+        .filter(shifts::keno_day.eq(day.to_string()))
+        .order(shifts::id)
+        .select(ShiftRow::as_select())
+        .load(conn)?;
+    views(conn, rows)
 }
 
-/// The shifts opened on a Keno Day, each with its drawer.
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    params(ShiftQuery),
-    responses(
-        (status = 200, body = Vec<Shift>),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_keno_day`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/shifts",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn list(
-    state: web::Data<AppState>,
-    query: web::Query<ShiftQuery>,
-) -> ApiResult<web::Json<Vec<Shift>>> {
-    let day = match &query.keno_day {
-        Some(text) => text.parse::<keno_core::KenoDay>().map_err(|_| {
-            Failure::refuse(
-                Refusal::InvalidKenoDay,
-                format!("{text:?} is not a Keno Day: give YYYY-MM-DD"),
-            )
-        })?,
-        None => state.settings.hours.today()?,
-    };
-    let shifts = crate::store::snapshot(&state.store, move |conn| {
-        let rows: Vec<ShiftRow> = shifts::table
-            .filter(shifts::keno_day.eq(day.to_string()))
-            .order(shifts::id)
-            .select(ShiftRow::as_select())
-            .load(conn)?;
-        views(conn, rows)
-    })
-    .await?;
-    Ok(web::Json(shifts))
+/// Shift `id` as `principal` may see it (a writer: their own).
+pub fn one(conn: &mut DbConnection, id: i64, principal: &Principal) -> DomainResult<Shift> {
+    let row = load_for(conn, id, principal)?;
+    one_view(conn, row)
 }
 
-/// One shift with its drawer (a writer: their own).
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The shift's id")),
-    responses(
-        (status = 200, body = Shift),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/shifts/{id}",
-    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn get_shift(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<Shift>> {
-    let id = id.into_inner();
-    let shift = crate::store::snapshot(&state.store, move |conn| {
-        let row = load_for(conn, id, &principal)?;
-        one_view(conn, row)
-    })
-    .await?;
-    Ok(web::Json(shift))
+/// The report of shift `id` as `principal` may see it (a writer: their own).
+pub fn report_of(
+    conn: &mut DbConnection,
+    id: i64,
+    principal: &Principal,
+) -> DomainResult<ShiftReport> {
+    let row = load_for(conn, id, principal)?;
+    report::read(conn, row)
 }
 
-/// A shift's report: sales by bet type, cancellations, payouts by method, vouchers and the
-/// balance (a writer: their own).
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The shift's id")),
-    responses(
-        (status = 200, body = ShiftReport),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/shifts/{id}/report",
-    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn shift_report(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<ShiftReport>> {
-    let id = id.into_inner();
-    let report = crate::store::snapshot(&state.store, move |conn| {
-        let row = load_for(conn, id, &principal)?;
-        report::read(conn, row)
-    })
-    .await?;
-    Ok(web::Json(report))
-}
-
-/// The shift's report as a printable PDF (A4).
-#[utoipa::path(
-    tag = "shifts",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The shift's id")),
-    responses(
-        (status = 200, content_type = "application/pdf", description = "The report"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/shifts/{id}/report.pdf",
-    wrap = "Require(&[Role::Writer, Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn report_pdf(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<HttpResponse> {
-    let id = id.into_inner();
-    let report = crate::store::snapshot(&state.store, move |conn| {
-        let row = load_for(conn, id, &principal)?;
-        report::read(conn, row)
-    })
-    .await?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/pdf")
-        .body(report::pdf(&report, now_micros())))
+/// A shift's report as a printable PDF (A4), printed at `now`.
+pub fn report_pdf(report: &ShiftReport, now: i64) -> Vec<u8> {
+    report::pdf(report, now)
 }

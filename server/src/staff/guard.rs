@@ -19,18 +19,16 @@
 //!   (several instances each keep their own), and bounded.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use keno_api::Refusal;
 use keno_core::{FailureCount, LockOut, SignOnRefusal};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use actix_web::web;
-
 use crate::audit::log::{append, Entry};
 use crate::error::Failure;
-use crate::state::AppState;
+use crate::store::Store;
 
 /// How long a sign-on refused for want of a place waits before its 429. A client that retries
 /// at once (a storm's do) then comes back once a second instead of thousands of times, and its
@@ -44,7 +42,7 @@ const UNKNOWN_KEPT: usize = 10_000;
 /// Places named in one tally of the trail; the rest are summed.
 const TALLY_PLACES: usize = 10;
 
-/// The sign-on guard: its own app data (`web::Data<SignOnGuard>`).
+/// The sign-on guard: its own app data beside the state, shared by the handlers that sign on.
 pub struct SignOnGuard {
     turns: Semaphore,
     /// Sign-ons under way: the turns and the places to wait for one.
@@ -231,11 +229,7 @@ impl SignOnGuard {
 /// Records the unknown IDs' tally in the trail every `interval` (`--sign-on-tally-interval`,
 /// a minute) while there is one (`sign_on_unknown_failures`); a record that fails is kept for
 /// the next.
-pub async fn record_tallies(
-    state: web::Data<AppState>,
-    guard: web::Data<SignOnGuard>,
-    interval: std::time::Duration,
-) {
+pub async fn record_tallies(store: Store, guard: Arc<SignOnGuard>, interval: Duration) {
     let mut every = tokio::time::interval(interval);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -244,7 +238,7 @@ pub async fn record_tallies(
             continue;
         };
         let payload = tally.payload();
-        let recorded = crate::store::write(&state.store, None, move |conn| {
+        let recorded = crate::store::write(&store, None, move |conn| {
             let entry = Entry::new("sign_on_unknown_failures", "unknown staff IDs", payload);
             Ok(append(conn, vec![entry])?)
         })
@@ -291,7 +285,7 @@ mod tests {
         assert_eq!(guard.take_tally(), None);
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn sign_ons_past_the_turns_and_the_queue_are_refused_at_once() {
         let guard = SignOnGuard::new(1, 1, POLICY);
         let first = guard.admit().expect("the turn's place");
@@ -315,7 +309,7 @@ mod tests {
         assert!(guard.admit().is_ok(), "a place given back admits another");
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_sign_on_refused_for_want_of_a_place_is_not_answered_at_once() {
         let guard = SignOnGuard::new(1, 0, POLICY);
         let _only = guard.admit().expect("the one place");

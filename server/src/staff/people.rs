@@ -10,21 +10,21 @@
 //! One active staff ID per person name and role (a unique index); a disabled person's
 //! sessions end at once.
 
-use actix_web::{get, post, web, HttpResponse};
+use std::time::Duration;
+
 use diesel::prelude::*;
-use keno_api::staff::{AddStaff, StaffChange, StaffMember, StaffSecret};
+use keno_api::staff::{AddStaff, StaffMember, StaffSecret};
 use keno_api::Refusal;
 use keno_core::{Manager, Office, SecretKind, SessionEnd, StaffAct};
 use sha2::{Digest, Sha256};
 
 use super::{check_code, secret, secret_kind, sessions, PrincipalKind, StaffRow};
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
+use crate::auth::principal::PrincipalCache;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{principals, sign_on_failures, staff_sessions};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 
 /// Who makes a change: a supervisor or administrator signed on, or the operator at the
 /// server's command line.
@@ -275,9 +275,10 @@ pub enum Change {
     Reset(NewSecret),
 }
 
-/// Makes `change` to staff ID `id`; a reset answers the new secret.
+/// Makes `change` to staff ID `id`; a reset answers the new secret. A person whose sessions
+/// end is dropped from `principals`, the server's cache (none at the command line).
 pub fn change_in(
-    state: Option<&AppState>,
+    principals: Option<&PrincipalCache>,
     conn: &mut DbConnection,
     by: &Actor,
     id: &str,
@@ -308,8 +309,8 @@ pub fn change_in(
     };
     if let Some(end) = ended {
         sessions::end_all(conn, &row.id, end, now)?;
-        if let Some(state) = state {
-            state.principals.forget_principal(&row.id);
+        if let Some(principals) = principals {
+            principals.forget_principal(&row.id);
         }
     }
     let (kind, mut payload) = kind;
@@ -409,10 +410,10 @@ fn reset(
     Ok(secret.payload())
 }
 
-/// Every person, with the sessions standing now.
+/// Every person, with the sessions standing now (those used within `idle`).
 pub fn list_in(
-    state: &AppState,
     conn: &mut DbConnection,
+    idle: Duration,
     (limit, after): (i64, &str),
 ) -> DomainResult<Vec<StaffMember>> {
     let rows: Vec<StaffRow> = principals::table
@@ -423,7 +424,7 @@ pub fn list_in(
         .select(StaffRow::as_select())
         .load(conn)?;
     let now = now_micros();
-    let idle = state.settings.staff.idle.as_micros() as i64;
+    let idle = idle.as_micros() as i64;
     let open: Vec<String> = staff_sessions::table
         .filter(staff_sessions::ended_at.is_null())
         .filter(staff_sessions::expires_at.gt(now))
@@ -459,162 +460,11 @@ pub fn list_in(
         .collect()
 }
 
-/// Who manages people (each within the duty table, `keno_core::may_manage`).
-const STAFF_MANAGERS: &[Role] = &[Role::Supervisor, Role::Administrator];
-
-/// A page of the staff, by staff ID.
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-pub struct StaffQuery {
-    /// At most this many people (1 to 500, the default).
-    pub limit: Option<i64>,
-    /// Only staff IDs after this one: the next page, from the last of a full one.
-    pub after: Option<String>,
-}
-
-/// Everyone who works in the room, by staff ID, a page at a time, and whether they can sign
-/// on.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    params(StaffQuery),
-    responses((status = 200, body = Vec<StaffMember>), (status = 400, body = crate::error::ErrorBody, description = "`invalid_range`: limit is 1 to 500"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/staff", wrap = "Require(STAFF_MANAGERS)")]
-pub async fn list(
-    state: web::Data<AppState>,
-    query: web::Query<StaffQuery>,
-) -> ApiResult<web::Json<Vec<StaffMember>>> {
-    let limit = crate::paging::limit(query.limit)?;
-    let after = query.into_inner().after.unwrap_or_default();
-    Ok(web::Json(
-        crate::state::read(&state, move |state, conn| {
-            list_in(state, conn, (limit, &after))
-        })
-        .await?,
-    ))
-}
-
-/// Adds a person: the secret (and a TOTP secret) is shown once in the answer.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    request_body = AddStaff,
-    responses(
-        (status = 201, body = StaffSecret),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_name`, `invalid_secret`, `invalid_staff_id`, `invalid_reason`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`staff_active`, `staff_id_taken`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor adds writers, an administrator supervisors, inspectors and auditors (administrators are added at the server's command line)")
-    )
-)]
-#[post("/api/v1/staff", wrap = "Require(STAFF_MANAGERS)")]
-pub async fn add(
-    state: web::Data<AppState>,
-    principal: Principal,
-    body: web::Json<AddStaff>,
-) -> ApiResult<HttpResponse> {
-    let addition = web::block(move || Addition::check(&body))
-        .await
-        .map_err(|e| Failure::Internal(e.into()))??;
-    let by = Actor::of(&principal);
-    let added =
-        crate::store::write(&state.store, None, move |conn| add_in(conn, &by, addition)).await?;
-    Ok(HttpResponse::Created().json(added))
-}
-
-async fn change(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: String,
-    body: StaffChange,
-    make: impl FnOnce(Option<&str>) -> DomainResult<Change> + Send + 'static,
-) -> ApiResult<web::Json<Option<StaffSecret>>> {
-    let reason = crate::reason::reason(&body.reason)?;
-    let secret = body.secret;
-    let change = web::block(move || make(secret.as_deref()))
-        .await
-        .map_err(|e| Failure::Internal(e.into()))??;
-    let by = Actor::of(&principal);
-    let person = id.clone();
-    let done = crate::state::write(&state, None, move |state, conn| {
-        change_in(Some(state), conn, &by, &id, change, &reason)
-    })
-    .await?;
-    // Committed: the other instances drop the person's cached sessions too.
-    state.events.forget_elsewhere(&person);
-    Ok(web::Json(done))
-}
-
-/// Disables a person: their sessions end at once, and they cannot sign on.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    params(("id" = String, Path, description = "the staff ID")),
-    request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_disabled`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
-)]
-#[post("/api/v1/staff/{id}/disable", wrap = "Require(STAFF_MANAGERS)")]
-pub async fn disable_person(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<String>,
-    body: web::Json<StaffChange>,
-) -> ApiResult<web::Json<Option<StaffSecret>>> {
-    change(state, principal, id.into_inner(), body.into_inner(), |_| {
-        Ok(Change::Disable)
-    })
-    .await
-}
-
-/// Enables a disabled person (and clears a lock).
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    params(("id" = String, Path, description = "the staff ID")),
-    request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>, description = "null"), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody, description = "`already_enabled`, `staff_active`"), (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
-)]
-#[post("/api/v1/staff/{id}/enable", wrap = "Require(STAFF_MANAGERS)")]
-pub async fn enable_person(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<String>,
-    body: web::Json<StaffChange>,
-) -> ApiResult<web::Json<Option<StaffSecret>>> {
-    change(state, principal, id.into_inner(), body.into_inner(), |_| {
-        Ok(Change::Enable)
-    })
-    .await
-}
-
-/// Sets a new secret (given, or made and shown once; a new TOTP secret for those with one),
-/// clears a lock, and ends the person's sessions.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    params(("id" = String, Path, description = "the staff ID")),
-    request_body = StaffChange,
-    responses((status = 200, body = Option<StaffSecret>), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody, description = "`invalid_secret`, `invalid_reason`"), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody, description = "`forbidden`; `not_your_duty`: a supervisor manages writers, an administrator supervisors, inspectors and auditors, no one themselves"))
-)]
-#[post("/api/v1/staff/{id}/reset", wrap = "Require(STAFF_MANAGERS)")]
-pub async fn reset_secret(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<String>,
-    body: web::Json<StaffChange>,
-) -> ApiResult<web::Json<Option<StaffSecret>>> {
-    let id = id.into_inner();
-    let looked_up = id.clone();
-    let role = crate::store::read(&state.store, move |conn| {
-        super::find(conn, &looked_up)?
-            .ok_or_else(|| Failure::not_found("staff ID"))?
-            .role()
-    })
-    .await?;
-    let kind = secret_kind(role)
-        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("staff {role} without a secret")))?;
-    change(state, principal, id, body.into_inner(), move |given| {
-        Ok(Change::Reset(NewSecret::make(kind, given)?))
-    })
-    .await
+/// The kind of secret staff ID `id` signs on with: what a reset makes anew.
+pub fn secret_kind_of(conn: &mut DbConnection, id: &str) -> DomainResult<SecretKind> {
+    let role = super::find(conn, id)?
+        .ok_or_else(|| Failure::not_found("staff ID"))?
+        .role()?;
+    secret_kind(role)
+        .ok_or_else(|| Failure::Internal(anyhow::anyhow!("staff {role} without a secret")))
 }

@@ -11,22 +11,24 @@
 //! and opens one until the end of the Keno Day (rule 1(d)), which also ends after
 //! `--session-idle` without a request (`keno_core::session_standing`).
 
-use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use std::time::Duration;
+
 use diesel::prelude::*;
 use keno_api::staff::{Session, SignOn, SignedOn};
 use keno_api::Refusal;
-use keno_core::{FailureCount, SecretKind, SessionEnd, SessionFacts};
+use keno_core::{FailureCount, LockOut, SecretKind, SessionEnd, SessionFacts};
 
 use super::guard::{Admitted, SignOnGuard};
 use super::{secret, secret_kind, StaffRow};
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
-use crate::auth::{token_hash, Principal, ANY_ROLE};
+use crate::auth::principal::PrincipalCache;
+use crate::auth::{token_hash, Principal};
 use crate::db::schema::{principals, sign_on_failures, staff_sessions, terminals};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::keno_day::KenoHours;
 use crate::store::hold::held;
+use crate::store::Store;
 
 /// A session as stored.
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -97,7 +99,7 @@ impl Where {
         }
     }
 
-    fn terminal(&self) -> Option<&Place> {
+    pub fn terminal(&self) -> Option<&Place> {
         match self {
             Where::Terminal(p) => Some(p),
             Where::Address(_) => None,
@@ -178,25 +180,25 @@ pub enum Proved {
 /// Checks a person's secret and records the outcome (issue 31). The try is counted against
 /// the person at this place before the secret is checked, and judged on the count it made; the
 /// check takes one of the guard's turns; a failure may lock the person there and enters the
-/// trail; a success clears the count there and spends the TOTP step, once.
+/// trail; a success clears the count there and spends the TOTP step, once. `lock_out` is the
+/// staff settings' (`--sign-on-failures`, `--sign-on-lock`).
 pub async fn prove(
-    state: &web::Data<AppState>,
+    store: &Store,
     (guard, admitted): (&SignOnGuard, &Admitted<'_>),
+    lock_out: LockOut,
     given: SignOn,
     at: Where,
 ) -> DomainResult<Proved> {
     let kind = offered_kind(&given)?;
     let staff_id = given.staff_id.trim().to_string();
     let looked_up = staff_id.clone();
-    let row =
-        crate::store::read(&state.store, move |conn| Ok(super::find(conn, &looked_up)?)).await?;
+    let row = crate::store::read(store, move |conn| Ok(super::find(conn, &looked_up)?)).await?;
     let Some(row) = signs_on_here(row, kind, &at)? else {
         return prove_unknown((guard, admitted), &staff_id, given, &at).await;
     };
-    let lock_out = state.settings.staff.lock_out;
     let (person, place) = (row.id.clone(), at.key());
     let now = now_micros();
-    let reserved = crate::store::write(&state.store, None, move |conn| {
+    let reserved = crate::store::write(store, None, move |conn| {
         reserve(conn, &person, &place, lock_out, now)
     })
     .await?;
@@ -208,7 +210,7 @@ pub async fn prove(
     let turn = guard.turn(admitted).await?;
     let now_seconds = u64::try_from(now_micros() / 1_000_000).unwrap_or(0);
     let started = std::time::Instant::now();
-    let (checked, row) = web::block(move || {
+    let (checked, row) = blocking(move || {
         let checked = check_secret(&row, &given, now_seconds);
         (checked, row)
     })
@@ -216,10 +218,21 @@ pub async fn prove(
     guard.checked(started.elapsed());
     drop(turn);
     let checked = checked?;
-    crate::store::write(&state.store, None, move |conn| {
+    crate::store::write(store, None, move |conn| {
         record(conn, checked, &row, (attempt, &at), lock_out)
     })
     .await
+}
+
+/// Runs argon2 (or its stand-in) on a blocking thread, not on the workers that answer requests.
+async fn blocking<T, F>(work: F) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Failure::Internal(anyhow::anyhow!("blocking task failed: {e}")))
 }
 
 /// A try for a staff ID that does not exist (or does not sign on so there): counted and
@@ -246,7 +259,7 @@ async fn prove_unknown(
         Some(took) => tokio::time::sleep(took).await,
         None => {
             let started = std::time::Instant::now();
-            web::block(move || {
+            blocking(move || {
                 let offered = given.pin.as_deref().or(given.password.as_deref());
                 secret::verify_nothing(offered.unwrap_or(""))
             })
@@ -430,8 +443,7 @@ fn spend_step(conn: &mut DbConnection, person: &str, step: i64) -> QueryResult<b
 
 /// The Keno Day's end that a session opened at `now` lasts to: the end of the Keno Day under
 /// way, or, outside the hours of gaming, of the next one.
-fn day_end(state: &AppState, now: i64) -> i64 {
-    let hours = state.settings.hours;
+fn day_end(hours: KenoHours, now: i64) -> i64 {
     let local = crate::time::local(now);
     let ends = hours.hours_of(hours.latest_started_day(local)).ends_at;
     if ends > now {
@@ -441,19 +453,21 @@ fn day_end(state: &AppState, now: i64) -> i64 {
     hours.hours_of(next).ends_at
 }
 
-/// Opens a session for a person proved: their other sessions end (one per person).
-fn open(
-    state: &AppState,
+/// Opens a session for a person proved: their other sessions end (one per person), and are
+/// dropped from `principals`. It lasts to the end of the Keno Day of `hours`, and ends after
+/// `idle` without a request.
+pub fn open(
     conn: &mut DbConnection,
+    (principals, hours, idle): (&PrincipalCache, KenoHours, Duration),
     row: &StaffRow,
     place: Option<&Place>,
 ) -> DomainResult<SignedOn> {
     let now = now_micros();
     end_all(conn, &row.id, SessionEnd::Replaced, now)?;
-    state.principals.forget_principal(&row.id);
+    principals.forget_principal(&row.id);
     let token = secret::new_token("ks_");
     let id = secret::new_token("")[..16].to_string();
-    let expires_at = day_end(state, now);
+    let expires_at = day_end(hours, now);
     diesel::insert_into(staff_sessions::table)
         .values((
             staff_sessions::id.eq(&id),
@@ -488,7 +502,7 @@ fn open(
         terminal: place.map(|p| p.terminal.clone()),
         started_at: rfc3339(now),
         expires_at: rfc3339(expires_at),
-        idle_timeout_seconds: state.settings.staff.idle.as_secs(),
+        idle_timeout_seconds: idle.as_secs(),
     };
     Ok(SignedOn { token, session })
 }
@@ -512,109 +526,6 @@ pub fn end_all(
     .execute(conn)
 }
 
-/// The bearer token of a request, if any.
-fn bearer(req: &HttpRequest) -> Option<String> {
-    crate::auth::bearer_token(req)
-}
-
-/// Signs a person on; a writer at a registered terminal only.
-#[utoipa::path(
-    tag = "staff",
-    security((), ("terminal" = [])),
-    request_body = SignOn,
-    responses(
-        (status = 201, body = SignedOn),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request`: neither a PIN, nor a password with a code"),
-        (status = 401, body = crate::error::ErrorBody, description = "`sign_on_failed`; `terminal_not_registered`: a writer signs on at a registered terminal, its credential as the bearer token (refused before the PIN is looked at)"),
-        (status = 423, body = crate::error::ErrorBody, description = "`staff_locked`: too many failed sign-ons of this staff ID at this terminal, or from this address"),
-        (status = 429, body = crate::error::ErrorBody, description = "`too_many_auth_failures`: too many tries from this address without a terminal's credential; `too_many_requests`: too many sign-ons at once")
-    )
-)]
-#[post("/api/v1/sessions")]
-pub async fn sign_on(
-    state: web::Data<AppState>,
-    guard: web::Data<SignOnGuard>,
-    req: HttpRequest,
-    body: web::Json<SignOn>,
-) -> ApiResult<HttpResponse> {
-    // Admitted before anything is read: a flood of sign-ons is refused (429, after a second).
-    let admitted = guard.admit_or_wait().await?;
-    let address = crate::rate_limit::client_key(&req, state.trust_forwarded_for);
-    let body = body.into_inner();
-    let at = where_from(&state, &req, address, &body).await?;
-    let proved = prove(&state, (&guard, &admitted), body, at.clone()).await?;
-    drop(admitted);
-    let row = match proved {
-        Proved::Person(row) => row,
-        Proved::Refused(refusal) => return Err(refusal.into()),
-    };
-    if let Where::Address(Some(address)) = &at {
-        // The try was taken from the address's allowance before the check: a person who
-        // proved who they are gives it back, so a venue's own sign-ons never use it up.
-        state.auth_failures.give_back(*address);
-    }
-    let person = row.id.clone();
-    let place = at.terminal().cloned();
-    let signed = crate::state::write(&state, None, move |state, conn| {
-        open(state, conn, &row, place.as_ref())
-    })
-    .await?;
-    // The person's other sessions ended (one at a time): dropped at the other instances too.
-    state.events.forget_elsewhere(&person);
-    Ok(HttpResponse::Created().json(signed))
-}
-
-/// Where a sign-on is tried (issue 31). With a bearer token: the registered terminal whose
-/// credential it is, or 401 (a bad credential counts against the address). Without one: a
-/// PIN is refused at once, whatever it is (rule 5.1: a writer signs on at a registered
-/// terminal, and no PIN is checked elsewhere), and a password's try is taken from the
-/// address's allowance before anything is checked. A registered terminal's tries never use
-/// the address's allowance, so no one behind a venue's address blocks its counters.
-async fn where_from(
-    state: &web::Data<AppState>,
-    req: &HttpRequest,
-    address: Option<std::net::IpAddr>,
-    body: &SignOn,
-) -> DomainResult<Where> {
-    if let Some(credential) = bearer(req) {
-        // Over its failures, an address still has its credentials looked up (a few at a time
-        // in all): a registered terminal behind a guesser's address signs on all the same.
-        let over = address.and_then(|a| state.auth_failures.check(a).err());
-        let _turn = match over {
-            Some(_) => state.auth_failures.suspect_turn().await,
-            None => None,
-        };
-        let found = crate::store::read(&state.store, move |conn| {
-            Ok(terminal_of(conn, &credential)?)
-        })
-        .await?;
-        return match found {
-            Some(place) => Ok(Where::Terminal(place)),
-            None => {
-                if let Some(address) = address {
-                    state.auth_failures.fail(address);
-                }
-                Err(over.unwrap_or_else(|| {
-                    Failure::refuse(
-                        Refusal::TerminalNotRegistered,
-                        "the bearer token is not a registered terminal's credential",
-                    )
-                }))
-            }
-        };
-    }
-    if body.pin.is_some() {
-        return Err(Failure::refuse(
-            Refusal::TerminalNotRegistered,
-            "rule 5.1: a writer signs on at a registered terminal (its credential as the bearer token)",
-        ));
-    }
-    if let Some(address) = address {
-        state.auth_failures.take(address)?;
-    }
-    Ok(Where::Address(address))
-}
-
 /// What a session token leads to.
 pub enum Lookup {
     Unknown,
@@ -623,11 +534,11 @@ pub enum Lookup {
     Standing(Principal),
 }
 
-/// The principal of session token `token` at `now`; a session found over is ended in the
-/// record if it was not yet.
+/// The principal of session token `token` at `now`, the session ending after `idle` without a
+/// request; a session found over is ended in the record if it was not yet.
 pub fn principal_of(
-    state: &AppState,
     conn: &mut DbConnection,
+    idle: Duration,
     token: &str,
     now: i64,
 ) -> DomainResult<Lookup> {
@@ -640,7 +551,7 @@ pub fn principal_of(
     let Some((session, person)) = found else {
         return Ok(Lookup::Unknown);
     };
-    let idle = state.settings.staff.idle.as_micros() as i64;
+    let idle = idle.as_micros() as i64;
     let standing = if person.disabled {
         Err(SessionEnd::Disabled)
     } else {
@@ -694,30 +605,26 @@ fn end_one(
     Ok(())
 }
 
-/// The caller's session.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    responses((status = 200, body = Session), (status = 404, body = crate::error::ErrorBody, description = "a legacy bearer token: no session"), (status = 401, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/sessions/current", wrap = "Require(ANY_ROLE)")]
-pub async fn current(
-    state: web::Data<AppState>,
-    principal: Principal,
-) -> ApiResult<web::Json<Session>> {
-    let id = principal
+/// The session of a principal signed on; none behind a legacy bearer token.
+pub fn session_id(principal: &Principal) -> DomainResult<String> {
+    principal
         .session
         .clone()
-        .ok_or_else(|| Failure::not_found("session (a legacy bearer token has none)"))?;
-    let idle = state.settings.staff.idle.as_secs();
-    let row = crate::store::read(&state.store, move |conn| {
-        Ok(staff_sessions::table
-            .find(&id)
-            .select(SessionRow::as_select())
-            .first(conn)?)
-    })
-    .await?;
-    Ok(web::Json(Session {
+        .ok_or_else(|| Failure::not_found("session (a legacy bearer token has none)"))
+}
+
+/// Session `id` of `principal` as the API shows it, ending after `idle` without a request.
+pub fn shown(
+    conn: &mut DbConnection,
+    principal: Principal,
+    id: &str,
+    idle: Duration,
+) -> DomainResult<Session> {
+    let row = staff_sessions::table
+        .find(id)
+        .select(SessionRow::as_select())
+        .first(conn)?;
+    Ok(Session {
         id: row.id,
         staff_id: principal.id,
         name: principal.name,
@@ -726,37 +633,15 @@ pub async fn current(
         terminal: row.terminal,
         started_at: rfc3339(row.started_at),
         expires_at: rfc3339(row.expires_at),
-        idle_timeout_seconds: idle,
-    }))
+        idle_timeout_seconds: idle.as_secs(),
+    })
 }
 
-/// Signs off: the session's token stops working at once.
-#[utoipa::path(
-    tag = "staff",
-    security(("bearer" = [])),
-    responses((status = 204), (status = 404, body = crate::error::ErrorBody, description = "a legacy bearer token: no session"), (status = 401, body = crate::error::ErrorBody))
-)]
-#[post("/api/v1/sessions/current/end", wrap = "Require(ANY_ROLE)")]
-pub async fn sign_off(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    principal: Principal,
-) -> ApiResult<HttpResponse> {
-    let id = principal
-        .session
-        .clone()
-        .ok_or_else(|| Failure::not_found("session (a legacy bearer token has none)"))?;
-    crate::store::write(&state.store, None, move |conn| {
-        let row = staff_sessions::table
-            .find(&id)
-            .select(SessionRow::as_select())
-            .first(conn)?;
-        end_one(conn, &row, SessionEnd::SignedOff, now_micros())
-    })
-    .await?;
-    if let Some(token) = bearer(&req) {
-        state.principals.forget(&token_hash(&token));
-    }
-    state.events.forget_elsewhere(&principal.id);
-    Ok(HttpResponse::NoContent().finish())
+/// Signs session `id` off at `now`: its token stops working at once.
+pub fn sign_off(conn: &mut DbConnection, id: &str, now: i64) -> DomainResult<()> {
+    let row = staff_sessions::table
+        .find(id)
+        .select(SessionRow::as_select())
+        .first(conn)?;
+    end_one(conn, &row, SessionEnd::SignedOff, now)
 }

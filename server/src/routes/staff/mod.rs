@@ -1,8 +1,12 @@
+//! The staff's handlers: sign-on and sessions, people, terminals, a supervisor's approval at
+//! the counter (`staff`).
+
 pub mod overrides;
+pub mod people;
+pub mod sessions;
+pub mod terminals;
 
 use actix_web::web;
-
-use crate::staff::{people, sessions, terminals};
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(sessions::sign_on)

@@ -65,7 +65,16 @@ pub async fn grant(
             state.trust_forwarded_for,
         )),
     };
-    let supervisor = match prove(&state, (&guard, &admitted), body.supervisor, at).await? {
+    let lock_out = state.settings.staff.lock_out;
+    let proved = prove(
+        &state.store,
+        (&guard, &admitted),
+        lock_out,
+        body.supervisor,
+        at,
+    )
+    .await?;
+    let supervisor = match proved {
         Proved::Person(row) => row,
         Proved::Refused(refusal) => return Err(refusal.into()),
     };

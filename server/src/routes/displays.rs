@@ -1,11 +1,15 @@
-//! The supervisors' endpoints for registered displays, as for terminals.
+//! `GET/POST /api/v1/displays`, `POST /api/v1/displays/{site}/{display}/rotate|disable`: the
+//! supervisors' endpoints for registered displays, as for terminals; and a display's
+//! credential presented with `GET /api/v1/events` (`displays`).
 
-use actix_web::{get, post, web, HttpResponse};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use keno_api::displays::{DisplayChange, DisplayCredential, DisplayInfo, RegisterDisplay};
+use keno_api::Refusal;
 
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
-use crate::error::ApiResult;
+use crate::auth::http::{bearer_token, Require};
+use crate::auth::{token_hash, Principal, Role};
+use crate::displays::{by_credential, DisplayRow, CREDENTIAL_PREFIX};
+use crate::error::{ApiResult, DomainResult, Failure};
 use crate::staff::people::Actor;
 use crate::state::AppState;
 
@@ -36,7 +40,7 @@ pub async fn list(
     let after = query.into_inner().after.unwrap_or_default();
     Ok(web::Json(
         crate::store::read(&state.store, move |conn| {
-            Ok(super::list_in(conn, (limit, &after))?)
+            Ok(crate::displays::list_in(conn, (limit, &after))?)
         })
         .await?,
     ))
@@ -64,7 +68,7 @@ pub async fn register(
 ) -> ApiResult<HttpResponse> {
     let by = Actor::of(&principal);
     let made = crate::store::write(&state.store, None, move |conn| {
-        super::register_in(conn, &by, &body.site, &body.display, &body.reason)
+        crate::displays::register_in(conn, &by, &body.site, &body.display, &body.reason)
     })
     .await?;
     Ok(HttpResponse::Created().json(made))
@@ -93,7 +97,7 @@ pub async fn rotate(
     let by = Actor::of(&principal);
     Ok(web::Json(
         crate::store::write(&state.store, None, move |conn| {
-            super::rotate_in(conn, &by, &site, &display, &body.reason)
+            crate::displays::rotate_in(conn, &by, &site, &display, &body.reason)
         })
         .await?,
     ))
@@ -121,7 +125,7 @@ pub async fn disable(
     let by = Actor::of(&principal);
     Ok(web::Json(
         crate::store::write(&state.store, None, move |conn| {
-            super::disable_in(conn, &by, &site, &display, &body.reason)
+            crate::displays::disable_in(conn, &by, &site, &display, &body.reason)
         })
         .await?,
     ))
@@ -132,4 +136,50 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(register)
         .service(rotate)
         .service(disable);
+}
+
+/// The display credential a stream request presents, if any: the query's `display` (a
+/// browser's EventSource cannot set a header), else a bearer token that is a display's.
+pub fn presented(request: &HttpRequest, query: Option<String>) -> Option<String> {
+    query.or_else(|| bearer_token(request).filter(|t| t.starts_with(CREDENTIAL_PREFIX)))
+}
+
+/// The registered, enabled display behind `credential`. A credential that is no display's is
+/// refused (401) and counted against the client's address as a bad bearer token is; an
+/// address over its limit is still looked up (a venue's board behind the guesser's NAT gets
+/// in), a few at a time, and refused 429 after a pause when its credential is bad too.
+pub async fn admit(
+    state: &web::Data<AppState>,
+    request: &HttpRequest,
+    credential: String,
+) -> DomainResult<DisplayRow> {
+    let client = crate::rate_limit::client_key(request, state.trust_forwarded_for);
+    let over = client.and_then(|c| state.auth_failures.check(c).err());
+    let turn = match over {
+        Some(_) => state.auth_failures.suspect_turn().await,
+        None => None,
+    };
+    let hash = token_hash(&credential);
+    drop(credential);
+    let found =
+        crate::store::read(&state.store, move |conn| Ok(by_credential(conn, &hash)?)).await?;
+    drop(turn);
+    if let Some(display) = found {
+        return Ok(display);
+    }
+    if let Some(client) = client {
+        if state.auth_failures.fail(client) {
+            tracing::warn!(%client, "bad credentials: this address is refused for a while");
+        } else {
+            tracing::info!(%client, "a display credential that matches no registered display");
+        }
+    }
+    if let Some(refusal) = over {
+        tokio::time::sleep(crate::rate_limit::FAILURE_PAUSE).await;
+        return Err(refusal);
+    }
+    Err(Failure::refuse(
+        Refusal::Unauthorized,
+        "the display credential matches no registered, enabled display",
+    ))
 }
