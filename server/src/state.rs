@@ -134,21 +134,3 @@ where
     let captured = state.clone();
     crate::store::snapshot(&state.store, move |conn| work(&captured, conn)).await
 }
-
-/// `request_ids::once`, the state handed to the work (as [`write`]).
-pub async fn once<T, F>(
-    state: &web::Data<AppState>,
-    request: Option<crate::request_ids::Once>,
-    stage: Option<&'static str>,
-    work: F,
-) -> DomainResult<T>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
-{
-    let captured = state.clone();
-    crate::request_ids::once(&state.store, request, stage, move |conn| {
-        work(&captured, conn)
-    })
-    .await
-}
