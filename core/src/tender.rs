@@ -20,6 +20,23 @@ pub enum TenderKind {
     Ticket,
 }
 
+impl TenderKind {
+    /// The word stored with a sale's tender.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TenderKind::Voucher => "voucher",
+            TenderKind::Ticket => "ticket",
+        }
+    }
+
+    /// The kind of a stored word; `None` for a word no server writes.
+    pub fn parse(word: &str) -> Option<TenderKind> {
+        [TenderKind::Voucher, TenderKind::Ticket]
+            .into_iter()
+            .find(|k| k.as_str() == word)
+    }
+}
+
 /// One tender as the server found it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Offered {

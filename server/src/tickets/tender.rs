@@ -30,7 +30,9 @@ use crate::db::{per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
 use crate::staff::overrides::OverrideHeader;
 use crate::store::hold::{held, Hold};
-use crate::vouchers::{at_a_terminal, new_code, NewVoucher, VoucherRow, VoucherStatus};
+use crate::vouchers::{
+    at_a_terminal, new_code, NewVoucher, VoucherRow, VoucherSource, VoucherStatus,
+};
 use keno_api::Refusal;
 use keno_core::{KenoDay, OutLimits, PayRefusal, Payable};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -56,10 +58,10 @@ impl TenderRef {
         }
     }
 
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> TenderKind {
         match self {
-            TenderRef::Voucher { .. } => "voucher",
-            TenderRef::Ticket { .. } => "ticket",
+            TenderRef::Voucher { .. } => TenderKind::Voucher,
+            TenderRef::Ticket { .. } => TenderKind::Ticket,
         }
     }
 }
@@ -140,10 +142,10 @@ fn planned_payment(p: &Planned, change_voucher: Option<String>) -> SalePayment {
     }
 }
 
-fn line(kind: &str, reference: &str, a: &Applied) -> TenderLine {
+fn line(kind: TenderKind, reference: &str, a: &Applied) -> TenderLine {
     TenderLine {
-        voucher: (kind == "voucher").then(|| reference.to_string()),
-        ticket: (kind == "ticket").then(|| reference.to_string()),
+        voucher: (kind == TenderKind::Voucher).then(|| reference.to_string()),
+        ticket: (kind == TenderKind::Ticket).then(|| reference.to_string()),
         covered_cents: a.covered_cents as i64,
         remaining_cents: a.remaining_cents as i64,
         change_cents: a.change_cents as i64,
@@ -151,7 +153,7 @@ fn line(kind: &str, reference: &str, a: &Applied) -> TenderLine {
 }
 
 /// How a sold ticket was paid, from what is stored.
-pub fn load_payment(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<SalePayment> {
+pub fn load_payment(conn: &mut DbConnection, t: &TicketRow) -> DomainResult<SalePayment> {
     let rows: Vec<(String, String, i64, i64, i64)> = sale_tenders::table
         .filter(sale_tenders::serial.eq(&t.serial))
         .order(sale_tenders::position)
@@ -168,14 +170,20 @@ pub fn load_payment(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<SaleP
     }
     let change_voucher: Option<String> = vouchers::table
         .filter(vouchers::ticket.eq(&t.serial))
-        .filter(vouchers::source.eq("change"))
+        .filter(vouchers::source.eq(VoucherSource::Change.as_str()))
         .select(vouchers::code)
         .first(conn)
         .optional()?;
     let tenders: Vec<TenderLine> = rows
         .iter()
         .map(|(kind, reference, covered, remaining, change)| {
-            line(
+            let kind = TenderKind::parse(kind).ok_or_else(|| {
+                Failure::Internal(anyhow::anyhow!(
+                    "ticket {}: a tender of a kind no server writes: {kind:?}",
+                    t.serial
+                ))
+            })?;
+            Ok(line(
                 kind,
                 reference,
                 &Applied {
@@ -183,9 +191,9 @@ pub fn load_payment(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<SaleP
                     remaining_cents: *remaining as u64,
                     change_cents: *change as u64,
                 },
-            )
+            ))
         })
-        .collect();
+        .collect::<DomainResult<_>>()?;
     let tendered: i64 = tenders.iter().map(|l| l.covered_cents).sum();
     Ok(SalePayment {
         change_cents: tenders.iter().map(|l| l.change_cents).sum(),
@@ -381,7 +389,7 @@ impl Ledger {
             .map(|(i, (t, a))| Row {
                 serial: &sold.serial,
                 position: i as i32 + 1,
-                kind: t.kind(),
+                kind: t.kind().as_str(),
                 reference: t.reference(),
                 covered_cents: a.covered_cents as i64,
                 remaining_cents: a.remaining_cents as i64,
@@ -486,7 +494,7 @@ fn issue_change(
         writer: &sold.writer,
         issued_at: now,
         keno_day: &sold.keno_day,
-        source: "change",
+        source: VoucherSource::Change.as_str(),
         ticket: Some(&sold.serial),
         amount_cents: amount,
         balance_cents: amount,
@@ -500,7 +508,7 @@ fn issue_change(
 fn refusal(e: &TenderError, tenders: &[TenderRef]) -> Failure {
     let what = tenders
         .get(e.position() - 1)
-        .map(|t| format!(" ({} {})", t.kind(), t.reference()))
+        .map(|t| format!(" ({} {})", t.kind().as_str(), t.reference()))
         .unwrap_or_default();
     Failure::refuse(Refusal::from(e), format!("{e}{what}"))
 }

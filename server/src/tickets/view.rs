@@ -136,7 +136,7 @@ fn paid_as(
     let tendered_for = if t.pay_method == Some(PayMethod::Tender) {
         sale_tenders::table
             .filter(sale_tenders::reference.eq(&t.serial))
-            .filter(sale_tenders::kind.eq("ticket"))
+            .filter(sale_tenders::kind.eq(keno_core::tender::TenderKind::Ticket.as_str()))
             .select(sale_tenders::serial)
             .first(conn)
             .optional()?

@@ -10,7 +10,7 @@
 
 use diesel::prelude::*;
 
-use super::{new_code, NewVoucher, VoucherRow, VoucherStatus, MAX_DEPOSIT_CENTS};
+use super::{new_code, NewVoucher, VoucherRow, VoucherSource, VoucherStatus, MAX_DEPOSIT_CENTS};
 use crate::auth::Principal;
 use crate::db::schema::vouchers;
 use crate::db::{now_micros, DbConnection};
@@ -84,18 +84,25 @@ pub fn issue(
     if let Some(v) = by_request(conn, principal, request_id)? {
         return same_issue(v, (request_id, digest)).map(|v| (false, v));
     }
+    // A voucher is issued at a counter: stored with no site, no other site's writer would
+    // need an approval to pay it.
+    let (site, terminal) = principal
+        .site
+        .clone()
+        .zip(principal.terminal.clone())
+        .ok_or_else(|| Failure::forbidden("a voucher is issued at a terminal: sign on at one"))?;
     let code = new_code();
     let mut entries = Vec::new();
     let (source, ticket, amount) = match what {
         What::Deposit(amount) => {
             let rule = counter.at.limits.shift;
             crate::shifts::taking_in(conn, principal, rule)?;
-            ("deposit", None, *amount)
+            (VoucherSource::Deposit, None, *amount)
         }
         What::Ticket(serial) => match pay_ticket(conn, counter, serial, &code, today) {
             Ok((entry, cents)) => {
                 entries.push(entry);
-                ("ticket", Some(serial.as_str()), cents)
+                (VoucherSource::Ticket, Some(serial.as_str()), cents)
             }
             // Paid meanwhile: by this very request (a retry that waited on the first try's
             // row lock, PostgreSQL) it is that voucher; otherwise the refusal stands.
@@ -111,12 +118,12 @@ pub fn issue(
         code: code.clone(),
         principal_id: principal.id.clone(),
         request_id: Some(request_id.to_string()),
-        site: principal.site.clone().unwrap_or_default(),
-        terminal: principal.terminal.clone().unwrap_or_default(),
+        site,
+        terminal,
         writer: principal.name.clone(),
         issued_at: now_micros(),
         keno_day: today.to_string(),
-        source: source.into(),
+        source,
         ticket: ticket.map(str::to_string),
         amount_cents: amount,
         balance_cents: amount,

@@ -40,6 +40,51 @@ pub enum VoucherStatus {
     Cashed,
 }
 
+/// Where a voucher's value came from (rule 1(n)), as its column (`vouchers.source`) and the
+/// API write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoucherSource {
+    /// A cash deposit (1(n)(i)).
+    Deposit,
+    /// A winning ticket paid as a voucher (1(n)(ii)).
+    Ticket,
+    /// A winning ticket's winnings beyond the sale it paid for.
+    Change,
+}
+
+impl VoucherSource {
+    const ALL: [VoucherSource; 3] = [
+        VoucherSource::Deposit,
+        VoucherSource::Ticket,
+        VoucherSource::Change,
+    ];
+
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VoucherSource::Deposit => "deposit",
+            VoucherSource::Ticket => "ticket",
+            VoucherSource::Change => "change",
+        }
+    }
+}
+
+/// A voucher source that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not where a voucher comes from: deposit, ticket or change")]
+pub struct UnknownVoucherSource(String);
+
+impl TryFrom<String> for VoucherSource {
+    type Error = UnknownVoucherSource;
+
+    fn try_from(s: String) -> Result<VoucherSource, UnknownVoucherSource> {
+        VoucherSource::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or(UnknownVoucherSource(s))
+    }
+}
+
 /// A voucher status that is not one.
 #[derive(Debug, thiserror::Error)]
 #[error("{0:?} is not a voucher status: active, spent or cashed")]
@@ -94,7 +139,8 @@ pub struct VoucherRow {
     pub writer: String,
     pub issued_at: i64,
     pub keno_day: String,
-    pub source: String,
+    #[diesel(deserialize_as = String)]
+    pub source: VoucherSource,
     pub ticket: Option<String>,
     pub amount_cents: i64,
     pub balance_cents: i64,
@@ -144,7 +190,7 @@ impl<'a> From<&'a VoucherRow> for NewVoucher<'a> {
             writer: &v.writer,
             issued_at: v.issued_at,
             keno_day: &v.keno_day,
-            source: &v.source,
+            source: v.source.as_str(),
             ticket: v.ticket.as_deref(),
             amount_cents: v.amount_cents,
             balance_cents: v.amount_cents,
@@ -224,7 +270,7 @@ pub fn lock(conn: &mut DbConnection, codes: &[&str]) -> QueryResult<Vec<VoucherR
 pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: KenoDay) -> DomainResult<Voucher> {
     let spends: Vec<(String, i64, i64, i64)> = sale_tenders::table
         .filter(sale_tenders::reference.eq(&v.code))
-        .filter(sale_tenders::kind.eq("voucher"))
+        .filter(sale_tenders::kind.eq(keno_core::tender::TenderKind::Voucher.as_str()))
         .order((sale_tenders::spent_at, sale_tenders::serial))
         .select((
             sale_tenders::serial,
@@ -238,7 +284,7 @@ pub fn view(conn: &mut DbConnection, v: &VoucherRow, today: KenoDay) -> DomainRe
         amount_cents: v.amount_cents,
         balance_cents: v.balance_cents,
         status: v.status.to_string(),
-        source: v.source.clone(),
+        source: v.source.as_str().to_string(),
         ticket: v.ticket.clone(),
         keno_day: v.keno_day.clone(),
         valid_until: valid_until(v)?.to_string(),
@@ -275,7 +321,7 @@ mod tests {
             writer: String::new(),
             issued_at: 0,
             keno_day: keno_day.into(),
-            source: "deposit".into(),
+            source: VoucherSource::Deposit,
             ticket: None,
             amount_cents: 100,
             balance_cents: 100,

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use diesel::prelude::*;
+use keno_core::tender::TenderKind;
 
 use super::chain::Trail;
 use super::{for_each_page, Report, PAGE};
@@ -66,7 +67,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
     Ok(())
 }
 
-fn tenders(conn: &mut DbConnection) -> QueryResult<Tenders> {
+fn tenders(conn: &mut DbConnection) -> anyhow::Result<Tenders> {
     let mut tenders = Tenders {
         spends: HashMap::new(),
         tickets: Vec::new(),
@@ -81,11 +82,13 @@ fn tenders(conn: &mut DbConnection) -> QueryResult<Tenders> {
         ))
         .load(conn)?;
     for (serial, kind, reference, covered, change) in rows {
-        if kind == "voucher" {
-            let spends = tenders.spends.entry(reference).or_default();
-            spends.push((serial, covered));
-        } else {
-            tenders.tickets.push((reference, serial, covered + change));
+        match TenderKind::parse(&kind) {
+            Some(TenderKind::Voucher) => {
+                let spends = tenders.spends.entry(reference).or_default();
+                spends.push((serial, covered));
+            }
+            Some(TenderKind::Ticket) => tenders.tickets.push((reference, serial, covered + change)),
+            None => anyhow::bail!("ticket {serial}: a tender of a kind no server writes: {kind:?}"),
         }
     }
     Ok(tenders)
