@@ -8,7 +8,7 @@ use utoipa::{Modify, OpenApi};
 use crate::limits_doc::RequestLimits;
 
 use crate::error::{ApiError, Failure};
-use crate::{events, games, jackpots, tickets};
+use crate::{events, tickets};
 use keno_api::Refusal;
 
 #[derive(OpenApi)]
@@ -19,10 +19,10 @@ use keno_api::Refusal;
         version = "1"
     ),
     paths(
-        games::current,
-        games::by_number,
-        games::list,
-        games::close_current,
+        crate::routes::games::current,
+        crate::routes::games::by_number,
+        crate::routes::games::list,
+        crate::routes::games::close_current,
         crate::ball_draw::balls::post_ball,
         crate::ball_draw::faults::report_fault,
         crate::ball_draw::corrections::request_correction,
@@ -32,8 +32,8 @@ use keno_api::Refusal;
         crate::ball_draw::devices::list,
         crate::ball_draw::devices::get_device,
         crate::ball_draw::devices::return_to_service,
-        crate::invalidation::invalidate,
-        crate::invalidation::preview,
+        crate::routes::invalidation::invalidate,
+        crate::routes::invalidation::preview,
         crate::game_summary::summary,
         tickets::sale::sell,
         tickets::sale::quote,
@@ -48,7 +48,7 @@ use keno_api::Refusal;
         crate::vouchers::issue::issue,
         crate::vouchers::lookup::get_voucher,
         crate::vouchers::cash::cash_out,
-        jackpots::list,
+        crate::routes::jackpots::list,
         crate::bonus::create,
         crate::bonus::approve,
         crate::bonus::withdraw,
@@ -71,9 +71,9 @@ use keno_api::Refusal;
         crate::special3::list,
         crate::special3::record,
         crate::special3::withdraw,
-        crate::closures::schedule,
-        crate::closures::current,
-        crate::closures::withdraw,
+        crate::routes::closures::schedule,
+        crate::routes::closures::current,
+        crate::routes::closures::withdraw,
         crate::liability::current,
         crate::draw_monitor::endpoint::current,
         crate::staff::sessions::sign_on,
@@ -285,10 +285,10 @@ fn unreadable(what: &str, e: impl std::fmt::Display) -> actix_web::Error {
 
 fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
     // `current` before `{number}`.
-    cfg.service(games::current)
+    cfg.service(crate::routes::games::current)
         .service(crate::liability::current)
-        .service(games::close_current)
-        .service(games::by_number)
+        .service(crate::routes::games::close_current)
+        .service(crate::routes::games::by_number)
         .service(crate::ball_draw::balls::post_ball)
         .service(crate::ball_draw::faults::report_fault)
         .service(crate::ball_draw::corrections::request_correction)
@@ -299,10 +299,10 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::ball_draw::devices::get_device)
         .service(crate::ball_draw::devices::return_to_service)
         .service(crate::draw_monitor::endpoint::current)
-        .service(crate::invalidation::invalidate)
-        .service(crate::invalidation::preview)
+        .service(crate::routes::invalidation::invalidate)
+        .service(crate::routes::invalidation::preview)
         .service(crate::game_summary::summary)
-        .service(games::list);
+        .service(crate::routes::games::list);
 }
 
 fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
@@ -322,7 +322,7 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
 }
 
 fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(jackpots::list)
+    cfg.service(crate::routes::jackpots::list)
         .service(crate::bonus::create)
         .service(crate::bonus::approve)
         .service(crate::bonus::withdraw)
@@ -350,9 +350,9 @@ fn catalogue_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::special3::list)
         .service(crate::special3::record)
         .service(crate::special3::withdraw)
-        .service(crate::closures::schedule)
-        .service(crate::closures::current)
-        .service(crate::closures::withdraw);
+        .service(crate::routes::closures::schedule)
+        .service(crate::routes::closures::current)
+        .service(crate::routes::closures::withdraw);
 }
 
 /// Writers' shifts and their drawers (issue 17): `current` before `{id}`.

@@ -4,6 +4,10 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod closures;
 pub mod extract;
+pub mod games;
+pub mod invalidation;
+pub mod jackpots;
 pub mod staff;
 pub mod tickets;
