@@ -63,18 +63,18 @@ use keno_api::Refusal;
         crate::claims::form_pdf,
         crate::claims::unclaimed::move_unclaimed,
         crate::claims::unclaimed::movements,
-        crate::schedules::list,
+        crate::routes::schedules::list,
         crate::set_bets::list,
         crate::set_bets::get_set,
         crate::set_bets::create,
         crate::set_bets::retire,
-        crate::special3::list,
-        crate::special3::record,
-        crate::special3::withdraw,
+        crate::routes::special3::list,
+        crate::routes::special3::record,
+        crate::routes::special3::withdraw,
         crate::routes::closures::schedule,
         crate::routes::closures::current,
         crate::routes::closures::withdraw,
-        crate::liability::current,
+        crate::routes::liability::current,
         crate::draw_monitor::endpoint::current,
         crate::staff::sessions::sign_on,
         crate::staff::sessions::current,
@@ -286,7 +286,7 @@ fn unreadable(what: &str, e: impl std::fmt::Display) -> actix_web::Error {
 fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
     // `current` before `{number}`.
     cfg.service(crate::routes::games::current)
-        .service(crate::liability::current)
+        .service(crate::routes::liability::current)
         .service(crate::routes::games::close_current)
         .service(crate::routes::games::by_number)
         .service(crate::ball_draw::balls::post_ball)
@@ -342,14 +342,14 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
 /// The prize schedules, the set-bet catalogue, the approvals of Special 3 and early closures
 /// of Keno (rule 16.2).
 fn catalogue_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(crate::schedules::list)
+    cfg.service(crate::routes::schedules::list)
         .service(crate::set_bets::list)
         .service(crate::set_bets::create)
         .service(crate::set_bets::get_set)
         .service(crate::set_bets::retire)
-        .service(crate::special3::list)
-        .service(crate::special3::record)
-        .service(crate::special3::withdraw)
+        .service(crate::routes::special3::list)
+        .service(crate::routes::special3::record)
+        .service(crate::routes::special3::withdraw)
         .service(crate::routes::closures::schedule)
         .service(crate::routes::closures::current)
         .service(crate::routes::closures::withdraw);

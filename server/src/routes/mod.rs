@@ -9,5 +9,8 @@ pub mod extract;
 pub mod games;
 pub mod invalidation;
 pub mod jackpots;
+pub mod liability;
+pub mod schedules;
+pub mod special3;
 pub mod staff;
 pub mod tickets;

@@ -110,7 +110,8 @@ pub async fn sell(
     tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
     // The game's liability limits (issue 18): the ways are held in the book until the sale
     // commits or fails, so sales in flight count against the limits too.
-    let hold = match crate::liability::hold(&state, &books, ways).await {
+    let judged = (&*state.rules, &state.rule_sets, state.settings.limits);
+    let hold = match crate::liability::hold(&state.store, &books, judged, ways).await {
         Ok(hold) => hold,
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
@@ -236,7 +237,7 @@ async fn context(
             context.set = crate::set_bets::find(conn, id)?;
         }
         if special3 {
-            context.special3 = crate::special3::approval(s, conn)?;
+            context.special3 = crate::special3::approval(s.special3_digest.as_deref(), conn)?;
         }
         Ok(context)
     })
