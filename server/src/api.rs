@@ -34,7 +34,7 @@ use keno_api::Refusal;
         crate::ball_draw::devices::return_to_service,
         crate::routes::invalidation::invalidate,
         crate::routes::invalidation::preview,
-        crate::game_summary::summary,
+        crate::routes::game_summary::summary,
         tickets::sale::sell,
         tickets::sale::quote,
         crate::auth::http::me,
@@ -49,11 +49,11 @@ use keno_api::Refusal;
         crate::vouchers::lookup::get_voucher,
         crate::vouchers::cash::cash_out,
         crate::routes::jackpots::list,
-        crate::bonus::create,
-        crate::bonus::approve,
-        crate::bonus::withdraw,
-        crate::bonus::list,
-        crate::bonus_fund::show,
+        crate::routes::bonus::create,
+        crate::routes::bonus::approve,
+        crate::routes::bonus::withdraw,
+        crate::routes::bonus::list,
+        crate::routes::bonus_fund::show,
         crate::claims::file,
         crate::claims::get_claim,
         crate::claims::list,
@@ -301,7 +301,7 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::draw_monitor::endpoint::current)
         .service(crate::routes::invalidation::invalidate)
         .service(crate::routes::invalidation::preview)
-        .service(crate::game_summary::summary)
+        .service(crate::routes::game_summary::summary)
         .service(crate::routes::games::list);
 }
 
@@ -323,11 +323,11 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
 
 fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(crate::routes::jackpots::list)
-        .service(crate::bonus::create)
-        .service(crate::bonus::approve)
-        .service(crate::bonus::withdraw)
-        .service(crate::bonus::list)
-        .service(crate::bonus_fund::show)
+        .service(crate::routes::bonus::create)
+        .service(crate::routes::bonus::approve)
+        .service(crate::routes::bonus::withdraw)
+        .service(crate::routes::bonus::list)
+        .service(crate::routes::bonus_fund::show)
         .service(crate::claims::file)
         .service(crate::claims::list)
         .service(crate::claims::form_pdf)

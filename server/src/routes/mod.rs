@@ -4,8 +4,11 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod bonus;
+pub mod bonus_fund;
 pub mod closures;
 pub mod extract;
+pub mod game_summary;
 pub mod games;
 pub mod invalidation;
 pub mod jackpots;
