@@ -23,15 +23,15 @@ use keno_api::Refusal;
         crate::routes::games::by_number,
         crate::routes::games::list,
         crate::routes::games::close_current,
-        crate::ball_draw::balls::post_ball,
-        crate::ball_draw::faults::report_fault,
-        crate::ball_draw::corrections::request_correction,
-        crate::ball_draw::corrections::approve,
-        crate::ball_draw::corrections::reject,
-        crate::ball_draw::record::draw_record,
-        crate::ball_draw::devices::list,
-        crate::ball_draw::devices::get_device,
-        crate::ball_draw::devices::return_to_service,
+        crate::routes::ball_draw::balls::post_ball,
+        crate::routes::ball_draw::faults::report_fault,
+        crate::routes::ball_draw::corrections::request_correction,
+        crate::routes::ball_draw::corrections::approve,
+        crate::routes::ball_draw::corrections::reject,
+        crate::routes::ball_draw::record::draw_record,
+        crate::routes::ball_draw::devices::list,
+        crate::routes::ball_draw::devices::get_device,
+        crate::routes::ball_draw::devices::return_to_service,
         crate::routes::invalidation::invalidate,
         crate::routes::invalidation::preview,
         crate::routes::game_summary::summary,
@@ -263,7 +263,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(crate::routes::staff::routes)
     .configure(crate::displays::routes::configure)
     .configure(shift_routes)
-    .configure(crate::audit::routes)
+    .configure(crate::routes::audit::routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .configure(crate::console::routes)
@@ -289,15 +289,15 @@ fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
         .service(crate::routes::liability::current)
         .service(crate::routes::games::close_current)
         .service(crate::routes::games::by_number)
-        .service(crate::ball_draw::balls::post_ball)
-        .service(crate::ball_draw::faults::report_fault)
-        .service(crate::ball_draw::corrections::request_correction)
-        .service(crate::ball_draw::corrections::approve)
-        .service(crate::ball_draw::corrections::reject)
-        .service(crate::ball_draw::record::draw_record)
-        .service(crate::ball_draw::devices::list)
-        .service(crate::ball_draw::devices::get_device)
-        .service(crate::ball_draw::devices::return_to_service)
+        .service(crate::routes::ball_draw::balls::post_ball)
+        .service(crate::routes::ball_draw::faults::report_fault)
+        .service(crate::routes::ball_draw::corrections::request_correction)
+        .service(crate::routes::ball_draw::corrections::approve)
+        .service(crate::routes::ball_draw::corrections::reject)
+        .service(crate::routes::ball_draw::record::draw_record)
+        .service(crate::routes::ball_draw::devices::list)
+        .service(crate::routes::ball_draw::devices::get_device)
+        .service(crate::routes::ball_draw::devices::return_to_service)
         .service(crate::draw_monitor::endpoint::current)
         .service(crate::routes::invalidation::invalidate)
         .service(crate::routes::invalidation::preview)

@@ -4,6 +4,8 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod audit;
+pub mod ball_draw;
 pub mod bonus;
 pub mod bonus_fund;
 pub mod closures;
