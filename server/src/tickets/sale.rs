@@ -110,8 +110,7 @@ pub async fn sell(
     tender::admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
     // The game's liability limits (issue 18): the ways are held in the book until the sale
     // commits or fails, so sales in flight count against the limits too.
-    let judged = (&*state.rules, &state.rule_sets, state.settings.limits);
-    let hold = match crate::liability::hold(&state.store, &books, judged, ways).await {
+    let hold = match crate::liability::hold(&state.store, &books, state.judging(), ways).await {
         Ok(hold) => hold,
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
