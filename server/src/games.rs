@@ -273,6 +273,7 @@ fn insert_next_game(
     Ok(Some(row))
 }
 
+/// The displays' `game_opened` of a game just opened.
 pub fn game_opened_event(row: &GameRow) -> GameOpened {
     GameOpened {
         game: row.number,
@@ -283,6 +284,7 @@ pub fn game_opened_event(row: &GameRow) -> GameOpened {
 
 /// A game just closed: when, and the game opened after it (if Keno is still open).
 pub struct Closed {
+    /// The close as stamped (`close_in`).
     pub at: i64,
     pub next: Option<GameRow>,
 }
