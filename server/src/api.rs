@@ -8,7 +8,7 @@ use utoipa::{Modify, OpenApi};
 use crate::limits_doc::RequestLimits;
 
 use crate::error::{ApiError, Failure};
-use crate::{events, games, jackpots};
+use crate::events;
 use keno_api::Refusal;
 
 #[derive(OpenApi)]
@@ -19,22 +19,22 @@ use keno_api::Refusal;
         version = "1"
     ),
     paths(
-        games::current,
-        games::by_number,
-        games::list,
-        games::close_current,
-        crate::ball_draw::balls::post_ball,
-        crate::ball_draw::faults::report_fault,
-        crate::ball_draw::corrections::request_correction,
-        crate::ball_draw::corrections::approve,
-        crate::ball_draw::corrections::reject,
-        crate::ball_draw::record::draw_record,
-        crate::ball_draw::devices::list,
-        crate::ball_draw::devices::get_device,
-        crate::ball_draw::devices::return_to_service,
-        crate::invalidation::invalidate,
-        crate::invalidation::preview,
-        crate::game_summary::summary,
+        crate::routes::games::current,
+        crate::routes::games::by_number,
+        crate::routes::games::list,
+        crate::routes::games::close_current,
+        crate::routes::ball_draw::balls::post_ball,
+        crate::routes::ball_draw::faults::report_fault,
+        crate::routes::ball_draw::corrections::request_correction,
+        crate::routes::ball_draw::corrections::approve,
+        crate::routes::ball_draw::corrections::reject,
+        crate::routes::ball_draw::record::draw_record,
+        crate::routes::ball_draw::devices::list,
+        crate::routes::ball_draw::devices::get_device,
+        crate::routes::ball_draw::devices::return_to_service,
+        crate::routes::invalidation::invalidate,
+        crate::routes::invalidation::preview,
+        crate::routes::game_summary::summary,
         crate::routes::tickets::sale::sell,
         crate::routes::tickets::sale::quote,
         crate::auth::http::me,
@@ -48,12 +48,12 @@ use keno_api::Refusal;
         crate::routes::vouchers::issue::issue,
         crate::routes::vouchers::lookup::get_voucher,
         crate::routes::vouchers::cash::cash_out,
-        jackpots::list,
-        crate::bonus::create,
-        crate::bonus::approve,
-        crate::bonus::withdraw,
-        crate::bonus::list,
-        crate::bonus_fund::show,
+        crate::routes::jackpots::list,
+        crate::routes::bonus::create,
+        crate::routes::bonus::approve,
+        crate::routes::bonus::withdraw,
+        crate::routes::bonus::list,
+        crate::routes::bonus_fund::show,
         crate::routes::claims::file,
         crate::routes::claims::get_claim,
         crate::routes::claims::list,
@@ -63,18 +63,18 @@ use keno_api::Refusal;
         crate::routes::claims::form_pdf,
         crate::routes::claims::unclaimed::move_unclaimed,
         crate::routes::claims::unclaimed::movements,
-        crate::schedules::list,
+        crate::routes::schedules::list,
         crate::routes::set_bets::list,
         crate::routes::set_bets::get_set,
         crate::routes::set_bets::create,
         crate::routes::set_bets::retire,
-        crate::special3::list,
-        crate::special3::record,
-        crate::special3::withdraw,
-        crate::closures::schedule,
-        crate::closures::current,
-        crate::closures::withdraw,
-        crate::liability::current,
+        crate::routes::special3::list,
+        crate::routes::special3::record,
+        crate::routes::special3::withdraw,
+        crate::routes::closures::schedule,
+        crate::routes::closures::current,
+        crate::routes::closures::withdraw,
+        crate::routes::liability::current,
         crate::draw_monitor::endpoint::current,
         crate::routes::staff::sessions::sign_on,
         crate::routes::staff::sessions::current,
@@ -263,7 +263,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(crate::routes::staff::routes)
     .configure(crate::routes::displays::configure)
     .configure(shift_routes)
-    .configure(crate::audit::routes)
+    .configure(crate::routes::audit::routes)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .configure(crate::console::routes)
@@ -285,24 +285,24 @@ fn unreadable(what: &str, e: impl std::fmt::Display) -> actix_web::Error {
 
 fn game_and_draw_routes(cfg: &mut web::ServiceConfig) {
     // `current` before `{number}`.
-    cfg.service(games::current)
-        .service(crate::liability::current)
-        .service(games::close_current)
-        .service(games::by_number)
-        .service(crate::ball_draw::balls::post_ball)
-        .service(crate::ball_draw::faults::report_fault)
-        .service(crate::ball_draw::corrections::request_correction)
-        .service(crate::ball_draw::corrections::approve)
-        .service(crate::ball_draw::corrections::reject)
-        .service(crate::ball_draw::record::draw_record)
-        .service(crate::ball_draw::devices::list)
-        .service(crate::ball_draw::devices::get_device)
-        .service(crate::ball_draw::devices::return_to_service)
+    cfg.service(crate::routes::games::current)
+        .service(crate::routes::liability::current)
+        .service(crate::routes::games::close_current)
+        .service(crate::routes::games::by_number)
+        .service(crate::routes::ball_draw::balls::post_ball)
+        .service(crate::routes::ball_draw::faults::report_fault)
+        .service(crate::routes::ball_draw::corrections::request_correction)
+        .service(crate::routes::ball_draw::corrections::approve)
+        .service(crate::routes::ball_draw::corrections::reject)
+        .service(crate::routes::ball_draw::record::draw_record)
+        .service(crate::routes::ball_draw::devices::list)
+        .service(crate::routes::ball_draw::devices::get_device)
+        .service(crate::routes::ball_draw::devices::return_to_service)
         .service(crate::draw_monitor::endpoint::current)
-        .service(crate::invalidation::invalidate)
-        .service(crate::invalidation::preview)
-        .service(crate::game_summary::summary)
-        .service(games::list);
+        .service(crate::routes::invalidation::invalidate)
+        .service(crate::routes::invalidation::preview)
+        .service(crate::routes::game_summary::summary)
+        .service(crate::routes::games::list);
 }
 
 fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
@@ -322,12 +322,12 @@ fn ticket_and_voucher_routes(cfg: &mut web::ServiceConfig) {
 }
 
 fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(jackpots::list)
-        .service(crate::bonus::create)
-        .service(crate::bonus::approve)
-        .service(crate::bonus::withdraw)
-        .service(crate::bonus::list)
-        .service(crate::bonus_fund::show)
+    cfg.service(crate::routes::jackpots::list)
+        .service(crate::routes::bonus::create)
+        .service(crate::routes::bonus::approve)
+        .service(crate::routes::bonus::withdraw)
+        .service(crate::routes::bonus::list)
+        .service(crate::routes::bonus_fund::show)
         .service(crate::routes::claims::file)
         .service(crate::routes::claims::list)
         .service(crate::routes::claims::form_pdf)
@@ -342,17 +342,17 @@ fn prize_and_claim_routes(cfg: &mut web::ServiceConfig) {
 /// The prize schedules, the set-bet catalogue, the approvals of Special 3 and early closures
 /// of Keno (rule 16.2).
 fn catalogue_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(crate::schedules::list)
+    cfg.service(crate::routes::schedules::list)
         .service(crate::routes::set_bets::list)
         .service(crate::routes::set_bets::create)
         .service(crate::routes::set_bets::get_set)
         .service(crate::routes::set_bets::retire)
-        .service(crate::special3::list)
-        .service(crate::special3::record)
-        .service(crate::special3::withdraw)
-        .service(crate::closures::schedule)
-        .service(crate::closures::current)
-        .service(crate::closures::withdraw);
+        .service(crate::routes::special3::list)
+        .service(crate::routes::special3::record)
+        .service(crate::routes::special3::withdraw)
+        .service(crate::routes::closures::schedule)
+        .service(crate::routes::closures::current)
+        .service(crate::routes::closures::withdraw);
 }
 
 /// Writers' shifts and their drawers (issue 17): `current` before `{id}`.

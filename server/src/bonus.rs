@@ -3,22 +3,17 @@
 //! supervisor defines one; it is offered only once an inspector has recorded the regulator's
 //! approval, and until a supervisor withdraws it. Which bonuses a game offers is fixed when the
 //! game opens (`game_bonus_offers`), so the displays can announce them and settlement (and the
-//! audit's settling again) pays exactly those.
+//! audit's settling again) pays exactly those. The endpoints are `routes/bonus.rs`.
 
-use actix_web::http::StatusCode;
-use actix_web::{get, post, web};
 use anyhow::Context;
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::approvals::{self, approvable, Approvable};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::{bonus_prizes, game_bonus_offers};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 use keno_api::Refusal;
 use keno_core::{Act, BetKind, BonusState, BonusTerms};
 
@@ -222,179 +217,11 @@ approvable! {
     }),
 }
 
-/// A supervisor proposes a bonus prize; it is offered once approved.
-#[utoipa::path(
-    tag = "bonus",
-    security(("bearer" = [])),
-    request_body = NewBonus,
-    responses(
-        (status = 201, body = Bonus),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_bonus`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/bonus-prizes", wrap = "Require(&[Role::Supervisor])")]
-pub async fn create(
-    state: web::Data<AppState>,
-    principal: Principal,
-    body: web::Json<NewBonus>,
-) -> ApiResult<(web::Json<Bonus>, StatusCode)> {
-    let b = body.into_inner();
-    let name = crate::reason::kept("a bonus's name", &b.name, 100, Refusal::InvalidBonus)?;
-    // A type no ticket has would make a bonus nobody can win.
-    if let Some(t) = &b.bet_type {
-        if crate::tickets::parse::<keno_core::BetKind>(t).is_err() {
-            return Err(invalid(format!(
-                "{t:?} is not a ticket type: standard, quick_pick, mystery_quick_pick, way or set_bet"
-            )).into());
-        }
-    }
-    let spots_ok = b.spots.is_none_or(|s| (1..=15).contains(&s));
-    if !spots_ok || b.catch > 15 || b.spots.is_some_and(|s| b.catch > s) {
-        return Err(invalid("spots are 1 to 15 and the catch at most the spots").into());
-    }
-    if b.prize_cents <= 0 || b.min_amount_per_way_cents < 0 {
-        return Err(invalid("the prize is more than 0 and the minimum wager not negative").into());
-    }
-    // Rule 12.1: a bonus is part of the way's prize (rule 6.3(e)); one that alone is over the
-    // per-way cap could never be paid as offered.
-    let cap = state.rules.caps().per_way_cents;
-    if b.prize_cents as u64 > cap {
-        return Err(invalid(format!(
-            "a bonus prize of {} is over the {} a way may win (rule 12.1)",
-            keno_core::Dollars(b.prize_cents as u64),
-            keno_core::Dollars(cap)
-        ))
-        .into());
-    }
-    let (from, to) = (
-        time("window_from", &b.window_from)?,
-        time("window_to", &b.window_to)?,
-    );
-    let window = match (from, to) {
-        (Some(f), Some(t)) if f < t => true,
-        (None, None) => false,
-        _ => return Err(invalid("a window needs window_from before window_to").into()),
-    };
-    if b.every_nth_game.is_some_and(|n| n < 1) || (b.every_nth_game.is_none() && !window) {
-        return Err(
-            invalid("say when it is offered: every_nth_game (1 or more) or a time window").into(),
-        );
-    }
-    let bonus = crate::store::write(&state.store, None, move |conn| -> DomainResult<BonusRow> {
-        let conn: &mut DbConnection = conn;
-        let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
-            .values((
-                bonus_prizes::name.eq(&name),
-                bonus_prizes::bet_type.eq(&b.bet_type),
-                bonus_prizes::spots.eq(b.spots.map(i32::from)),
-                bonus_prizes::min_amount_per_way_cents.eq(b.min_amount_per_way_cents),
-                bonus_prizes::catch.eq(i32::from(b.catch)),
-                bonus_prizes::prize_cents.eq(b.prize_cents),
-                bonus_prizes::every_nth_game.eq(b.every_nth_game),
-                bonus_prizes::window_from.eq(from),
-                bonus_prizes::window_to.eq(to),
-                bonus_prizes::funded_by_bonus_fund.eq(b.funded_by_bonus_fund),
-                bonus_prizes::created_by.eq(&principal.id),
-                bonus_prizes::created_at.eq(now_micros()),
-            ))
-            .returning(BonusRow::as_returning())
-            .get_result(c))?;
-        approvals::proposed(conn, &row, &principal.id)?;
-        Ok(row)
-    })
-    .await?;
-    Ok((web::Json(bonus.into()), StatusCode::CREATED))
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BonusApproval {
     /// The regulator's approval: its reference.
     pub reference: String,
-}
-
-/// An inspector records the regulator's approval of a bonus prize; games opened from now on
-/// offer it when their interval says so.
-#[utoipa::path(
-    tag = "bonus",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    request_body = BonusApproval,
-    responses(
-        (status = 200, body = Bonus),
-        (status = 409, body = crate::error::ErrorBody, description = "`bonus_decided`: approved or withdrawn already"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/bonus-prizes/{id}/approve",
-    wrap = "Require(&[Role::Inspector])"
-)]
-pub async fn approve(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    body: web::Json<BonusApproval>,
-) -> ApiResult<web::Json<Bonus>> {
-    let id = id.into_inner();
-    let reference = crate::reason::reason(&body.reference)?;
-    let bonus = crate::store::write(&state.store, None, move |conn| {
-        approvals::decide::<BonusRow, _>(conn, id, Act::Approve, &principal.id, |conn, _, _| {
-            let target = bonus_prizes::table.find(id);
-            Ok(
-                diesel::update(target.filter(bonus_prizes::approved_at.is_null()))
-                    .filter(bonus_prizes::withdrawn_at.is_null())
-                    .set((
-                        bonus_prizes::approval_reference.eq(&reference),
-                        bonus_prizes::approved_by.eq(&principal.id),
-                        bonus_prizes::approved_at.eq(now_micros()),
-                    ))
-                    .execute(conn)?,
-            )
-        })
-    })
-    .await?;
-    Ok(web::Json(bonus.into()))
-}
-
-/// A supervisor withdraws a bonus prize: games opened from now on do not offer it (games
-/// already open keep what they announced).
-#[utoipa::path(
-    tag = "bonus",
-    security(("bearer" = [])),
-    params(("id" = i64, Path)),
-    responses(
-        (status = 200, body = Bonus),
-        (status = 409, body = crate::error::ErrorBody, description = "`bonus_decided`: withdrawn already"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/bonus-prizes/{id}/withdraw",
-    wrap = "Require(&[Role::Supervisor])"
-)]
-pub async fn withdraw(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<Bonus>> {
-    let id = id.into_inner();
-    let bonus = crate::store::write(&state.store, None, move |conn| {
-        approvals::decide::<BonusRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
-            let target = bonus_prizes::table.find(id);
-            Ok(
-                diesel::update(target.filter(bonus_prizes::withdrawn_at.is_null()))
-                    .set((
-                        bonus_prizes::withdrawn_by.eq(&principal.id),
-                        bonus_prizes::withdrawn_at.eq(now_micros()),
-                    ))
-                    .execute(conn)?,
-            )
-        })
-    })
-    .await?;
-    Ok(web::Json(bonus.into()))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -406,26 +233,140 @@ pub struct BonusBoard {
     pub offered_now: Vec<i64>,
 }
 
-/// The bonus prizes, and those the open game offers.
-#[utoipa::path(tag = "bonus", responses((status = 200, body = BonusBoard)))]
-#[get("/api/v1/bonus-prizes")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<BonusBoard>> {
-    let board = crate::store::read(&state.store, move |conn| -> DomainResult<BonusBoard> {
-        let rows: Vec<BonusRow> = bonus_prizes::table
-            .order(bonus_prizes::id)
-            .select(BonusRow::as_select())
-            .load(conn)?;
-        let open = crate::games::open_game(conn)?.map(|g| g.number);
-        let offered_now = match open {
-            Some(g) => offered(conn, g)?.into_iter().map(|b| b.id).collect(),
-            None => Vec::new(),
-        };
-        Ok(BonusBoard {
-            bonuses: rows.into_iter().map(Bonus::from).collect(),
-            open_game: open,
-            offered_now,
-        })
+/// A bonus as a supervisor proposes it, checked: its name as kept, its window read.
+pub struct Proposal {
+    bonus: NewBonus,
+    name: String,
+    window: (Option<i64>, Option<i64>),
+}
+
+/// Checks a proposed bonus: a ticket type there is, a catch its spots allow, a prize a way may
+/// win under the rule set in force (`cap`: its most a way wins, rule 12.1), and when it is
+/// offered.
+pub fn check(b: NewBonus, cap: u64) -> DomainResult<Proposal> {
+    let name = crate::reason::kept("a bonus's name", &b.name, 100, Refusal::InvalidBonus)?;
+    // A type no ticket has would make a bonus nobody can win.
+    if let Some(t) = &b.bet_type {
+        if crate::tickets::parse::<keno_core::BetKind>(t).is_err() {
+            return Err(invalid(format!(
+                "{t:?} is not a ticket type: standard, quick_pick, mystery_quick_pick, way or set_bet"
+            )));
+        }
+    }
+    let spots_ok = b.spots.is_none_or(|s| (1..=15).contains(&s));
+    if !spots_ok || b.catch > 15 || b.spots.is_some_and(|s| b.catch > s) {
+        return Err(invalid("spots are 1 to 15 and the catch at most the spots"));
+    }
+    if b.prize_cents <= 0 || b.min_amount_per_way_cents < 0 {
+        return Err(invalid(
+            "the prize is more than 0 and the minimum wager not negative",
+        ));
+    }
+    // Rule 12.1: a bonus is part of the way's prize (rule 6.3(e)); one that alone is over the
+    // per-way cap could never be paid as offered.
+    if b.prize_cents as u64 > cap {
+        return Err(invalid(format!(
+            "a bonus prize of {} is over the {} a way may win (rule 12.1)",
+            keno_core::Dollars(b.prize_cents as u64),
+            keno_core::Dollars(cap)
+        )));
+    }
+    let (from, to) = (
+        time("window_from", &b.window_from)?,
+        time("window_to", &b.window_to)?,
+    );
+    let window = match (from, to) {
+        (Some(f), Some(t)) if f < t => true,
+        (None, None) => false,
+        _ => return Err(invalid("a window needs window_from before window_to")),
+    };
+    if b.every_nth_game.is_some_and(|n| n < 1) || (b.every_nth_game.is_none() && !window) {
+        return Err(invalid(
+            "say when it is offered: every_nth_game (1 or more) or a time window",
+        ));
+    }
+    Ok(Proposal {
+        name,
+        window: (from, to),
+        bonus: b,
     })
-    .await?;
-    Ok(web::Json(board))
+}
+
+/// Records a checked bonus, proposed by `principal`, with its entry in the trail.
+pub fn propose(conn: &mut DbConnection, p: &Proposal, principal: &str) -> DomainResult<BonusRow> {
+    let b = &p.bonus;
+    let row: BonusRow = per_backend!(conn, |c| diesel::insert_into(bonus_prizes::table)
+        .values((
+            bonus_prizes::name.eq(&p.name),
+            bonus_prizes::bet_type.eq(&b.bet_type),
+            bonus_prizes::spots.eq(b.spots.map(i32::from)),
+            bonus_prizes::min_amount_per_way_cents.eq(b.min_amount_per_way_cents),
+            bonus_prizes::catch.eq(i32::from(b.catch)),
+            bonus_prizes::prize_cents.eq(b.prize_cents),
+            bonus_prizes::every_nth_game.eq(b.every_nth_game),
+            bonus_prizes::window_from.eq(p.window.0),
+            bonus_prizes::window_to.eq(p.window.1),
+            bonus_prizes::funded_by_bonus_fund.eq(b.funded_by_bonus_fund),
+            bonus_prizes::created_by.eq(principal),
+            bonus_prizes::created_at.eq(now_micros()),
+        ))
+        .returning(BonusRow::as_returning())
+        .get_result(c))?;
+    approvals::proposed(conn, &row, principal)?;
+    Ok(row)
+}
+
+/// Records the regulator's approval of bonus `id` (its `reference`), by inspector `principal`.
+pub fn approve(
+    conn: &mut DbConnection,
+    id: i64,
+    principal: &str,
+    reference: &str,
+) -> DomainResult<BonusRow> {
+    approvals::decide::<BonusRow, _>(conn, id, Act::Approve, principal, |conn, _, _| {
+        let target = bonus_prizes::table.find(id);
+        Ok(
+            diesel::update(target.filter(bonus_prizes::approved_at.is_null()))
+                .filter(bonus_prizes::withdrawn_at.is_null())
+                .set((
+                    bonus_prizes::approval_reference.eq(reference),
+                    bonus_prizes::approved_by.eq(principal),
+                    bonus_prizes::approved_at.eq(now_micros()),
+                ))
+                .execute(conn)?,
+        )
+    })
+}
+
+/// Withdraws bonus `id` (by supervisor `principal`): games opened from now on do not offer it.
+pub fn withdraw(conn: &mut DbConnection, id: i64, principal: &str) -> DomainResult<BonusRow> {
+    approvals::decide::<BonusRow, _>(conn, id, Act::Withdraw, principal, |conn, _, _| {
+        let target = bonus_prizes::table.find(id);
+        Ok(
+            diesel::update(target.filter(bonus_prizes::withdrawn_at.is_null()))
+                .set((
+                    bonus_prizes::withdrawn_by.eq(principal),
+                    bonus_prizes::withdrawn_at.eq(now_micros()),
+                ))
+                .execute(conn)?,
+        )
+    })
+}
+
+/// Every bonus prize, and those the open game offers.
+pub fn board(conn: &mut DbConnection) -> DomainResult<BonusBoard> {
+    let rows: Vec<BonusRow> = bonus_prizes::table
+        .order(bonus_prizes::id)
+        .select(BonusRow::as_select())
+        .load(conn)?;
+    let open = crate::games::open_game(conn)?.map(|g| g.number);
+    let offered_now = match open {
+        Some(g) => offered(conn, g)?.into_iter().map(|b| b.id).collect(),
+        None => Vec::new(),
+    };
+    Ok(BonusBoard {
+        bonuses: rows.into_iter().map(Bonus::from).collect(),
+        open_game: open,
+        offered_now,
+    })
 }

@@ -3,20 +3,16 @@
 //! by it draw on it when a game that pays them settles (`keno_core::fund_draw`). The balance is
 //! the sum of the movements: credits only raise it and only settlement, one game at a time,
 //! draws on it, so a draw never takes it below 0. Each movement enters the audit trail in the
-//! transaction that makes it, and `audit verify` compares the two.
+//! transaction that makes it, and `audit verify` compares the two. `GET /api/v1/bonus-fund`
+//! is `routes/bonus_fund.rs`.
 
-use actix_web::{get, web};
 use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::audit::log::{append, Entry};
-use crate::auth::http::Require;
-use crate::auth::Role;
 use crate::db::schema::bonus_fund_movements;
 use crate::db::{per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult};
-use crate::state::AppState;
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = bonus_fund_movements)]
@@ -152,22 +148,4 @@ pub fn history(conn: &mut DbConnection) -> QueryResult<BonusFund> {
         balance_cents: balance,
         movements,
     })
-}
-
-/// The bonus fund: its balance and every movement (rule 13.2).
-#[utoipa::path(
-    tag = "claims",
-    security(("bearer" = [])),
-    responses((status = 200, body = BonusFund), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/bonus-fund",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn show(state: web::Data<AppState>) -> ApiResult<web::Json<BonusFund>> {
-    let fund = crate::store::read(&state.store, |conn| -> DomainResult<_> {
-        Ok(history(conn)?)
-    })
-    .await?;
-    Ok(web::Json(fund))
 }

@@ -28,7 +28,7 @@ use crate::audit::log::Entry;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
 use crate::error::{DomainResult, Failure};
-use crate::games::{advance, drawn, ensure_open_game, hold, GameRow};
+use crate::games::{advance, drawn, ensure_open_game, hold, GameRow, Opening};
 use crate::leader::Term;
 use crate::settlement;
 use crate::state::AppState;
@@ -73,10 +73,10 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
     let open = open.map(|g| (g.number, g.closes_at));
     let keno_open = s.settings.hours.keno_day(local(now)).is_some();
     // Rule 16.2: the early closure of today's Keno Day, if one is in force.
-    let closure = crate::closures::closes_at(s, conn, now)?;
+    let closure = crate::closures::closes_at(&s.settings.hours, conn, now)?;
     match clock_step(open, keno_open, closure, now) {
         ClockStep::OpenNext => {
-            let opened = ensure_open_game(s, conn, term)?;
+            let opened = ensure_open_game(&s.store, &s.events, conn, opening(s), term)?;
             Ok(if opened.is_some() {
                 Duration::ZERO
             } else {
@@ -85,7 +85,7 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
         }
         ClockStep::Close { game, .. } => {
             // The close opens the next game in its transaction when Keno is open (9.2).
-            crate::games::close_game(s, conn, game, Some(term))?;
+            close_game(s, conn, game, Some(term))?;
             Ok(Duration::ZERO)
         }
         ClockStep::WaitUntil(at) => Ok(Duration::from_micros((at - now).max(0) as u64)),
@@ -138,7 +138,7 @@ fn repair(
         crate::audit::log::append(conn, vec![entry])
     })?;
     if repair == Repair::CloseNow {
-        crate::games::close_game(s, conn, game.number, Some(term))?;
+        close_game(s, conn, game.number, Some(term))?;
         return Ok(true);
     }
     let reason = format!(
@@ -146,7 +146,44 @@ fn repair(
         game.keno_day
     );
     // The next game opens at the clock's next look.
-    crate::invalidation::by_the_server(s, conn, (game.number, term), &reason)?;
+    let done = crate::invalidation::by_the_server(&s.store, conn, (game.number, term), &reason)?;
+    crate::invalidation::announce(&s.events, &s.jackpots_changed, &done);
+    Ok(true)
+}
+
+/// What opening a game takes of the settings in force.
+fn opening(s: &AppState) -> Opening<'_> {
+    Opening {
+        hours: s.settings.hours,
+        interval: s.settings.game_interval,
+        source: s.settings.draw_source,
+        rule_set: &s.rule_set_hash,
+    }
+}
+
+/// Closes game `number` (`games::close_game`: the next opens) and, if this call closed it,
+/// tells the displays and wakes the drawer: the clock's close, a supervisor's, or an
+/// invalidation's of an open game. Whether this call closed it.
+pub fn close_game(
+    s: &AppState,
+    conn: &mut DbConnection,
+    number: i64,
+    term: Option<Term>,
+) -> QueryResult<bool> {
+    let Some(closed) = crate::games::close_game(&s.store, conn, opening(s), number, term)? else {
+        return Ok(false);
+    };
+    s.announced_close.fetch_max(number, Ordering::Relaxed);
+    // Rule 9.4: the displays are told the game is closed before it is drawn.
+    s.events.publish(&Event::GameClosed(GameClosed {
+        game: number,
+        closed_at: Some(crate::db::rfc3339(closed.at)),
+    }));
+    if let Some(next) = &closed.next {
+        let opened = crate::games::game_opened_event(next);
+        s.events.publish(&Event::GameOpened(opened));
+    }
+    s.wake_drawer();
     Ok(true)
 }
 
@@ -305,7 +342,8 @@ async fn announce_again(
 async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow::Result<()> {
     let s = state.clone();
     let settled = crate::state::read(&s, move |s, conn| {
-        Ok(settlement::settle(s, conn, number, term)?)
+        let how = (&s.rule_sets, s.settings.drawer(), &s.draw_monitor);
+        Ok(settlement::settle(&s.store, conn, how, number, term)?)
     })
     .await?;
     match settled {
@@ -324,7 +362,7 @@ async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow:
                 state.events.publish(&Event::DrawMonitorAlarm(alarm));
             }
             let s = state.clone();
-            web::block(move || crate::jackpots::announce(&s)).await?;
+            web::block(move || crate::jackpots::announce(&s.store.db, &s.rules, &s.events)).await?;
         }
         None => idle(state, Duration::from_secs(1)).await,
     }

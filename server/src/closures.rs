@@ -12,22 +12,19 @@
 //! the next game numbers, are played then. It can be withdrawn until it takes effect. Each act
 //! enters the audit trail and the day's exceptions.
 
-use actix_web::{get, post, web, HttpResponse};
+use std::time::Duration;
+
 use chrono::{DateTime, Local};
 use diesel::prelude::*;
-use keno_api::closures::{
-    notice_text, Closure, ClosureInForce, ClosureNotice, ScheduleClosure, WithdrawClosure,
-};
+use keno_api::closures::{notice_text, Closure, ClosureNotice, ScheduleClosure};
 use keno_api::events::{Event, KenoClosure};
 use keno_api::Refusal;
 use keno_core::{check_closure, ClosureError, ClosureState};
 
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::keno_closures;
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::keno_day::KenoHours;
 use crate::store::hold::held;
 
 #[derive(Queryable, Selectable, Clone, Debug)]
@@ -75,7 +72,8 @@ impl ClosureRow {
         })
     }
 
-    fn view(self, now: i64) -> Closure {
+    /// As the API shows it at `now`.
+    pub fn view(self, now: i64) -> Closure {
         Closure {
             state: self.state(now).into(),
             id: self.id,
@@ -105,7 +103,8 @@ impl ClosureRow {
         }
     }
 
-    fn event(&self) -> Event {
+    /// The displays' `keno_closure` event of it.
+    pub fn event(&self) -> Event {
         Event::KenoClosure(KenoClosure {
             id: self.id,
             keno_day: self.keno_day.clone(),
@@ -137,8 +136,8 @@ pub fn in_force(conn: &mut DbConnection, keno_day: &str) -> QueryResult<Option<C
 
 /// The time Keno closes early on the Keno Day `now` falls in, if a closure is in force: what
 /// the game clock takes as an input (rule 16.2). Outside Keno hours there is none.
-pub fn closes_at(state: &AppState, conn: &mut DbConnection, now: i64) -> QueryResult<Option<i64>> {
-    let Some(day) = state.settings.hours.keno_day(local(now)) else {
+pub fn closes_at(hours: &KenoHours, conn: &mut DbConnection, now: i64) -> QueryResult<Option<i64>> {
+    let Some(day) = hours.keno_day(local(now)) else {
         return Ok(None);
     };
     let day = day.format("%Y-%m-%d").to_string();
@@ -177,18 +176,23 @@ fn closure_time(text: &str) -> DomainResult<i64> {
 
 /// What a schedule request comes to once checked: the Keno Day, the time, the inspector and
 /// the reason, trimmed.
-struct Checked {
+pub struct Checked {
     keno_day: String,
     closes_at: i64,
     inspector: String,
     reason: String,
 }
 
-fn check(state: &AppState, request: &ScheduleClosure, now: i64) -> DomainResult<Checked> {
+/// A request to close today's Keno Day early, checked against the Keno `hours` and the
+/// players' `notice` (`--closure-notice`) at `now`.
+pub fn check(
+    (hours, notice): (&KenoHours, Duration),
+    request: &ScheduleClosure,
+    now: i64,
+) -> DomainResult<Checked> {
     let closes_at = closure_time(&request.closes_at)?;
-    let day = state.settings.hours.keno_day(local(now));
-    let today = day.map(|d| state.settings.hours.hours_of(d));
-    let notice = state.settings.closure_notice;
+    let day = hours.keno_day(local(now));
+    let today = day.map(|d| hours.hours_of(d));
     check_closure(
         closes_at,
         &request.inspector_notified,
@@ -215,6 +219,20 @@ fn check(state: &AppState, request: &ScheduleClosure, now: i64) -> DomainResult<
     })
 }
 
+/// The notice of the closure in force today, at `now`; `None` when Keno runs its normal hours
+/// (or is closed).
+pub fn notice_today(
+    hours: &KenoHours,
+    conn: &mut DbConnection,
+    now: i64,
+) -> DomainResult<Option<ClosureNotice>> {
+    let Some(day) = hours.keno_day(local(now)) else {
+        return Ok(None);
+    };
+    let row = in_force(conn, &day.format("%Y-%m-%d").to_string())?;
+    Ok(row.map(|r| r.notice(now)))
+}
+
 fn already_scheduled(existing: &ClosureRow) -> Failure {
     Failure::refuse(
         Refusal::ClosureScheduled,
@@ -228,7 +246,7 @@ fn already_scheduled(existing: &ClosureRow) -> Failure {
 }
 
 /// Records the closure and its audit entry, one in force per Keno Day.
-fn record(
+pub fn record(
     conn: &mut DbConnection,
     c: &Checked,
     principal: &str,
@@ -261,103 +279,8 @@ fn record(
     Ok(row)
 }
 
-/// Schedules the early closure of today's Keno Day (a supervisor, rule 16.2).
-#[utoipa::path(
-    tag = "keno",
-    security(("bearer" = [])),
-    request_body = ScheduleClosure,
-    responses(
-        (status = 201, body = Closure, description = "Scheduled: every display and counter shows KENO CLOSES AT hh:mm from now, and no game opens at or after it"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_closure`: no inspector's notification recorded, less than the notice period ahead, or not before today's normal end of gaming (rule 16.2); `invalid_reason`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`closure_scheduled`: today already has a closure in force"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/keno/closures", wrap = "Require(&[Role::Supervisor])")]
-pub async fn schedule(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<ScheduleClosure>,
-) -> ApiResult<HttpResponse> {
-    let now = now_micros();
-    let checked = check(&state, &request, now)?;
-    let row = crate::store::write(&state.store, None, move |conn| {
-        record(conn, &checked, &principal.id, now)
-    })
-    .await
-    .map_err(|e| {
-        // Two schedules at once: the index keeps one per Keno Day.
-        if e.is_duplicate() {
-            Failure::refuse(
-                Refusal::ClosureScheduled,
-                "today already has a closure in force",
-            )
-        } else {
-            e
-        }
-    })?;
-    state.events.publish(&row.event());
-    state.wake_clock();
-    Ok(HttpResponse::Created().json(row.view(now_micros())))
-}
-
-/// The closure in force today (rule 16.2): what the displays and counters show as
-/// "KENO CLOSES AT hh:mm"; `null` when Keno runs its normal hours.
-#[utoipa::path(
-    tag = "keno",
-    responses((status = 200, body = ClosureInForce))
-)]
-#[get("/api/v1/keno/closure")]
-pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<ClosureInForce>> {
-    let closure = crate::state::read(&state, move |state, conn| -> DomainResult<_> {
-        let now = now_micros();
-        let Some(day) = state.settings.hours.keno_day(local(now)) else {
-            return Ok(None);
-        };
-        let row = in_force(conn, &day.format("%Y-%m-%d").to_string())?;
-        Ok(row.map(|r| r.notice(now)))
-    })
-    .await?;
-    Ok(web::Json(ClosureInForce { closure }))
-}
-
-/// Withdraws a scheduled closure before it takes effect (a supervisor): Keno runs its normal
-/// hours, and the notice is taken down.
-#[utoipa::path(
-    tag = "keno",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The closure's id")),
-    request_body = WithdrawClosure,
-    responses(
-        (status = 200, body = Closure),
-        (status = 409, body = crate::error::ErrorBody, description = "`closure_not_open`: it has taken effect or was withdrawn"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/keno/closures/{id}/withdraw",
-    wrap = "Require(&[Role::Supervisor])"
-)]
-pub async fn withdraw(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    request: web::Json<WithdrawClosure>,
-) -> ApiResult<web::Json<Closure>> {
-    let reason = crate::reason::reason(&request.into_inner().reason)?;
-    let id = id.into_inner();
-    let row = crate::store::write(&state.store, None, move |conn| {
-        withdrawn(conn, id, &principal.id, &reason)
-    })
-    .await?;
-    state.events.publish(&row.event());
-    state.wake_clock();
-    Ok(web::Json(row.view(now_micros())))
-}
-
 /// The closure held, checked withdrawable at this moment, withdrawn and audited.
-fn withdrawn(
+pub fn withdrawn(
     conn: &mut DbConnection,
     id: i64,
     principal: &str,

@@ -1,22 +1,19 @@
-//! `GET /api/v1/games/{number}/summary`: one game as the console's history browser shows it
-//! (issue 18): the game and its draw, its settlement totals and pro-rating (rule 12.4), its
-//! invalidation, its jackpot pools' movements, how many tickets played it for what stake, and
-//! the tickets with the largest prizes, with their payments.
+//! One game as the console's history browser shows it (issue 18;
+//! `GET /api/v1/games/{number}/summary`, `routes/game_summary.rs`): the game and its draw, its
+//! settlement totals and pro-rating (rule 12.4), its invalidation, its jackpot pools'
+//! movements, how many tickets played it for what stake, and the tickets with the largest
+//! prizes, with their payments.
 
-use actix_web::{get, web};
 use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::http::Require;
-use crate::auth::Role;
 use crate::db::schema::{
     game_invalidations, game_settlements, jackpot_pools, ticket_results, tickets,
 };
 use crate::db::{rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::settlement::Totals;
-use crate::state::AppState;
 use keno_api::games::Game;
 
 /// The most tickets a summary lists: the rest are in the exports.
@@ -81,30 +78,8 @@ pub struct GameSummary {
     pub shown: Vec<TicketLine>,
 }
 
-/// A game's record for the history browser.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number")),
-    responses(
-        (status = 200, body = GameSummary),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/games/{number}/summary",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn summary(
-    state: web::Data<AppState>,
-    number: web::Path<i64>,
-) -> ApiResult<web::Json<GameSummary>> {
-    let number = number.into_inner();
-    let summary = crate::store::snapshot(&state.store, move |conn| summarise(conn, number)).await?;
-    Ok(web::Json(summary))
-}
-
-fn summarise(conn: &mut DbConnection, number: i64) -> DomainResult<GameSummary> {
+/// Game `number`'s record for the history browser.
+pub fn summarise(conn: &mut DbConnection, number: i64) -> DomainResult<GameSummary> {
     let game = crate::games::load(conn, number)?.ok_or_else(|| Failure::not_found("game"))?;
     let settlement = game_settlements::table
         .find(number)

@@ -1,20 +1,20 @@
-//! Games: the record of each game, the game clock's transactions, and the games endpoints.
+//! Games: the record of each game, the game clock's transactions and the draw history (the
+//! endpoints are `routes/games.rs`).
 
-use actix_web::{get, post, web, HttpResponse};
+use std::time::Duration;
+
 use diesel::prelude::*;
-use serde::Deserialize;
-use utoipa::IntoParams;
 
 use anyhow::Context;
 use keno_core::{transition, DrawMode, DrawSource, GameEvent, GameFacts, GameState};
 
-use crate::auth::http::Require;
-use crate::auth::Role;
 use crate::db::schema::{draw_corrections, drawn_numbers, games};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
-use keno_api::events::{Event, GameClosed, GameOpened};
+use crate::error::{DomainResult, Failure};
+use crate::events::bus::Events;
+use crate::keno_day::KenoHours;
+use crate::store::Store;
+use keno_api::events::{Event, GameOpened};
 use keno_api::Refusal;
 // The wire's type (keno-api), where the server's modules have always found it.
 pub use keno_api::games::Game;
@@ -164,45 +164,63 @@ pub fn open_game(conn: &mut DbConnection) -> QueryResult<Option<GameRow>> {
         .optional()
 }
 
+/// The game open for sale as the API shows it, if Keno is open.
+pub fn open_now(conn: &mut DbConnection) -> DomainResult<Option<Game>> {
+    match open_game(conn)? {
+        Some(row) => Ok(load(conn, row.number)?),
+        None => Ok(None),
+    }
+}
+
+/// What opening a game takes of the settings: the Keno hours, how long a game sells, where
+/// its numbers come from, and the rule set in force (its hash).
+#[derive(Clone, Copy, Debug)]
+pub struct Opening<'a> {
+    pub hours: KenoHours,
+    pub interval: Duration,
+    pub source: DrawSource,
+    pub rule_set: &'a str,
+}
+
 /// Opens the next game if none is open, it is within Keno hours and Keno has not closed early
 /// (rule 16.2). Game numbers count on from the last game ever played: they never restart, so
 /// a multi-game ticket's games not played before a closure are the next games opened.
 pub fn ensure_open_game(
-    state: &AppState,
+    store: &Store,
+    events: &Events,
     conn: &mut DbConnection,
+    opening: Opening<'_>,
     term: crate::leader::Term,
 ) -> QueryResult<Option<GameRow>> {
-    let (row, opened) = crate::store::transact(&state.store.db, conn, None, |conn| {
+    let (row, opened) = crate::store::transact(&store.db, conn, None, |conn| {
         term.check(conn)?;
         if let Some(open) = open_game(conn)? {
             return Ok((Some(open), false));
         }
-        let row = insert_next_game(state, conn, now_micros())?;
+        let row = insert_next_game(opening, conn, now_micros())?;
         let opened = row.is_some();
         QueryResult::Ok((row, opened))
     })?;
     if let (Some(row), true) = (&row, opened) {
-        state
-            .events
-            .publish(&Event::GameOpened(game_opened_event(row)));
+        events.publish(&Event::GameOpened(game_opened_event(row)));
     }
     Ok(row)
 }
 
 fn insert_next_game(
-    state: &AppState,
+    opening: Opening<'_>,
     conn: &mut DbConnection,
     now: i64,
 ) -> QueryResult<Option<GameRow>> {
     let local = crate::time::local(now);
-    let Some(keno_day) = state.settings.hours.keno_day(local) else {
+    let Some(keno_day) = opening.hours.keno_day(local) else {
         return Ok(None);
     };
     let keno_day = keno_day.format("%Y-%m-%d").to_string();
     // Rule 16.2: no game opens at or after an early closure of this Keno Day, and one that
     // would close after it closes at it.
     let closure = crate::closures::in_force(conn, &keno_day)?.map(|c| c.closes_at);
-    let interval = state.settings.game_interval.as_micros() as i64;
+    let interval = opening.interval.as_micros() as i64;
     let Some(closes_at) = keno_core::game_closes_at(now, interval, closure) else {
         return Ok(None);
     };
@@ -213,15 +231,15 @@ fn insert_next_game(
         number: last.unwrap_or(0) + 1,
         keno_day,
         state: GameState::Open,
-        source: state.settings.draw_source,
-        rule_set: state.rule_set_hash.clone(),
+        source: opening.source,
+        rule_set: opening.rule_set.to_string(),
         opened_at: now,
         closes_at,
         closed_at: None,
         drawn_at: None,
         settled_at: None,
         draw_attempt: 1,
-        draw_mode: DrawMode::initial(state.settings.draw_source),
+        draw_mode: DrawMode::initial(opening.source),
     };
     diesel::insert_into(games::table)
         .values((
@@ -255,7 +273,8 @@ fn insert_next_game(
     Ok(Some(row))
 }
 
-fn game_opened_event(row: &GameRow) -> GameOpened {
+/// The displays' `game_opened` of a game just opened.
+pub fn game_opened_event(row: &GameRow) -> GameOpened {
     GameOpened {
         game: row.number,
         keno_day: row.keno_day.clone(),
@@ -263,51 +282,37 @@ fn game_opened_event(row: &GameRow) -> GameOpened {
     }
 }
 
+/// A game just closed: when, and the game opened after it (if Keno is still open).
+pub struct Closed {
+    /// The close as stamped (`close_in`).
+    pub at: i64,
+    pub next: Option<GameRow>,
+}
+
 /// Closes game `number` for sale (rule 9.2) and opens the next one (if within Keno hours), in
 /// one transaction. A sale that races the close either committed before it (and is in the
-/// game) or finds the game closed and goes to the next one. Returns whether this call closed it.
-/// The game clock closes as the leader (`term`); a supervisor closes at any instance.
+/// game) or finds the game closed and goes to the next one. `None` if this call did not close
+/// it. The game clock closes as the leader (`term`); a supervisor closes at any instance.
 pub fn close_game(
-    state: &AppState,
+    store: &Store,
     conn: &mut DbConnection,
+    opening: Opening<'_>,
     number: i64,
     term: Option<crate::leader::Term>,
-) -> QueryResult<bool> {
-    let (closed, next, now) = crate::store::transact(&state.store.db, conn, None, |conn| {
+) -> QueryResult<Option<Closed>> {
+    crate::store::transact(&store.db, conn, None, |conn| {
         if let Some(term) = term {
             term.check(conn)?;
         }
         let opens_next = now_micros();
-        let stamped = close_in(conn, number)?;
-        let (closed, now) = (stamped.is_some(), stamped.unwrap_or(opens_next));
-        // The next game opens at game time now, even after a close stamped later (`close_in`).
-        let next = if closed {
-            insert_next_game(state, conn, opens_next)?
-        } else {
-            None
+        let Some(at) = close_in(conn, number)? else {
+            return Ok(None);
         };
-        if closed {
-            state.store.faults.pause("close");
-        }
-        QueryResult::Ok((closed, next, now))
-    })?;
-    if closed {
-        state
-            .announced_close
-            .fetch_max(number, std::sync::atomic::Ordering::Relaxed);
-        // Rule 9.4: the displays are told the game is closed before it is drawn.
-        state.events.publish(&Event::GameClosed(GameClosed {
-            game: number,
-            closed_at: Some(rfc3339(now)),
-        }));
-        if let Some(next) = &next {
-            state
-                .events
-                .publish(&Event::GameOpened(game_opened_event(next)));
-        }
-        state.wake_drawer();
-    }
-    Ok(closed)
+        // The next game opens at game time now, even after a close stamped later (`close_in`).
+        let next = insert_next_game(opening, conn, opens_next)?;
+        store.faults.pause("close");
+        QueryResult::Ok(Some(Closed { at, next }))
+    })
 }
 
 /// Closes game `number` in the caller's transaction (rule 9.2: the core's life cycle), stamped
@@ -340,86 +345,8 @@ pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>
     Ok(Some(now))
 }
 
-/// The game now open for sale.
-#[utoipa::path(
-    tag = "games",
-    responses(
-        (status = 200, body = Game),
-        (status = 404, body = crate::error::ErrorBody, description = "Keno is closed: no game is open (`no_open_game`)")
-    )
-)]
-#[get("/api/v1/games/current")]
-pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<Game>> {
-    let game = crate::store::read(&state.store, move |conn| -> DomainResult<Option<Game>> {
-        match open_game(conn)? {
-            Some(row) => Ok(load(conn, row.number)?),
-            None => Ok(None),
-        }
-    })
-    .await?;
-    game.map(web::Json).ok_or_else(|| {
-        Failure::refuse(
-            Refusal::NoOpenGame,
-            "Keno is closed: no game is open for sale",
-        )
-        .into()
-    })
-}
-
-/// One game, with the numbers drawn so far.
-#[utoipa::path(
-    tag = "games",
-    params(("number" = i64, Path, description = "Game number")),
-    responses((status = 200, body = Game), (status = 404, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/games/{number}")]
-pub async fn by_number(
-    state: web::Data<AppState>,
-    number: web::Path<i64>,
-) -> ApiResult<web::Json<Game>> {
-    let number = number.into_inner();
-    let game = crate::store::read(&state.store, move |conn| Ok(load(conn, number)?)).await?;
-    game.map(web::Json)
-        .ok_or_else(|| Failure::not_found("game").into())
-}
-
-#[derive(Deserialize, IntoParams)]
-pub struct GameQuery {
-    /// First game number (inclusive).
-    pub from: Option<i64>,
-    /// Last game number (inclusive); with `from`, at most 1,000 games apart.
-    pub to: Option<i64>,
-    /// Only games in these states, comma-separated (e.g. `closed,drawing,void`: the games
-    /// awaiting a draw).
-    pub state: Option<String>,
-    /// Only games of this Keno Day (YYYY-MM-DD, rule 1(d)).
-    pub keno_day: Option<String>,
-    /// At most this many games (default and most: 1,000).
-    pub limit: Option<i64>,
-    /// `asc` (default): the lowest numbers first; `desc`: the latest first (a display's last
-    /// results: `?state=settled&order=desc&limit=5`).
-    pub order: Option<String>,
-}
-
-/// Draw history: the games numbered `from` to `to`, lowest first, filtered by state and Keno
-/// Day.
-#[utoipa::path(
-    tag = "games",
-    params(GameQuery),
-    responses((status = 200, body = [Game]), (status = 400, body = crate::error::ErrorBody))
-)]
-#[get("/api/v1/games")]
-pub async fn list(
-    state: web::Data<AppState>,
-    query: web::Query<GameQuery>,
-) -> ApiResult<web::Json<Vec<Game>>> {
-    let filter = GameFilter::parse(query.into_inner())?;
-    let games = crate::store::read(&state.store, move |conn| filter.load(conn)).await?;
-    Ok(web::Json(games))
-}
-
 /// A draw-history query, checked.
-struct GameFilter {
+pub struct GameFilter {
     from: i64,
     to: i64,
     limit: i64,
@@ -429,24 +356,32 @@ struct GameFilter {
 }
 
 impl GameFilter {
-    fn parse(q: GameQuery) -> DomainResult<GameFilter> {
-        let from = q.from.unwrap_or(i64::MIN);
-        let to = q.to.unwrap_or(i64::MAX);
-        let bounded = q.from.is_some() && q.to.is_some();
+    /// The games numbered `from` to `to` (at most 1,000 apart), at most `limit`, in `order`
+    /// (`asc` or `desc`), of the `states` named (comma-separated) and of `keno_day`.
+    pub fn parse(
+        (first, last): (Option<i64>, Option<i64>),
+        limit: Option<i64>,
+        order: Option<&str>,
+        states: Option<&str>,
+        keno_day: Option<String>,
+    ) -> DomainResult<GameFilter> {
+        let from = first.unwrap_or(i64::MIN);
+        let to = last.unwrap_or(i64::MAX);
+        let bounded = first.is_some() && last.is_some();
         if from > to || (bounded && to.checked_sub(from).is_none_or(|span| span >= 1000)) {
             return Err(Failure::refuse(
                 Refusal::InvalidRange,
                 "give from <= to, at most 1,000 games apart",
             ));
         }
-        let limit = q.limit.unwrap_or(1000);
+        let limit = limit.unwrap_or(1000);
         if !(1..=1000).contains(&limit) {
             return Err(Failure::refuse(
                 Refusal::InvalidRange,
                 "limit is 1 to 1,000 games",
             ));
         }
-        let latest_first = match q.order.as_deref() {
+        let latest_first = match order {
             None | Some("asc") => false,
             Some("desc") => true,
             Some(other) => {
@@ -456,8 +391,8 @@ impl GameFilter {
                 ))
             }
         };
-        let states = q.state.as_deref().map(parse_states).transpose()?;
-        if let Some(day) = &q.keno_day {
+        let states = states.map(parse_states).transpose()?;
+        if let Some(day) = &keno_day {
             if day.parse::<keno_core::KenoDay>().is_err() {
                 return Err(Failure::refuse(
                     Refusal::InvalidKenoDay,
@@ -471,11 +406,12 @@ impl GameFilter {
             limit,
             latest_first,
             states,
-            keno_day: q.keno_day,
+            keno_day,
         })
     }
 
-    fn load(self, conn: &mut DbConnection) -> DomainResult<Vec<Game>> {
+    /// The games it asks for, with their numbers.
+    pub fn load(self, conn: &mut DbConnection) -> DomainResult<Vec<Game>> {
         let mut rows = games::table
             .filter(games::number.between(self.from, self.to))
             .limit(self.limit)
@@ -537,32 +473,4 @@ fn with_numbers(conn: &mut DbConnection, rows: Vec<GameRow>) -> DomainResult<Vec
             shown(row, drawn)
         })
         .collect())
-}
-
-/// Closes the open game for sale now (the next game opens); with the RNG the server then
-/// draws it.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    responses(
-        (status = 200, body = Game, description = "The game just closed"),
-        (status = 404, body = crate::error::ErrorBody, description = "No game is open"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
-pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let game = crate::state::read(&state, move |state, conn| -> DomainResult<Option<Game>> {
-        let Some(open) = open_game(conn)? else {
-            return Ok(None);
-        };
-        close_game(state, conn, open.number, None)?;
-        state.wake_clock();
-        Ok(load(conn, open.number)?)
-    })
-    .await?;
-    match game {
-        Some(g) => Ok(HttpResponse::Ok().json(g)),
-        None => Err(Failure::refuse(Refusal::NoOpenGame, "no game is open for sale").into()),
-    }
 }

@@ -1,5 +1,5 @@
-//! `POST /api/v1/games/{number}/invalidate`: a supervisor invalidates a game disrupted by
-//! commotion, fire, robbery, an act of God or fraud (rule 17.3, general rule 18.1).
+//! A supervisor invalidates a game disrupted by commotion, fire, robbery, an act of God or
+//! fraud (rule 17.3, general rule 18.1; `POST /api/v1/games/{number}/invalidate`).
 //!
 //! Every wager on the game is refunded (general rule 18.2): a single-game ticket its cost, a
 //! multi-game ticket that game's share of what it was charged (`keno_core::game_refund`: the
@@ -8,18 +8,18 @@
 //! discount is shared too). The game pays nothing: it is never drawn further or settled. Who
 //! did it, when and why is recorded.
 
-use actix_web::{get, post, web};
+use std::sync::atomic::AtomicBool;
+
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::{game_invalidations, ticket_refunds, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::games::{advance, close_game, find};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
+use crate::events::bus::Events;
+use crate::games::{advance, find};
+use crate::store::Store;
 use keno_api::events::{Event, GameInvalidated};
 use keno_api::Refusal;
 use keno_core::{game_refund, invalidation_steps, GameEvent, TicketStatus};
@@ -45,90 +45,46 @@ pub struct Invalidation {
     pub forfeited: Vec<String>,
 }
 
-/// Invalidates a game not yet settled and refunds every wager on it.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number")),
-    request_body = InvalidateRequest,
-    responses(
-        (status = 200, body = Invalidation),
-        (status = 409, body = crate::error::ErrorBody, description = "`cannot_invalidate`: already settled or invalidated"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/games/{number}/invalidate",
-    wrap = "Require(&[Role::Supervisor])"
-)]
-pub async fn invalidate(
-    state: web::Data<AppState>,
-    principal: Principal,
-    number: web::Path<i64>,
-    request: web::Json<InvalidateRequest>,
-) -> ApiResult<web::Json<Invalidation>> {
-    let request = request.into_inner();
-    let reason = crate::reason::reason(&request.reason)?;
-    let game = number.into_inner();
-    let forfeit = request.forfeit;
-    let named = forfeit.clone();
-    // An open game first closes (and the next opens), in its own transaction, so no sale lands
-    // in it meanwhile (rule 17.3, as the core's `invalidation_steps` has it). The tickets named
-    // are checked before: a bad name changes nothing.
-    crate::state::read(&state, move |state, conn| -> DomainResult<()> {
-        plays_game(conn, game, &named)?;
-        if let Some(row) = find(conn, game)? {
-            if invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close)) {
-                close_game(state, conn, game, None)?;
-            }
-        }
-        Ok(())
-    })
-    .await?;
-    let done = crate::store::write(&state.store, None, move |conn| {
-        invalidate_in(conn, game, (&reason, &forfeit), Some(&principal.id))
-    })
-    .await?;
-    announce(&state, &done);
-    Ok(web::Json(done))
+/// The displays told, the jackpot pools' figures refreshed (`jackpots_changed`: the
+/// announcer's flag).
+pub fn announce(events: &Events, jackpots_changed: &AtomicBool, done: &Invalidation) {
+    events.publish(&Event::GameInvalidated(GameInvalidated {
+        game: done.game,
+        reason: done.reason.clone(),
+        refunded_cents: done.refunded_cents,
+    }));
+    jackpots_changed.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// The displays told, the jackpot pools' figures refreshed.
-fn announce(state: &AppState, done: &Invalidation) {
-    state
-        .events
-        .publish(&Event::GameInvalidated(GameInvalidated {
-            game: done.game,
-            reason: done.reason.clone(),
-            refunded_cents: done.refunded_cents,
-        }));
-    state
-        .jackpots_changed
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+/// Whether game `game` is to be closed before it is invalidated: it is open, and an open game
+/// first closes (and the next opens), in its own transaction, so that no sale lands in it
+/// meanwhile (rule 17.3, as the core's `invalidation_steps` has it).
+pub fn closes_first(conn: &mut DbConnection, game: i64) -> DomainResult<bool> {
+    Ok(find(conn, game)?.is_some_and(|row| {
+        invalidation_steps(row.state).is_ok_and(|steps| steps.contains(&GameEvent::Close))
+    }))
 }
 
 /// The server's own invalidation of open game `game` (a game left open under a clock ahead of
 /// time, its Keno Day not yet begun: `game_time::repair_open_game`): closed and invalidated in
 /// one transaction, so it is never drawn; every wager refunded, no person named
-/// (`principal_id` NULL), the reason recorded. The leader's `term` fences it.
+/// (`principal_id` NULL), the reason recorded. The leader's `term` fences it; the caller
+/// announces it ([`announce`]).
 pub fn by_the_server(
-    state: &AppState,
+    store: &Store,
     conn: &mut DbConnection,
     (game, term): (i64, crate::leader::Term),
     reason: &str,
 ) -> DomainResult<Invalidation> {
-    let done = crate::store::transact(&state.store.db, conn, None, |conn| {
+    crate::store::transact(&store.db, conn, None, |conn| {
         term.check(conn)?;
         crate::games::close_in(conn, game)?;
         invalidate_in(conn, game, (reason, &[]), None)
-    })?;
-    announce(state, &done);
-    Ok(done)
+    })
 }
 
 /// Each of `serials` is a ticket that plays game `game`.
-fn plays_game(conn: &mut DbConnection, game: i64, serials: &[String]) -> DomainResult<()> {
+pub fn plays_game(conn: &mut DbConnection, game: i64, serials: &[String]) -> DomainResult<()> {
     for serial in serials {
         let plays: bool = diesel::select(diesel::dsl::exists(
             tickets::table
@@ -147,7 +103,9 @@ fn plays_game(conn: &mut DbConnection, game: i64, serials: &[String]) -> DomainR
     Ok(())
 }
 
-fn invalidate_in(
+/// Invalidates game `game` in the caller's transaction: every wager refunded but those of
+/// `forfeit`, recorded with the reason and who (`principal`, `None`: the server).
+pub fn invalidate_in(
     conn: &mut DbConnection,
     game: i64,
     (reason, forfeit): (&str, &[String]),
@@ -266,13 +224,6 @@ fn refund_wagers(
     ))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-pub struct PreviewQuery {
-    /// Tickets whose wagers would be forfeited, comma-separated serials.
-    #[serde(default)]
-    pub forfeit: String,
-}
-
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RefundDue {
     pub serial: String,
@@ -291,64 +242,37 @@ pub struct InvalidationPreview {
     pub refunds: Vec<RefundDue>,
 }
 
-/// The refunds an invalidation of the game would make now (rule 17.3, general rule 18.2),
-/// computed as the invalidation computes them, and nothing changed.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number"), PreviewQuery),
-    responses(
-        (status = 200, body = InvalidationPreview),
-        (status = 409, body = crate::error::ErrorBody, description = "`cannot_invalidate`: already settled or invalidated"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_request`: a forfeited ticket does not play the game"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/games/{number}/invalidation",
-    wrap = "Require(&[Role::Supervisor])"
-)]
-pub async fn preview(
-    state: web::Data<AppState>,
-    number: web::Path<i64>,
-    query: web::Query<PreviewQuery>,
-) -> ApiResult<web::Json<InvalidationPreview>> {
-    let game = number.into_inner();
-    let forfeit: Vec<String> = query
-        .forfeit
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect();
-    let preview = crate::store::snapshot(&state.store, move |conn| {
-        let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
-        if invalidation_steps(row.state).is_err() {
-            return Err(Failure::refuse(
-                Refusal::CannotInvalidate,
-                format!(
-                    "game {game} is {}: only a game not yet settled can be invalidated",
-                    row.state
-                ),
-            ));
-        }
-        plays_game(conn, game, &forfeit)?;
-        let due = refunds_due(conn, game, &forfeit)?;
-        Ok(InvalidationPreview {
-            game,
-            state: row.state.to_string(),
-            tickets_refunded: due.len(),
-            refunded_cents: due.iter().map(|(_, c)| c).sum(),
-            forfeited: forfeit,
-            refunds: due
-                .into_iter()
-                .map(|(serial, refund_cents)| RefundDue {
-                    serial,
-                    refund_cents,
-                })
-                .collect(),
-        })
+/// What invalidating game `game` would do now, the tickets of `forfeit` forfeited: computed as
+/// the invalidation computes it, and nothing changed.
+pub fn preview(
+    conn: &mut DbConnection,
+    game: i64,
+    forfeit: Vec<String>,
+) -> DomainResult<InvalidationPreview> {
+    let row = find(conn, game)?.ok_or_else(|| Failure::not_found("game"))?;
+    if invalidation_steps(row.state).is_err() {
+        return Err(Failure::refuse(
+            Refusal::CannotInvalidate,
+            format!(
+                "game {game} is {}: only a game not yet settled can be invalidated",
+                row.state
+            ),
+        ));
+    }
+    plays_game(conn, game, &forfeit)?;
+    let due = refunds_due(conn, game, &forfeit)?;
+    Ok(InvalidationPreview {
+        game,
+        state: row.state.to_string(),
+        tickets_refunded: due.len(),
+        refunded_cents: due.iter().map(|(_, c)| c).sum(),
+        forfeited: forfeit,
+        refunds: due
+            .into_iter()
+            .map(|(serial, refund_cents)| RefundDue {
+                serial,
+                refund_cents,
+            })
+            .collect(),
     })
-    .await?;
-    Ok(web::Json(preview))
 }

@@ -15,14 +15,16 @@ use keno_core::RuleSet;
 use crate::db::schema::rule_sets;
 use crate::db::DbConnection;
 
+/// A clone shares the rule sets already read (a task's copy reads each one once too).
+#[derive(Clone)]
 pub struct RuleSets {
-    known: Mutex<HashMap<String, Arc<RuleSet>>>,
+    known: Arc<Mutex<HashMap<String, Arc<RuleSet>>>>,
 }
 
 impl RuleSets {
     pub fn new(hash: &str, current: Arc<RuleSet>) -> RuleSets {
         RuleSets {
-            known: Mutex::new(HashMap::from([(hash.to_string(), current)])),
+            known: Arc::new(Mutex::new(HashMap::from([(hash.to_string(), current)]))),
         }
     }
 

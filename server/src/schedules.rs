@@ -1,13 +1,9 @@
-//! `GET /api/v1/schedules`: the prize schedules in force (rules 18.1-18.4), for the displays'
-//! prize boards and anyone checking what a catch pays.
+//! The prize schedules in force (rules 18.1-18.4), for the displays' prize boards and anyone
+//! checking what a catch pays (`GET /api/v1/schedules`: `routes/schedules.rs`).
 
-use actix_web::{get, web};
-use keno_core::{Pay, ScheduleId, Special3Approval};
+use keno_core::{Pay, RuleSet, ScheduleId, Special3Approval};
 use serde::Serialize;
 use utoipa::ToSchema;
-
-use crate::error::{ApiResult, DomainResult};
-use crate::state::AppState;
 
 #[derive(Serialize, ToSchema, Debug)]
 pub struct CatchPay {
@@ -40,23 +36,11 @@ pub struct PrizeSchedule {
     pub spots: Vec<SpotsPays>,
 }
 
-/// The prize schedules on sale under the rule set in force: Special 3 only while the
-/// regulator's approval of it is in force (rule 18.4).
-#[utoipa::path(tag = "games", responses((status = 200, body = [PrizeSchedule])))]
-#[get("/api/v1/schedules")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSchedule>>> {
-    let special3 = if state.special3_digest.is_some() {
-        let s = state.clone();
-        crate::state::read(&s, move |s, conn| -> DomainResult<_> {
-            Ok(crate::special3::approval(s, conn)?)
-        })
-        .await?
-    } else {
-        Special3Approval::NotInForce
-    };
-    let rules = &state.rules;
+/// The prize schedules on sale under `rules`: Special 3 only while the regulator's approval of
+/// it is in force (`special3`, rule 18.4).
+pub fn on_sale(rules: &RuleSet, special3: Special3Approval) -> Vec<PrizeSchedule> {
     let table = rules.prize_table();
-    let schedules = ScheduleId::ALL
+    ScheduleId::ALL
         .into_iter()
         .filter(|&s| rules.is_schedule_available(s, special3))
         .map(|s| PrizeSchedule {
@@ -92,6 +76,5 @@ pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<PrizeSc
                 })
                 .collect(),
         })
-        .collect();
-    Ok(web::Json(schedules))
+        .collect()
 }

@@ -263,8 +263,13 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
         actix_web::rt::spawn(clock::run_clock(state.clone()));
         actix_web::rt::spawn(clock::run_drawer(state.clone()));
-        actix_web::rt::spawn(crate::jackpots::run_announcer(state.clone()));
-        actix_web::rt::spawn(crate::liability::keep_up(state.clone(), books_task));
+        actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
+        actix_web::rt::spawn(crate::liability::task::keep_up(
+            state.store.clone(),
+            state.rule_sets.clone(),
+            state.settings.liability_interval,
+            books_task,
+        ));
         actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone()));
         actix_web::rt::spawn(crate::staff::guard::record_tallies(
             state.store.clone(),

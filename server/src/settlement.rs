@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use diesel::prelude::*;
 use keno_core::{
-    is_major_prize, wins_bonus, BetPlan, Draw, GameEvent, GameSettlement, TicketStatus, WayInPlay,
-    WayPlayed,
+    is_major_prize, wins_bonus, BetPlan, Draw, DrawerSettings, GameEvent, GameSettlement,
+    TicketStatus, WayInPlay, WayPlayed,
 };
 use serde::Serialize;
 
@@ -21,9 +21,11 @@ use crate::db::schema::{
     way_results,
 };
 use crate::db::{now_micros, per_backend, DbConnection};
+use crate::draw_monitor::Monitor;
 use crate::games::{advance, drawn, find, hold};
 use crate::jackpots::carried_into;
-use crate::state::AppState;
+use crate::rule_sets::RuleSets;
+use crate::store::Store;
 use crate::tickets::plan_stored;
 use keno_api::events::{DrawMonitorAlarm, GameSettled};
 
@@ -34,14 +36,17 @@ pub struct Settled {
     pub alarms: Vec<DrawMonitorAlarm>,
 }
 
-/// Settles game `number` if it is drawn and not yet settled; `None` otherwise.
+/// Settles game `number` if it is drawn and not yet settled; `None` otherwise. Each game under
+/// its own rule set (`rule_sets`), once its ball check is over (`drawer`); its draw tested by
+/// draw monitoring (`monitor`).
 pub fn settle(
-    state: &AppState,
+    store: &Store,
     conn: &mut DbConnection,
+    (rule_sets, drawer, monitor): (&RuleSets, DrawerSettings, &Monitor),
     number: i64,
     term: crate::leader::Term,
 ) -> anyhow::Result<Option<Settled>> {
-    crate::store::transact(&state.store.db, conn, None, |conn| {
+    crate::store::transact(&store.db, conn, None, |conn| {
         // Only the leader settles (`leader.rs`).
         term.check(conn)?;
         // The game row held first: a fault, correction or invalidation of the game is then
@@ -56,13 +61,13 @@ pub fn settle(
         // Rule 10.1: a correction waiting for its approvals may change the official record,
         // and a ball draw stays open to one for its check time after the 20th ball.
         if facts
-            .apply(&GameEvent::Settle, &state.settings.drawer(), now_micros())
+            .apply(&GameEvent::Settle, &drawer, now_micros())
             .is_err()
         {
             return Ok(None);
         }
         // The rule set the game opened under settles it, for every ticket in it.
-        let rules = &*state.rule_sets.get(conn, &game.rule_set)?;
+        let rules = &*rule_sets.get(conn, &game.rule_set)?;
         let started = Instant::now();
         let numbers = drawn(conn, number)?;
         crate::jackpots::apply_additions(conn, number)?;
@@ -73,8 +78,8 @@ pub fn settle(
         crate::bonus_fund::draw(conn, number, c.funded_bonus_cents, now_micros())?;
         // Rule 3.2: the tests of the games drawn, with this one; a test that begins to fail
         // is recorded with the settlement.
-        let alarms = crate::draw_monitor::on_settled(&state.draw_monitor, conn, number);
-        state.store.faults.pause("settlement");
+        let alarms = crate::draw_monitor::on_settled(monitor, conn, number);
+        store.faults.pause("settlement");
         tracing::info!(
             game = number,
             tickets = c.tickets,

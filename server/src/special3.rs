@@ -11,8 +11,9 @@
 //! A sale checks the approval twice: when it is priced, and again in the transaction that
 //! commits it, holding the approval row (PostgreSQL: `FOR SHARE`; SQLite: the writer turn), so
 //! a withdrawal is wholly before a sale or wholly after it.
+//!
+//! The endpoints (`/api/v1/special3/approvals`) are `routes/special3.rs`.
 
-use actix_web::{get, post, web, HttpResponse};
 use chrono::DateTime;
 use diesel::prelude::*;
 use keno_core::{Act, Pay, RuleSet, ScheduleId, Special3Approval, Standing};
@@ -21,14 +22,10 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::approvals::{self, approvable};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
 use crate::db::schema::special3_approvals;
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
+use crate::error::{DomainResult, Failure};
 use crate::store::hold::{held, Hold};
-use keno_api::events::{Event, SchedulesChanged};
 use keno_api::Refusal;
 
 /// SHA-256 of the Special 3 table of `rules` (its base wager, and what each catch of each spot
@@ -150,9 +147,10 @@ pub fn in_force(
         .optional())
 }
 
-/// Whether Special 3 may be sold now under the rule set in force.
-pub fn approval(state: &AppState, conn: &mut DbConnection) -> QueryResult<Special3Approval> {
-    Ok(match &state.special3_digest {
+/// Whether Special 3 may be sold now under the rule set in force, whose Special 3 table is
+/// `digest` (`AppState::special3_digest`).
+pub fn approval(digest: Option<&str>, conn: &mut DbConnection) -> QueryResult<Special3Approval> {
+    Ok(match digest {
         Some(digest) if in_force(conn, digest, false)?.is_some() => Special3Approval::InForce,
         _ => Special3Approval::NotInForce,
     })
@@ -208,7 +206,8 @@ pub struct Approval {
 }
 
 impl Approval {
-    fn new(row: ApprovalRow, digest: Option<&str>, now: i64) -> Approval {
+    /// As the API shows it at `now`, under the Special 3 table in force (`digest`).
+    pub fn new(row: ApprovalRow, digest: Option<&str>, now: i64) -> Approval {
         Approval {
             in_force: row.in_force_at(now) && digest == Some(row.schedule_digest.as_str()),
             id: row.id,
@@ -259,74 +258,55 @@ fn time(what: &str, value: &str) -> DomainResult<i64> {
         })
 }
 
-/// Special 3 under the rule set in force, and every approval recorded, newest first.
-#[utoipa::path(
-    tag = "special3",
-    security(("bearer" = [])),
-    responses((status = 200, body = Special3Status),
-              (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/special3/approvals",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Special3Status>> {
-    let status = crate::state::read(&state, move |state, conn| -> DomainResult<Special3Status> {
-        let rows: Vec<ApprovalRow> = special3_approvals::table
-            .order(special3_approvals::id.desc())
-            .select(ApprovalRow::as_select())
-            .load(conn)?;
-        let now = now_micros();
-        let digest = state.special3_digest.as_deref();
-        let approvals: Vec<Approval> = rows
-            .into_iter()
-            .map(|r| Approval::new(r, digest, now))
-            .collect();
-        Ok(Special3Status {
-            defined: digest.is_some(),
-            schedule_digest: digest.map(str::to_string),
-            on_sale: approvals.iter().any(|a| a.in_force),
-            approvals,
-        })
+/// Special 3 under the rule set in force (its table `digest`), and every approval recorded,
+/// newest first.
+pub fn status(conn: &mut DbConnection, digest: Option<&str>) -> DomainResult<Special3Status> {
+    let rows: Vec<ApprovalRow> = special3_approvals::table
+        .order(special3_approvals::id.desc())
+        .select(ApprovalRow::as_select())
+        .load(conn)?;
+    let now = now_micros();
+    let approvals: Vec<Approval> = rows
+        .into_iter()
+        .map(|r| Approval::new(r, digest, now))
+        .collect();
+    Ok(Special3Status {
+        defined: digest.is_some(),
+        schedule_digest: digest.map(str::to_string),
+        on_sale: approvals.iter().any(|a| a.in_force),
+        approvals,
     })
-    .await?;
-    Ok(web::Json(status))
 }
 
-/// Records the regulator's approval of the Special 3 table in force (an inspector).
-#[utoipa::path(
-    tag = "special3",
-    security(("bearer" = [])),
-    request_body = RecordApproval,
-    responses(
-        (status = 201, body = Approval, description = "Recorded: Special 3 sells while it is in force"),
-        (status = 409, body = crate::error::ErrorBody, description = "`special3_not_defined`: the rule set in force has no Special 3 table to approve"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_approval`: a field missing, too long, or a time in the wrong order"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post("/api/v1/special3/approvals", wrap = "Require(&[Role::Inspector])")]
-pub async fn record(
-    state: web::Data<AppState>,
-    principal: Principal,
-    request: web::Json<RecordApproval>,
-) -> ApiResult<HttpResponse> {
-    let r = request.into_inner();
+/// An approval as asked, checked at `now`: to record against the table `digest`, the table in
+/// force (`special3_not_defined` when the rule set has none).
+pub struct Checked {
+    reference: String,
+    approved_by: String,
+    approved_at: i64,
+    expires_at: Option<i64>,
+    note: Option<String>,
+    digest: String,
+    now: i64,
+}
+
+/// Checks an inspector's record of an approval at `now`, against the Special 3 table in force
+/// (`digest`).
+pub fn check(r: RecordApproval, digest: Option<&str>, now: i64) -> DomainResult<Checked> {
     let reference = text("reference", &r.reference, 200)?;
     let approved_by = text("approved_by", &r.approved_by, 200)?;
     let note = match r.note.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(n) => Some(text("note", n, 500)?),
     };
-    let now = now_micros();
     let approved_at = match &r.approved_at {
         Some(t) => time("approved_at", t)?,
         None => now,
     };
     if approved_at > now {
-        return Err(
-            bad("approved_at is in the future: record an approval once it is given").into(),
-        );
+        return Err(bad(
+            "approved_at is in the future: record an approval once it is given",
+        ));
     }
     let expires_at = r
         .expires_at
@@ -334,93 +314,72 @@ pub async fn record(
         .map(|t| time("expires_at", t))
         .transpose()?;
     if expires_at.is_some_and(|e| e <= now) {
-        return Err(bad("expires_at has passed: that approval is no longer in force").into());
+        return Err(bad(
+            "expires_at has passed: that approval is no longer in force",
+        ));
     }
-    let Some(digest) = state.special3_digest.clone() else {
+    let Some(digest) = digest.map(str::to_string) else {
         return Err(Failure::refuse(
             Refusal::Special3NotDefined,
             "the rule set in force defines no Special 3 table to approve: load one with \
              [schedules.special3] first (rule 18.4)",
-        )
-        .into());
+        ));
     };
-    let s = state.clone();
-    let row = crate::state::write(&s, None, move |s, conn| {
-        let conn: &mut DbConnection = conn;
-        let row: ApprovalRow =
-            crate::db::per_backend!(conn, |c| diesel::insert_into(special3_approvals::table)
-                .values((
-                    special3_approvals::reference.eq(&reference),
-                    special3_approvals::approved_by.eq(&approved_by),
-                    special3_approvals::approved_at.eq(approved_at),
-                    special3_approvals::expires_at.eq(expires_at),
-                    special3_approvals::note.eq(&note),
-                    special3_approvals::schedule_digest.eq(&digest),
-                    special3_approvals::rule_set.eq(&s.rule_set_hash),
-                    special3_approvals::recorded_by.eq(&principal.id),
-                    special3_approvals::recorded_at.eq(now),
-                ))
-                .returning(ApprovalRow::as_returning())
-                .get_result(c))?;
-        approvals::proposed(conn, &row, &principal.id)?;
-        Ok(row)
+    Ok(Checked {
+        reference,
+        approved_by,
+        approved_at,
+        expires_at,
+        note,
+        digest,
+        now,
     })
-    .await?;
-    state
-        .events
-        .publish(&Event::SchedulesChanged(SchedulesChanged {
-            special3: true,
-        }));
-    let digest = state.special3_digest.as_deref();
-    Ok(HttpResponse::Created().json(Approval::new(row, digest, now_micros())))
 }
 
-/// Withdraws an approval of Special 3 (a supervisor or an inspector): with none left in force,
-/// Special 3 is no longer sold. Tickets already sold stand.
-#[utoipa::path(
-    tag = "special3",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "The approval's id")),
-    request_body = WithdrawApproval,
-    responses(
-        (status = 200, body = Approval),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_withdrawn`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/special3/approvals/{id}/withdraw",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
-)]
-pub async fn withdraw(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    request: web::Json<WithdrawApproval>,
-) -> ApiResult<web::Json<Approval>> {
-    let reason = crate::reason::reason(&request.into_inner().reason)?;
-    let id = id.into_inner();
-    let row = crate::store::write(&state.store, None, move |conn| {
-        approvals::decide::<ApprovalRow, _>(conn, id, Act::Withdraw, &principal.id, |conn, _, _| {
-            let target = special3_approvals::table.find(id);
-            Ok(
-                diesel::update(target.filter(special3_approvals::withdrawn_at.is_null()))
-                    .set((
-                        special3_approvals::withdrawn_at.eq(now_micros()),
-                        special3_approvals::withdrawn_by.eq(&principal.id),
-                        special3_approvals::withdrawal_reason.eq(&reason),
-                    ))
-                    .execute(conn)?,
-            )
-        })
+/// Records a checked approval under the rule set in force (its hash, `rule_set`), with its
+/// entry in the trail.
+pub fn insert(
+    conn: &mut DbConnection,
+    c: &Checked,
+    rule_set: &str,
+    principal: &str,
+) -> DomainResult<ApprovalRow> {
+    let row: ApprovalRow =
+        crate::db::per_backend!(conn, |conn| diesel::insert_into(special3_approvals::table)
+            .values((
+                special3_approvals::reference.eq(&c.reference),
+                special3_approvals::approved_by.eq(&c.approved_by),
+                special3_approvals::approved_at.eq(c.approved_at),
+                special3_approvals::expires_at.eq(c.expires_at),
+                special3_approvals::note.eq(&c.note),
+                special3_approvals::schedule_digest.eq(&c.digest),
+                special3_approvals::rule_set.eq(rule_set),
+                special3_approvals::recorded_by.eq(principal),
+                special3_approvals::recorded_at.eq(c.now),
+            ))
+            .returning(ApprovalRow::as_returning())
+            .get_result(conn))?;
+    approvals::proposed(conn, &row, principal)?;
+    Ok(row)
+}
+
+/// Withdraws approval `id` (by `principal`, for `reason`), with its entry in the trail.
+pub fn withdraw(
+    conn: &mut DbConnection,
+    id: i64,
+    principal: &str,
+    reason: &str,
+) -> DomainResult<ApprovalRow> {
+    approvals::decide::<ApprovalRow, _>(conn, id, Act::Withdraw, principal, |conn, _, _| {
+        let target = special3_approvals::table.find(id);
+        Ok(
+            diesel::update(target.filter(special3_approvals::withdrawn_at.is_null()))
+                .set((
+                    special3_approvals::withdrawn_at.eq(now_micros()),
+                    special3_approvals::withdrawn_by.eq(principal),
+                    special3_approvals::withdrawal_reason.eq(reason),
+                ))
+                .execute(conn)?,
+        )
     })
-    .await?;
-    state
-        .events
-        .publish(&Event::SchedulesChanged(SchedulesChanged {
-            special3: true,
-        }));
-    let digest = state.special3_digest.as_deref();
-    Ok(web::Json(Approval::new(row, digest, now_micros())))
 }

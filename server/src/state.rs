@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use keno_core::{DrawSource, DrawerSettings, RuleSet};
+use keno_core::{DrawSource, DrawerSettings, LiabilityLimits, RuleSet};
 use tokio::sync::Notify;
 
 use actix_web::web;
@@ -12,6 +12,7 @@ use crate::db::DbConnection;
 use crate::error::DomainResult;
 use crate::events::bus::Events;
 use crate::keno_day::KenoHours;
+use crate::rule_sets::RuleSets;
 use crate::store::Store;
 
 #[derive(Clone, Debug)]
@@ -91,6 +92,12 @@ impl AppState {
     pub fn wake_drawer(&self) {
         self.drawer_wake.notify_one();
         self.events.wake_others(crate::events::bus::Wake::Drawer);
+    }
+
+    /// What a sale is judged by against the open game's liability limits (`liability::hold`):
+    /// the rule set in force, the rule sets of the games, the limits.
+    pub fn judging(&self) -> (&RuleSet, &RuleSets, LiabilityLimits) {
+        (&self.rules, &self.rule_sets, self.settings.limits)
     }
 
     /// The game clock should look at the open game again, wherever it runs.

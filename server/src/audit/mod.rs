@@ -12,7 +12,8 @@
 //! A new tool is a variant here, its arguments and `run` in a file of its own. Each tool's work
 //! is one function that returns its data (`verify::check`, `export::write`, `report::Daily`,
 //! `exceptions::review`), which `run` prints or writes and `endpoints` answers over HTTP
-//! (`/api/v1/audit/...`, with `download` streaming an export to its client).
+//! (`/api/v1/audit/...`, registered by `routes/audit.rs`, with `download` streaming an export
+//! to its client).
 
 pub mod anchor;
 pub mod chains;
@@ -56,15 +57,6 @@ pub enum AuditCommand {
     /// Check a received export against its signed manifest: the signature, every file's
     /// SHA-256, nothing added or missing; exits 1 on any difference.
     VerifyExport(anchor::manifest::VerifyExportArgs),
-}
-
-/// The auditors' tools over HTTP (`endpoints`).
-pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
-    cfg.service(endpoints::verification)
-        .service(endpoints::day_exceptions)
-        .service(endpoints::daily_report_pdf)
-        .service(endpoints::export_kinds)
-        .service(endpoints::export_file);
 }
 
 pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {

@@ -1,80 +1,30 @@
-//! `POST /api/v1/games/{number}/balls`: a ball-drawing device feeds each ball as it falls
-//! (rules 3.2, 9.3, 10.1), or a supervisor enters the balls drawn by hand after a fall-back or
-//! a stoppage (10.4(b), (d)).
+//! A ball-drawing device feeds each ball as it falls (rules 3.2, 9.3, 10.1), or a supervisor
+//! enters the balls drawn by hand after a fall-back or a stoppage (10.4(b), (d));
+//! `POST /api/v1/games/{number}/balls` is `routes/ball_draw/balls.rs`.
 //!
 //! With a ball device the balls are the official record (10.1): each is committed before it is
 //! shown, and the 20th distinct ball makes the game drawn, then settled. A ball that cannot be
 //! right (off the board, already drawn, for a game that is not being drawn, from a device out
 //! of service) is refused with a 4xx and nothing is stored.
 
-use actix_web::http::StatusCode;
-use actix_web::{post, web};
 use diesel::prelude::*;
 
-use super::{board_number, devices, hold_ball_game, standing, StandingBall};
+use super::{devices, hold_ball_game, standing, StandingBall};
 use crate::audit::log::Entry;
-use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{drawn_numbers, games, principals, voided_balls};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::games::advance;
 use crate::games::GameRow;
-use crate::state::AppState;
-use keno_api::events::{Event, GameDrawn, NumberDrawn};
 use keno_api::Refusal;
 use keno_core::{GameEvent, GameState};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Ball, BallTaken};
 
-/// Records the next ball drawn for a closed game: by its device, or by a supervisor once the
-/// draw is finished by hand.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number")),
-    request_body = Ball,
-    responses(
-        (status = 201, body = BallTaken, description = "Committed, then announced as number_drawn"),
-        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`: not 1 to 80"),
-        (status = 409, body = crate::error::ErrorBody, description = "`duplicate_ball`, `game_not_drawing` (open, drawn, settled...), `not_a_ball_game`, `draw_changed` (the given attempt was voided), `earlier_game_not_drawn`, `device_out_of_service`, `another_device_drawing`, `manual_draw` (a device after a fall-back or stoppage), `device_draw` (a supervisor before one)"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/games/{number}/balls",
-    wrap = "Require(&[Role::Device, Role::Supervisor])"
-)]
-pub async fn post_ball(
-    state: web::Data<AppState>,
-    principal: Principal,
-    number: web::Path<i64>,
-    ball: web::Json<Ball>,
-) -> ApiResult<(web::Json<BallTaken>, StatusCode)> {
-    let game = number.into_inner();
-    let n = board_number(ball.number)?;
-    let attempt = ball.attempt;
-    let taken = crate::store::write(&state.store, None, move |conn| {
-        take_ball(conn, game, n, attempt, &principal)
-    })
-    .await?;
-    // Committed: now it may be shown (rule 10.1).
-    state.events.publish(&Event::NumberDrawn(NumberDrawn {
-        game,
-        position: taken.position as usize,
-        number: taken.number as u8,
-    }));
-    if taken.state == GameState::Drawn.as_str() {
-        state.events.publish(&Event::GameDrawn(GameDrawn {
-            game,
-            drawn: taken.drawn.clone(),
-        }));
-        state.wake_drawer();
-    }
-    Ok((web::Json(taken), StatusCode::CREATED))
-}
-
-fn take_ball(
+/// Takes ball `n` into game `game`'s draw (of `attempt`, if given), entered by `principal`:
+/// stored, and the game drawn with the 20th.
+pub fn take_ball(
     conn: &mut DbConnection,
     game: i64,
     n: i32,

@@ -2,21 +2,16 @@
 //! balls are the official record, so a number the feed got wrong is set to the ball's. A
 //! supervisor or an inspector asks, with a reason; the other role approves with their own
 //! token; only then is the number changed. Until then the game is not settled, and once it is
-//! settled nothing can be corrected.
+//! settled nothing can be corrected. The endpoints are `routes/ball_draw/corrections.rs`.
 
-use actix_web::http::StatusCode;
-use actix_web::{post, web};
 use diesel::prelude::*;
 
-use super::{board_number, hold_ball_game, key_of, reason, standing};
+use super::{hold_ball_game, key_of, standing};
 use crate::approvals::{self, approvable, TwoKey};
-use crate::auth::http::Require;
 use crate::auth::{Principal, Role};
 use crate::db::schema::{draw_corrections, drawn_numbers, voided_balls};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
-use keno_api::events::{Event, NumberCorrected};
+use crate::error::{DomainResult, Failure};
 use keno_api::Refusal;
 use keno_core::{Act, CorrectionState, GameEvent, Key};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -78,44 +73,9 @@ pub fn for_game(conn: &mut DbConnection, game: i64) -> QueryResult<Vec<Correctio
     Ok(rows.into_iter().map(Correction::from).collect())
 }
 
-/// Asks to correct a number of a ball draw not yet settled; applied once a supervisor and an
-/// inspector have both approved (the asker's approval counts).
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number")),
-    request_body = CorrectionRequest,
-    responses(
-        (status = 201, body = Correction, description = "Pending: it needs the other role's approval"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `invalid_position`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_settled`, `not_a_ball_game` (the RNG's record is official), `game_not_drawing`, `duplicate_ball`, `correction_pending`, `no_change`"),
-        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/games/{number}/corrections",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
-)]
-pub async fn request_correction(
-    state: web::Data<AppState>,
-    principal: Principal,
-    number: web::Path<i64>,
-    request: web::Json<CorrectionRequest>,
-) -> ApiResult<(web::Json<Correction>, StatusCode)> {
-    let game = number.into_inner();
-    let request = request.into_inner();
-    let why = reason(&request.reason)?;
-    let new_number = board_number(request.number)?;
-    let position = request.position;
-    let correction = crate::store::write(&state.store, None, move |conn| {
-        ask(conn, game, position, new_number, &why, &principal)
-    })
-    .await?;
-    Ok((web::Json(correction.into()), StatusCode::CREATED))
-}
-
-fn ask(
+/// Asks to correct position `position` of game `game`'s draw to `new_number`, for `why`; the
+/// asker's approval counts as their role's.
+pub fn ask(
     conn: &mut DbConnection,
     game: i64,
     position: i64,
@@ -213,42 +173,6 @@ fn check_new_number(
     Ok(())
 }
 
-/// Approves a pending correction with the role it still needs; with both approvals it is
-/// applied to the official record.
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Correction id")),
-    responses(
-        (status = 200, body = Correction, description = "Applied"),
-        (status = 409, body = crate::error::ErrorBody, description = "`already_approved` (it needs the other role), `correction_closed`, `already_settled`, `duplicate_ball`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/corrections/{id}/approve",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
-)]
-pub async fn approve(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-) -> ApiResult<web::Json<Correction>> {
-    let id = id.into_inner();
-    let applied =
-        crate::store::write(&state.store, None, move |conn| apply(conn, id, &principal)).await?;
-    state
-        .events
-        .publish(&Event::NumberCorrected(NumberCorrected {
-            game: applied.game,
-            position: applied.position,
-            old_number: applied.old_number,
-            number: applied.new_number,
-        }));
-    // The game may now be settled.
-    state.wake_drawer();
-    Ok(web::Json(applied.into()))
-}
 // The trail's entries of a correction are the game's: its subject is the game.
 approvable! {
     CorrectionRow in draw_corrections as "correction",
@@ -278,7 +202,9 @@ impl TwoKey for CorrectionRow {
     }
 }
 
-fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<CorrectionRow> {
+/// Approves correction `id` with `by`'s role: with both approvals it is applied to the official
+/// record.
+pub fn apply(conn: &mut DbConnection, id: i64, by: &Principal) -> DomainResult<CorrectionRow> {
     let game = approvals::open::<CorrectionRow>(conn, id, Act::Approve)?.game;
     // Held before the correction is read again: a settlement of the game is then wholly before
     // (and the correction refused) or after (and settles the corrected number).
@@ -358,44 +284,17 @@ fn turn_key(conn: &mut DbConnection, id: i64, key: Key, by: &str) -> QueryResult
     }
 }
 
-/// Rejects a pending correction, with a reason: the number stands as drawn.
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Correction id")),
-    request_body = RejectRequest,
-    responses(
-        (status = 200, body = Correction),
-        (status = 409, body = crate::error::ErrorBody, description = "`correction_closed`"),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/corrections/{id}/reject",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
-)]
-pub async fn reject(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<i64>,
-    request: web::Json<RejectRequest>,
-) -> ApiResult<web::Json<Correction>> {
-    let id = id.into_inner();
-    let why = reason(&request.reason)?;
-    let rejected = crate::store::write(&state.store, None, move |conn| {
-        let game = approvals::open::<CorrectionRow>(conn, id, Act::Reject)?.game;
-        // Ordered against an approval and a settlement of the same game.
-        hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
-        approvals::decide::<CorrectionRow, _>(
-            conn,
-            id,
-            Act::Reject,
-            &principal.id,
-            |conn, c, to| Ok(close(conn, c, to, &principal.id, Some(&why))?),
-        )
+/// Rejects pending correction `id` (by `by`, for `why`): the number stands as drawn.
+pub fn reject(
+    conn: &mut DbConnection,
+    id: i64,
+    by: &str,
+    why: &str,
+) -> DomainResult<CorrectionRow> {
+    let game = approvals::open::<CorrectionRow>(conn, id, Act::Reject)?.game;
+    // Ordered against an approval and a settlement of the same game.
+    hold_ball_game(conn, game, &GameEvent::CorrectionRejected)?;
+    approvals::decide::<CorrectionRow, _>(conn, id, Act::Reject, by, |conn, c, to| {
+        Ok(close(conn, c, to, by, Some(why))?)
     })
-    .await?;
-    state.wake_drawer();
-    Ok(web::Json(rejected.into()))
 }

@@ -1,20 +1,17 @@
 //! Ball devices in and out of service (rule 10.4(a), (c), (d)): after a spill a device draws
 //! nothing until it is rectified, after a broken ball or a stoppage nothing further until the
 //! ball is replaced or the machine mended; in each case it is back in service once a supervisor
-//! and an inspector have each returned it, each with their own token.
+//! and an inspector have each returned it, each with their own token. The endpoints
+//! (`/api/v1/devices`) are `routes/ball_draw/devices.rs`.
 
-use actix_web::{get, post, web};
 use diesel::prelude::*;
 
 use super::key_of;
 use crate::approvals::{self, approvable, TwoKey};
-use crate::auth::http::Require;
-use crate::auth::{Principal, Role};
+use crate::auth::Principal;
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
-use crate::state::AppState;
-use keno_api::events::Event;
+use crate::error::{DomainResult, Failure};
 use keno_api::Refusal;
 use keno_core::{AlreadyApproved, HoldState, Key};
 // The wire's types (keno-api), where the server's modules have always found them.
@@ -49,7 +46,8 @@ pub fn open_hold(conn: &mut DbConnection, device: &str, game: i64) -> QueryResul
         .optional()
 }
 
-fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
+/// Ball device `id` and its holds (the latest 20).
+pub fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
     let name: Option<(String, String)> = principals::table
         .find(id)
         .select((principals::name, principals::role))
@@ -93,94 +91,6 @@ fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
     })
 }
 
-/// Every ball device and whether it is in service.
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    responses((status = 200, body = [Device]), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/devices",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Device>>> {
-    let devices = crate::store::read(&state.store, move |conn| -> DomainResult<Vec<Device>> {
-        let ids: Vec<String> = principals::table
-            .filter(principals::role.eq("device"))
-            .order(principals::id)
-            .select(principals::id)
-            .load(conn)?;
-        ids.iter().map(|id| device(conn, id)).collect()
-    })
-    .await?;
-    Ok(web::Json(devices))
-}
-
-/// One ball device: a device may read its own state (to wait until it is returned).
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("id" = String, Path, description = "The device's principal id")),
-    responses((status = 200, body = Device), (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody))
-)]
-#[get(
-    "/api/v1/devices/{id}",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor, Role::Device])"
-)]
-pub async fn get_device(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<String>,
-) -> ApiResult<web::Json<Device>> {
-    let id = id.into_inner();
-    if principal.role == Role::Device && principal.id != id {
-        return Err(Failure::forbidden("a device may read only its own state").into());
-    }
-    let found = crate::store::read(&state.store, move |conn| device(conn, &id)).await?;
-    Ok(web::Json(found))
-}
-
-/// A supervisor's or an inspector's approval to return a device to service; the device is back
-/// once both have approved every open hold on it.
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("id" = String, Path, description = "The device's principal id")),
-    request_body = ReturnRequest,
-    responses(
-        (status = 200, body = Device),
-        (status = 409, body = crate::error::ErrorBody, description = "`device_in_service` (no open hold), `already_approved` (this role has approved: the other must)"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/devices/{id}/return",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector])"
-)]
-pub async fn return_to_service(
-    state: web::Data<AppState>,
-    principal: Principal,
-    id: web::Path<String>,
-    request: web::Json<ReturnRequest>,
-) -> ApiResult<web::Json<Device>> {
-    let id = id.into_inner();
-    let request = request.into_inner();
-    let note = super::reason(&request.note)?;
-    let fault = request.fault;
-    let (device, returned) = crate::store::write(&state.store, None, move |conn| {
-        approve_return(conn, &id, &principal, &note, fault)
-    })
-    .await?;
-    if returned {
-        state
-            .events
-            .publish(&Event::DeviceReturned(keno_api::events::DeviceReturned {
-                device: device.id.clone(),
-                name: device.name.clone(),
-            }));
-    }
-    Ok(web::Json(device))
-}
 // Each key turned on a hold enters the trail under the device, with both keys' notes.
 approvable! {
     HoldRow in device_holds as "device hold",
@@ -239,7 +149,9 @@ fn turn_key(conn: &mut DbConnection, id: i64, by: &Principal, note: &str) -> Dom
     })
 }
 
-fn approve_return(
+/// `by`'s approval (with `note`) to return device `id` to service, on every open hold on it or
+/// on that of `fault`: the device, and whether it is back in service.
+pub fn approve_return(
     conn: &mut DbConnection,
     id: &str,
     by: &Principal,
@@ -281,4 +193,14 @@ fn approve_return(
     let after = device(conn, id)?;
     let back = after.in_service;
     Ok((after, back))
+}
+
+/// Every ball device and whether it is in service.
+pub fn all(conn: &mut DbConnection) -> DomainResult<Vec<Device>> {
+    let ids: Vec<String> = principals::table
+        .filter(principals::role.eq("device"))
+        .order(principals::id)
+        .select(principals::id)
+        .load(conn)?;
+    ids.iter().map(|id| device(conn, id)).collect()
 }

@@ -10,20 +10,16 @@
 //! | `stoppage` | 10.4(d) | the draw is finished by hand; the device draws no further game until it is returned |
 //! | `no_device` | 10.4(d) | no functional device: a supervisor draws the game by hand |
 
-use actix_web::http::StatusCode;
-use actix_web::{post, web};
 use diesel::prelude::*;
 use serde::Serialize;
 
 use super::balls::{may_draw, same_attempt};
-use super::{hold_ball_game, reason, standing, void_ball, void_draw};
-use crate::auth::http::Require;
+use super::{hold_ball_game, standing, void_ball, void_draw};
 use crate::auth::{Principal, Role};
 use crate::db::schema::{device_holds, draw_faults, games, principals};
 use crate::db::{now_micros, per_backend, rfc3339, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::games::{load, GameRow};
-use crate::state::AppState;
 use keno_api::events::{DrawFault, Event};
 use keno_api::Refusal;
 use keno_core::{DrawMode, GameEvent, GameState};
@@ -64,56 +60,26 @@ impl FaultRow {
     }
 }
 
-/// Reports a fault of the ball draw (rules 10.2, 10.4).
-#[utoipa::path(
-    tag = "draw",
-    security(("bearer" = [])),
-    params(("number" = i64, Path, description = "Game number")),
-    request_body = FaultReport,
-    responses(
-        (status = 201, body = FaultRecorded),
-        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`, `number_required`, `device_required`, `not_a_device`"),
-        (status = 409, body = crate::error::ErrorBody, description = "`not_a_ball_game`, `game_not_drawing`, `already_settled`, `not_drawn` (the broken ball is not in the draw), `draw_changed`, `already_manual`, `manual_draw`, `another_device_drawing`, `supervisor_only` (a device reporting on a completed draw, or `no_device`)"),
-        (status = 422, body = crate::error::ErrorBody, description = "`invalid_number`"),
-        (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[post(
-    "/api/v1/games/{number}/faults",
-    wrap = "Require(&[Role::Device, Role::Supervisor])"
-)]
-pub async fn report_fault(
-    state: web::Data<AppState>,
-    principal: Principal,
-    number: web::Path<i64>,
-    report: web::Json<FaultReport>,
-) -> ApiResult<(web::Json<FaultRecorded>, StatusCode)> {
-    let game = number.into_inner();
-    let report = report.into_inner();
-    let why = reason(&report.reason)?;
-    let number = match (report.kind, report.number) {
-        (FaultKind::BrokenBall, Some(n)) => Some(super::board_number(n)?),
-        (FaultKind::BrokenBall, None) => {
-            return Err(Failure::refuse(
-                Refusal::NumberRequired,
-                "give the number of the broken ball (rule 10.4(a))",
-            )
-            .into())
-        }
-        (_, Some(_)) => {
-            return Err(Failure::refuse(
-                Refusal::InvalidRequest,
-                "a number is given only for a broken ball",
-            )
-            .into())
-        }
-        (_, None) => None,
-    };
-    let recorded = crate::store::write(&state.store, None, move |conn| {
-        record(conn, game, &report, number, &why, &principal)
-    })
-    .await?;
-    state.events.publish(&Event::DrawFault(DrawFault {
+/// The number a fault report gives: a broken ball's, on the board, and none for another
+/// kind.
+pub fn reported_number(kind: FaultKind, number: Option<i64>) -> DomainResult<Option<i32>> {
+    match (kind, number) {
+        (FaultKind::BrokenBall, Some(n)) => Ok(Some(super::board_number(n)?)),
+        (FaultKind::BrokenBall, None) => Err(Failure::refuse(
+            Refusal::NumberRequired,
+            "give the number of the broken ball (rule 10.4(a))",
+        )),
+        (_, Some(_)) => Err(Failure::refuse(
+            Refusal::InvalidRequest,
+            "a number is given only for a broken ball",
+        )),
+        (_, None) => Ok(None),
+    }
+}
+
+/// The displays' `draw_fault` event of a fault recorded in game `game`.
+pub fn event(game: i64, recorded: &FaultRecorded) -> Event {
+    Event::DrawFault(DrawFault {
         game,
         fault: recorded.fault.id,
         kind: recorded.fault.kind.clone(),
@@ -123,11 +89,12 @@ pub async fn report_fault(
         draw_attempt: recorded.game.draw_attempt,
         draw_mode: recorded.game.draw_mode.clone(),
         drawn: recorded.game.drawn.clone(),
-    }));
-    Ok((web::Json(recorded), StatusCode::CREATED))
+    })
 }
 
-fn record(
+/// Records a fault of game `game`'s draw reported by `by` (the ball `number`, for a broken
+/// one), and takes the path rule 10 sets for it.
+pub fn record(
     conn: &mut DbConnection,
     game: i64,
     report: &FaultReport,

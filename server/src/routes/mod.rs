@@ -4,11 +4,23 @@
 //! and hand the domain a connection and those settings. The domain never names actix or the
 //! state.
 
+pub mod audit;
+pub mod ball_draw;
+pub mod bonus;
+pub mod bonus_fund;
 pub mod claims;
+pub mod closures;
 pub mod displays;
 pub mod extract;
+pub mod game_summary;
+pub mod games;
+pub mod invalidation;
+pub mod jackpots;
+pub mod liability;
+pub mod schedules;
 pub mod set_bets;
 pub mod shifts;
+pub mod special3;
 pub mod staff;
 pub mod tickets;
 pub mod vouchers;

@@ -69,7 +69,7 @@ pub async fn sell(
     admit_tendered(&state, &principal, &carried, &sale.tenders).await?;
     // The game's liability limits (issue 18): the ways are held in the book until the sale
     // commits or fails, so sales in flight count against the limits too.
-    let hold = match crate::liability::hold(&state, &books, ways).await {
+    let hold = match crate::liability::hold(&state.store, &books, state.judging(), ways).await {
         Ok(hold) => hold,
         Err(refusal) => return sold_or(&state, retry, refusal).await,
     };
@@ -175,7 +175,7 @@ async fn context(
     crate::state::read(state, move |s, conn| -> DomainResult<Context> {
         let mut context = sale::context(conn, (&p, &r), set)?;
         if special3 && context.sold.is_none() {
-            context.special3 = crate::special3::approval(s, conn)?;
+            context.special3 = crate::special3::approval(s.special3_digest.as_deref(), conn)?;
         }
         Ok(context)
     })

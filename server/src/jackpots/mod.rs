@@ -2,18 +2,19 @@
 //!
 //! A pool as it stands = what the last settled game carried over + 20% of every amount per
 //! way wagered on that jackpot type in each game since (the open game included), rounded down
-//! per way. It is settled per game by keno-core; this is the running figure for the displays.
+//! per way. It is settled per game by keno-core; this is the running figure for the displays
+//! (`GET /api/v1/jackpots`: `routes/jackpots.rs`; the announcer's task: `task.rs`).
+
+pub mod task;
 
 use std::collections::BTreeMap;
 
-use actix_web::{get, web};
 use diesel::prelude::*;
 use keno_core::{JackpotPools, RuleSet, TicketStatus};
 
 use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
-use crate::db::DbConnection;
-use crate::error::ApiResult;
-use crate::state::AppState;
+use crate::db::{Db, DbConnection};
+use crate::events::bus::Events;
 use crate::tickets::WaysLine;
 
 // The wire's type (keno-api), where the server's modules have always found it.
@@ -141,43 +142,13 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
 
 /// Publishes `jackpot_changed` with the pools as they stand; a failure is logged, not raised:
 /// the sale or settlement it follows is already committed.
-pub fn announce(state: &AppState) {
-    let pools = state
-        .store
-        .db
+pub fn announce(db: &Db, rules: &RuleSet, events: &Events) {
+    let pools = db
         .conn()
         .map_err(anyhow::Error::from)
-        .and_then(|mut conn| current(&state.rules, &mut conn));
+        .and_then(|mut conn| current(rules, &mut conn));
     match pools {
-        Ok(pools) => state
-            .events
-            .publish(&keno_api::events::Event::JackpotChanged(pools)),
+        Ok(pools) => events.publish(&keno_api::events::Event::JackpotChanged(pools)),
         Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),
     }
-}
-
-/// Announces the pools at most once a second while jackpot tickets sell: recomputing them on
-/// every sale would cost each sale a scan of the game's jackpot tickets.
-pub async fn run_announcer(state: web::Data<AppState>) {
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
-    loop {
-        tick.tick().await;
-        if state
-            .jackpots_changed
-            .swap(false, std::sync::atomic::Ordering::Relaxed)
-        {
-            let s = state.clone();
-            if let Err(e) = web::block(move || announce(&s)).await {
-                tracing::warn!(error = %e, "jackpot announcer");
-            }
-        }
-    }
-}
-
-/// The jackpot pools as they stand, one per jackpot ticket type.
-#[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
-#[get("/api/v1/jackpots")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
-    let pools = crate::state::read(&state, |state, conn| Ok(current(&state.rules, conn)?)).await?;
-    Ok(web::Json(pools))
 }

@@ -14,11 +14,15 @@
 //! commits (then counted under its serial) or fails (then let go), so the sales in flight count
 //! too. Other instances' sales count from the book's next catch-up, within a second. Without
 //! those limits the sale path never touches the book.
+//!
+//! The task that keeps the book caught up is the app's (`task.rs`); the endpoint is
+//! `routes/liability.rs`.
+
+pub mod task;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use actix_web::{get, web};
 use diesel::prelude::*;
 use keno_api::games::{
     ColumnStake, Liability, LiabilityLimits, NumberStake, PayoutPercentile, SimulatedPayout,
@@ -27,13 +31,11 @@ use keno_core::{Exposure, NumberSet, RuleSet, Simulation, TicketStatus, WayExpos
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-use crate::auth::http::Require;
-use crate::auth::Role;
 use crate::db::schema::{ticket_voids, tickets};
 use crate::db::{now_micros, DbConnection};
-use crate::error::{ApiResult, DomainResult, Failure};
+use crate::error::{DomainResult, Failure};
 use crate::rule_sets::RuleSets;
-use crate::state::AppState;
+use crate::store::Store;
 
 /// How far behind its last look a catch-up reads: more than a sale batch takes to commit.
 const LOOK_BACK_MICROS: i64 = 10_000_000;
@@ -226,7 +228,11 @@ impl Book {
 impl Books {
     /// Brings the open game's book up to date: built when the game is new to it, else caught
     /// up with what changed since it last looked. `None` when no game is open.
-    fn catch_up(&self, rule_sets: &RuleSets, conn: &mut DbConnection) -> DomainResult<Option<i64>> {
+    pub fn catch_up(
+        &self,
+        rule_sets: &RuleSets,
+        conn: &mut DbConnection,
+    ) -> DomainResult<Option<i64>> {
         let Some(game) = crate::games::open_game(conn)? else {
             return Ok(None);
         };
@@ -258,7 +264,7 @@ impl Books {
     }
 
     /// The open game's book brought up to date, as the answer shows it.
-    fn liability(
+    pub fn liability(
         &self,
         (rule_sets, limits): (&RuleSets, &keno_core::LiabilityLimits),
         conn: &mut DbConnection,
@@ -354,28 +360,27 @@ impl Drop for Hold {
 
 /// Judges a sale against the open game's limits (issue 18: AGCO 3.1.6, wagers over a
 /// liability limit are refused) before it is stored: refused with its own code if it would
-/// pass one, else held in the book until it commits. `None` when no game limit is set.
+/// pass one, else held in the book until it commits. `None` when no game limit is set. The
+/// ways are judged under `rules` (the rule set in force), a book built under the game's own
+/// (`rule_sets`).
 pub async fn hold(
-    state: &web::Data<AppState>,
+    store: &Store,
     books: &Arc<Books>,
+    (rules, rule_sets, limits): (&RuleSet, &RuleSets, keno_core::LiabilityLimits),
     ways: Vec<WayInPlay>,
 ) -> DomainResult<Option<Hold>> {
-    let limits = state.settings.limits;
     if !limits.bind_the_game() {
         return Ok(None);
     }
     if books.stale() {
-        let caught = books.clone();
-        crate::state::read(state, move |state, conn| {
-            caught.catch_up(&state.rule_sets, conn)
-        })
-        .await?;
+        let (caught, rule_sets) = (books.clone(), rule_sets.clone());
+        crate::store::read(store, move |conn| caught.catch_up(&rule_sets, conn)).await?;
     }
     let game = {
         let book = books.book.lock().unwrap_or_else(|p| p.into_inner());
         book.as_ref().map(|b| b.game)
     };
-    let (Some(game), Some(id)) = (game, books.reserve((&state.rules, &limits), ways)?) else {
+    let (Some(game), Some(id)) = (game, books.reserve((rules, &limits), ways)?) else {
         return Ok(None);
     };
     Ok(Some(Hold {
@@ -384,28 +389,6 @@ pub async fn hold(
         id,
         done: false,
     }))
-}
-
-/// Keeps the open game's book caught up every `--liability-interval` (a second by default), so
-/// the liability is current before anyone asks and neither a page nor a sale waits for a
-/// large catch-up. 0: the book is caught up only when asked.
-pub async fn keep_up(state: web::Data<AppState>, books: Arc<Books>) {
-    let Some(every) = state.settings.liability_interval else {
-        return;
-    };
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        let books = books.clone();
-        let caught = crate::state::read(&state, move |state, conn| {
-            books.catch_up(&state.rule_sets, conn)
-        })
-        .await;
-        if let Err(e) = caught {
-            tracing::warn!("the liability book could not catch up: {e}");
-        }
-    }
 }
 
 /// The jackpot pools now, when jackpot ways are in play (rule 7).
@@ -501,31 +484,4 @@ fn view(book: &Book, pools: u64, limits: &keno_core::LiabilityLimits) -> Liabili
             number_stake_cents: limits.number_stake_cents,
         },
     }
-}
-
-/// What the open game could cost: stake per number and column, the exact expected payout and
-/// a sound worst case, kept as its tickets are sold.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    responses(
-        (status = 200, body = Liability),
-        (status = 404, body = crate::error::ErrorBody, description = "`no_open_game`"),
-        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
-    )
-)]
-#[get(
-    "/api/v1/games/current/liability",
-    wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
-)]
-pub async fn current(
-    state: web::Data<AppState>,
-    books: web::Data<Books>,
-) -> ApiResult<web::Json<Liability>> {
-    let books = books.into_inner();
-    let answer = crate::state::read(&state, move |state, conn| {
-        books.liability((&state.rule_sets, &state.settings.limits), conn)
-    })
-    .await?;
-    Ok(web::Json(answer))
 }
