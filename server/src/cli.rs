@@ -58,7 +58,7 @@ pub enum Command {
     Openapi,
 }
 
-pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
+pub use crate::db::DEFAULT_DATABASE;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {

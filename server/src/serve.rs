@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::cli::ServeArgs;
 use crate::db::schema::rule_sets;
 use crate::db::{now_micros, Db};
-use crate::events::Events;
+use crate::events::bus::Events;
 use crate::keno_day::KenoHours;
 use crate::state::{AppState, Settings};
 use crate::{api, clock, rules_cmd};
@@ -135,7 +135,7 @@ struct Services {
     sales: web::Data<crate::tickets::writer::SaleWriter>,
     guard: web::Data<crate::staff::guard::SignOnGuard>,
     /// One auditor's verification at a time on this instance.
-    verifying: web::Data<crate::audit::endpoints::Verifying>,
+    verifying: web::Data<crate::audit::verify::Verifying>,
     /// The open game's liability, kept as its tickets are found.
     books: web::Data<crate::liability::Books>,
 }

@@ -4,7 +4,7 @@
 //! (`source::snapshot`), so it never holds the sale path; Keno Days are counted from this
 //! server's own `--keno-day-start`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::audit::verify::Verifying;
 
 use actix_web::http::header::ContentDisposition;
 use actix_web::{get, web, HttpResponse};
@@ -41,34 +41,6 @@ fn days(state: &AppState) -> Days {
     Days::starting(state.settings.hours.start)
 }
 
-/// One verification at a time on this instance: it reads the whole record and settles every
-/// game again. App data of its own (`web::Data<Verifying>`).
-#[derive(Default)]
-pub struct Verifying(AtomicBool);
-
-/// The verification under way; over when dropped, however it ended.
-struct Running(web::Data<Verifying>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.0 .0.store(false, Ordering::Release);
-    }
-}
-
-fn start_verifying(verifying: &web::Data<Verifying>) -> Result<Running, Failure> {
-    verifying
-        .0
-        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-        .map(|_| Running(verifying.clone()))
-        .map_err(|_| {
-            Failure::refuse(
-                Refusal::VerifyRunning,
-                "a verification is already running on this server: ask again when it has \
-                 finished",
-            )
-        })
-}
-
 /// Verifies the record against its audit trail, as `keno-server audit verify` does: the
 /// chain and its signed checkpoints (with this server's public key), every record against its
 /// entry, every settled game settled again.
@@ -89,7 +61,7 @@ pub async fn verification(
     state: web::Data<AppState>,
     verifying: web::Data<Verifying>,
 ) -> ApiResult<web::Json<Verification>> {
-    let running = start_verifying(&verifying)?;
+    let running = Verifying::start(verifying.into_inner())?;
     let (report, checked_at) = crate::state::read(&state, move |state, conn| {
         // Held until the verification ends, even when the client has gone meanwhile.
         let _running = running;

@@ -30,7 +30,7 @@ mod report;
 mod room;
 mod source;
 mod table;
-mod verify;
+pub mod verify;
 
 use std::process::ExitCode;
 

@@ -17,7 +17,7 @@ use crate::keno_day::KenoHours;
 #[derive(Debug, Args)]
 pub struct SourceArgs {
     /// The server's database, read only: sqlite://PATH or postgres://...
-    #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::cli::DEFAULT_DATABASE)]
+    #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::db::DEFAULT_DATABASE)]
     pub database_url: String,
     /// When a Keno Day starts, local time, as the server runs (`serve --keno-day-start`): a
     /// day's payments, cancellations and new principals are those from its start to the next

@@ -48,7 +48,7 @@ pub use checkpoints::Proof;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::cli::DEFAULT_DATABASE)]
+    #[arg(long, env = "KENO_DATABASE_URL", default_value = crate::db::DEFAULT_DATABASE)]
     pub database_url: String,
     /// A public key the checkpoints must be signed by: 64 hex digits, or a file written by
     /// `audit public-key` (several may be given). Without one, signatures are not checked.
@@ -160,5 +160,37 @@ fn for_each_page<T, K: Default>(
         for row in page {
             each(row)?;
         }
+    }
+}
+
+/// One verification at a time on this instance: it reads the whole record and settles every
+/// game again. App data of its own.
+#[derive(Default)]
+pub struct Verifying(std::sync::atomic::AtomicBool);
+
+/// The verification under way; over when dropped, however it ended.
+pub struct Running(std::sync::Arc<Verifying>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0 .0.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
+impl Verifying {
+    /// The turn to verify, or `verify_running` while another verification runs here.
+    pub fn start(verifying: std::sync::Arc<Verifying>) -> Result<Running, crate::failure::Failure> {
+        use std::sync::atomic::Ordering;
+        verifying
+            .0
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| Running(verifying.clone()))
+            .map_err(|_| {
+                crate::failure::Failure::refuse(
+                    keno_api::Refusal::VerifyRunning,
+                    "a verification is already running on this server: ask again when it has \
+                     finished",
+                )
+            })
     }
 }

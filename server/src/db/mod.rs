@@ -314,6 +314,9 @@ pub fn connect_pg(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection>
     Ok(conn)
 }
 
+/// The database when none is named: the embedded SQLite file under `data/`.
+pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";
+
 /// Now, as stored: game time (`time`), microseconds since the Unix epoch.
 pub fn now_micros() -> i64 {
     crate::time::now()

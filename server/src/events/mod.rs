@@ -9,8 +9,6 @@ pub mod bus;
 pub mod relay;
 pub mod slots;
 
-pub use bus::Events;
-
 use std::time::Duration;
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
