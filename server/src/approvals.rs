@@ -178,7 +178,7 @@ macro_rules! approvable {
             }
 
             fn entry(&self, act: Option<keno_core::Act>) -> $crate::audit::log::Entry {
-                let kind: fn(Option<keno_core::Act>) -> &'static str = $kind;
+                let kind: fn(Option<keno_core::Act>) -> $crate::audit::kind::EntryKind = $kind;
                 let subject: fn(&$row) -> String = $subject;
                 let payload: fn(&$row) -> serde_json::Value = $payload;
                 $crate::audit::log::Entry::new(kind(act), subject(self), payload(self))

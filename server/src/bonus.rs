@@ -203,9 +203,9 @@ approvable! {
     refused: |_| Refusal::BonusDecided,
     subject: |b| b.id.to_string(),
     kind: |act| match act {
-        None => "bonus_proposed",
-        Some(Act::Approve) => "bonus_approved",
-        Some(_) => "bonus_withdrawn",
+        None => crate::audit::kind::EntryKind::BonusProposed,
+        Some(Act::Approve) => crate::audit::kind::EntryKind::BonusApproved,
+        Some(_) => crate::audit::kind::EntryKind::BonusWithdrawn,
     },
     payload: |b| serde_json::json!({
         "name": b.name, "bet_type": b.bet_type, "spots": b.spots,

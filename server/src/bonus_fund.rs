@@ -62,7 +62,11 @@ fn record(
             ))
             .returning(FundMovementRow::as_returning())
             .get_result(c))?;
-    let mut entry = Entry::new("bonus_fund_moved", row.id, row.payload());
+    let mut entry = Entry::new(
+        crate::audit::kind::EntryKind::BonusFundMoved,
+        row.id,
+        row.payload(),
+    );
     if let Some(by) = by {
         entry = entry.by(by);
     }

@@ -23,10 +23,11 @@ use keno_core::{
 };
 use rand_core::UnwrapErr;
 
-use crate::audit::clock_steps::{GameRepaired, REPAIR_ENTRY};
+use crate::audit::clock_steps::GameRepaired;
 use crate::audit::log::Entry;
 use crate::db::schema::{drawn_numbers, games};
 use crate::db::{now_micros, DbConnection};
+use crate::draw_monitor::Monitor;
 use crate::error::{DomainResult, Failure};
 use crate::games::{advance, drawn, ensure_open_game, hold, GameRow, Opening};
 use crate::leader::Term;
@@ -132,7 +133,11 @@ fn repair(
         keno_day: game.keno_day.clone(),
         game_time: now,
     };
-    let entry = Entry::new(REPAIR_ENTRY, game.number, serde_json::to_value(&repaired)?);
+    let entry = Entry::new(
+        crate::audit::kind::EntryKind::GameRepaired,
+        game.number,
+        serde_json::to_value(&repaired)?,
+    );
     store::transact(&s.store.db, conn, None, |conn| {
         term.check(conn)?;
         crate::audit::log::append(conn, vec![entry])
@@ -187,12 +192,14 @@ pub fn close_game(
     Ok(true)
 }
 
-/// Runs the drawer forever.
-pub async fn run_drawer(state: web::Data<AppState>) {
+/// Runs the drawer forever; `monitor` is draw monitoring's windows, which each settlement
+/// feeds.
+pub async fn run_drawer(state: web::Data<AppState>, monitor: web::Data<Monitor>) {
     // The game this term has already announced again after taking over.
     let mut reannounced: Option<(Term, i64)> = None;
-    let warmed = crate::state::read(&state, |s, conn| {
-        s.draw_monitor.catch_up(conn).map_err(Failure::Internal)
+    let warm = monitor.clone();
+    let warmed = crate::store::read(&state.store, move |conn| {
+        warm.catch_up(conn).map_err(Failure::Internal)
     });
     if let Err(e) = warmed.await {
         tracing::error!(error = %format!("{e:#}"), "draw monitoring: the settled games not read");
@@ -212,7 +219,7 @@ pub async fn run_drawer(state: web::Data<AppState>) {
         })
         .await;
         let result = match next {
-            Ok(Some(game)) => process(&state, game, term, &mut reannounced).await,
+            Ok(Some(game)) => process(&state, &monitor, game, term, &mut reannounced).await,
             Ok(None) => {
                 tokio::select! {
                     _ = state.drawer_wake.notified() => {}
@@ -241,6 +248,7 @@ async fn idle(state: &AppState, at_most: Duration) {
 /// `keno_core::drawer_step` decides.
 async fn process(
     state: &web::Data<AppState>,
+    monitor: &web::Data<Monitor>,
     game: GameRow,
     term: Term,
     reannounced: &mut Option<(Term, i64)>,
@@ -286,7 +294,7 @@ async fn process(
                     }));
                 }
             }
-            DrawerStep::Settle => return settle(state, number, term).await,
+            DrawerStep::Settle => return settle(state, monitor, number, term).await,
             // Rule 10.1: time to check the balls against the numbers shown before settling.
             DrawerStep::BallCheckUntil(until) => {
                 let wait = Duration::from_micros((until - now).max(0) as u64);
@@ -339,10 +347,15 @@ async fn announce_again(
 
 /// Settles the game and announces it; a game held meanwhile (a fault, a correction) is
 /// looked at again when something happens, or in a second.
-async fn settle(state: &web::Data<AppState>, number: i64, term: Term) -> anyhow::Result<()> {
-    let s = state.clone();
+async fn settle(
+    state: &web::Data<AppState>,
+    monitor: &web::Data<Monitor>,
+    number: i64,
+    term: Term,
+) -> anyhow::Result<()> {
+    let (s, monitor) = (state.clone(), monitor.clone());
     let settled = crate::state::read(&s, move |s, conn| {
-        let how = (&s.rule_sets, s.settings.drawer(), &s.draw_monitor);
+        let how = (&s.rule_sets, s.settings.drawer(), &**monitor);
         Ok(settlement::settle(&s.store, conn, how, number, term)?)
     })
     .await?;
@@ -416,7 +429,7 @@ fn draw_one(
             crate::audit::log::append(
                 conn,
                 vec![crate::audit::log::Entry::new(
-                    "number_drawn",
+                    crate::audit::kind::EntryKind::NumberDrawn,
                     number,
                     serde_json::json!({
                         "attempt": 1, "position": position, "number": n, "drawn_at": now,
@@ -455,7 +468,7 @@ fn finish_draw(
                 crate::audit::log::append(
                     conn,
                     vec![crate::audit::log::Entry::new(
-                        "game_drawn",
+                        crate::audit::kind::EntryKind::GameDrawn,
                         number,
                         serde_json::json!({ "drawn": numbers, "drawn_at": now }),
                     )],

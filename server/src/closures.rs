@@ -270,7 +270,7 @@ pub fn record(
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "keno_closure_scheduled",
+            crate::audit::kind::EntryKind::KenoClosureScheduled,
             row.id,
             row.scheduled_payload(),
         )
@@ -323,7 +323,12 @@ pub fn withdrawn(
     let payload = row.withdrawn_payload().expect("just withdrawn");
     crate::audit::log::append(
         conn,
-        vec![crate::audit::log::Entry::new("keno_closure_withdrawn", id, payload).by(principal)],
+        vec![crate::audit::log::Entry::new(
+            crate::audit::kind::EntryKind::KenoClosureWithdrawn,
+            id,
+            payload,
+        )
+        .by(principal)],
     )?;
     Ok(row)
 }

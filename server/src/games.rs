@@ -258,7 +258,7 @@ fn insert_next_game(
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "game_opened",
+            crate::audit::kind::EntryKind::GameOpened,
             row.number,
             serde_json::json!({
                 "keno_day": row.keno_day,
@@ -337,7 +337,7 @@ pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "game_closed",
+            crate::audit::kind::EntryKind::GameClosed,
             number,
             serde_json::json!({ "closed_at": now }),
         )],

@@ -139,7 +139,7 @@ pub fn invalidate_in(
         forfeited: forfeit.to_vec(),
     };
     let entry = crate::audit::log::Entry::new(
-        "game_invalidated",
+        crate::audit::kind::EntryKind::GameInvalidated,
         game,
         serde_json::json!({
             "reason": reason,

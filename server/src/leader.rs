@@ -354,7 +354,7 @@ fn take_over(conn: &mut DbConnection, instance: &str, now: i64, lease: i64) -> Q
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "leader_elected",
+            crate::audit::kind::EntryKind::LeaderElected,
             epoch,
             serde_json::json!({ "instance": instance, "previous": previous, "at": now }),
         )],

@@ -49,7 +49,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         events,
         leadership: leadership.clone(),
         principals: Default::default(),
-        draw_monitor: crate::draw_monitor::Monitor::new(args.monitor_games),
         jackpots_changed: Default::default(),
         clock_wake: Default::default(),
         drawer_wake: Default::default(),
@@ -79,6 +78,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         )),
         verifying: web::Data::new(Default::default()),
         books: web::Data::new(Default::default()),
+        monitor: web::Data::new(crate::draw_monitor::Monitor::new(args.monitor_games)),
     };
     serve(args, state, services)
 }
@@ -138,6 +138,8 @@ struct Services {
     verifying: web::Data<crate::audit::verify::Verifying>,
     /// The open game's liability, kept as its tickets are found.
     books: web::Data<crate::liability::Books>,
+    /// Draw monitoring's windows of the last settled games, fed by the drawer's settlements.
+    monitor: web::Data<crate::draw_monitor::Monitor>,
 }
 
 /// The game's settings from the command line.
@@ -223,7 +225,9 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         guard,
         verifying,
         books,
+        monitor,
     } = services;
+    let monitor_task = monitor.clone();
     let guard_task = guard.clone();
     let books_task = books.clone().into_inner();
     let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
@@ -236,6 +240,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
                 .app_data(guard.clone())
                 .app_data(verifying.clone())
                 .app_data(books.clone())
+                .app_data(monitor.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
                 .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
@@ -262,7 +267,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         }
         actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
         actix_web::rt::spawn(clock::run_clock(state.clone()));
-        actix_web::rt::spawn(clock::run_drawer(state.clone()));
+        actix_web::rt::spawn(clock::run_drawer(state.clone(), monitor_task));
         actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
         actix_web::rt::spawn(crate::liability::task::keep_up(
             state.store.clone(),
@@ -312,7 +317,7 @@ fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String
             crate::audit::log::append(
                 conn,
                 vec![crate::audit::log::Entry::new(
-                    "rule_set_recorded",
+                    crate::audit::kind::EntryKind::RuleSetRecorded,
                     &hash,
                     serde_json::json!({ "name": rules.name(), "body_sha256": hash }),
                 )],

@@ -105,7 +105,7 @@ approvable! {
     state: Standing = |s| Standing::from_withdrawal(s.retired_at),
     refused: |_| Refusal::AlreadyRetired,
     subject: |s| s.id.to_string(),
-    kind: |act| if act.is_some() { "set_bet_retired" } else { "set_bet_created" },
+    kind: |act| if act.is_some() { crate::audit::kind::EntryKind::SetBetRetired } else { crate::audit::kind::EntryKind::SetBetCreated },
     payload: |s| s.retired_payload().unwrap_or_else(|| s.created_payload()),
 }
 

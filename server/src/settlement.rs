@@ -157,7 +157,7 @@ fn record(
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "game_settled",
+            crate::audit::kind::EntryKind::GameSettled,
             number,
             serde_json::json!({
                 "drawn": numbers,

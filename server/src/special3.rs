@@ -117,7 +117,7 @@ approvable! {
     state: Standing = |a| Standing::from_withdrawal(a.withdrawn_at),
     refused: |_| Refusal::AlreadyWithdrawn,
     subject: |a| a.id.to_string(),
-    kind: |act| if act.is_some() { "special3_approval_withdrawn" } else { "special3_approval_recorded" },
+    kind: |act| if act.is_some() { crate::audit::kind::EntryKind::Special3ApprovalWithdrawn } else { crate::audit::kind::EntryKind::Special3ApprovalRecorded },
     payload: |a| a.withdrawn_payload().unwrap_or_else(|| a.recorded_payload()),
 }
 

@@ -62,8 +62,6 @@ pub struct AppState {
     pub settings: Settings,
     pub events: Events,
     pub principals: crate::auth::principal::PrincipalCache,
-    /// Draw monitoring's windows of settled games (`draw_monitor.rs`).
-    pub draw_monitor: crate::draw_monitor::Monitor,
     /// A jackpot ticket was sold since the pools were last announced.
     pub jackpots_changed: std::sync::atomic::AtomicBool,
     /// Whether this instance leads: opens, closes, draws and settles (`leader.rs`).
@@ -130,14 +128,4 @@ where
 {
     let captured = state.clone();
     crate::store::read(&state.store, move |conn| work(&captured, conn)).await
-}
-
-/// `store::snapshot`, the state handed to the work (as [`write`]).
-pub async fn snapshot<T, F>(state: &web::Data<AppState>, work: F) -> DomainResult<T>
-where
-    T: Send + 'static,
-    F: FnOnce(&AppState, &mut DbConnection) -> DomainResult<T> + Send + 'static,
-{
-    let captured = state.clone();
-    crate::store::snapshot(&state.store, move |conn| work(&captured, conn)).await
 }

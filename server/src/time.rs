@@ -14,9 +14,6 @@ use chrono::{DateTime, Local, TimeZone};
 use keno_core::{GameTime, Observed, Reading};
 use serde::{Deserialize, Serialize};
 
-/// The trail's entry for a step of the wall clock.
-pub const STEP_ENTRY: &str = "clock_step";
-
 /// What the trail records of a step.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ClockStep {

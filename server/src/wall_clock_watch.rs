@@ -11,7 +11,7 @@ use keno_core::Observed;
 use crate::audit::log::Entry;
 use crate::error::DomainResult;
 use crate::state::AppState;
-use crate::time::{look, wall, ClockStep, STEP_ENTRY};
+use crate::time::{look, wall, ClockStep};
 
 /// Looks at the wall clock every second for as long as the server runs, and reports a step.
 pub async fn watch(state: web::Data<AppState>) {
@@ -61,7 +61,14 @@ async fn report(
     let payload =
         serde_json::to_value(&step).map_err(|e| crate::error::Failure::Internal(e.into()))?;
     crate::store::write(&state.store, None, move |conn| {
-        crate::audit::log::append(conn, vec![Entry::new(STEP_ENTRY, &instance, payload)])?;
+        crate::audit::log::append(
+            conn,
+            vec![Entry::new(
+                crate::audit::kind::EntryKind::ClockStep,
+                &instance,
+                payload,
+            )],
+        )?;
         Ok(())
     })
     .await

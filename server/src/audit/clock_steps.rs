@@ -6,9 +6,10 @@
 use anyhow::Context;
 use diesel::prelude::*;
 
+use crate::audit::kind::EntryKind;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
-use crate::time::{ClockStep, STEP_ENTRY};
+use crate::time::ClockStep;
 
 /// One of them: when, the game (a repair's), what, why.
 pub struct ClockException {
@@ -24,7 +25,10 @@ pub fn clock_exceptions(
     (from, to): (i64, i64),
 ) -> anyhow::Result<Vec<ClockException>> {
     let rows: Vec<(i64, i64, String, String, String)> = audit_log::table
-        .filter(audit_log::kind.eq_any([STEP_ENTRY, REPAIR_ENTRY]))
+        .filter(audit_log::kind.eq_any([
+            EntryKind::ClockStep.as_str(),
+            EntryKind::GameRepaired.as_str(),
+        ]))
         .filter(audit_log::recorded_at.ge(from))
         .filter(audit_log::recorded_at.lt(to))
         .order(audit_log::seq)
@@ -39,7 +43,7 @@ pub fn clock_exceptions(
     rows.into_iter()
         .map(|(seq, at, kind, subject, payload)| {
             let whose = || format!("audit entry {seq} ({kind})");
-            if kind == STEP_ENTRY {
+            if kind == EntryKind::ClockStep.as_str() {
                 let step: ClockStep = serde_json::from_str(&payload).with_context(whose)?;
                 return Ok(stepped(at, &step));
             }
@@ -49,9 +53,6 @@ pub fn clock_exceptions(
         })
         .collect()
 }
-
-/// The trail's entry for a game repaired at a restart (`clock::repair`).
-pub const REPAIR_ENTRY: &str = "game_repaired";
 
 /// What the trail records of a repair.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]

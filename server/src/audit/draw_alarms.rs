@@ -8,9 +8,9 @@ use keno_api::events::DrawMonitorAlarm;
 use keno_api::monitoring::{MonitorTest, MonitoredSource};
 
 use super::source::People;
+use crate::audit::kind::EntryKind;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
-use crate::draw_monitor::ENTRY_KIND;
 
 /// One alarm: when, the game whose settlement raised it, what, why.
 pub struct Alarm {
@@ -27,7 +27,7 @@ pub fn alarms(
     (from, to): (i64, i64),
 ) -> anyhow::Result<Vec<Alarm>> {
     let rows: Vec<(i64, i64, String)> = audit_log::table
-        .filter(audit_log::kind.eq(ENTRY_KIND))
+        .filter(audit_log::kind.eq(EntryKind::DrawMonitorAlarm.as_str()))
         .filter(audit_log::recorded_at.ge(from))
         .filter(audit_log::recorded_at.lt(to))
         .order(audit_log::seq)
@@ -36,7 +36,7 @@ pub fn alarms(
     rows.into_iter()
         .map(|(seq, at, payload)| {
             let a: DrawMonitorAlarm = serde_json::from_str(&payload)
-                .with_context(|| format!("audit entry {seq} ({ENTRY_KIND})"))?;
+                .with_context(|| format!("audit entry {seq} ({})", EntryKind::DrawMonitorAlarm))?;
             Ok(alarm(at, &a, people))
         })
         .collect()

@@ -12,6 +12,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::chains;
+pub use super::kind::EntryKind;
 use crate::db::prepared::Prepared;
 use crate::db::schema::{audit_chains, audit_log};
 use crate::db::{now_micros, DbConnection};
@@ -19,7 +20,7 @@ use crate::db::{now_micros, DbConnection};
 /// One record for the trail.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub kind: &'static str,
+    pub kind: EntryKind,
     pub subject: String,
     /// Who did it, when a person or a device did.
     pub principal: Option<String>,
@@ -27,7 +28,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn new(kind: &'static str, subject: impl ToString, payload: Value) -> Entry {
+    pub fn new(kind: EntryKind, subject: impl ToString, payload: Value) -> Entry {
         Entry {
             kind,
             subject: subject.to_string(),
@@ -99,7 +100,7 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
             &prev,
             seq,
             now,
-            e.kind,
+            e.kind.as_str(),
             &e.subject,
             e.principal.as_deref(),
             &payload,
@@ -108,7 +109,7 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
             seq,
             chain: held.chain,
             recorded_at: now,
-            kind: e.kind,
+            kind: e.kind.as_str(),
             subject: e.subject,
             principal_id: e.principal,
             payload,

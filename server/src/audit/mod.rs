@@ -23,6 +23,7 @@ mod draw_alarms;
 pub mod endpoints;
 pub mod exceptions;
 mod export;
+pub mod kind;
 pub mod log;
 pub mod pdf;
 mod queries;

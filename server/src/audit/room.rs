@@ -8,6 +8,7 @@ use keno_api::audit::ExceptionKind;
 use serde_json::Value;
 
 use super::source::People;
+use crate::audit::kind::EntryKind;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
 use crate::displays::DisplayAct;
@@ -22,20 +23,20 @@ pub struct Act {
     pub why: String,
 }
 
-const KINDS: [&str; 12] = [
-    "sign_on_failed",
-    "sign_on_unknown_failures",
-    "staff_added",
-    "staff_disabled",
-    "staff_enabled",
-    "staff_secret_reset",
-    "terminal_registered",
-    "terminal_credential_rotated",
-    "override_granted",
-    // Registered displays (issue 31): `DisplayAct`'s names.
-    "display_registered",
-    "display_credential_rotated",
-    "display_disabled",
+const KINDS: [EntryKind; 12] = [
+    EntryKind::SignOnFailed,
+    EntryKind::SignOnUnknownFailures,
+    EntryKind::StaffAdded,
+    EntryKind::StaffDisabled,
+    EntryKind::StaffEnabled,
+    EntryKind::StaffSecretReset,
+    EntryKind::TerminalRegistered,
+    EntryKind::TerminalCredentialRotated,
+    EntryKind::OverrideGranted,
+    // Registered displays (issue 31): `DisplayAct`'s kinds.
+    EntryKind::DisplayRegistered,
+    EntryKind::DisplayCredentialRotated,
+    EntryKind::DisplayDisabled,
 ];
 
 pub fn acts(
@@ -44,7 +45,7 @@ pub fn acts(
     (from, to): (i64, i64),
 ) -> anyhow::Result<Vec<Act>> {
     let rows: Vec<(i64, String, String, Option<String>, String)> = audit_log::table
-        .filter(audit_log::kind.eq_any(KINDS))
+        .filter(audit_log::kind.eq_any(KINDS.map(EntryKind::as_str)))
         .filter(audit_log::recorded_at.ge(from))
         .filter(audit_log::recorded_at.lt(to))
         .order(audit_log::seq)
@@ -59,7 +60,10 @@ pub fn acts(
     rows.into_iter()
         .map(|(at, kind, subject, by, payload)| {
             let payload: Value = serde_json::from_str(&payload)?;
-            Ok(act(at, &kind, subject, by.as_deref(), &payload, people))
+            let kind = EntryKind::parse(&kind).ok_or_else(|| {
+                anyhow::anyhow!("an audit entry of a kind no server writes: {kind:?}")
+            })?;
+            Ok(act(at, kind, subject, by.as_deref(), &payload, people))
         })
         .collect()
 }
@@ -111,7 +115,14 @@ fn sign_on_failed(
     )
 }
 
-fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people: &People) -> Act {
+fn act(
+    at: i64,
+    kind: EntryKind,
+    subject: String,
+    by: Option<&str>,
+    p: &Value,
+    people: &People,
+) -> Act {
     let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
     let who = || by.map_or_else(|| text("by"), |id| people.who(Some(id)));
     let place = match (p["site"].as_str(), p["terminal"].as_str()) {
@@ -121,7 +132,7 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
             .map(|a| format!(" from {a}"))
             .unwrap_or_default(),
     };
-    if let Some(done) = DisplayAct::parse(kind) {
+    if let Some(done) = DisplayAct::of(kind) {
         let what = format!("display {subject} {}", done.in_words());
         let (who, why) = (who(), text("reason"));
         return Act {
@@ -134,14 +145,14 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
         };
     }
     let (kind, what, who, why) = match kind {
-        "sign_on_failed" => sign_on_failed(&subject, &place, p, people),
-        "sign_on_unknown_failures" => (
+        EntryKind::SignOnFailed => sign_on_failed(&subject, &place, p, people),
+        EntryKind::SignOnUnknownFailures => (
             ExceptionKind::SignOn,
             unknown_failures(p),
             "no one known".to_string(),
             "staff IDs that do not exist, tried (counted, not entered one by one)".to_string(),
         ),
-        "override_granted" => (
+        EntryKind::OverrideGranted => (
             ExceptionKind::Approval,
             format!(
                 "a supervisor's approval to {} ticket {subject} for writer {} ({}){place}",
@@ -152,8 +163,8 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
             format!("{} ({})", text("supervisor_name"), text("supervisor")),
             text("reason"),
         ),
-        "terminal_registered" | "terminal_credential_rotated" => {
-            let done = if kind == "terminal_registered" {
+        EntryKind::TerminalRegistered | EntryKind::TerminalCredentialRotated => {
+            let done = if kind == EntryKind::TerminalRegistered {
                 "registered"
             } else {
                 "credential rotated"
@@ -166,7 +177,7 @@ fn act(at: i64, kind: &str, subject: String, by: Option<&str>, p: &Value, people
             )
         }
         _ => {
-            let done = kind.trim_start_matches("staff_").replace('_', " ");
+            let done = kind.as_str().trim_start_matches("staff_").replace('_', " ");
             (
                 ExceptionKind::Staff,
                 format!("staff ID {subject} ({}) {done}", people.who(Some(&subject))),

@@ -94,7 +94,7 @@ pub fn add_principal(
         crate::audit::log::append(
             conn,
             vec![crate::audit::log::Entry::new(
-                "principal_added",
+                crate::audit::kind::EntryKind::PrincipalAdded,
                 &id,
                 serde_json::json!({
                     "role": role.as_str(), "name": name, "site": site, "terminal": terminal,

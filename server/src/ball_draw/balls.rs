@@ -61,7 +61,7 @@ pub fn take_ball(
         .set(games::drawn_at.eq(complete.then_some(now)))
         .execute(conn)?;
     let mut entries = vec![Entry::new(
-        "number_drawn",
+        crate::audit::kind::EntryKind::NumberDrawn,
         game,
         serde_json::json!({
             "attempt": row.draw_attempt, "position": position, "number": n, "drawn_at": now,
@@ -70,7 +70,7 @@ pub fn take_ball(
     .by(&principal.id)];
     if complete {
         entries.push(Entry::new(
-            "game_drawn",
+            crate::audit::kind::EntryKind::GameDrawn,
             game,
             serde_json::json!({ "drawn": drawn, "drawn_at": now }),
         ));

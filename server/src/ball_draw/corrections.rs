@@ -180,10 +180,10 @@ approvable! {
     refused: |_| Refusal::CorrectionClosed,
     subject: |c| c.game.to_string(),
     kind: |act| match act {
-        None => "correction_asked",
-        Some(Act::Approve) => "correction_applied",
-        Some(Act::Lapse) => "correction_lapsed",
-        Some(_) => "correction_rejected",
+        None => crate::audit::kind::EntryKind::CorrectionAsked,
+        Some(Act::Approve) => crate::audit::kind::EntryKind::CorrectionApplied,
+        Some(Act::Lapse) => crate::audit::kind::EntryKind::CorrectionLapsed,
+        Some(_) => crate::audit::kind::EntryKind::CorrectionRejected,
     },
     payload: |c| serde_json::json!({
         "correction": c.id, "attempt": c.attempt, "position": c.position,

@@ -97,7 +97,7 @@ approvable! {
     state: HoldState = |h| if h.returned_at.is_some() { HoldState::Returned } else { HoldState::Held },
     refused: |_| Refusal::DeviceInService,
     subject: |h| h.device_id.clone(),
-    kind: |_| "device_return_approved",
+    kind: |_| crate::audit::kind::EntryKind::DeviceReturnApproved,
     payload: |h| serde_json::json!({
         "hold": h.id, "fault": h.fault_id,
         "supervisor": h.supervisor_id, "supervisor_note": h.supervisor_note,

@@ -140,7 +140,7 @@ pub fn record(
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "draw_fault",
+            crate::audit::kind::EntryKind::DrawFault,
             game,
             serde_json::json!({
                 "fault": fault.id, "kind": fault.kind, "attempt": fault.attempt,

@@ -171,10 +171,10 @@ approvable! {
     },
     subject: |c| c.id.to_string(),
     kind: |act| match act {
-        None => "claim_filed",
-        Some(Act::Approve) => "claim_approved",
-        Some(Act::Pay) => "claim_paid",
-        Some(_) => "claim_rejected",
+        None => crate::audit::kind::EntryKind::ClaimFiled,
+        Some(Act::Approve) => crate::audit::kind::EntryKind::ClaimApproved,
+        Some(Act::Pay) => crate::audit::kind::EntryKind::ClaimPaid,
+        Some(_) => crate::audit::kind::EntryKind::ClaimRejected,
     },
     payload: |c| serde_json::json!({
         "reason": c.reason, "claimant_name": c.claimant_name,

@@ -181,7 +181,7 @@ fn record(
     append(
         conn,
         vec![Entry::new(
-            "unclaimed_moved",
+            crate::audit::kind::EntryKind::UnclaimedMoved,
             row.id,
             serde_json::json!({
                 "destination": destination, "won_before": won_before, "reason": why,

@@ -14,6 +14,7 @@ use diesel::prelude::*;
 use keno_api::displays::{DisplayCredential, DisplayInfo};
 use keno_api::Refusal;
 
+use crate::audit::kind::EntryKind;
 use crate::audit::log::{append, Entry};
 use crate::auth::token_hash;
 use crate::db::schema::displays;
@@ -41,11 +42,12 @@ impl DisplayAct {
         DisplayAct::Disabled,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    /// The kind of its entry in the trail.
+    pub fn kind(self) -> EntryKind {
         match self {
-            DisplayAct::Registered => "display_registered",
-            DisplayAct::CredentialRotated => "display_credential_rotated",
-            DisplayAct::Disabled => "display_disabled",
+            DisplayAct::Registered => EntryKind::DisplayRegistered,
+            DisplayAct::CredentialRotated => EntryKind::DisplayCredentialRotated,
+            DisplayAct::Disabled => EntryKind::DisplayDisabled,
         }
     }
 
@@ -58,8 +60,8 @@ impl DisplayAct {
         }
     }
 
-    pub fn parse(kind: &str) -> Option<DisplayAct> {
-        DisplayAct::ALL.into_iter().find(|a| a.as_str() == kind)
+    pub fn of(kind: EntryKind) -> Option<DisplayAct> {
+        DisplayAct::ALL.into_iter().find(|a| a.kind() == kind)
     }
 }
 
@@ -195,7 +197,7 @@ pub fn disable_in(
     let payload = serde_json::json!({
         "site": site, "display": display, "at": now, "by": by.name, "reason": reason,
     });
-    let entry = Entry::new(DisplayAct::Disabled.as_str(), row.key(), payload);
+    let entry = Entry::new(DisplayAct::Disabled.kind(), row.key(), payload);
     append(conn, vec![by.entry(entry)])?;
     Ok(DisplayInfo::from(DisplayRow {
         disabled: true,
@@ -220,7 +222,7 @@ fn record(
     let subject = format!("{}/{}", made.site, made.display);
     append(
         conn,
-        vec![by.entry(Entry::new(act.as_str(), subject, payload))],
+        vec![by.entry(Entry::new(act.kind(), subject, payload))],
     )
 }
 

@@ -17,9 +17,6 @@ use super::{devices, draws, group, headers, Monitor};
 use crate::audit::log::Entry;
 use crate::db::DbConnection;
 
-/// The trail's kind of an alarm.
-pub const ENTRY_KIND: &str = "draw_monitor_alarm";
-
 /// [`Monitor::on_settled`] in a savepoint of the settlement's transaction: monitoring never
 /// holds up a settlement. Should it fail (it reads only what settlement has just relied on),
 /// its writes are undone, the settlement goes on, and the error is logged.
@@ -76,7 +73,13 @@ impl Monitor {
             .collect();
         let entries = alarms
             .iter()
-            .map(|a| Ok(Entry::new(ENTRY_KIND, game, serde_json::to_value(a)?)))
+            .map(|a| {
+                Ok(Entry::new(
+                    crate::audit::kind::EntryKind::DrawMonitorAlarm,
+                    game,
+                    serde_json::to_value(a)?,
+                ))
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         crate::audit::log::append(conn, entries)?;
         Ok(alarms)

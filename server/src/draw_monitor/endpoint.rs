@@ -1,10 +1,11 @@
-//! Draw monitoring over HTTP (the HTTP layer): the report of the monitor the app state keeps.
+//! Draw monitoring over HTTP (the HTTP layer): the report of the monitor, app data of its own.
 
 use actix_web::{get, web};
 use keno_api::monitoring::DrawMonitoring;
 
 use crate::auth::http::Require;
 use crate::auth::Role;
+use crate::draw_monitor::Monitor;
 use crate::error::{ApiResult, Failure};
 use crate::state::AppState;
 
@@ -22,9 +23,12 @@ use crate::state::AppState;
     "/api/v1/draw-monitoring",
     wrap = "Require(&[Role::Supervisor, Role::Inspector, Role::Auditor])"
 )]
-pub async fn current(state: web::Data<AppState>) -> ApiResult<web::Json<DrawMonitoring>> {
-    let answer = crate::state::snapshot(&state, |state, conn| {
-        state.draw_monitor.report(conn).map_err(Failure::Internal)
+pub async fn current(
+    state: web::Data<AppState>,
+    monitor: web::Data<Monitor>,
+) -> ApiResult<web::Json<DrawMonitoring>> {
+    let answer = crate::store::snapshot(&state.store, move |conn| {
+        monitor.report(conn).map_err(Failure::Internal)
     })
     .await?;
     Ok(web::Json(answer))

@@ -29,7 +29,7 @@ use crate::auth::Role;
 use crate::db::schema::{drawn_numbers, games, principals};
 use crate::db::DbConnection;
 
-pub use alarm::{on_settled, ENTRY_KIND};
+pub use alarm::on_settled;
 
 /// Game headers read per query while catching up.
 const PAGE: i64 = 5_000;

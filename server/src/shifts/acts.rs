@@ -57,7 +57,12 @@ pub fn open(
         .get_result(c))?;
     append(
         conn,
-        vec![Entry::new("shift_opened", row.id, row.opened_payload()).by(&principal.id)],
+        vec![Entry::new(
+            crate::audit::kind::EntryKind::ShiftOpened,
+            row.id,
+            row.opened_payload(),
+        )
+        .by(&principal.id)],
     )?;
     Ok(row)
 }
@@ -124,7 +129,7 @@ pub fn close(
     let payload = row.closed_payload(&cash).expect("just closed");
     append(
         conn,
-        vec![Entry::new("shift_closed", row.id, payload).by(principal)],
+        vec![Entry::new(crate::audit::kind::EntryKind::ShiftClosed, row.id, payload).by(principal)],
     )?;
     Ok((row, cash))
 }
@@ -173,7 +178,7 @@ pub fn sign_off(
     let payload = row.signed_off_payload().expect("just signed off");
     append(
         conn,
-        vec![Entry::new("shift_signed_off", id, payload).by(supervisor)],
+        vec![Entry::new(crate::audit::kind::EntryKind::ShiftSignedOff, id, payload).by(supervisor)],
     )?;
     Ok(row)
 }

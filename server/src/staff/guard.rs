@@ -239,7 +239,11 @@ pub async fn record_tallies(store: Store, guard: Arc<SignOnGuard>, interval: Dur
         };
         let payload = tally.payload();
         let recorded = crate::store::write(&store, None, move |conn| {
-            let entry = Entry::new("sign_on_unknown_failures", "unknown staff IDs", payload);
+            let entry = Entry::new(
+                crate::audit::kind::EntryKind::SignOnUnknownFailures,
+                "unknown staff IDs",
+                payload,
+            );
             Ok(append(conn, vec![entry])?)
         })
         .await;

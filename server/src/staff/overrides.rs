@@ -167,7 +167,7 @@ pub fn record(
     append(
         conn,
         vec![Entry::new(
-            "override_granted",
+            crate::audit::kind::EntryKind::OverrideGranted,
             serial,
             serde_json::json!({
                 "action": action.as_str(), "writer": writer.id, "writer_name": writer.name,

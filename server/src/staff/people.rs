@@ -263,7 +263,11 @@ pub fn add_in(
     payload["reason"] = addition.reason.into();
     append(
         conn,
-        vec![by.entry(Entry::new("staff_added", &id, payload))],
+        vec![by.entry(Entry::new(
+            crate::audit::kind::EntryKind::StaffAdded,
+            &id,
+            payload,
+        ))],
     )?;
     addition.secret.shown(&id, &addition.name, addition.role)
 }
@@ -301,7 +305,7 @@ pub fn change_in(
             let payload = reset(conn, &row, &secret)?;
             let shown = secret.shown(&row.id, &row.name, role)?;
             (
-                ("staff_secret_reset", payload),
+                (crate::audit::kind::EntryKind::StaffSecretReset, payload),
                 Some(SessionEnd::SecretReset),
                 Some(shown),
             )
@@ -321,7 +325,7 @@ pub fn change_in(
     Ok(shown)
 }
 
-type Recorded = (&'static str, serde_json::Value);
+type Recorded = (crate::audit::kind::EntryKind, serde_json::Value);
 
 fn disable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
     if row.disabled {
@@ -333,7 +337,10 @@ fn disable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
     diesel::update(principals::table.find(&row.id))
         .set(principals::disabled.eq(true))
         .execute(conn)?;
-    Ok(("staff_disabled", serde_json::json!({})))
+    Ok((
+        crate::audit::kind::EntryKind::StaffDisabled,
+        serde_json::json!({}),
+    ))
 }
 
 /// Enables a disabled person, or clears the locks of an enabled one (its help says both): a
@@ -350,7 +357,7 @@ fn enable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
         }
         clear_locks(conn, &row.id)?;
         return Ok((
-            "staff_enabled",
+            crate::audit::kind::EntryKind::StaffEnabled,
             serde_json::json!({ "locks_cleared": true }),
         ));
     }
@@ -372,7 +379,7 @@ fn enable(conn: &mut DbConnection, row: &StaffRow) -> DomainResult<Recorded> {
             other?;
             let cleared = clear_locks(conn, &row.id)? > 0;
             Ok((
-                "staff_enabled",
+                crate::audit::kind::EntryKind::StaffEnabled,
                 serde_json::json!({ "locks_cleared": cleared }),
             ))
         }

@@ -420,7 +420,14 @@ fn record(
         "address": address, "at": now, "known": true, "failures": attempt,
         "locked_until": locked_until,
     });
-    append(conn, vec![Entry::new("sign_on_failed", &row.id, payload)])?;
+    append(
+        conn,
+        vec![Entry::new(
+            crate::audit::kind::EntryKind::SignOnFailed,
+            &row.id,
+            payload,
+        )],
+    )?;
     Ok(Proved::Refused(match locked_until {
         Some(until) => refused_before(&row.id, keno_core::SignOnRefusal::Locked { until }),
         None => failed(),
@@ -484,7 +491,7 @@ pub fn open(
     append(
         conn,
         vec![Entry::new(
-            "signed_on",
+            crate::audit::kind::EntryKind::SignedOn,
             &row.id,
             serde_json::json!({
                 "session": id, "role": role.as_str(), "site": place.map(|p| &p.site),
@@ -596,7 +603,7 @@ fn end_one(
         append(
             conn,
             vec![Entry::new(
-                "session_ended",
+                crate::audit::kind::EntryKind::SessionEnded,
                 &session.principal_id,
                 serde_json::json!({ "session": session.id, "end": end.as_str(), "at": now }),
             )],

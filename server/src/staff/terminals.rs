@@ -85,7 +85,7 @@ pub fn register_in(
     record(
         conn,
         by,
-        "terminal_registered",
+        crate::audit::kind::EntryKind::TerminalRegistered,
         &site,
         &terminal,
         &credential,
@@ -118,7 +118,7 @@ pub fn rotate_in(
     record(
         conn,
         by,
-        "terminal_credential_rotated",
+        crate::audit::kind::EntryKind::TerminalCredentialRotated,
         site,
         terminal,
         &credential,
@@ -151,7 +151,7 @@ fn set_credential(
 fn record(
     conn: &mut DbConnection,
     by: &Actor,
-    kind: &'static str,
+    kind: crate::audit::kind::EntryKind,
     site: &str,
     terminal: &str,
     credential: &str,

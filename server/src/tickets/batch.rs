@@ -58,7 +58,7 @@ pub fn commit_sales(
         let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
         entries.push(
             Entry::new(
-                "ticket_sold",
+                crate::audit::kind::EntryKind::TicketSold,
                 &s.ticket.serial,
                 sold_payload(&s.ticket, set),
             )

@@ -87,7 +87,7 @@ pub fn cancel(
     crate::audit::log::append(
         conn,
         vec![crate::audit::log::Entry::new(
-            "ticket_cancelled",
+            crate::audit::kind::EntryKind::TicketCancelled,
             &t.serial,
             serde_json::json!({
                 "cancelled_from_game": from,

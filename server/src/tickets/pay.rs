@@ -280,5 +280,10 @@ pub fn mark_paid(
     if let (Some(p), serde_json::Value::Object(extra)) = (payload.as_object_mut(), details) {
         p.extend(extra);
     }
-    Ok(Entry::new("ticket_paid", &t.serial, payload).by(by))
+    Ok(Entry::new(
+        crate::audit::kind::EntryKind::TicketPaid,
+        &t.serial,
+        payload,
+    )
+    .by(by))
 }

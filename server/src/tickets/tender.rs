@@ -405,7 +405,7 @@ impl Ledger {
             match t {
                 TenderRef::Voucher { code, .. } => entries.push(
                     Entry::new(
-                        "voucher_spent",
+                        crate::audit::kind::EntryKind::VoucherSpent,
                         code,
                         serde_json::json!({
                             "serial": sold.serial,

@@ -125,7 +125,12 @@ pub fn void(
         .execute(conn)?;
     append(
         conn,
-        vec![Entry::new("ticket_voided", serial, row.payload()).by(by)],
+        vec![Entry::new(
+            crate::audit::kind::EntryKind::TicketVoided,
+            serial,
+            row.payload(),
+        )
+        .by(by)],
     )?;
     Ok(row)
 }

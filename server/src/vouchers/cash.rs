@@ -84,7 +84,7 @@ pub fn pay_out(
     crate::audit::log::append(
         conn,
         vec![Entry::new(
-            "voucher_cashed",
+            crate::audit::kind::EntryKind::VoucherCashed,
             &code,
             serde_json::json!({
                 "cashed_cents": paid, "cashed_at": now,

@@ -210,7 +210,12 @@ impl NewVoucher<'_> {
     }
 
     pub fn entry(&self) -> Entry {
-        Entry::new("voucher_issued", self.code, serde_json::json!(self)).by(self.principal_id)
+        Entry::new(
+            crate::audit::kind::EntryKind::VoucherIssued,
+            self.code,
+            serde_json::json!(self),
+        )
+        .by(self.principal_id)
     }
 }
 

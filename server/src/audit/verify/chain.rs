@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::{for_each_page, Report, PAGE};
 use crate::audit::chains;
+use crate::audit::kind::EntryKind;
 use crate::audit::log::entry_hash;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
@@ -218,17 +219,24 @@ impl Trail {
     /// What entry `e` says of its record.
     fn add(&mut self, e: LogRow, payload: Value, report: &mut Report) -> anyhow::Result<()> {
         let subject = e.subject;
-        match e.kind.as_str() {
-            "principal_added" => {
+        let Some(kind) = EntryKind::parse(&e.kind) else {
+            report.differ(format!(
+                "audit entry {} ({} {subject}): a kind no server writes",
+                e.seq, e.kind
+            ));
+            return Ok(());
+        };
+        match kind {
+            EntryKind::PrincipalAdded => {
                 self.principals.insert(subject, payload);
             }
-            "rule_set_recorded" => {
+            EntryKind::RuleSetRecorded => {
                 self.rule_sets.insert(subject, payload);
             }
-            "voucher_issued" => {
+            EntryKind::VoucherIssued => {
                 self.vouchers_issued.insert(subject, payload);
             }
-            "voucher_spent" => {
+            EntryKind::VoucherSpent => {
                 match (payload["serial"].as_str(), payload["amount_cents"].as_i64()) {
                     (Some(serial), Some(cents)) => self
                         .voucher_spends
@@ -243,34 +251,34 @@ impl Trail {
                     )),
                 }
             }
-            "voucher_cashed" => {
+            EntryKind::VoucherCashed => {
                 self.voucher_cashed.insert(subject, payload);
             }
-            "set_bet_created" => {
+            EntryKind::SetBetCreated => {
                 self.sets_created.insert(subject.parse()?, payload);
             }
-            "set_bet_retired" => {
+            EntryKind::SetBetRetired => {
                 self.sets_retired.insert(subject.parse()?, payload);
             }
-            "special3_approval_recorded" => {
+            EntryKind::Special3ApprovalRecorded => {
                 self.approvals_recorded.insert(subject.parse()?, payload);
             }
-            "special3_approval_withdrawn" => {
+            EntryKind::Special3ApprovalWithdrawn => {
                 self.approvals_withdrawn.insert(subject.parse()?, payload);
             }
-            "ticket_voided" => {
+            EntryKind::TicketVoided => {
                 self.voided.insert(subject, payload);
             }
-            "bonus_fund_moved" => {
+            EntryKind::BonusFundMoved => {
                 self.fund_moved.insert(subject.parse()?, payload);
             }
-            "keno_closure_scheduled" => {
+            EntryKind::KenoClosureScheduled => {
                 self.closures_scheduled.insert(subject.parse()?, payload);
             }
-            "keno_closure_withdrawn" => {
+            EntryKind::KenoClosureWithdrawn => {
                 self.closures_withdrawn.insert(subject.parse()?, payload);
             }
-            _ => self.add_room(&e.kind, subject, payload, report)?,
+            _ => self.add_room(kind, subject, payload, report)?,
         }
         Ok(())
     }
@@ -278,27 +286,30 @@ impl Trail {
     /// What an entry of the room's running says: people, terminals, shifts.
     fn add_room(
         &mut self,
-        kind: &str,
+        kind: EntryKind,
         subject: String,
         payload: Value,
         report: &mut Report,
     ) -> anyhow::Result<()> {
         match kind {
-            "staff_added" | "staff_disabled" | "staff_enabled" | "staff_secret_reset" => {
+            EntryKind::StaffAdded
+            | EntryKind::StaffDisabled
+            | EntryKind::StaffEnabled
+            | EntryKind::StaffSecretReset => {
                 super::staff::replay(&mut self.staff, kind, subject, &payload, report);
             }
-            "terminal_registered" | "terminal_credential_rotated" => {
+            EntryKind::TerminalRegistered | EntryKind::TerminalCredentialRotated => {
                 // A digest missing from the entry reads as none: it then differs from the table.
                 let digest = payload["credential_sha256"].as_str().map(str::to_string);
                 self.terminal_credentials.insert(subject, digest);
             }
-            "shift_opened" => {
+            EntryKind::ShiftOpened => {
                 self.shifts_opened.insert(subject.parse()?, payload);
             }
-            "shift_closed" => {
+            EntryKind::ShiftClosed => {
                 self.shifts_closed.insert(subject.parse()?, payload);
             }
-            "shift_signed_off" => {
+            EntryKind::ShiftSignedOff => {
                 self.shifts_signed_off.insert(subject.parse()?, payload);
             }
             _ => {}

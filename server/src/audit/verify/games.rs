@@ -15,19 +15,20 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::{Report, PAGE};
+use crate::audit::kind::EntryKind;
 use crate::db::schema::{audit_log, drawn_numbers, game_invalidations, games, voided_balls};
 use crate::db::DbConnection;
 use keno_core::GameState;
 
 /// The trail's kinds of entry about a game and its draw.
-const KINDS: [&str; 7] = [
-    "game_opened",
-    "game_closed",
-    "game_settled",
-    "game_invalidated",
-    "number_drawn",
-    "draw_fault",
-    "correction_applied",
+const KINDS: [EntryKind; 7] = [
+    EntryKind::GameOpened,
+    EntryKind::GameClosed,
+    EntryKind::GameSettled,
+    EntryKind::GameInvalidated,
+    EntryKind::NumberDrawn,
+    EntryKind::DrawFault,
+    EntryKind::CorrectionApplied,
 ];
 
 /// What the trail says of one game.
@@ -70,7 +71,7 @@ pub struct Draw {
 /// One entry of the trail that concerns a game.
 pub struct GameEntry<'a> {
     pub seq: i64,
-    pub kind: &'a str,
+    pub kind: EntryKind,
     pub game: i64,
     pub principal: Option<&'a str>,
     pub payload: &'a Value,
@@ -81,7 +82,7 @@ pub fn replay(games: &mut BTreeMap<i64, GameTrail>, e: GameEntry, report: &mut R
     let game = games.entry(e.game).or_default();
     let p = e.payload;
     match e.kind {
-        "game_opened" => {
+        EntryKind::GameOpened => {
             if game.opened.replace(p.clone()).is_some() {
                 report.differ(format!(
                     "game {} is opened twice in the audit trail",
@@ -89,12 +90,12 @@ pub fn replay(games: &mut BTreeMap<i64, GameTrail>, e: GameEntry, report: &mut R
                 ));
             }
         }
-        "game_closed" => game.closed_at = Some(p["closed_at"].clone()),
-        "game_settled" => game.settled = true,
-        "game_invalidated" => game.invalidated = true,
-        "number_drawn" => game.draw.drawn(&e, report),
-        "draw_fault" => game.draw.fault(&e, report),
-        "correction_applied" => game.draw.corrected(&e, report),
+        EntryKind::GameClosed => game.closed_at = Some(p["closed_at"].clone()),
+        EntryKind::GameSettled => game.settled = true,
+        EntryKind::GameInvalidated => game.invalidated = true,
+        EntryKind::NumberDrawn => game.draw.drawn(&e, report),
+        EntryKind::DrawFault => game.draw.fault(&e, report),
+        EntryKind::CorrectionApplied => game.draw.corrected(&e, report),
         _ => return false,
     }
     true
@@ -234,7 +235,7 @@ fn recorded(
     let subjects: Vec<String> = rows.iter().map(|r| r.number.to_string()).collect();
     type Row = (i64, String, String, Option<String>, String);
     let entries: Vec<Row> = audit_log::table
-        .filter(audit_log::kind.eq_any(KINDS))
+        .filter(audit_log::kind.eq_any(KINDS.map(EntryKind::as_str)))
         .filter(audit_log::subject.eq_any(&subjects))
         .order(audit_log::seq)
         .select((
@@ -251,9 +252,12 @@ fn recorded(
         let Ok(payload) = serde_json::from_str::<Value>(&payload) else {
             continue;
         };
+        let kind = EntryKind::parse(&kind).ok_or_else(|| {
+            anyhow::anyhow!("audit entry {seq}: a kind no server writes: {kind:?}")
+        })?;
         let entry = GameEntry {
             seq,
-            kind: &kind,
+            kind,
             game: subject.parse()?,
             principal: principal.as_deref(),
             payload: &payload,
@@ -271,14 +275,14 @@ fn opened_but_not_stored(
     report: &mut Report,
 ) -> anyhow::Result<()> {
     let count: i64 = audit_log::table
-        .filter(audit_log::kind.eq("game_opened"))
+        .filter(audit_log::kind.eq(EntryKind::GameOpened.as_str()))
         .count()
         .get_result(conn)?;
     if count == seen {
         return Ok(());
     }
     let opened: Vec<(i64, String)> = audit_log::table
-        .filter(audit_log::kind.eq("game_opened"))
+        .filter(audit_log::kind.eq(EntryKind::GameOpened.as_str()))
         .select((audit_log::seq, audit_log::subject))
         .load(conn)?;
     let stored: BTreeSet<String> = games::table

@@ -152,7 +152,10 @@ fn stored_totals(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Total
 /// The trail's entry of game `game`'s settlement (the index on kind and subject finds it).
 fn settled_entry(conn: &mut DbConnection, game: i64) -> QueryResult<Option<Value>> {
     let payload: Option<String> = crate::db::schema::audit_log::table
-        .filter(crate::db::schema::audit_log::kind.eq("game_settled"))
+        .filter(
+            crate::db::schema::audit_log::kind
+                .eq(crate::audit::kind::EntryKind::GameSettled.as_str()),
+        )
         .filter(crate::db::schema::audit_log::subject.eq(game.to_string()))
         .order(crate::db::schema::audit_log::seq.desc())
         .select(crate::db::schema::audit_log::payload)

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::chain::Trail;
 use super::Report;
+use crate::audit::kind::EntryKind;
 use crate::db::schema::{principals, terminals};
 use crate::db::DbConnection;
 use crate::staff::people::digest;
@@ -30,14 +31,14 @@ pub struct Person {
 /// Applies one entry of a person's history.
 pub fn replay(
     people: &mut HashMap<String, Person>,
-    kind: &str,
+    kind: EntryKind,
     id: String,
     payload: &Value,
     report: &mut Report,
 ) {
     // A field missing from the entry reads as none, and then differs from the table's.
     let text = |k: &str| payload[k].as_str().map(str::to_string);
-    if kind == "staff_added" {
+    if kind == EntryKind::StaffAdded {
         let person = Person {
             name: text("name"),
             role: text("role"),
@@ -55,8 +56,8 @@ pub fn replay(
         return;
     };
     match kind {
-        "staff_disabled" => person.disabled = true,
-        "staff_enabled" => person.disabled = false,
+        EntryKind::StaffDisabled => person.disabled = true,
+        EntryKind::StaffEnabled => person.disabled = false,
         _ => {
             person.secret_sha256 = text("secret_sha256");
             person.totp_sha256 = payload["totp_sha256"].as_str().map(str::to_string);

@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use super::chain::sold_digest;
 use super::entries::Entries;
 use super::{Report, PAGE};
+use crate::audit::kind::EntryKind;
 use crate::audit::queries::stored_json;
 use crate::db::schema::{audit_log, set_bet_tickets, tickets};
 use crate::db::DbConnection;
@@ -30,9 +31,9 @@ impl Unreadable {
 }
 
 /// The trail's kinds of entry about a ticket.
-const SOLD: &str = "ticket_sold";
-const CANCELLED: &str = "ticket_cancelled";
-const PAID: &str = "ticket_paid";
+const SOLD: EntryKind = EntryKind::TicketSold;
+const CANCELLED: EntryKind = EntryKind::TicketCancelled;
+const PAID: EntryKind = EntryKind::TicketPaid;
 
 /// One page of tickets with what the record and the trail hold of them.
 struct Page {
@@ -87,7 +88,7 @@ pub fn check(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Unr
         }
     }
     let recorded: i64 = audit_log::table
-        .filter(audit_log::kind.eq(SOLD))
+        .filter(audit_log::kind.eq(SOLD.as_str()))
         .count()
         .get_result(conn)?;
     if recorded != seen {
@@ -105,7 +106,7 @@ fn sold_but_not_stored(conn: &mut DbConnection, report: &mut Report) -> anyhow::
     let mut after = 0i64;
     loop {
         let sold: Vec<(i64, String)> = audit_log::table
-            .filter(audit_log::kind.eq(SOLD))
+            .filter(audit_log::kind.eq(SOLD.as_str()))
             .filter(audit_log::seq.gt(after))
             .order(audit_log::seq)
             .limit(PAGE)

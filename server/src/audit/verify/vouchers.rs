@@ -8,6 +8,7 @@ use keno_core::tender::TenderKind;
 
 use super::chain::Trail;
 use super::{for_each_page, Report, PAGE};
+use crate::audit::kind::EntryKind;
 use crate::db::schema::{sale_tenders, vouchers};
 use crate::db::DbConnection;
 use crate::vouchers::{NewVoucher, VoucherRow, VoucherStatus};
@@ -58,7 +59,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         ));
     }
     let serials: Vec<String> = tenders.tickets.iter().map(|(s, ..)| s.clone()).collect();
-    let paid = super::entries::Entries::of(conn, &["ticket_paid"], &serials)?;
+    let paid = super::entries::Entries::of(conn, &[EntryKind::TicketPaid], &serials)?;
     tendered_as_recorded(&tenders.tickets, &paid, report);
     report.checked(format!(
         "{checked} vouchers against their issue, spends and cash-out; {} tickets tendered",
@@ -162,7 +163,7 @@ fn tendered_as_recorded(
     report: &mut Report,
 ) {
     for (serial, sale, worth) in tendered {
-        let paid = paid.one("ticket_paid", serial);
+        let paid = paid.one(EntryKind::TicketPaid, serial);
         let ok = paid.is_some_and(|p| {
             p["pay_method"] == PayMethod::Tender.as_str()
                 && p["for_ticket"].as_str() == Some(sale.as_str())
