@@ -149,3 +149,13 @@ pub(crate) fn find_by_hash(conn: &mut DbConnection, hash: &str) -> QueryResult<O
         })
     }))
 }
+
+/// A principal's role as stored; one no server writes is an error naming the principal, never
+/// read as another role.
+pub fn stored_role(text: &str, principal: &str) -> crate::failure::DomainResult<Role> {
+    Role::parse(text).ok_or_else(|| {
+        crate::failure::Failure::Internal(anyhow::anyhow!(
+            "principal {principal}: unknown stored role {text:?}"
+        ))
+    })
+}

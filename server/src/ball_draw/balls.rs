@@ -218,10 +218,10 @@ pub fn may_draw(
     Ok(())
 }
 
-fn is_device(conn: &mut DbConnection, id: &str) -> QueryResult<bool> {
-    principals::table
+fn is_device(conn: &mut DbConnection, id: &str) -> DomainResult<bool> {
+    let role: String = principals::table
         .find(id)
         .select(principals::role)
-        .first::<String>(conn)
-        .map(|role| role == "device")
+        .first(conn)?;
+    Ok(crate::auth::stored_role(&role, id)? == Role::Device)
 }

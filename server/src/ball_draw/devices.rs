@@ -8,7 +8,7 @@ use diesel::prelude::*;
 
 use super::key_of;
 use crate::approvals::{self, approvable, TwoKey};
-use crate::auth::Principal;
+use crate::auth::{Principal, Role};
 use crate::db::schema::{device_holds, draw_faults, principals};
 use crate::db::{now_micros, rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
@@ -53,8 +53,9 @@ pub fn device(conn: &mut DbConnection, id: &str) -> DomainResult<Device> {
         .select((principals::name, principals::role))
         .first(conn)
         .optional()?;
-    let Some((name, "device")) = name.as_ref().map(|(n, r)| (n.clone(), r.as_str())) else {
-        return Err(Failure::not_found("device"));
+    let name = match name {
+        Some((name, role)) if crate::auth::stored_role(&role, id)? == Role::Device => name,
+        _ => return Err(Failure::not_found("device")),
     };
     let rows: Vec<(HoldRow, String)> = device_holds::table
         .inner_join(draw_faults::table.on(draw_faults::id.eq(device_holds::fault_id)))
@@ -198,7 +199,7 @@ pub fn approve_return(
 /// Every ball device and whether it is in service.
 pub fn all(conn: &mut DbConnection) -> DomainResult<Vec<Device>> {
     let ids: Vec<String> = principals::table
-        .filter(principals::role.eq("device"))
+        .filter(principals::role.eq(Role::Device.as_str()))
         .order(principals::id)
         .select(principals::id)
         .load(conn)?;

@@ -257,7 +257,10 @@ fn device_at_fault(
             .select(principals::role)
             .first(conn)
             .optional()?;
-        if role.as_deref() != Some("device") {
+        let role = role
+            .map(|r| crate::auth::stored_role(&r, &named))
+            .transpose()?;
+        if role != Some(Role::Device) {
             return Err(Failure::refuse(
                 Refusal::NotADevice,
                 format!("{named} is not a ball device"),
@@ -277,7 +280,7 @@ fn device_at_fault(
                 .find(by)
                 .select(principals::role)
                 .first(conn)?;
-            if role == "device" {
+            if crate::auth::stored_role(&role, by)? == Role::Device {
                 device = Some(by.clone());
                 break;
             }

@@ -108,9 +108,14 @@ fn has_balance(v: &VoucherRow) -> DomainResult<()> {
         return Err(Failure::refuse(
             Refusal::AlreadyCashed,
             format!(
-                "voucher {code} was paid out already: {} at {}",
+                "voucher {code} was paid out already: {} {}",
                 keno_core::Dollars(v.cashed_cents as u64),
-                v.cashed_at.map(rfc3339).unwrap_or_default()
+                // Said as such rather than as no time: a cashed voucher's time is its record's.
+                v.cashed_at
+                    .map_or("at a time not recorded".into(), |at| format!(
+                        "at {}",
+                        rfc3339(at)
+                    ))
             ),
         ));
     }
