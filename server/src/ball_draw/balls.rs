@@ -18,7 +18,7 @@ use crate::error::{DomainResult, Failure};
 use crate::games::advance;
 use crate::games::GameRow;
 use keno_api::Refusal;
-use keno_core::{GameEvent, GameState};
+use keno_core::{DrawMode, GameEvent, GameState};
 // The wire's types (keno-api), where the server's modules have always found them.
 pub use keno_api::draw::{Ball, BallTaken};
 
@@ -167,9 +167,9 @@ pub fn may_draw(
     so_far: &[StandingBall],
 ) -> DomainResult<()> {
     let game = row.number;
-    match (row.draw_mode.as_str(), principal.role) {
-        ("manual", Role::Supervisor) | ("device", Role::Device) => {}
-        ("manual", _) => {
+    match (row.draw_mode, principal.role) {
+        (DrawMode::Manual, Role::Supervisor) | (DrawMode::Device, Role::Device) => {}
+        (DrawMode::Manual, _) => {
             return Err(Failure::refuse(
                 Refusal::ManualDraw,
                 format!(
