@@ -62,6 +62,8 @@ event_kinds! {
     KenoClosure = "keno_closure",
     /// A draw monitoring test began to fail: [`DrawMonitorAlarm`].
     DrawMonitorAlarm = "draw_monitor_alarm",
+    /// The system was suspended or resumed (issue 33): [`SuspensionChanged`].
+    SuspensionChanged = "suspension_changed",
     /// Events may have been missed (the relay reconnected, or one was too large to relay):
     /// a client reads the state again.
     Resync = "resync",
@@ -172,6 +174,14 @@ pub struct DeviceReturned {
     pub name: String,
 }
 
+/// `suspension_changed`: whether the system stands suspended now, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuspensionChanged {
+    pub suspended: bool,
+    /// What players and staff read (empty when resumed).
+    pub message: String,
+}
+
 /// `schedules_changed`: the schedules on sale changed; `special3` when Special 3's approval did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SchedulesChanged {
@@ -242,6 +252,7 @@ pub enum Event {
     SetBetsChanged(SetBetsChanged),
     KenoClosure(KenoClosure),
     DrawMonitorAlarm(DrawMonitorAlarm),
+    SuspensionChanged(SuspensionChanged),
     Resync(Resync),
 }
 
@@ -262,6 +273,7 @@ impl Event {
             Event::SetBetsChanged(_) => EventKind::SetBetsChanged,
             Event::KenoClosure(_) => EventKind::KenoClosure,
             Event::DrawMonitorAlarm(_) => EventKind::DrawMonitorAlarm,
+            Event::SuspensionChanged(_) => EventKind::SuspensionChanged,
             Event::Resync(_) => EventKind::Resync,
         }
     }
@@ -284,6 +296,7 @@ impl Event {
             EventKind::SetBetsChanged => Event::SetBetsChanged(payload(data)?),
             EventKind::KenoClosure => Event::KenoClosure(payload(data)?),
             EventKind::DrawMonitorAlarm => Event::DrawMonitorAlarm(payload(data)?),
+            EventKind::SuspensionChanged => Event::SuspensionChanged(payload(data)?),
             EventKind::Resync => Event::Resync(payload(data)?),
         })
     }

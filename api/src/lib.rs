@@ -19,6 +19,7 @@
 //! - [`displays`]: registered displays, whose event streams come first;
 //! - [`principals`]: who is calling (`/principals/me`) and the roles;
 //! - [`staff`]: people, sign-on and sessions, terminals, supervisors' approvals, shifts;
+//! - [`suspension`]: the system suspended when its evidence breaks, and resumed by two people;
 //! - [`events`]: the names and payloads of the event stream.
 //!
 //! The server maps each refusal to its HTTP status in one place (`keno-server`'s `error.rs`);
@@ -39,6 +40,7 @@ pub mod principals;
 pub mod refusal;
 pub mod set_bets;
 pub mod staff;
+pub mod suspension;
 pub mod tickets;
 pub mod vouchers;
 

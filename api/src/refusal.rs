@@ -231,6 +231,13 @@ refusals! {
     /// it settles every game again.
     VerifyRunning = "verify_running",
 
+    // Suspension (issue 33).
+    /// The system is suspended: nothing is sold, cancelled, paid, cashed out or drawn until a
+    /// supervisor and an inspector resume it (503; the message says why).
+    Suspended = "suspended",
+    /// The suspension was resumed already.
+    NotSuspended = "not_suspended",
+
     // Not refusals of the request: the server could not answer it.
     /// The database is out of reach for a moment; try again.
     Unavailable = "unavailable",

@@ -66,6 +66,7 @@ pub mod simulate;
 pub mod staff;
 pub mod standing;
 pub mod status;
+pub mod suspension;
 pub mod tender;
 pub mod text;
 pub mod theory;

@@ -32,6 +32,8 @@ use keno_api::Refusal;
         crate::routes::ball_draw::devices::list,
         crate::routes::ball_draw::devices::get_device,
         crate::routes::ball_draw::devices::return_to_service,
+        crate::routes::suspension::standing,
+        crate::routes::suspension::resume,
         crate::routes::invalidation::invalidate,
         crate::routes::invalidation::preview,
         crate::routes::game_summary::summary,
@@ -264,6 +266,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(crate::routes::displays::configure)
     .configure(shift_routes)
     .configure(crate::routes::audit::routes)
+    .service(crate::routes::suspension::standing)
+    .service(crate::routes::suspension::resume)
     .service(events::stream_events)
     .configure(crate::display::routes)
     .configure(crate::console::routes)

@@ -157,9 +157,11 @@ pub struct ServeArgs {
         default_value = "data/keno-checkpoints.jsonl"
     )]
     pub checkpoints: std::path::PathBuf,
-    /// Seconds at most between two checkpoints while anything is written (also made at every
-    /// settlement and at the end of every Keno Day).
-    #[arg(long, env = "KENO_CHECKPOINT_INTERVAL", default_value_t = 60.0)]
+    /// Seconds at most from a write to the checkpoint that signs it, while anything is written
+    /// (checkpoints are also made at every settlement, at the end of every Keno Day, and as the
+    /// server starts and stops). What a crash can lose unseen is at most this much of the last
+    /// writes (issue 33).
+    #[arg(long, env = "KENO_CHECKPOINT_INTERVAL", default_value_t = 1.0)]
     pub checkpoint_interval: f64,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).

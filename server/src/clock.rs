@@ -194,7 +194,11 @@ pub fn close_game(
 
 /// Runs the drawer forever; `monitor` is draw monitoring's windows, which each settlement
 /// feeds.
-pub async fn run_drawer(state: web::Data<AppState>, monitor: web::Data<Monitor>) {
+pub async fn run_drawer(
+    state: web::Data<AppState>,
+    monitor: web::Data<Monitor>,
+    gate: web::Data<crate::suspension::gate::Gate>,
+) {
     // The game this term has already announced again after taking over.
     let mut reannounced: Option<(Term, i64)> = None;
     let warm = monitor.clone();
@@ -208,6 +212,11 @@ pub async fn run_drawer(state: web::Data<AppState>, monitor: web::Data<Monitor>)
         let Some(term) = state.leadership.wait_for_term(Duration::from_secs(1)).await else {
             continue;
         };
+        // Suspended (issue 33): nothing is drawn until two people resume.
+        if gate.admit(keno_core::suspension::Doing::Draw).is_err() {
+            idle(&state, Duration::from_secs(1)).await;
+            continue;
+        }
         let next = crate::store::read(&state.store, move |conn| -> DomainResult<Option<GameRow>> {
             let awaiting = GameState::codes_where(GameState::awaiting_draw);
             Ok(games::table

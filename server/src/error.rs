@@ -59,8 +59,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | NotAnRngGame | DrawOutOfOrder | DrawIncomplete | BallCheck | ClosureScheduled
         | ClosureNotOpen | StaffIdTaken | StaffActive | AlreadyDisabled | AlreadyEnabled
         | TerminalRegistered | ShiftOpen | NoShift | ShiftNotAwaitingSignOff
-        | VerifyRunning | DisplayRegistered => StatusCode::CONFLICT,
-        Unavailable | TooManyStreams => StatusCode::SERVICE_UNAVAILABLE,
+        | VerifyRunning | DisplayRegistered | NotSuspended => StatusCode::CONFLICT,
+        Unavailable | TooManyStreams | Suspended => StatusCode::SERVICE_UNAVAILABLE,
         Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

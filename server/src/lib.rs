@@ -55,6 +55,7 @@ mod special3;
 mod staff;
 mod state;
 mod store;
+mod suspension;
 mod tickets;
 mod time;
 mod vouchers;

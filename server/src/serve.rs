@@ -33,7 +33,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         shift_rule(&args),
     ));
     let (events, relay) = events(&db);
-    let anchor = anchor(&args, &db)?;
+    let (anchor, behind) = anchor(&args, &db)?;
+    let gate = web::Data::new(crate::suspension::gate::Gate::default());
     let state = web::Data::new(AppState {
         anchor,
         store: crate::store::Store { db, faults },
@@ -58,6 +59,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         trust_forwarded_for: args.trust_forwarded_for,
     });
 
+    suspend_if_behind(&state, &gate, behind)?;
+    if !gate.restoring() {
+        signed_at(&state, crate::audit::anchor::Reason::ServerStart)?;
+    }
     if let Some((url, rx)) = relay {
         crate::events::relay::start(url, rx, state.clone());
     }
@@ -79,6 +84,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         verifying: web::Data::new(Default::default()),
         books: web::Data::new(Default::default()),
         monitor: web::Data::new(crate::draw_monitor::Monitor::new(args.monitor_games)),
+        gate,
     };
     serve(args, state, services)
 }
@@ -115,19 +121,69 @@ fn events(db: &Db) -> (Events, Option<Relay>) {
 }
 
 /// The audit trail's anchor: the signing key (made on first start), the checkpoint file
-/// checked against the database, and the interval between checkpoints.
-fn anchor(args: &ServeArgs, db: &Db) -> anyhow::Result<crate::audit::anchor::make::Anchor> {
+/// checked against the database, and the interval between checkpoints; and whether the
+/// database is behind the file.
+fn anchor(
+    args: &ServeArgs,
+    db: &Db,
+) -> anyhow::Result<(
+    crate::audit::anchor::make::Anchor,
+    Option<crate::audit::anchor::make::Behind>,
+)> {
     let key = crate::audit::anchor::key::AuditKey::load_or_create(&args.audit_key)?;
-    crate::audit::anchor::make::check_file(&mut *db.conn()?, &args.checkpoints)?;
+    let behind = crate::audit::anchor::make::check_file(&mut *db.conn()?, &args.checkpoints)?;
     println!(
         "audit checkpoints signed by public key {}",
         key.public_hex()
     );
-    Ok(crate::audit::anchor::make::Anchor::new(
+    let anchor = crate::audit::anchor::make::Anchor::new(
         key,
         args.checkpoints.clone(),
         positive_seconds("--checkpoint-interval", args.checkpoint_interval)?,
-    ))
+    );
+    Ok((anchor, behind))
+}
+
+/// A database behind its checkpoint file is not served (issue 33): the system is suspended,
+/// for a restore or a trail cut, until a supervisor and an inspector resume it; nothing is
+/// sold, paid or drawn on it meanwhile. Then the gate holds what is in force, found now or
+/// before the last stop.
+fn suspend_if_behind(
+    state: &AppState,
+    gate: &crate::suspension::gate::Gate,
+    behind: Option<crate::audit::anchor::make::Behind>,
+) -> anyhow::Result<()> {
+    use keno_core::suspension::Cause;
+    let instance = state.leadership.instance.clone();
+    let closed = crate::store::transact(
+        &state.store.db,
+        &mut *state.store.db.conn()?,
+        None,
+        |conn| {
+            if let Some(behind) = &behind {
+                let found = crate::suspension::Found {
+                    cause: if behind.lost.is_some() {
+                        Cause::Restore
+                    } else {
+                        Cause::Trail
+                    },
+                    detail: behind.detail.clone(),
+                    lost: behind.lost,
+                };
+                let (row, new) = crate::suspension::begin(conn, &found, &instance)?;
+                if new {
+                    eprintln!("SUSPENDED: {} (suspension {})", row.detail, row.id);
+                }
+            }
+            Ok::<_, crate::error::Failure>(crate::suspension::closed(conn)?)
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(closed) = &closed {
+        println!("{}", closed.message);
+    }
+    gate.set(closed);
+    Ok(())
 }
 
 /// The services with state of their own, each its own app data beside the `AppState`.
@@ -140,6 +196,8 @@ struct Services {
     books: web::Data<crate::liability::Books>,
     /// Draw monitoring's windows of the last settled games, fed by the drawer's settlements.
     monitor: web::Data<crate::draw_monitor::Monitor>,
+    /// Whether the system is suspended (issue 33), for every request and the drawer.
+    gate: web::Data<crate::suspension::gate::Gate>,
 }
 
 /// The game's settings from the command line.
@@ -226,8 +284,10 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         verifying,
         books,
         monitor,
+        gate,
     } = services;
     let monitor_task = monitor.clone();
+    let gate_task = gate.clone();
     let guard_task = guard.clone();
     let books_task = books.clone().into_inner();
     let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
@@ -241,7 +301,9 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
                 .app_data(verifying.clone())
                 .app_data(books.clone())
                 .app_data(monitor.clone())
+                .app_data(gate.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
+                .wrap(actix_web::middleware::from_fn(crate::routes::suspension::held))
                 .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
         })
@@ -267,7 +329,11 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         }
         actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
         actix_web::rt::spawn(clock::run_clock(state.clone()));
-        actix_web::rt::spawn(clock::run_drawer(state.clone(), monitor_task));
+        actix_web::rt::spawn(clock::run_drawer(state.clone(), monitor_task, gate_task.clone()));
+        actix_web::rt::spawn(crate::suspension::task::keep_up(
+            state.store.clone(),
+            gate_task.clone().into_inner(),
+        ));
         actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
         actix_web::rt::spawn(crate::liability::task::keep_up(
             state.store.clone(),
@@ -275,15 +341,40 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
             state.settings.liability_interval,
             books_task,
         ));
-        actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone()));
+        actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone(), gate_task.clone()));
         actix_web::rt::spawn(crate::staff::guard::record_tallies(
             state.store.clone(),
             guard_task.into_inner(),
             tally_every,
         ));
         server.run().await?;
+        // Stopped gracefully (SIGTERM, SIGINT): the last writes signed before the process ends
+        // (none while a restore waits to be accepted).
+        if !gate_task.restoring() {
+            let stopping = state.clone();
+            web::block(move || signed_at(&stopping, crate::audit::anchor::Reason::ServerStop))
+                .await??;
+        }
         anyhow::Ok(())
     })
+}
+
+/// A checkpoint of the trail as this server starts or stops (issue 33), said on its output.
+fn signed_at(state: &AppState, reason: crate::audit::anchor::Reason) -> anyhow::Result<()> {
+    let today = crate::audit::anchor::task::today(state);
+    let made = crate::audit::anchor::make::mark(
+        (&state.anchor, &state.store.db),
+        reason,
+        &today,
+        &state.leadership.instance,
+    )?;
+    println!(
+        "audit checkpoint {} signed ({}), the trail to entry {}",
+        made.n,
+        reason.as_str(),
+        made.seq
+    );
+    Ok(())
 }
 
 fn positive_seconds(what: &str, seconds: f64) -> anyhow::Result<std::time::Duration> {

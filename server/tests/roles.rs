@@ -155,6 +155,13 @@ const TABLE: &[(&str, &str, Who)] = &[
     // Early closure of Keno (rule 16.2).
     ("POST", "/api/v1/keno/closures", Roles(SUPERVISOR)),
     ("GET", "/api/v1/keno/closure", Public),
+    // Issue 33: whether the system is suspended is for all to see; two keys resume it.
+    ("GET", "/api/v1/suspension", Public),
+    (
+        "POST",
+        "/api/v1/suspension/{id}/resume",
+        Roles(SUPERVISOR_INSPECTOR),
+    ),
     (
         "POST",
         "/api/v1/keno/closures/{id}/withdraw",

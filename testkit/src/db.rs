@@ -28,7 +28,12 @@ pub struct TestDb {
     writers: Mutex<Vec<String>>,
     /// Where the last server started on the database listens, for writers added meanwhile.
     pub(crate) live: Mutex<Option<String>>,
+    /// The PostgreSQL copies made by [`TestDb::backup`], dropped with the database.
+    backups: Mutex<Vec<String>>,
 }
+
+/// A copy of a test's database ([`TestDb::backup`]): a file, or a PostgreSQL database.
+pub struct Backup(String);
 
 impl TestDb {
     /// `None` when PostgreSQL is not configured and this is not CI.
@@ -44,6 +49,7 @@ impl TestDb {
                     pg: None,
                     writers: Mutex::default(),
                     live: Mutex::default(),
+                    backups: Mutex::default(),
                 })
             }
             Backend::Postgres => {
@@ -72,6 +78,7 @@ impl TestDb {
                     pg: Some((admin.clone(), name)),
                     writers: Mutex::default(),
                     live: Mutex::default(),
+                    backups: Mutex::default(),
                 })
             }
         }
@@ -87,7 +94,67 @@ impl TestDb {
             pg: None,
             writers: Mutex::default(),
             live: Mutex::default(),
+            backups: Mutex::default(),
         }
+    }
+
+    /// A copy of the database as it stands, taken while no server uses it: an operator's
+    /// backup, to [`TestDb::restore`] later.
+    pub fn backup(&self) -> Backup {
+        match &self.pg {
+            Some((admin, name)) => {
+                let copy = format!("{name}_b{}", crate::random_hex(4));
+                let mut conn = PgConnection::establish(admin).expect("PostgreSQL reachable");
+                diesel::sql_query(format!("CREATE DATABASE {copy} TEMPLATE {name}"))
+                    .execute(&mut conn)
+                    .unwrap();
+                self.backups.lock().unwrap().push(copy.clone());
+                Backup(copy)
+            }
+            None => {
+                let file = self.sqlite_file();
+                let copy = format!("{file}.backup-{}", crate::random_hex(4));
+                for suffix in ["", "-wal"] {
+                    let from = format!("{file}{suffix}");
+                    if std::path::Path::new(&from).exists() {
+                        std::fs::copy(&from, format!("{copy}{suffix}")).unwrap();
+                    }
+                }
+                Backup(copy)
+            }
+        }
+    }
+
+    /// Puts `backup` back in place of the database (no server using it).
+    pub fn restore(&self, backup: &Backup) {
+        match &self.pg {
+            Some((admin, name)) => {
+                let mut conn = PgConnection::establish(admin).expect("PostgreSQL reachable");
+                for sql in [
+                    format!("DROP DATABASE {name} WITH (FORCE)"),
+                    format!("CREATE DATABASE {name} TEMPLATE {}", backup.0),
+                ] {
+                    diesel::sql_query(sql).execute(&mut conn).unwrap();
+                }
+            }
+            None => {
+                let file = self.sqlite_file();
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{file}{suffix}"));
+                    let from = format!("{}{suffix}", backup.0);
+                    if suffix != "-shm" && std::path::Path::new(&from).exists() {
+                        std::fs::copy(&from, format!("{file}{suffix}")).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    fn sqlite_file(&self) -> String {
+        self.url
+            .strip_prefix("sqlite://")
+            .expect("a SQLite database's URL")
+            .to_string()
     }
 
     /// The signing key of the test's servers' audit checkpoints (`serve --audit-key`).
@@ -134,6 +201,14 @@ impl TestDb {
         }
     }
 
+    /// Opens every writer's shift on the server started last (after a suspension ends).
+    pub fn open_shifts(&self) {
+        let live = self.live.lock().unwrap().clone();
+        if let Some(base) = live {
+            self.serving_at(&base);
+        }
+    }
+
     /// A session of its own on the database, for many queries.
     pub fn session(&self) -> Session {
         Session::open(&self.url).unwrap_or_else(|e| panic!("{}: {e}", self.url))
@@ -164,8 +239,12 @@ impl Drop for TestDb {
     fn drop(&mut self) {
         if let Some((admin, name)) = &self.pg {
             if let Ok(mut conn) = PgConnection::establish(admin) {
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut conn);
+                let backups = self.backups.lock().map(|b| b.clone()).unwrap_or_default();
+                for name in std::iter::once(name).chain(&backups) {
+                    let _ =
+                        diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                            .execute(&mut conn);
+                }
             }
         }
     }

@@ -37,7 +37,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-pub use db::{Backend, Session, TestDb};
+pub use db::{Backend, Backup, Session, TestDb};
 pub use program::Program;
 pub use server::{
     add_principal, agent, free_port, open_shift, server_bin, subscribe, subscribe_timed, try_post,

@@ -256,6 +256,19 @@ impl Client {
                         "an answer that is not what was asked for ({status})"
                     )));
                 }
+                // The system suspended (issue 33) did nothing and will do nothing until two
+                // people resume it: final, unless an earlier try may have got through.
+                Err(CallError::Refused {
+                    status,
+                    code,
+                    message,
+                }) if code == keno_api::Refusal::Suspended && !maybe_sent => {
+                    return Err(CallError::Refused {
+                        status,
+                        code,
+                        message,
+                    })
+                }
                 Err(CallError::Refused { status, code, .. })
                     if status >= 500 || code == keno_api::Refusal::RequestInProgress =>
                 {

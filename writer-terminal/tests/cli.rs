@@ -2540,3 +2540,35 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
     assert_eq!(claim["postal_address"], "1 Main St\nSydney");
     t.keys("q");
 }
+
+/// Issue 33: a sale refused because the system is suspended is said at once, with the
+/// server's reason, and is not sent again nor taken for a sale whose outcome is unknown.
+#[test]
+fn a_sale_while_keno_is_suspended_is_refused_with_the_reason() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let mut w = world(&db, MANUAL_CLOCK);
+    assert!(w.server.terminate());
+    let backup = db.backup();
+    let mut s = Server::start(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let sell = |s: &Server| {
+        terminal(
+            &s.base,
+            &w.writer,
+            state.path(),
+            &["sell", "--spots", "6,45", "--amount", "1.00"],
+        )
+    };
+    assert!(sell(&s).status.success());
+    assert!(s.terminate());
+    // Put back to the copy taken before that sale: the server starts suspended.
+    db.restore(&backup);
+    let s = Server::start(&db, MANUAL_CLOCK);
+    let out = sell(&s);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("REFUSED (suspended): Keno is suspended since"),
+        "{}",
+        stderr(&out)
+    );
+}

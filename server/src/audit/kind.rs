@@ -96,6 +96,11 @@ entry_kinds! {
     ShiftOpened = "shift_opened",
     ShiftClosed = "shift_closed",
     ShiftSignedOff = "shift_signed_off",
+    // The system's own state (issue 33).
+    /// The system suspended: what was found, by which instance.
+    Suspended = "suspended",
+    /// A supervisor's or an inspector's key turned to resume; with both, resumed.
+    ResumeKeyTurned = "resume_key_turned",
 }
 
 impl std::fmt::Display for EntryKind {

@@ -378,6 +378,7 @@ const Console = (() => {
     document.getElementById("sign-on").hidden = false;
     document.getElementById("sign-on-error").textContent = message || "";
     document.getElementById("staff-id").focus();
+    paintSuspension();
   }
 
   async function signedIn() {
@@ -400,6 +401,7 @@ const Console = (() => {
     document.getElementById("who").textContent = `${me.name} (${me.role}, ${me.id})`;
     buildNav();
     show();
+    paintSuspension();
   }
 
   async function signOn(e) {
@@ -437,7 +439,56 @@ const Console = (() => {
   /** Every event the server publishes may move something a view shows. */
   const EVENTS = ["game_opened", "game_closed", "number_drawn", "game_drawn", "game_settled",
     "jackpot_changed", "game_invalidated", "draw_fault", "number_corrected", "device_returned",
-    "schedules_changed", "set_bets_changed", "keno_closure", "draw_monitor_alarm", "resync"];
+    "schedules_changed", "set_bets_changed", "keno_closure", "draw_monitor_alarm",
+    "suspension_changed", "resync"];
+
+  /** One key of a suspension's two, as people read it. */
+  function keyTurned(office, who, at, note) {
+    return who ? `the ${office} ${who} turned their key at ${when(at)}: “${note}”`
+      : `waiting for the ${office}'s key`;
+  }
+
+  /** The key `me` may turn on suspension `s`, with a note and a confirmation. */
+  function resumeForm(s) {
+    const mine = me && (me.role === "supervisor" ? s.supervisor : me.role === "inspector" ? s.inspector : "x");
+    if (!me || mine) return null;
+    const note = h("input", { "aria-label": "Why it is safe to resume", placeholder: "Why it is safe to resume (recorded)" });
+    const go = h("button", { type: "button", onclick: async () => {
+      const other = me.role === "supervisor" ? "an inspector" : "a supervisor";
+      const restore = s.lost_checkpoints ? " This accepts the restore and everything it lost." : "";
+      if (!window.confirm(`Turn your ${me.role}'s key to resume Keno (${s.cause_words})? It resumes once ${other} has turned theirs too.${restore}`)) return;
+      try {
+        await api("POST", `/api/v1/suspension/${s.id}/resume`, { note: note.value });
+      } catch (err) {
+        window.alert(`${err.message} (${err.code})`);
+      }
+      paintSuspension();
+    } }, "Turn my key to resume");
+    return h("div", {}, note, " ", go);
+  }
+
+  /** Issue 33: while the system is suspended, why and who has turned a key, above every page. */
+  async function paintSuspension() {
+    const box = document.getElementById("suspension");
+    let standing;
+    try {
+      standing = await api("GET", "/api/v1/suspension");
+    } catch (_) {
+      return;
+    }
+    if (!standing.suspended) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const items = standing.in_force.map((s) => h("li", {},
+      `${s.detail.charAt(0).toUpperCase()}${s.detail.slice(1)}. Resuming: `,
+      keyTurned("supervisor", s.supervisor, s.supervisor_at, s.supervisor_note), "; ",
+      keyTurned("inspector", s.inspector, s.inspector_at, s.inspector_note), ".",
+      resumeForm(s)));
+    box.replaceChildren(h("strong", {}, "KENO IS SUSPENDED. "), standing.message, h("ul", {}, items));
+    box.hidden = false;
+  }
 
   /** A draw-monitoring test has begun to fail: said at the top of every page until dismissed. */
   function alarm(a) {
@@ -456,6 +507,7 @@ const Console = (() => {
       link.textContent = "live";
       link.className = "link-state";
       refreshSoon(0);
+      paintSuspension();
     };
     events.onerror = () => {
       link.textContent = "OFFLINE: reconnecting…";
@@ -466,6 +518,7 @@ const Console = (() => {
       events.addEventListener(kind, (e) => {
         const data = JSON.parse(e.data || "null");
         if (kind === "draw_monitor_alarm") alarm(data);
+        if (kind === "suspension_changed" || kind === "resync") paintSuspension();
         document.dispatchEvent(new CustomEvent("keno:" + kind, { detail: data }));
         refreshSoon(kind === "number_drawn" ? 50 : 250);
       });

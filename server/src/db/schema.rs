@@ -605,7 +605,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    suspensions (id) {
+        id -> BigInt,
+        cause -> Text,
+        detail -> Text,
+        began_at -> BigInt,
+        instance -> Text,
+        state -> Text,
+        lost_from -> Nullable<BigInt>,
+        lost_to -> Nullable<BigInt>,
+        supervisor_id -> Nullable<Text>,
+        supervisor_at -> Nullable<BigInt>,
+        supervisor_note -> Nullable<Text>,
+        inspector_id -> Nullable<Text>,
+        inspector_at -> Nullable<BigInt>,
+        inspector_note -> Nullable<Text>,
+        resumed_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    suspensions,
     request_outcomes,
     staff_sessions,
     sign_on_failures,

@@ -4,7 +4,8 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, skew: 0, closure: null };
+const shown = { game: null, drawn: [], state: null, open: null, closesAt: null, skew: 0, closure: null,
+  suspended: false };
 let schedules = [];
 let prizeTurn = 0;
 
@@ -53,8 +54,8 @@ function paintBoard() {
     closed: "GAME CLOSED", drawing: "GAME CLOSED · DRAWING", drawn: "DRAWN", settled: "RESULTS",
     void: "DRAW VOID · REDRAWING", invalidated: "GAME INVALIDATED", open: "OPEN FOR PLAY",
   };
-  status.textContent = words[shown.state] ?? "";
-  status.className = shown.state === "closed" || shown.state === "drawing" ? "closed" : "";
+  status.textContent = shown.suspended ? "SUSPENDED" : words[shown.state] ?? "";
+  status.className = shown.suspended || shown.state === "closed" || shown.state === "drawing" ? "closed" : "";
   if (shown.state === "drawing" && shown.drawn.length) status.className = "drawing";
 }
 
@@ -121,9 +122,26 @@ function paintClosure() {
   c.hidden = false;
 }
 
+// Issue 33: the system suspended (GET /api/v1/suspension or a suspension_changed event):
+// nothing is sold, paid or drawn meanwhile, said in players' words; why is for the staff.
+function paintSuspension(suspended) {
+  shown.suspended = suspended;
+  const s = $("suspended");
+  s.textContent = suspended
+    ? "KENO IS SUSPENDED: no tickets are sold or paid and no game is drawn until it resumes."
+    : "";
+  s.hidden = !suspended;
+  paintBoard();
+  tick();
+}
+
 function tick() {
   paintClosure();
   const c = $("countdown");
+  if (shown.suspended) {
+    c.textContent = "";
+    return;
+  }
   if (!shown.closesAt) {
     c.textContent = shown.open === null ? "Keno is closed" : "";
     return;
@@ -147,6 +165,7 @@ async function refresh() {
     }
     shown.closure = (await api("/api/v1/keno/closure")).closure;
     paintClosure();
+    paintSuspension((await api("/api/v1/suspension")).suspended);
     const recent = await api(
       "/api/v1/games?state=closed,drawing,drawn,settled,void,invalidated&order=desc&limit=7");
     if (recent.length) {
@@ -256,6 +275,7 @@ function listen() {
     shown.closure = d.withdrawn ? null : d;
     paintClosure();
   });
+  on("suspension_changed", (d) => paintSuspension(d.suspended));
   on("resync", () => refresh());
 }
 

@@ -193,9 +193,26 @@ async function readClosure() {
   }
 }
 
+// Issue 33: the system suspended, said here as on the board.
+function paintSuspension(suspended) {
+  const s = $("suspended");
+  s.textContent = suspended
+    ? "KENO IS SUSPENDED: no tickets are sold or paid until it resumes. You can still check your ticket here."
+    : "";
+  s.hidden = !suspended;
+}
+
+async function readSuspension() {
+  const response = await fetch("/api/v1/suspension", { cache: "no-store" });
+  if (response.ok) paintSuspension((await response.json()).suspended);
+}
+
 function listen() {
   const events = new EventSource("/api/v1/events");
-  events.onopen = () => readClosure().catch(() => {});
+  events.onopen = () => {
+    readClosure().catch(() => {});
+    readSuspension().catch(() => {});
+  };
   events.onerror = () => {
     if (events.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
   };
@@ -204,7 +221,11 @@ function listen() {
     closure = d.withdrawn ? null : d;
     paintClosure();
   });
-  events.addEventListener("resync", () => readClosure().catch(() => {}));
+  events.addEventListener("suspension_changed", (e) => paintSuspension(JSON.parse(e.data).suspended));
+  events.addEventListener("resync", () => {
+    readClosure().catch(() => {});
+    readSuspension().catch(() => {});
+  });
 }
 
 listen();

@@ -22,5 +22,6 @@ pub mod set_bets;
 pub mod shifts;
 pub mod special3;
 pub mod staff;
+pub mod suspension;
 pub mod tickets;
 pub mod vouchers;

@@ -1,11 +1,13 @@
-//! Making checkpoints: the leader, once a second (`task.rs`), asks whether one is due (`due`: its first,
-//! a Keno Day ended, a game settled, or the interval passed with entries written since the
-//! last), signs the trail's heads in a transaction fenced by its term, and appends what it made
-//! to the checkpoint file after the commit. A file left behind (a crash between the two, a
-//! checkpoint made by another instance) is caught up from the database first.
+//! Making checkpoints: the leader, four times an interval (`task.rs`), asks whether one is due
+//! (`due`: its first, a Keno Day ended, a game settled, or the interval passed with entries
+//! written since the last), signs the trail's heads in a transaction fenced by its term, and
+//! appends what it made to the checkpoint file after the commit. A file left behind (a crash
+//! between the two, a checkpoint made by another instance) is caught up from the database.
+//! Every server also signs one as it starts and as it stops (`mark`), and does not start on a
+//! database behind the file (`check_file`).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -27,6 +29,9 @@ pub struct Anchor {
     pub settled: AtomicBool,
     /// Held while the file is caught up: one catch-up at a time in this process.
     filing: Mutex<()>,
+    /// The number of the last checkpoint this process knows to be in the file: the file is
+    /// read only when the database holds a later one.
+    filed: AtomicI64,
 }
 
 impl Anchor {
@@ -37,6 +42,7 @@ impl Anchor {
             interval,
             settled: AtomicBool::new(false),
             filing: Mutex::new(()),
+            filed: AtomicI64::new(0),
         }
     }
 }
@@ -82,9 +88,11 @@ pub fn step(
     term: Term,
 ) -> anyhow::Result<()> {
     let mut conn = db.conn()?;
-    catch_up(anchor, &mut conn)?;
     let settled = anchor.settled.swap(false, Ordering::SeqCst);
     let (before, at) = (last(&mut conn)?, chains::heads(&mut conn)?);
+    if before.as_ref().map_or(0, |c| c.n) > anchor.filed.load(Ordering::SeqCst) {
+        catch_up(anchor, &mut conn)?;
+    }
     if due(
         before.as_ref(),
         &at,
@@ -169,35 +177,205 @@ fn last(conn: &mut DbConnection) -> QueryResult<Option<Checkpoint>> {
         .optional()
 }
 
-/// At start: the checkpoint file is this database's. Its last checkpoint must be the database's
-/// of that number (an empty or new file is filled from the database); a file of another
-/// database's trail would be caught up wrongly, so the server does not start on it. A file
-/// that others could read is made 0600 (issue 31), as the database is.
-pub fn check_file(conn: &mut DbConnection, path: &std::path::Path) -> anyhow::Result<()> {
+/// At start: the checkpoint file is this database's and the database is not behind it. Its
+/// last checkpoint must be the database's of that number, and the trail must still hold every
+/// head it signs (an empty or new file is filled from the database). A database whose last
+/// checkpoint is an earlier one of the file was put back to an earlier copy: what was written
+/// after that copy is lost, and the server does not serve on it (issue 33). A file of another
+/// database's trail would be caught up wrongly, so the server does not start on it either. A
+/// file that others could read is made 0600 (issue 31), as the database is.
+pub fn check_file(
+    conn: &mut DbConnection,
+    path: &std::path::Path,
+) -> anyhow::Result<Option<Behind>> {
     crate::private_files::tighten(path)?;
-    let Some(last) = file::read(path)?.pop() else {
-        return Ok(());
+    let Some(filed) = file::last(path)? else {
+        return Ok(None);
     };
     let ours: Option<Checkpoint> = audit_checkpoints::table
-        .find(last.n)
+        .find(filed.n)
         .select(Checkpoint::as_select())
         .first(conn)
         .optional()?;
-    anyhow::ensure!(
-        ours.as_ref() == Some(&last),
+    match ours {
+        Some(ours) if ours == filed => heads_kept(conn, path, &filed),
+        Some(_) => Err(another_trail(path, &filed)),
+        None => match last(conn)? {
+            Some(ours) if file::read(path)?.contains(&ours) => {
+                Ok(Some(behind(path, &filed, &ours)))
+            }
+            _ => Err(another_trail(path, &filed)),
+        },
+    }
+}
+
+/// A database behind its checkpoint file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Behind {
+    /// What was found, in a sentence.
+    pub detail: String,
+    /// For a database put back to an earlier copy: the file's checkpoints it does not hold,
+    /// first and last. `None` for a trail cut under checkpoints it still holds.
+    pub lost: Option<(i64, i64)>,
+}
+
+fn another_trail(path: &std::path::Path, filed: &Checkpoint) -> anyhow::Error {
+    anyhow::anyhow!(
         "the checkpoint file {} holds another trail's checkpoints (its last, number {}, is not \
          this database's): give each database a --checkpoints file of its own",
         path.display(),
-        last.n
+        filed.n
+    )
+}
+
+/// A database put back to its checkpoint `ours`, behind the file's `filed`.
+fn behind(path: &std::path::Path, filed: &Checkpoint, ours: &Checkpoint) -> Behind {
+    let at = |c: &Checkpoint| crate::time::local(c.made_at).format("%d/%m/%Y %H:%M:%S");
+    Behind {
+        detail: format!(
+            "the database is behind its checkpoint file {}: the file's last checkpoint is \
+             number {}, made {}, but the database's last is number {}, made {}; what was \
+             written between them is not in this database, which was put back to an earlier \
+             copy (a restore from backup, or a rollback)",
+            path.display(),
+            filed.n,
+            at(filed),
+            ours.n,
+            at(ours)
+        ),
+        lost: Some((ours.n + 1, filed.n)),
+    }
+}
+
+/// Every head the file's last checkpoint signs is still in the trail with the hash signed:
+/// entries removed from the end, or the database put back with its checkpoints copied over,
+/// are behind the file too.
+fn heads_kept(
+    conn: &mut DbConnection,
+    path: &std::path::Path,
+    filed: &Checkpoint,
+) -> anyhow::Result<Option<Behind>> {
+    use crate::db::schema::audit_log;
+    let heads = filed.signed_heads().ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: checkpoint {} names the chains' heads in a form no server writes",
+            path.display(),
+            filed.n
+        )
+    })?;
+    for head in heads {
+        let hash: Option<String> = audit_log::table
+            .filter(audit_log::chain.eq(head.chain))
+            .filter(audit_log::seq.eq(head.seq))
+            .select(audit_log::hash)
+            .first(conn)
+            .optional()?;
+        if hash.as_deref() != Some(head.hash.as_str()) {
+            return Ok(Some(Behind {
+                detail: format!(
+                    "the audit trail is behind its checkpoint file {}: its entry {} (chain {}), \
+                     signed by checkpoint {}, is {}; the trail was cut or changed",
+                    path.display(),
+                    head.seq,
+                    head.chain,
+                    filed.n,
+                    if hash.is_some() { "changed" } else { "missing" }
+                ),
+                lost: None,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// Signs a checkpoint for `reason` now, whatever is due (a server's start and graceful stop),
+/// after the closing one of an ended Keno Day if that is still due; then files what is
+/// missing. Not fenced by a term: it adds a checkpoint, numbered after the last, and two made
+/// at once conflict on the number, one failing whole.
+pub fn mark(
+    (anchor, db): (&Anchor, &Db),
+    reason: Reason,
+    today: &str,
+    instance: &str,
+) -> anyhow::Result<Checkpoint> {
+    let mut conn = db.conn()?;
+    let made = crate::store::transact(db, &mut conn, None, |conn| {
+        let mut last = last(conn)?;
+        let heads = chains::heads(conn)?;
+        let ended = due(
+            last.as_ref(),
+            &heads,
+            now_micros(),
+            false,
+            anchor.interval,
+            today,
+        );
+        if let Some((Reason::KenoDayEnd, day)) = ended {
+            let closing = sign(
+                anchor,
+                last.as_ref(),
+                &heads,
+                (Reason::KenoDayEnd, day),
+                instance.into(),
+            );
+            diesel::insert_into(audit_checkpoints::table)
+                .values(&closing)
+                .execute(conn)?;
+            last = Some(closing);
+        }
+        let made = sign(
+            anchor,
+            last.as_ref(),
+            &heads,
+            (reason, today.into()),
+            instance.into(),
+        );
+        diesel::insert_into(audit_checkpoints::table)
+            .values(&made)
+            .execute(conn)?;
+        anyhow::Ok(made)
+    })?;
+    catch_up(anchor, &mut conn)?;
+    Ok(made)
+}
+
+/// The checkpoint that accepts a restore (issue 33), in the transaction that resumes it:
+/// numbered after the file's last, `lost_to`, and naming it, it signs the trail as it stands,
+/// so the file's checkpoints the database lost stand as a gap that two people accepted.
+pub fn bridge(
+    anchor: &Anchor,
+    conn: &mut DbConnection,
+    lost_to: i64,
+    (today, instance): (&str, &str),
+) -> anyhow::Result<Checkpoint> {
+    let filed = file::last(&anchor.file)?
+        .filter(|c| c.n == lost_to)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the checkpoint file {} no longer ends at checkpoint {lost_to}, as it did when \
+                 the restore was found",
+                anchor.file.display()
+            )
+        })?;
+    let heads = chains::heads(conn)?;
+    let made = sign(
+        anchor,
+        Some(&filed),
+        &heads,
+        (Reason::RestoreAccepted, today.to_string()),
+        instance.to_string(),
     );
-    Ok(())
+    diesel::insert_into(audit_checkpoints::table)
+        .values(&made)
+        .execute(conn)?;
+    Ok(made)
 }
 
 /// Appends to the file every stored checkpoint it does not hold yet. The file's end is read
 /// each time, not remembered: another instance given the same file may have appended since.
 /// (Two instances catching up at the same moment can write a checkpoint twice; verify reads an
 /// identical repeat as one.)
-fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
+pub fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
     let _filing = anchor.filing.lock().unwrap_or_else(|e| e.into_inner());
     let after = file::last_n(&anchor.file)?;
     let missing: Vec<Checkpoint> = audit_checkpoints::table
@@ -206,6 +384,8 @@ fn catch_up(anchor: &Anchor, conn: &mut DbConnection) -> anyhow::Result<()> {
         .select(Checkpoint::as_select())
         .load(conn)?;
     file::append(&anchor.file, &missing)?;
+    let filed = missing.last().map_or(after, |c| c.n);
+    anchor.filed.fetch_max(filed, Ordering::SeqCst);
     Ok(())
 }
 

@@ -5,10 +5,13 @@
 //! back. A checkpoint commits to the trail's heads (each chain's last entry's number and hash,
 //! `audit::chains`: it folds every chain into one) with an Ed25519 signature by a key that is
 //! not in the database (`key`); each is stored in the database and appended to a file outside
-//! it (`file`), which an operator points at write-once or off-host storage. Checkpoints are chained to each other too (each names the digest of the
-//! one before), so one removed from the file is seen. The leader makes one at least every
-//! `--checkpoint-interval` while anything is written, after every game's settlement and at the
-//! end of every Keno Day (`make`). `audit verify --public-key` proves the trail against them.
+//! it (`file`), which an operator points at write-once or off-host storage. Checkpoints are
+//! chained to each other too (each names the digest of the one before), so one removed from the
+//! file is seen. A server makes one as it starts and as it stops gracefully; the leader makes
+//! one within `--checkpoint-interval` (a second) of any write while writes go on, after every
+//! game's settlement and at the end of every Keno Day (`make`). So a database put back to an
+//! earlier copy is behind the file, and no server serves on it (`make::check_file`), and
+//! `audit verify --public-key` proves the trail against them.
 
 pub mod file;
 pub mod key;
@@ -38,14 +41,26 @@ pub enum Reason {
     Settlement,
     /// The Keno Day it names ended.
     KenoDayEnd,
+    /// This server started (issue 33): before it serves, so a database behind the file is
+    /// caught at the next start however little was written.
+    ServerStart,
+    /// This server stopped gracefully: after its last request.
+    ServerStop,
+    /// A supervisor and an inspector accepted a restore: numbered after the file's last
+    /// checkpoint and naming it, it signs the trail as restored; the checkpoints between the
+    /// database's last and the file's last are the accepted gap.
+    RestoreAccepted,
 }
 
 impl Reason {
-    const ALL: [Reason; 4] = [
+    const ALL: [Reason; 7] = [
         Reason::Start,
         Reason::Interval,
         Reason::Settlement,
         Reason::KenoDayEnd,
+        Reason::ServerStart,
+        Reason::ServerStop,
+        Reason::RestoreAccepted,
     ];
 
     /// The stored text read back; `None` for text no server writes.
@@ -59,6 +74,9 @@ impl Reason {
             Reason::Interval => "interval",
             Reason::Settlement => "settlement",
             Reason::KenoDayEnd => "keno_day_end",
+            Reason::ServerStart => "server_start",
+            Reason::ServerStop => "server_stop",
+            Reason::RestoreAccepted => "restore_accepted",
         }
     }
 }

@@ -11,7 +11,7 @@ use ed25519_dalek::VerifyingKey;
 
 use super::chain::Trail;
 use super::Report;
-use crate::audit::anchor::{Checkpoint, GENESIS};
+use crate::audit::anchor::{Checkpoint, Reason, GENESIS};
 
 /// What the auditor brings: the keys to trust and, if given, the checkpoint file with when it
 /// was read.
@@ -38,15 +38,30 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
     // The file, held outside the database, is the authority when given.
     let filed = proof.file.as_deref().map(|f| once_each(f, report));
     let list = filed.as_deref().unwrap_or(stored);
+    let lost = accepted_gaps(stored, report);
     let mut before: Option<&Checkpoint> = None;
     for c in list {
-        follows(c, before, report);
+        if lost.contains(&c.n) {
+            // Signed before a restore two people accepted: of a history the database lost.
+            signed(c, &proof.keys, report);
+            before = Some(c);
+            continue;
+        }
+        let bridged = before.is_some_and(|b| lost.contains(&(b.n + 1)));
+        if !(bridged && filed.is_none()) {
+            follows(c, before, report);
+        }
         signed(c, &proof.keys, report);
         in_the_trail(c, trail, report);
         before = Some(c);
     }
     if let Some(file) = &filed {
-        beside_the_file(stored, file, proof.read_at, report);
+        let kept: Vec<Checkpoint> = file
+            .iter()
+            .filter(|f| !lost.contains(&f.n))
+            .cloned()
+            .collect();
+        beside_the_file(stored, &kept, proof.read_at, report);
     }
     // No checkpoint at all is not a difference by itself: a server signs its first within a
     // second of leading, and a database from before checkpoints has none until then. Removing
@@ -75,6 +90,29 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
         "{} checkpoints{source}{signatures}; {tail}",
         list.len()
     ));
+}
+
+/// The checkpoints lost with restores that a supervisor and an inspector accepted (issue 33):
+/// those between a `restore_accepted` checkpoint and the database's one before it. Each gap is
+/// said, never silently passed over.
+fn accepted_gaps(stored: &[Checkpoint], report: &mut Report) -> BTreeSet<i64> {
+    let mut lost = BTreeSet::new();
+    let mut before = 0;
+    for c in stored {
+        if Reason::parse(&c.reason) == Some(Reason::RestoreAccepted) && c.n > before + 1 {
+            report.checked(format!(
+                "checkpoints {} to {} were lost with a restore of the database, accepted by a \
+                 supervisor and an inspector at checkpoint {} (the trail's resume_key_turned \
+                 entries name them and why)",
+                before + 1,
+                c.n - 1,
+                c.n
+            ));
+            lost.extend(before + 1..c.n);
+        }
+        before = c.n;
+    }
+    lost
 }
 
 /// The file's checkpoints with an identical repeat read as one (two instances given the same
