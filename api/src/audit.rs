@@ -68,6 +68,10 @@ pub enum ExceptionKind {
     /// A step of a server's wall clock, or a game left open under a wrong clock and repaired
     /// (closed, or invalidated with refunds) at a restart.
     Clock,
+    /// The system's own life (issue 33): a server started (and any that had not stopped
+    /// cleanly before) or stopped, the system suspended or a key turned to resume it, the
+    /// software found not as approved.
+    System,
 }
 
 impl ExceptionKind {
@@ -94,6 +98,7 @@ impl ExceptionKind {
         ExceptionKind::Approval,
         ExceptionKind::DrawMonitor,
         ExceptionKind::Clock,
+        ExceptionKind::System,
     ];
 
     /// The kind as it is on the wire; the day's exceptions are ordered by when, then by this.
@@ -121,6 +126,7 @@ impl ExceptionKind {
             ExceptionKind::Approval => "approval",
             ExceptionKind::DrawMonitor => "draw_monitor",
             ExceptionKind::Clock => "clock",
+            ExceptionKind::System => "system",
         }
     }
 }

@@ -19,6 +19,7 @@
 //! - [`displays`]: registered displays, whose event streams come first;
 //! - [`principals`]: who is calling (`/principals/me`) and the roles;
 //! - [`staff`]: people, sign-on and sessions, terminals, supervisors' approvals, shifts;
+//! - [`integrity`]: the components of the running software and their digests;
 //! - [`suspension`]: the system suspended when its evidence breaks, and resumed by two people;
 //! - [`events`]: the names and payloads of the event stream.
 //!
@@ -34,6 +35,7 @@ pub mod displays;
 pub mod draw;
 pub mod events;
 pub mod games;
+pub mod integrity;
 pub mod limits;
 pub mod monitoring;
 pub mod principals;

@@ -54,6 +54,11 @@ pub enum Command {
     /// them (or a dump file) statistically.
     #[command(subcommand)]
     Rng(crate::rng_cmd::RngCommand),
+    /// The components of this software (the binary, its pages and migrations, the rule set)
+    /// with their SHA-256 and, given a seed, HMAC-SHA256: for an inspector to check against the
+    /// approved release. `integrity approve` writes the signed manifest `serve
+    /// --approved-manifest` checks against.
+    Integrity(crate::integrity::cli::IntegrityArgs),
     /// Print the OpenAPI document of the HTTP API (checked in as schemas/openapi.json).
     Openapi,
 }
@@ -163,6 +168,17 @@ pub struct ServeArgs {
     /// writes (issue 33).
     #[arg(long, env = "KENO_CHECKPOINT_INTERVAL", default_value_t = 1.0)]
     pub checkpoint_interval: f64,
+    /// The approved manifest (`keno-server integrity approve`): the software and the rule set
+    /// are checked against it at start (a difference refuses to start) and every
+    /// --integrity-interval (a difference suspends the system). Needs --manifest-public-key.
+    #[arg(long, env = "KENO_APPROVED_MANIFEST", value_name = "FILE")]
+    pub approved_manifest: Option<PathBuf>,
+    /// The public key the approved manifest must be signed by (64 hex digits, or a file).
+    #[arg(long, env = "KENO_MANIFEST_PUBLIC_KEY", value_name = "KEY")]
+    pub manifest_public_key: Option<String>,
+    /// Seconds between two checks of the software against the approved manifest.
+    #[arg(long, env = "KENO_INTEGRITY_INTERVAL", default_value_t = 300.0)]
+    pub integrity_interval: f64,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).
     #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]

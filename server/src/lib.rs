@@ -8,6 +8,7 @@
 
 mod api;
 mod approvals;
+mod assets;
 mod audit;
 mod auth;
 mod ball_draw;
@@ -30,11 +31,13 @@ mod failure;
 mod faults;
 mod game_summary;
 mod games;
+mod integrity;
 mod invalidation;
 mod jackpots;
 mod keno_day;
 mod leader;
 mod liability;
+mod lifecycle;
 mod limits_doc;
 mod paging;
 mod private_files;
@@ -76,6 +79,7 @@ pub fn run(cli: Cli) -> ExitCode {
         cli::Command::Device(cmd) => device::run(cmd),
         cli::Command::Audit(cmd) => audit::run(cmd),
         cli::Command::Rng(cmd) => rng_cmd::run(cmd),
+        cli::Command::Integrity(args) => integrity::cli::run(args),
         cli::Command::Serve(args) => serve::run(*args).map(|()| ExitCode::SUCCESS),
         cli::Command::Principal(cmd) => principal(cmd).map(|()| ExitCode::SUCCESS),
         cli::Command::Staff(cmd) => staff::cli::run_staff(cmd).map(|()| ExitCode::SUCCESS),

@@ -59,7 +59,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         trust_forwarded_for: args.trust_forwarded_for,
     });
 
+    let integrity = web::Data::new(integrity(&args, &state)?);
     suspend_if_behind(&state, &gate, behind)?;
+    record_start(&state, &integrity)?;
     if !gate.restoring() {
         signed_at(&state, crate::audit::anchor::Reason::ServerStart)?;
     }
@@ -85,6 +87,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         books: web::Data::new(Default::default()),
         monitor: web::Data::new(crate::draw_monitor::Monitor::new(args.monitor_games)),
         gate,
+        integrity,
     };
     serve(args, state, services)
 }
@@ -144,6 +147,84 @@ fn anchor(
     Ok((anchor, behind))
 }
 
+/// What the software checks itself against (issue 33). Given an approved manifest, the
+/// software and the rule set are checked now: the check enters the trail, and a difference
+/// suspends the system and refuses to start.
+fn integrity(args: &ServeArgs, state: &AppState) -> anyhow::Result<crate::integrity::Integrity> {
+    use crate::integrity::manifest::Manifest;
+    let approved = match (&args.approved_manifest, &args.manifest_public_key) {
+        (None, None) => None,
+        (Some(path), Some(key)) => Some(Manifest::read(
+            path,
+            &crate::audit::anchor::key::parse_public(key)?,
+        )?),
+        _ => anyhow::bail!("--approved-manifest and --manifest-public-key go together"),
+    };
+    let integrity = crate::integrity::Integrity {
+        rules: crate::integrity::cli::rules_source(args.rules.path.as_deref()),
+        approved,
+        interval: positive_seconds("--integrity-interval", args.integrity_interval)?,
+    };
+    let Some(differences) = integrity.differences()? else {
+        return Ok(integrity);
+    };
+    let instance = state.leadership.instance.clone();
+    let recorded = differences.clone();
+    crate::store::transact(
+        &state.store.db,
+        &mut *state.store.db.conn()?,
+        None,
+        |conn| crate::integrity::record(conn, &recorded, &instance),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !differences.is_empty() {
+        let said: Vec<String> = differences.into_iter().map(|d| d.said).collect();
+        anyhow::bail!(
+            "the software is not as approved; the system is suspended until a supervisor and an \
+             inspector resume it:\n  {}",
+            said.join("\n  ")
+        );
+    }
+    println!("the software and the rule set are as approved");
+    Ok(integrity)
+}
+
+/// This start in the trail, with the digests of the binary and the rules (issue 33); an
+/// instance that had not stopped gracefully before is said.
+fn record_start(state: &AppState, integrity: &crate::integrity::Integrity) -> anyhow::Result<()> {
+    let components = crate::integrity::components::components(&integrity.rules, None)?;
+    let digest = |name: &str| {
+        components
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.sha256.clone())
+            .unwrap_or_default()
+    };
+    let (binary, rules) = (
+        digest("binary"),
+        digest(crate::integrity::components::RULES),
+    );
+    let release = crate::integrity::release();
+    let start = crate::lifecycle::Start {
+        release: &release,
+        binary_sha256: &binary,
+        rules_sha256: &rules,
+    };
+    let instance = &state.leadership.instance;
+    let not_stopped =
+        crate::store::transact(&state.store.db, &mut *state.store.db.conn()?, None, |c| {
+            crate::lifecycle::started(c, instance, &start)
+        })?;
+    if !not_stopped.is_empty() {
+        println!(
+            "no graceful stop was recorded for {} since its start: it crashed, was killed or \
+             lost power (or it still runs)",
+            not_stopped.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// A database behind its checkpoint file is not served (issue 33): the system is suspended,
 /// for a restore or a trail cut, until a supervisor and an inspector resume it; nothing is
 /// sold, paid or drawn on it meanwhile. Then the gate holds what is in force, found now or
@@ -187,6 +268,7 @@ fn suspend_if_behind(
 }
 
 /// The services with state of their own, each its own app data beside the `AppState`.
+#[derive(Clone)]
 struct Services {
     sales: web::Data<crate::tickets::writer::SaleWriter>,
     guard: web::Data<crate::staff::guard::SignOnGuard>,
@@ -198,6 +280,8 @@ struct Services {
     monitor: web::Data<crate::draw_monitor::Monitor>,
     /// Whether the system is suspended (issue 33), for every request and the drawer.
     gate: web::Data<crate::suspension::gate::Gate>,
+    /// What the software checks itself against (issue 33).
+    integrity: web::Data<crate::integrity::Integrity>,
 }
 
 /// The game's settings from the command line.
@@ -278,32 +362,24 @@ fn auth_failures(args: &ServeArgs) -> anyhow::Result<crate::rate_limit::AuthFail
 
 /// Serves HTTP and runs the background tasks until the server stops.
 fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> anyhow::Result<()> {
-    let Services {
-        sales,
-        guard,
-        verifying,
-        books,
-        monitor,
-        gate,
-    } = services;
-    let monitor_task = monitor.clone();
-    let gate_task = gate.clone();
-    let guard_task = guard.clone();
-    let books_task = books.clone().into_inner();
     let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
+        let s = services.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(app_state.clone())
-                .app_data(sales.clone())
-                .app_data(guard.clone())
-                .app_data(verifying.clone())
-                .app_data(books.clone())
-                .app_data(monitor.clone())
-                .app_data(gate.clone())
+                .app_data(s.sales.clone())
+                .app_data(s.guard.clone())
+                .app_data(s.verifying.clone())
+                .app_data(s.books.clone())
+                .app_data(s.monitor.clone())
+                .app_data(s.gate.clone())
+                .app_data(s.integrity.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
-                .wrap(actix_web::middleware::from_fn(crate::routes::suspension::held))
+                .wrap(actix_web::middleware::from_fn(
+                    crate::routes::suspension::held,
+                ))
                 .wrap(actix_web::middleware::from_fn(crate::body_limits::bounded))
                 .configure(api::routes)
         })
@@ -319,44 +395,76 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
             rules = state.rules.name(),
             "serving"
         );
-        let hours = state.settings.hours;
-        if hours.keno_day(crate::time::local_now()).is_none() {
-            println!(
-                "Keno is closed now: games run from {} to {} local time (--keno-day-start, --keno-day-end)",
-                hours.start.format("%H:%M"),
-                hours.end.format("%H:%M")
-            );
-        }
-        actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
-        actix_web::rt::spawn(clock::run_clock(state.clone()));
-        actix_web::rt::spawn(clock::run_drawer(state.clone(), monitor_task, gate_task.clone()));
-        actix_web::rt::spawn(crate::suspension::task::keep_up(
-            state.store.clone(),
-            gate_task.clone().into_inner(),
-        ));
-        actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
-        actix_web::rt::spawn(crate::liability::task::keep_up(
-            state.store.clone(),
-            state.rule_sets.clone(),
-            state.settings.liability_interval,
-            books_task,
-        ));
-        actix_web::rt::spawn(crate::audit::anchor::task::run(state.clone(), gate_task.clone()));
-        actix_web::rt::spawn(crate::staff::guard::record_tallies(
-            state.store.clone(),
-            guard_task.into_inner(),
-            tally_every,
-        ));
+        say_when_keno_is_closed(&state);
+        spawn_tasks(&state, &services, tally_every);
         server.run().await?;
         // Stopped gracefully (SIGTERM, SIGINT): the last writes signed before the process ends
         // (none while a restore waits to be accepted).
-        if !gate_task.restoring() {
-            let stopping = state.clone();
-            web::block(move || signed_at(&stopping, crate::audit::anchor::Reason::ServerStop))
-                .await??;
-        }
+        let stopping = state.clone();
+        let restoring = services.gate.restoring();
+        web::block(move || -> anyhow::Result<()> {
+            let instance = &stopping.leadership.instance;
+            crate::store::transact(
+                &stopping.store.db,
+                &mut *stopping.store.db.conn()?,
+                None,
+                |c| crate::lifecycle::stopped(c, instance),
+            )?;
+            if !restoring {
+                signed_at(&stopping, crate::audit::anchor::Reason::ServerStop)?;
+            }
+            Ok(())
+        })
+        .await??;
         anyhow::Ok(())
     })
+}
+
+fn say_when_keno_is_closed(state: &AppState) {
+    let hours = state.settings.hours;
+    if hours.keno_day(crate::time::local_now()).is_none() {
+        println!(
+            "Keno is closed now: games run from {} to {} local time (--keno-day-start, --keno-day-end)",
+            hours.start.format("%H:%M"),
+            hours.end.format("%H:%M")
+        );
+    }
+}
+
+/// The background tasks, each given what it needs.
+fn spawn_tasks(state: &web::Data<AppState>, s: &Services, tally_every: std::time::Duration) {
+    actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
+    actix_web::rt::spawn(clock::run_clock(state.clone()));
+    actix_web::rt::spawn(clock::run_drawer(
+        state.clone(),
+        s.monitor.clone(),
+        s.gate.clone(),
+    ));
+    actix_web::rt::spawn(crate::suspension::task::keep_up(
+        state.store.clone(),
+        s.gate.clone().into_inner(),
+    ));
+    actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
+    actix_web::rt::spawn(crate::liability::task::keep_up(
+        state.store.clone(),
+        state.rule_sets.clone(),
+        state.settings.liability_interval,
+        s.books.clone().into_inner(),
+    ));
+    actix_web::rt::spawn(crate::audit::anchor::task::run(
+        state.clone(),
+        s.gate.clone(),
+    ));
+    actix_web::rt::spawn(crate::integrity::task::run(
+        state.clone(),
+        s.integrity.clone(),
+        s.gate.clone(),
+    ));
+    actix_web::rt::spawn(crate::staff::guard::record_tallies(
+        state.store.clone(),
+        s.guard.clone().into_inner(),
+        tally_every,
+    ));
 }
 
 /// A checkpoint of the trail as this server starts or stops (issue 33), said on its output.

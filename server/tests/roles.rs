@@ -157,6 +157,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     ("GET", "/api/v1/keno/closure", Public),
     // Issue 33: whether the system is suspended is for all to see; two keys resume it.
     ("GET", "/api/v1/suspension", Public),
+    ("GET", "/api/v1/integrity", Roles(AUDIT)),
     (
         "POST",
         "/api/v1/suspension/{id}/resume",

@@ -90,6 +90,30 @@ fn verify_signed(db: &TestDb) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
+/// The day's exceptions of the system's own life (`audit exceptions --json`): what, and why.
+fn system_exceptions(db: &TestDb) -> Vec<(String, String)> {
+    let day = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let out = keno_testkit::audit(db, &["exceptions", "--day", &day, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    all["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "system")
+        .map(|e| {
+            (
+                e["what"].as_str().unwrap().to_string(),
+                e["why"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 fn checkpoint_lines(db: &TestDb) -> Vec<Value> {
     std::fs::read_to_string(db.checkpoints())
         .unwrap_or_default()
@@ -111,6 +135,16 @@ fn a_copy_put_back_after_a_graceful_stop_is_not_served(db: TestDb) {
         .collect();
     assert_eq!(reasons.first(), Some(&json!("server_start")), "{reasons:?}");
     assert_eq!(reasons.last(), Some(&json!("server_stop")), "{reasons:?}");
+    // The start, with the digests of what started, and the stop are among the exceptions.
+    let events = system_exceptions(&db);
+    let whats: Vec<&str> = events.iter().map(|(w, _)| w.as_str()).collect();
+    assert_eq!(whats.len(), 2, "{events:?}");
+    assert!(
+        whats[0].starts_with("the server started: keno-server "),
+        "{events:?}"
+    );
+    assert_eq!(whats[1], "the server stopped gracefully", "{events:?}");
+    assert!(events[0].1.starts_with("binary SHA-256 "), "{events:?}");
     let backup = db.backup();
 
     let mut s = Server::start(&db, MANUAL_CLOCK);
@@ -174,10 +208,21 @@ fn a_copy_put_back_after_a_crash_is_not_served(db: TestDb) {
     // loaded test machine.
     assert!(window_ms <= 3000, "{window_ms} ms unsigned after the crash");
 
-    // The crashed database is not behind: it starts, not suspended.
+    // The crashed database is not behind: it starts, not suspended, and says the run before
+    // it did not stop gracefully.
     let again = Server::start(&db, MANUAL_CLOCK);
     sell(&again, &w.writer, "after-the-crash", 9);
     drop(again);
+    let events = system_exceptions(&db);
+    let (_, why) = events
+        .iter()
+        .rev()
+        .find(|(what, _)| what.starts_with("the server started"))
+        .unwrap();
+    assert!(
+        why.contains("no graceful stop was recorded for keno-"),
+        "{events:?}"
+    );
     db.restore(&backup);
     started_suspended(&db, &w.writer);
 }
@@ -251,6 +296,31 @@ fn a_restore_is_accepted_by_a_supervisor_and_an_inspector(db: TestDb) {
             .any(|c| c["reason"] == "restore_accepted")
     });
     drop(s);
+    // The suspension and each key, with its note, among the day's exceptions.
+    let events = system_exceptions(&db);
+    let said = |what: &str, why: &str| {
+        events
+            .iter()
+            .any(|(w, y)| w.starts_with(what) && y.contains(why))
+    };
+    assert!(
+        said(
+            "the system was suspended",
+            "the database is behind its checkpoint file"
+        ),
+        "{events:?}"
+    );
+    assert!(
+        said("a key turned to resume suspension", note),
+        "{events:?}"
+    );
+    assert!(
+        said(
+            "suspension 1 resumed: both keys turned",
+            "seen the gap: accepted"
+        ),
+        "{events:?}"
+    );
     let (code, text) = verify_signed(&db);
     assert_eq!(code, 0, "{text}");
     assert!(

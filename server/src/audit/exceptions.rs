@@ -190,6 +190,16 @@ pub fn review(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::R
             None => e,
         });
     }
+    let name = |id: &str| people.name(id);
+    for e in super::system_events::system_events(conn, range.window, &name)? {
+        found.push(exception(
+            e.micros,
+            ExceptionKind::System,
+            e.what,
+            e.who,
+            e.why,
+        ));
+    }
     found.sort_by_key(|f| (f.micros, f.exception.kind.as_str()));
     Ok(Review {
         keno_day: day,

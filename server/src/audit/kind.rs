@@ -101,6 +101,13 @@ entry_kinds! {
     Suspended = "suspended",
     /// A supervisor's or an inspector's key turned to resume; with both, resumed.
     ResumeKeyTurned = "resume_key_turned",
+    /// The running software checked against the approved manifest, and what differed.
+    IntegrityChecked = "integrity_checked",
+    /// A server started: its release, its binary's and rules' digests, and the instances with
+    /// no graceful stop recorded since their start.
+    ServerStarted = "server_started",
+    /// A server stopped gracefully.
+    ServerStopped = "server_stopped",
 }
 
 impl std::fmt::Display for EntryKind {

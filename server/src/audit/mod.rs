@@ -24,12 +24,14 @@ pub mod endpoints;
 pub mod exceptions;
 mod export;
 pub mod kind;
+pub mod live;
 pub mod log;
 pub mod pdf;
 mod queries;
 mod report;
 mod room;
 mod source;
+mod system_events;
 mod table;
 pub mod verify;
 

@@ -1,14 +1,8 @@
 //! The player displays, served by the server itself with no build step: the venue board at `/`
 //! (and `/display`) and the ticket check at `/check`. Plain HTML, CSS and JavaScript compiled
-//! into the binary; everything they show comes from the public API and its event stream.
+//! into the binary (`crate::assets`); everything they show comes from the public API and its event stream.
 
 use actix_web::{web, HttpResponse};
-
-const BOARD_HTML: &str = include_str!("board.html");
-const BOARD_JS: &str = include_str!("board.js");
-const CHECK_HTML: &str = include_str!("check.html");
-const CHECK_JS: &str = include_str!("check.js");
-const CSS: &str = include_str!("display.css");
 
 fn page(content_type: &'static str, body: &'static str) -> HttpResponse {
     HttpResponse::Ok()
@@ -18,30 +12,28 @@ fn page(content_type: &'static str, body: &'static str) -> HttpResponse {
         .body(body)
 }
 
+/// One of the displays' files (`crate::assets::DISPLAY`).
+fn asset(name: &str) -> HttpResponse {
+    match crate::assets::find(crate::assets::DISPLAY, name) {
+        Some(a) => page(a.content_type, a.body),
+        None => HttpResponse::NotFound().finish(),
+    }
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    let html = "text/html; charset=utf-8";
-    cfg.route(
-        "/",
-        web::get().to(move || async move { page(html, BOARD_HTML) }),
-    )
-    .route(
-        "/display",
-        web::get().to(move || async move { page(html, BOARD_HTML) }),
-    )
-    .route(
-        "/check",
-        web::get().to(move || async move { page(html, CHECK_HTML) }),
-    )
-    .route(
-        "/display/board.js",
-        web::get().to(|| async { page("text/javascript; charset=utf-8", BOARD_JS) }),
-    )
-    .route(
-        "/display/check.js",
-        web::get().to(|| async { page("text/javascript; charset=utf-8", CHECK_JS) }),
-    )
-    .route(
-        "/display/display.css",
-        web::get().to(|| async { page("text/css; charset=utf-8", CSS) }),
-    );
+    cfg.route("/", web::get().to(|| async { asset("board.html") }))
+        .route("/display", web::get().to(|| async { asset("board.html") }))
+        .route("/check", web::get().to(|| async { asset("check.html") }))
+        .route(
+            "/display/board.js",
+            web::get().to(|| async { asset("board.js") }),
+        )
+        .route(
+            "/display/check.js",
+            web::get().to(|| async { asset("check.js") }),
+        )
+        .route(
+            "/display/display.css",
+            web::get().to(|| async { asset("display.css") }),
+        );
 }

@@ -177,6 +177,15 @@ pub fn last_of_day(
         .optional()
 }
 
+/// The last stored checkpoint.
+pub fn stored_last(conn: &mut crate::db::DbConnection) -> QueryResult<Option<Checkpoint>> {
+    audit_checkpoints::table
+        .order(audit_checkpoints::n.desc())
+        .select(Checkpoint::as_select())
+        .first(conn)
+        .optional()
+}
+
 /// Every stored checkpoint in order.
 pub fn stored(conn: &mut crate::db::DbConnection) -> QueryResult<Vec<Checkpoint>> {
     audit_checkpoints::table
