@@ -179,6 +179,10 @@ pub struct ServeArgs {
     /// Seconds between two checks of the software against the approved manifest.
     #[arg(long, env = "KENO_INTEGRITY_INTERVAL", default_value_t = 300.0)]
     pub integrity_interval: f64,
+    /// Seconds a game may stay closed and undrawn before the draw mechanism is taken to have
+    /// failed and the system is suspended (a ball draw's balls and its check included).
+    #[arg(long, env = "KENO_UNDRAWN_LIMIT", default_value_t = 600.0)]
+    pub undrawn_limit: f64,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).
     #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]

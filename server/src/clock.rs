@@ -14,14 +14,12 @@ use std::time::Duration;
 
 use actix_web::web;
 use diesel::prelude::*;
-use getrandom::SysRng;
 use keno_core::game_time::repair_open_game;
 use keno_core::random::draw_next;
 use keno_core::{
     clock_step, drawer_step, ClockStep, DrawerStep, GameEvent, GameState, NumberSet, OpenGameFacts,
     Repair,
 };
-use rand_core::UnwrapErr;
 
 use crate::audit::clock_steps::GameRepaired;
 use crate::audit::log::Entry;
@@ -283,12 +281,16 @@ async fn process(
                 let drawn =
                     crate::state::read(&s, move |s, conn| Ok(draw_one(s, conn, number, term)?))
                         .await?;
-                if let Some((position, n)) = drawn {
-                    state.events.publish(&Event::NumberDrawn(NumberDrawn {
-                        game: number,
-                        position,
-                        number: n,
-                    }));
+                match drawn {
+                    Drawn::Number(position, n) => {
+                        state.events.publish(&Event::NumberDrawn(NumberDrawn {
+                            game: number,
+                            position,
+                            number: n,
+                        }))
+                    }
+                    Drawn::Nothing => {}
+                    Drawn::RngFailed(said) => rng_failed(state, number, said).await?,
                 }
             }
             DrawerStep::FinishDraw => {
@@ -391,64 +393,109 @@ async fn settle(
     Ok(())
 }
 
-/// Draws and commits the next number of a game; `None` once it has 20 (or is not drawable).
+/// What drawing the next number of a game did.
+enum Drawn {
+    /// The number at its position, committed.
+    Number(usize, u8),
+    /// Nothing to draw: the game has its 20 numbers, or is not drawable.
+    Nothing,
+    /// The randomness failed: nothing was drawn or written.
+    RngFailed(String),
+}
+
+/// Draws and commits the next number of a game.
 fn draw_one(
     state: &AppState,
     conn: &mut DbConnection,
     number: i64,
     term: Term,
-) -> anyhow::Result<Option<(usize, u8)>> {
+) -> anyhow::Result<Drawn> {
     let pause = Some(crate::store::Pause(&state.store.faults, "draw"));
-    Ok(crate::store::transact(
-        &state.store.db,
-        conn,
-        pause,
-        |conn| {
-            term.check(conn)?;
-            // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
-            // number, timestamps included.
-            if !hold(
-                conn,
+    let rng_failed = std::cell::Cell::new(None);
+    let drawn = crate::store::transact(&state.store.db, conn, pause, |conn| {
+        term.check(conn)?;
+        // The game row first: a cancel that holds it (rule 8.1) is then wholly before this
+        // number, timestamps included.
+        if !hold(
+            conn,
+            number,
+            GameEvent::NumberDrawn { standing: 1 }.allowed_from(),
+        )? {
+            return QueryResult::Ok(None);
+        }
+        let so_far = drawn(conn, number)?;
+        if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
+            return Ok(None);
+        }
+        // Drawn before anything is written: a failed RNG leaves the game as it was.
+        let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
+        let mut rng = crate::draw_rng::DrawRng::default();
+        let n = draw_next(&mut rng, set);
+        if let Some(failed) = rng.failure() {
+            rng_failed.set(Some(failed.to_string()));
+            return Ok(None);
+        }
+        let position = so_far.len() + 1;
+        // Rule 8.1: with its first number the game is drawing, and no longer cancellable.
+        let standing = position as u8;
+        if !advance(conn, number, &GameEvent::NumberDrawn { standing })? {
+            return Ok(None);
+        }
+        let now = now_micros();
+        diesel::insert_into(drawn_numbers::table)
+            .values((
+                drawn_numbers::game.eq(number),
+                drawn_numbers::position.eq(position as i32),
+                drawn_numbers::number.eq(i32::from(n)),
+                drawn_numbers::drawn_at.eq(now),
+            ))
+            .execute(conn)?;
+        crate::audit::log::append(
+            conn,
+            vec![crate::audit::log::Entry::new(
+                crate::audit::kind::EntryKind::NumberDrawn,
                 number,
-                GameEvent::NumberDrawn { standing: 1 }.allowed_from(),
-            )? {
-                return QueryResult::Ok(None);
-            }
-            let so_far = drawn(conn, number)?;
-            if so_far.len() >= keno_core::board::NUMBERS_DRAWN {
-                return Ok(None);
-            }
-            let position = so_far.len() + 1;
-            // Rule 8.1: with its first number the game is drawing, and no longer cancellable.
-            let standing = position as u8;
-            if !advance(conn, number, &GameEvent::NumberDrawn { standing })? {
-                return Ok(None);
-            }
-            let set = NumberSet::from_numbers(&so_far).expect("stored numbers are valid");
-            let n = draw_next(&mut UnwrapErr(SysRng), set);
-            let now = now_micros();
-            diesel::insert_into(drawn_numbers::table)
-                .values((
-                    drawn_numbers::game.eq(number),
-                    drawn_numbers::position.eq(position as i32),
-                    drawn_numbers::number.eq(i32::from(n)),
-                    drawn_numbers::drawn_at.eq(now),
-                ))
-                .execute(conn)?;
-            crate::audit::log::append(
-                conn,
-                vec![crate::audit::log::Entry::new(
-                    crate::audit::kind::EntryKind::NumberDrawn,
-                    number,
-                    serde_json::json!({
-                        "attempt": 1, "position": position, "number": n, "drawn_at": now,
-                        "leader_epoch": term.0,
-                    }),
-                )],
-            )?;
-            Ok(Some((position, n)))
-        },
-    )?)
+                serde_json::json!({
+                    "attempt": 1, "position": position, "number": n, "drawn_at": now,
+                    "leader_epoch": term.0,
+                }),
+            )],
+        )?;
+        Ok(Some((position, n)))
+    })?;
+    if let Some(failed) = rng_failed.take() {
+        return Ok(Drawn::RngFailed(failed));
+    }
+    Ok(drawn.map_or(Drawn::Nothing, |(position, n)| Drawn::Number(position, n)))
+}
+
+/// The randomness failed drawing game `number`: the system is suspended (issue 33) and the
+/// displays are told; the drawer draws nothing until two people resume it.
+async fn rng_failed(state: &web::Data<AppState>, number: i64, said: String) -> anyhow::Result<()> {
+    tracing::error!(game = number, error = %said, "the RNG failed: nothing drawn");
+    let closed = crate::state::write(state, None, move |s, conn| {
+        let found = crate::suspension::Found {
+            cause: keno_core::suspension::Cause::Rng,
+            detail: format!("drawing game {number}: {said}; no number was drawn"),
+            lost: None,
+        };
+        let (_, new) = crate::suspension::begin(conn, &found, &s.leadership.instance)?;
+        Ok(new
+            .then(|| crate::suspension::closed(conn))
+            .transpose()?
+            .flatten())
+    })
+    .await?;
+    if let Some(closed) = closed {
+        state.events.publish(&Event::SuspensionChanged(
+            keno_api::events::SuspensionChanged {
+                suspended: true,
+                message: closed.message,
+            },
+        ));
+    }
+    idle(state, Duration::from_secs(1)).await;
+    Ok(())
 }
 
 /// Marks a game with 20 numbers as drawn; returns its numbers.

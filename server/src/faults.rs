@@ -17,6 +17,12 @@ pub const STAGES: [&str; 6] = [
     "audit_verify",
 ];
 
+/// `KENO_FAULT_RNG_FILE` (tests only): while the file it names exists, the draw's randomness
+/// fails (`draw_rng`), so a test makes the RNG fail under a running server.
+pub fn rng_fails() -> bool {
+    std::env::var_os("KENO_FAULT_RNG_FILE").is_some_and(|f| std::path::Path::new(&f).exists())
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct FaultDelays(HashMap<&'static str, Duration>);
 

@@ -25,6 +25,7 @@ mod device;
 mod display;
 mod displays;
 mod draw_monitor;
+mod draw_rng;
 mod error;
 mod events;
 mod failure;

@@ -363,6 +363,7 @@ fn auth_failures(args: &ServeArgs) -> anyhow::Result<crate::rate_limit::AuthFail
 /// Serves HTTP and runs the background tasks until the server stops.
 fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> anyhow::Result<()> {
     let tally_every = positive_seconds("--sign-on-tally-interval", args.sign_on_tally_interval)?;
+    let undrawn_limit = positive_seconds("--undrawn-limit", args.undrawn_limit)?;
     actix_web::rt::System::new().block_on(async move {
         let app_state = state.clone();
         let s = services.clone();
@@ -396,7 +397,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
             "serving"
         );
         say_when_keno_is_closed(&state);
-        spawn_tasks(&state, &services, tally_every);
+        spawn_tasks(&state, &services, (tally_every, undrawn_limit));
         server.run().await?;
         // Stopped gracefully (SIGTERM, SIGINT): the last writes signed before the process ends
         // (none while a restore waits to be accepted).
@@ -432,7 +433,11 @@ fn say_when_keno_is_closed(state: &AppState) {
 }
 
 /// The background tasks, each given what it needs.
-fn spawn_tasks(state: &web::Data<AppState>, s: &Services, tally_every: std::time::Duration) {
+fn spawn_tasks(
+    state: &web::Data<AppState>,
+    s: &Services,
+    (tally_every, undrawn_limit): (std::time::Duration, std::time::Duration),
+) {
     actix_web::rt::spawn(crate::wall_clock_watch::watch(state.clone()));
     actix_web::rt::spawn(clock::run_clock(state.clone()));
     actix_web::rt::spawn(clock::run_drawer(
@@ -441,8 +446,9 @@ fn spawn_tasks(state: &web::Data<AppState>, s: &Services, tally_every: std::time
         s.gate.clone(),
     ));
     actix_web::rt::spawn(crate::suspension::task::keep_up(
-        state.store.clone(),
-        s.gate.clone().into_inner(),
+        state.clone(),
+        s.gate.clone(),
+        undrawn_limit,
     ));
     actix_web::rt::spawn(crate::jackpots::task::run_announcer(state.clone()));
     actix_web::rt::spawn(crate::liability::task::keep_up(

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use hmac::{Hmac, Mac};
-use keno_testkit::{on_both_backends, sale, Server, TestDb, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, Server, TestDb, BALL_DEVICE, MANUAL_CLOCK};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -16,6 +16,8 @@ on_both_backends!(
     a_page_not_as_approved_is_refused_at_start,
     the_trail_changed_under_a_running_server_suspends_it,
     an_entry_changed_and_the_triggers_put_back_is_found_by_the_walk,
+    an_rng_that_fails_suspends_and_nothing_is_drawn,
+    a_game_left_undrawn_suspends,
 );
 
 const SEED: &str = "5eed0f1c0ffee0ddba11";
@@ -461,5 +463,108 @@ fn an_entry_changed_and_the_triggers_put_back_is_found_by_the_walk(db: TestDb) {
     assert!(
         detail.contains(&format!("(ticket_sold {serial}): an entry was changed")),
         "{detail}"
+    );
+}
+
+/// The fault harness makes the RNG fail as a game is drawn: nothing is drawn from anything
+/// else, the system is suspended for the RNG, and the game stays closed with no number until
+/// the RNG works again and two people resume; then it is drawn and settled.
+fn an_rng_that_fails_suspends_and_nothing_is_drawn(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let inspector = db.principal("inspector", "INES", None);
+    let dir = tempfile::tempdir().unwrap();
+    let fails = dir.path().join("rng-fails");
+    let fails_env = fails.display().to_string();
+    let s = Server::start_with(
+        &db,
+        "127.0.0.1:0",
+        MANUAL_CLOCK,
+        &[("KENO_FAULT_RNG_FILE", fails_env.as_str())],
+    );
+    let body = sale(
+        "before",
+        json!({"type": "standard", "spots": [1, 2]}),
+        "standard",
+        100,
+        1,
+    );
+    s.sell(&writer, body);
+    let (_, game) = s.get("/api/v1/games/current");
+    let number = game["number"].as_i64().unwrap();
+    std::fs::write(&fails, "").unwrap();
+    let (status, _) = s.post(&supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200);
+    s.wait_for("the suspension", || {
+        s.get("/api/v1/suspension").1["suspended"] == true
+    });
+    let (_, standing) = s.get("/api/v1/suspension");
+    assert_eq!(standing["in_force"][0]["cause"], "rng", "{standing}");
+    let detail = standing["in_force"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!(
+            "drawing game {number}: the fault harness made the RNG fail"
+        )),
+        "{detail}"
+    );
+    let (_, closed) = s.get(&format!("/api/v1/games/{number}"));
+    assert_eq!(closed["state"], "closed", "{closed}");
+    assert_eq!(closed["drawn"], json!([]), "{closed}");
+    // Mended, then resumed by two people: the game is drawn.
+    std::fs::remove_file(&fails).unwrap();
+    let id = standing["in_force"][0]["id"].as_i64().unwrap();
+    for (who, note) in [
+        (&supervisor, "RNG host rebooted"),
+        (&inspector, "RNG tested after reboot"),
+    ] {
+        let (status, body) = s.post(
+            who,
+            &format!("/api/v1/suspension/{id}/resume"),
+            json!({ "note": note }),
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    let settled = s.wait_settled(number);
+    assert_eq!(settled["drawn"].as_array().unwrap().len(), 20, "{settled}");
+}
+
+/// A ball device that never sends the closed game's balls: past `--undrawn-limit` the draw
+/// mechanism is taken to have failed and the system is suspended, sales refused.
+fn a_game_left_undrawn_suspends(db: TestDb) {
+    let args = [BALL_DEVICE, &["--undrawn-limit", "2"]].concat();
+    let w = keno_testkit::world(&db, &args);
+    let body = |id: &str| {
+        sale(
+            id,
+            json!({"type": "standard", "spots": [1, 2]}),
+            "standard",
+            100,
+            1,
+        )
+    };
+    w.server.sell(&w.writer, body("before"));
+    let (status, closed) = w
+        .server
+        .post(&w.supervisor, "/api/v1/games/current/close", Value::Null);
+    assert_eq!(status, 200, "{closed}");
+    let number = closed["number"].as_i64().unwrap();
+    w.server.wait_for("the suspension", || {
+        w.server.get("/api/v1/suspension").1["suspended"] == true
+    });
+    let (_, standing) = w.server.get("/api/v1/suspension");
+    assert_eq!(
+        standing["in_force"][0]["cause"], "undrawn_game",
+        "{standing}"
+    );
+    let detail = standing["in_force"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!("game {number} closed at ")),
+        "{detail}"
+    );
+    let (status, refused) = w.server.post(&w.writer, "/api/v1/tickets", body("after"));
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (503, Some("suspended")),
+        "{refused}"
     );
 }

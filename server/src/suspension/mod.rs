@@ -133,6 +133,38 @@ pub fn standing(conn: &mut DbConnection) -> DomainResult<Standing> {
     })
 }
 
+/// The lowest game closed before `before` and not yet drawn and settled, with when it closed:
+/// a draw mechanism that has failed (AGCO 21.1.9).
+pub fn undrawn_since(conn: &mut DbConnection, before: i64) -> QueryResult<Option<(i64, i64)>> {
+    use crate::db::schema::games;
+    let awaiting = keno_core::GameState::codes_where(keno_core::GameState::awaiting_draw);
+    games::table
+        .filter(games::state.eq_any(awaiting))
+        .filter(games::closed_at.lt(before))
+        .order(games::number)
+        .select((games::number, games::closed_at.assume_not_null()))
+        .first(conn)
+        .optional()
+}
+
+/// Suspends for game `number`, closed at `closed_at` and undrawn after `limit_seconds`.
+pub fn undrawn(
+    conn: &mut DbConnection,
+    (number, closed_at): (i64, i64),
+    limit_seconds: u64,
+    instance: &str,
+) -> DomainResult<bool> {
+    let found = Found {
+        cause: Cause::UndrawnGame,
+        detail: format!(
+            "game {number} closed at {} and is not drawn {limit_seconds} s later (--undrawn-limit)",
+            crate::time::local(closed_at).format("%H:%M:%S")
+        ),
+        lost: None,
+    };
+    Ok(begin(conn, &found, instance)?.1)
+}
+
 /// What the gate holds: the suspensions in force, if any.
 pub fn closed(conn: &mut DbConnection) -> QueryResult<Option<gate::Closed>> {
     let rows = in_force(conn)?;
