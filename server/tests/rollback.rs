@@ -266,6 +266,14 @@ fn a_restore_is_accepted_by_a_supervisor_and_an_inspector(db: TestDb) {
     );
     // One key turned survives a restart: still suspended.
     drop(s);
+    // Ending it by editing the database is a difference for verify (and undone here).
+    db.execute("UPDATE suspensions SET state = 'resumed', resumed_at = 1 WHERE id = 1");
+    let (_, text) = verify_signed(&db);
+    assert!(
+        text.contains("suspension 1 (the database was put back to an earlier copy) differs from its last entry"),
+        "{text}"
+    );
+    db.execute("UPDATE suspensions SET state = 'in_force', resumed_at = NULL WHERE id = 1");
     let (s, standing) = started_suspended(&db, &w.writer);
     assert_eq!(
         standing["in_force"][0]["supervisor_note"], note,

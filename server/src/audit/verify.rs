@@ -32,6 +32,7 @@ mod principals;
 mod settlements;
 mod shifts;
 mod staff;
+mod suspensions;
 mod tickets;
 mod voids;
 mod vouchers;
@@ -104,6 +105,7 @@ pub fn check(conn: &mut DbConnection, proof: &Proof, echo: bool) -> anyhow::Resu
     voids::check(conn, &trail, &mut report)?;
     games::check(conn, &mut report)?;
     shifts::check(conn, &trail, &mut report)?;
+    suspensions::check(conn, &trail, &mut report)?;
     settlements::check(conn, &unreadable, &mut report)?;
     Ok(report)
 }

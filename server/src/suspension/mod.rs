@@ -62,13 +62,19 @@ approvable! {
         None => crate::audit::kind::EntryKind::Suspended,
         Some(_) => crate::audit::kind::EntryKind::ResumeKeyTurned,
     },
-    payload: |s| serde_json::json!({
+    payload: recorded,
+}
+
+/// What the trail's entries record of a suspension as it stands: verify compares the row with
+/// its last entry, so a suspension ended by editing the database is a difference.
+pub fn recorded(s: &SuspensionRow) -> serde_json::Value {
+    serde_json::json!({
         "suspension": s.id, "cause": s.cause.as_str(), "detail": s.detail,
         "instance": s.instance, "lost_from": s.lost_from, "lost_to": s.lost_to,
         "supervisor": s.supervisor_id, "supervisor_note": s.supervisor_note,
         "inspector": s.inspector_id, "inspector_note": s.inspector_note,
-        "resumed": s.resumed_at.is_some(),
-    }),
+        "resumed": s.resumed_at.is_some(), "state": s.state.as_str(),
+    })
 }
 
 impl TwoKey for SuspensionRow {

@@ -45,6 +45,8 @@ pub struct Trail {
     pub shifts_opened: BTreeMap<i64, Value>,
     pub shifts_closed: BTreeMap<i64, Value>,
     pub shifts_signed_off: BTreeMap<i64, Value>,
+    /// Id -> a suspension as its last entry leaves it (issue 33).
+    pub suspensions: BTreeMap<i64, Value>,
     /// The number of the trail's last entry.
     pub last_seq: i64,
     /// Each chain's last entry.
@@ -311,6 +313,9 @@ impl Trail {
             }
             EntryKind::ShiftSignedOff => {
                 self.shifts_signed_off.insert(subject.parse()?, payload);
+            }
+            EntryKind::Suspended | EntryKind::ResumeKeyTurned => {
+                self.suspensions.insert(subject.parse()?, payload);
             }
             _ => {}
         }
