@@ -567,4 +567,23 @@ fn a_game_left_undrawn_suspends(db: TestDb) {
         (503, Some("suspended")),
         "{refused}"
     );
+    // Ended by editing the database, without the keys: suspended again, for the trail.
+    let id = standing["in_force"][0]["id"].as_i64().unwrap();
+    db.execute(&format!(
+        "UPDATE suspensions SET state = 'resumed', resumed_at = 1 WHERE id = {id}"
+    ));
+    w.server.wait_for("the suspension for the trail", || {
+        w.server.get("/api/v1/suspension").1["in_force"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["cause"] == "trail"))
+    });
+    let (_, standing) = w.server.get("/api/v1/suspension");
+    assert_eq!(standing["suspended"], true, "{standing}");
+    let detail = standing["in_force"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!(
+            "suspension {id} was ended in the database without"
+        )),
+        "{detail}"
+    );
 }

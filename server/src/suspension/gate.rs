@@ -16,6 +16,8 @@ pub struct Closed {
     /// What players and staff read.
     pub message: String,
     pub causes: Vec<Cause>,
+    /// The suspensions in force, by id.
+    pub ids: Vec<i64>,
 }
 
 /// Whether the system is suspended now.

@@ -171,12 +171,50 @@ pub fn undrawn(
     Ok(begin(conn, &found, instance)?.1)
 }
 
+/// Whether suspension `id` ended on the record: its last entry in the trail has both keys
+/// turned. One whose row says resumed without it was ended by editing the database.
+pub fn ended_on_the_record(conn: &mut DbConnection, id: i64) -> QueryResult<bool> {
+    use crate::audit::kind::EntryKind;
+    use crate::db::schema::audit_log;
+    let last: Option<String> = audit_log::table
+        .filter(audit_log::kind.eq_any([
+            EntryKind::Suspended.as_str(),
+            EntryKind::ResumeKeyTurned.as_str(),
+        ]))
+        .filter(audit_log::subject.eq(id.to_string()))
+        .order(audit_log::seq.desc())
+        .select(audit_log::payload)
+        .first(conn)
+        .optional()?;
+    Ok(last
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
+        .is_some_and(|p| p["state"] == SuspensionState::Resumed.as_str()))
+}
+
+/// Suspends for the trail: suspension `id` was ended without its keys.
+pub fn ended_off_the_record(
+    conn: &mut DbConnection,
+    id: i64,
+    instance: &str,
+) -> DomainResult<bool> {
+    let found = Found {
+        cause: Cause::Trail,
+        detail: format!(
+            "suspension {id} was ended in the database without a supervisor's and an \
+             inspector's keys on the record: its row was changed behind the server's back"
+        ),
+        lost: None,
+    };
+    Ok(begin(conn, &found, instance)?.1)
+}
+
 /// What the gate holds: the suspensions in force, if any.
 pub fn closed(conn: &mut DbConnection) -> QueryResult<Option<gate::Closed>> {
     let rows = in_force(conn)?;
     Ok((!rows.is_empty()).then(|| gate::Closed {
         message: message(&rows),
         causes: rows.iter().map(|r| r.cause).collect(),
+        ids: rows.iter().map(|r| r.id).collect(),
     }))
 }
 
