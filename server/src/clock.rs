@@ -226,7 +226,9 @@ pub async fn run_drawer(
         })
         .await;
         let result = match next {
-            Ok(Some(game)) => process(&state, &monitor, game, term, &mut reannounced).await,
+            Ok(Some(game)) => {
+                process((&state, &monitor, &gate), game, term, &mut reannounced).await
+            }
             Ok(None) => {
                 tokio::select! {
                     _ = state.drawer_wake.notified() => {}
@@ -254,8 +256,11 @@ async fn idle(state: &AppState, at_most: Duration) {
 /// Carries the lowest game awaiting a draw as far as it goes now, step by step as
 /// `keno_core::drawer_step` decides.
 async fn process(
-    state: &web::Data<AppState>,
-    monitor: &web::Data<Monitor>,
+    (state, monitor, gate): (
+        &web::Data<AppState>,
+        &web::Data<Monitor>,
+        &crate::suspension::gate::Gate,
+    ),
     game: GameRow,
     term: Term,
     reannounced: &mut Option<(Term, i64)>,
@@ -290,7 +295,7 @@ async fn process(
                         }))
                     }
                     Drawn::Nothing => {}
-                    Drawn::RngFailed(said) => rng_failed(state, number, said).await?,
+                    Drawn::RngFailed(said) => rng_failed(state, gate, number, said).await?,
                 }
             }
             DrawerStep::FinishDraw => {
@@ -471,7 +476,12 @@ fn draw_one(
 
 /// The randomness failed drawing game `number`: the system is suspended (issue 33) and the
 /// displays are told; the drawer draws nothing until two people resume it.
-async fn rng_failed(state: &web::Data<AppState>, number: i64, said: String) -> anyhow::Result<()> {
+async fn rng_failed(
+    state: &web::Data<AppState>,
+    gate: &crate::suspension::gate::Gate,
+    number: i64,
+    said: String,
+) -> anyhow::Result<()> {
     tracing::error!(game = number, error = %said, "the RNG failed: nothing drawn");
     let closed = crate::state::write(state, None, move |s, conn| {
         let found = crate::suspension::Found {
@@ -479,21 +489,11 @@ async fn rng_failed(state: &web::Data<AppState>, number: i64, said: String) -> a
             detail: format!("drawing game {number}: {said}; no number was drawn"),
             lost: None,
         };
-        let (_, new) = crate::suspension::begin(conn, &found, &s.leadership.instance)?;
-        Ok(new
-            .then(|| crate::suspension::closed(conn))
-            .transpose()?
-            .flatten())
+        crate::suspension::begin(conn, &found, &s.leadership.instance)?;
+        Ok(crate::suspension::closed(conn)?)
     })
     .await?;
-    if let Some(closed) = closed {
-        state.events.publish(&Event::SuspensionChanged(
-            keno_api::events::SuspensionChanged {
-                suspended: true,
-                message: closed.message,
-            },
-        ));
-    }
+    gate.tell(&state.events, closed);
     idle(state, Duration::from_secs(1)).await;
     Ok(())
 }

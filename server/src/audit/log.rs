@@ -70,6 +70,39 @@ pub fn entry_hash(
     hex::encode(h.finalize())
 }
 
+/// An entry as stored, read back: what verify and the running server's look at the trail
+/// (`audit::live`) check against its chain.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = audit_log)]
+pub struct StoredEntry {
+    pub seq: i64,
+    pub chain: i32,
+    pub recorded_at: i64,
+    pub kind: String,
+    pub subject: String,
+    pub principal_id: Option<String>,
+    pub payload: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl StoredEntry {
+    /// Whether it follows the entry hashed `prev` in its chain and hashes as stored.
+    pub fn follows(&self, prev: &str) -> bool {
+        self.prev_hash == prev
+            && self.hash
+                == entry_hash(
+                    prev,
+                    self.seq,
+                    self.recorded_at,
+                    &self.kind,
+                    &self.subject,
+                    self.principal_id.as_deref(),
+                    &self.payload,
+                )
+    }
+}
+
 #[derive(Insertable)]
 #[diesel(table_name = audit_log)]
 struct NewEntry {

@@ -7,7 +7,6 @@
 use std::collections::VecDeque;
 
 use actix_web::web;
-use keno_api::events::{Event, SuspensionChanged};
 use keno_core::suspension::Cause;
 
 use super::Integrity;
@@ -91,7 +90,7 @@ async fn walk_trail(
         Ok(crate::suspension::closed(conn)?)
     })
     .await?;
-    said_to_all(state, gate, closed);
+    gate.tell(&state.events, closed);
     Ok(None)
 }
 
@@ -112,22 +111,6 @@ async fn check_software(
     for row in &begun {
         tracing::error!(suspension = row.id, detail = %row.detail, "SUSPENDED");
     }
-    said_to_all(state, gate, closed);
+    gate.tell(&state.events, closed);
     Ok(())
-}
-
-/// The gate set to what is in force; a change is published on the event stream.
-fn said_to_all(
-    state: &web::Data<AppState>,
-    gate: &Gate,
-    closed: Option<crate::suspension::gate::Closed>,
-) {
-    if gate.set(closed.clone()) {
-        state
-            .events
-            .publish(&Event::SuspensionChanged(SuspensionChanged {
-                suspended: closed.is_some(),
-                message: closed.map(|c| c.message.clone()).unwrap_or_default(),
-            }));
-    }
 }

@@ -7,7 +7,6 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{get, post, web};
-use keno_api::events::{Event, SuspensionChanged};
 use keno_api::suspension::{ResumeRequest, Standing, Suspension};
 use keno_core::suspension::Doing;
 
@@ -94,14 +93,7 @@ pub async fn resume(
     })
     .await?;
     file_checkpoints(&state).await;
-    if gate.set(closed.clone()) {
-        state
-            .events
-            .publish(&Event::SuspensionChanged(SuspensionChanged {
-                suspended: closed.is_some(),
-                message: closed.map(|c| c.message.clone()).unwrap_or_default(),
-            }));
-    }
+    gate.tell(&state.events, closed);
     Ok(web::Json(shown))
 }
 

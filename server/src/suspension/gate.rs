@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use keno_api::Refusal;
 use keno_core::suspension::{open_while_suspended, Cause, Doing};
 
+use crate::events::bus::Events;
 use crate::failure::Failure;
 
 /// The suspension in force, as a request sees it.
@@ -49,6 +50,21 @@ impl Gate {
     pub fn restoring(&self) -> bool {
         self.closed()
             .is_some_and(|c| c.causes.contains(&Cause::Restore))
+    }
+
+    /// As [`Gate::set`], on the instance where a suspension began or ended: a change is
+    /// published (`suspension_changed`) for the displays and consoles. Another instance's
+    /// change, read from the database, is only set: that instance published it.
+    pub fn tell(&self, events: &Events, now: Option<Closed>) {
+        let message = now.as_ref().map(|c| c.message.clone());
+        if self.set(now) {
+            events.publish(&keno_api::events::Event::SuspensionChanged(
+                keno_api::events::SuspensionChanged {
+                    suspended: message.is_some(),
+                    message: message.unwrap_or_default(),
+                },
+            ));
+        }
     }
 
     /// What is in force now (`None`: nothing); whether that changed.

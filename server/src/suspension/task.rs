@@ -6,7 +6,6 @@
 use std::time::{Duration, Instant};
 
 use actix_web::web;
-use keno_api::events::{Event, SuspensionChanged};
 
 use super::gate::Gate;
 use crate::state::AppState;
@@ -70,8 +69,7 @@ async fn suspend(state: &web::Data<AppState>, gate: &Gate, game: (i64, i64), lim
     said(state, gate, begun, "a closed game left undrawn");
 }
 
-/// The gate set to what is in force after a suspension began here; a new one is said on the
-/// event stream.
+/// The gate set to what is in force after a suspension began here, and said.
 fn said(
     state: &web::Data<AppState>,
     gate: &Gate,
@@ -80,16 +78,10 @@ fn said(
 ) {
     match begun {
         Ok((new, closed)) => {
-            gate.set(closed.clone());
             if new {
                 tracing::error!("SUSPENDED: {why}");
-                state
-                    .events
-                    .publish(&Event::SuspensionChanged(SuspensionChanged {
-                        suspended: true,
-                        message: closed.map(|c| c.message.clone()).unwrap_or_default(),
-                    }));
             }
+            gate.tell(&state.events, closed);
         }
         Err(e) => tracing::warn!(error = %e, "suspension not stored"),
     }

@@ -89,7 +89,7 @@ pub fn step(
 ) -> anyhow::Result<()> {
     let mut conn = db.conn()?;
     let settled = anchor.settled.swap(false, Ordering::SeqCst);
-    let (before, at) = (last(&mut conn)?, chains::heads(&mut conn)?);
+    let (before, at) = (super::stored_last(&mut conn)?, chains::heads(&mut conn)?);
     if before.as_ref().map_or(0, |c| c.n) > anchor.filed.load(Ordering::SeqCst) {
         catch_up(anchor, &mut conn)?;
     }
@@ -107,7 +107,7 @@ pub fn step(
     }
     let made = crate::store::transact(db, &mut conn, None, |conn| {
         term.check(conn)?;
-        let last = last(conn)?;
+        let last = super::stored_last(conn)?;
         let heads = chains::heads(conn)?;
         let Some((reason, day)) = due(
             last.as_ref(),
@@ -169,14 +169,6 @@ fn sign(
     made
 }
 
-fn last(conn: &mut DbConnection) -> QueryResult<Option<Checkpoint>> {
-    audit_checkpoints::table
-        .order(audit_checkpoints::n.desc())
-        .select(Checkpoint::as_select())
-        .first(conn)
-        .optional()
-}
-
 /// At start: the checkpoint file is this database's and the database is not behind it. Its
 /// last checkpoint must be the database's of that number, and the trail must still hold every
 /// head it signs (an empty or new file is filled from the database). A database whose last
@@ -200,7 +192,7 @@ pub fn check_file(
     match ours {
         Some(ours) if ours == filed => heads_kept(conn, path, &filed),
         Some(_) => Err(another_trail(path, &filed)),
-        None => match last(conn)? {
+        None => match super::stored_last(conn)? {
             Some(ours) if file::read(path)?.contains(&ours) => {
                 Ok(Some(behind(path, &filed, &ours)))
             }
@@ -300,7 +292,7 @@ pub fn mark(
 ) -> anyhow::Result<Checkpoint> {
     let mut conn = db.conn()?;
     let made = crate::store::transact(db, &mut conn, None, |conn| {
-        let mut last = last(conn)?;
+        let mut last = super::stored_last(conn)?;
         let heads = chains::heads(conn)?;
         let ended = due(
             last.as_ref(),

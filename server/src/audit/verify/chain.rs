@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use super::{for_each_page, Report, PAGE};
 use crate::audit::chains;
 use crate::audit::kind::EntryKind;
-use crate::audit::log::entry_hash;
+use crate::audit::log::StoredEntry;
 use crate::db::schema::audit_log;
 use crate::db::DbConnection;
 
@@ -63,19 +63,6 @@ pub fn sold_digest(mut sold: Value) -> [u8; 32] {
     Sha256::digest(sold.to_string().as_bytes()).into()
 }
 
-#[derive(Queryable)]
-struct LogRow {
-    seq: i64,
-    chain: i32,
-    recorded_at: i64,
-    kind: String,
-    subject: String,
-    principal_id: Option<String>,
-    payload: String,
-    prev_hash: String,
-    hash: String,
-}
-
 /// Reads the whole trail, checking its chains as it goes, and returns what it says, with the
 /// hashes of the entries numbered in `wanted` (those checkpoints sign).
 pub fn read(
@@ -94,20 +81,10 @@ pub fn read(
                 .filter(audit_log::seq.gt(*after))
                 .order(audit_log::seq)
                 .limit(PAGE)
-                .select((
-                    audit_log::seq,
-                    audit_log::chain,
-                    audit_log::recorded_at,
-                    audit_log::kind,
-                    audit_log::subject,
-                    audit_log::principal_id,
-                    audit_log::payload,
-                    audit_log::prev_hash,
-                    audit_log::hash,
-                ))
-                .load::<LogRow>(conn)
+                .select(StoredEntry::as_select())
+                .load::<StoredEntry>(conn)
         },
-        |e: &LogRow| e.seq,
+        |e: &StoredEntry| e.seq,
         |e| {
             count += 1;
             read.entry(e.chain).or_default().link(&e, report);
@@ -177,25 +154,14 @@ impl Default for Chain {
 }
 
 impl Chain {
-    fn link(&mut self, e: &LogRow, report: &mut Report) {
-        if !self.broken {
-            let hash = entry_hash(
-                &self.prev,
-                e.seq,
-                e.recorded_at,
-                &e.kind,
-                &e.subject,
-                e.principal_id.as_deref(),
-                &e.payload,
-            );
-            if e.prev_hash != self.prev || e.hash != hash {
-                report.differ(format!(
-                    "audit chain {} breaks at entry {} ({} {}): an entry was changed, removed \
-                     or inserted",
-                    e.chain, e.seq, e.kind, e.subject
-                ));
-                self.broken = true;
-            }
+    fn link(&mut self, e: &StoredEntry, report: &mut Report) {
+        if !self.broken && !e.follows(&self.prev) {
+            report.differ(format!(
+                "audit chain {} breaks at entry {} ({} {}): an entry was changed, removed or \
+                 inserted",
+                e.chain, e.seq, e.kind, e.subject
+            ));
+            self.broken = true;
         }
         self.prev = e.hash.clone();
         self.last = e.seq;
@@ -204,7 +170,7 @@ impl Chain {
 
 /// An entry's payload. One that cannot be read vouches for nothing: it is reported, and its
 /// record is checked as one the trail does not hold.
-fn payload(e: &LogRow, report: &mut Report) -> Option<Value> {
+fn payload(e: &StoredEntry, report: &mut Report) -> Option<Value> {
     match serde_json::from_str(&e.payload) {
         Ok(payload) => Some(payload),
         Err(error) => {
@@ -219,7 +185,7 @@ fn payload(e: &LogRow, report: &mut Report) -> Option<Value> {
 
 impl Trail {
     /// What entry `e` says of its record.
-    fn add(&mut self, e: LogRow, payload: Value, report: &mut Report) -> anyhow::Result<()> {
+    fn add(&mut self, e: StoredEntry, payload: Value, report: &mut Report) -> anyhow::Result<()> {
         let subject = e.subject;
         let Some(kind) = EntryKind::parse(&e.kind) else {
             report.differ(format!(
