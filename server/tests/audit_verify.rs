@@ -16,6 +16,7 @@ on_both_backends!(
     verify_reports_stored_json_that_cannot_be_read,
     verify_catches_a_hostile_writer_mid_draw,
     signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail,
+    verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved,
 );
 
 fn verify(db: &TestDb) -> (i32, String) {
@@ -1023,4 +1024,166 @@ fn rechain(db: &TestDb) {
             "0".repeat(64)
         ))
         .unwrap();
+}
+
+/// `audit verify --from-checkpoint N` with the server's key and checkpoint file.
+fn verify_from(db: &TestDb, n: i64) -> (i32, String) {
+    let key = keno_testkit::audit_public_key(&db.audit_key());
+    let out = keno_testkit::audit(
+        db,
+        &[
+            "verify",
+            "--public-key",
+            &key,
+            "--checkpoints",
+            db.checkpoints().to_str().unwrap(),
+            "--from-checkpoint",
+            &n.to_string(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn sell_ones(w: &keno_testkit::World, prefix: &str, spots: std::ops::RangeInclusive<u8>) -> Vec<String> {
+    spots
+        .map(|n| {
+            let t = w.server.sell(
+                &w.writer,
+                sale(
+                    &format!("{prefix}{n}"),
+                    json!({"type": "standard", "spots": [n]}),
+                    "standard",
+                    100,
+                    1,
+                ),
+            );
+            t["serial"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Issue 33: a day's verify costs what the day added. From a checkpoint a full verify covered,
+/// verify checks the entries after it, linked from the heads it signs, and the records they
+/// name; it says what it takes as proved. A record changed since among the new ones is found;
+/// one among the old is the full verify's to find, but a row added or removed anywhere shows in
+/// the counts.
+fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(db: TestDb) {
+    let mut w = world(&db, MANUAL_CLOCK);
+    let old = sell_ones(&w, "old", 1..=30);
+    w.server.close_and_settle(&w.supervisor);
+    let (status, v) = w.server.post(
+        &w.writer,
+        "/api/v1/vouchers",
+        json!({"request_id": "deposit", "amount_cents": 2000}),
+    );
+    assert_eq!(status, 201, "{v}");
+    let voucher = v["code"].as_str().unwrap().to_string();
+    // Stopped, the server signs a last checkpoint: the one the full verify covers.
+    assert!(w.server.terminate());
+    let n = db.query_i64("SELECT MAX(n) AS n FROM audit_checkpoints");
+    let (code, text) = verify(&db);
+    assert_eq!(code, 0, "{text}");
+
+    w.server = keno_testkit::Server::start(&db, MANUAL_CLOCK);
+    let new = sell_ones(&w, "new", 41..=45);
+    // The voucher issued before the checkpoint, spent after it: summed from its issue.
+    let mut body = sale(
+        "tendered",
+        json!({"type": "standard", "spots": [9]}),
+        "standard",
+        300,
+        1,
+    );
+    body["tender"] = json!({"voucher": voucher});
+    let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
+    assert_eq!(status, 201, "{t}");
+    w.server.close_and_settle(&w.supervisor);
+    assert!(w.server.terminate());
+
+    let (code, text) = verify_from(&db, n);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("entries after checkpoint {n} in")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "taken as proved by the full verify that covered checkpoint {n}"
+        )),
+        "{text}"
+    );
+    // The six tickets sold since, not the thirty before; the voucher spent since.
+    assert!(
+        text.contains("checked: 6 tickets against their sale"),
+        "{text}"
+    );
+    assert!(text.contains("checked: 1 vouchers against"), "{text}");
+    assert!(text.contains("1 settled games, each settled again"), "{text}");
+
+    // A new ticket changed: found from the checkpoint.
+    let changed = format!(
+        "UPDATE tickets SET total_cents = total_cents + 100 WHERE serial = '{}'",
+        new[0]
+    );
+    assert_eq!(db.execute(&changed), 1);
+    let (code, text) = verify_from(&db, n);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("ticket {} differs from the ticket sold", new[0])),
+        "{text}"
+    );
+    db.execute(&format!(
+        "UPDATE tickets SET total_cents = total_cents - 100 WHERE serial = '{}'",
+        new[0]
+    ));
+
+    // An old ticket changed: taken as proved from the checkpoint, found by the full verify.
+    let changed = format!(
+        "UPDATE tickets SET total_cents = total_cents + 100 WHERE serial = '{}'",
+        old[0]
+    );
+    assert_eq!(db.execute(&changed), 1);
+    assert_eq!(verify_from(&db, n).0, 0);
+    let (code, text) = verify(&db);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("ticket {} differs from the ticket sold", old[0])),
+        "{text}"
+    );
+    db.execute(&format!(
+        "UPDATE tickets SET total_cents = total_cents - 100 WHERE serial = '{}'",
+        old[0]
+    ));
+
+    // A checkpoint the database does not hold is refused.
+    let (code, text) = verify_from(&db, n + 1000);
+    assert_ne!(code, 0, "{text}");
+
+    // An entry after the checkpoint changed: the chain breaks from its signed heads.
+    drop_trail_triggers(&db);
+    let after = db.query_i64(&format!(
+        "SELECT MIN(seq) AS n FROM audit_log WHERE kind = 'ticket_sold' AND subject = '{}'",
+        new[1]
+    ));
+    db.execute(&format!(
+        "UPDATE audit_log SET principal_id = 'someone else' WHERE seq = {after}"
+    ));
+    let (code, text) = verify_from(&db, n);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains(&format!("breaks at entry {after}")), "{text}");
+
+    // An old ticket removed: the counts show it, and the sale that names it.
+    db.execute(&format!("DELETE FROM tickets WHERE serial = '{}'", old[1]));
+    let (code, text) = verify_from(&db, n);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("a ticket was added or removed"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("ticket {}, which is not in the", old[1])),
+        "{text}"
+    );
 }

@@ -73,7 +73,7 @@ pub async fn verification(
             file: None,
             read_at: checked_at,
         };
-        let report = snapshot(conn, |conn| verify::check(conn, &proof, false))?;
+        let report = snapshot(conn, |conn| verify::check(conn, &proof, None, false))?;
         state.store.faults.pause("audit_verify");
         Ok((report, checked_at))
     })

@@ -186,9 +186,10 @@ pub fn stored_last(conn: &mut crate::db::DbConnection) -> QueryResult<Option<Che
         .optional()
 }
 
-/// Every stored checkpoint in order.
-pub fn stored(conn: &mut crate::db::DbConnection) -> QueryResult<Vec<Checkpoint>> {
+/// The stored checkpoints from number `n` on, in order.
+pub fn stored_from(conn: &mut crate::db::DbConnection, n: i64) -> QueryResult<Vec<Checkpoint>> {
     audit_checkpoints::table
+        .filter(audit_checkpoints::n.ge(n))
         .order(audit_checkpoints::n)
         .select(Checkpoint::as_select())
         .load(conn)

@@ -33,7 +33,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
         })
         .collect();
     SET_BETS.check(&listed, &trail.sets_created, &trail.sets_retired, report);
-    let sold = check_set_bets_sold(conn, &sets, report)?;
+    let sold = check_set_bets_sold(conn, trail, &sets, report)?;
     let approvals: Vec<ApprovalRow> = special3_approvals::table
         .order(special3_approvals::id)
         .select(ApprovalRow::as_select())
@@ -174,24 +174,44 @@ impl List {
     }
 }
 
-/// Every ticket sold from a set against the set; returns how many there are.
+/// Every ticket sold from a set (from a checkpoint, those its later entries name) against the
+/// set; returns how many there are.
 fn check_set_bets_sold(
     conn: &mut DbConnection,
+    trail: &Trail,
     sets: &[SetBetRow],
     report: &mut Report,
 ) -> anyhow::Result<usize> {
     let groups = set_groups(sets, report);
     let sets: HashMap<i64, &SetBetRow> = sets.iter().map(|s| (s.id, s)).collect();
-    let sold: Vec<(String, String, String, i64, String)> = set_bet_tickets::table
-        .inner_join(tickets::table.on(tickets::serial.eq(set_bet_tickets::serial)))
-        .select((
-            tickets::serial,
-            tickets::groups_json,
-            tickets::combine_json,
-            set_bet_tickets::set_bet_id,
-            set_bet_tickets::mode,
-        ))
-        .load(conn)?;
+    let query = || {
+        set_bet_tickets::table
+            .inner_join(tickets::table.on(tickets::serial.eq(set_bet_tickets::serial)))
+            .select((
+                tickets::serial,
+                tickets::groups_json,
+                tickets::combine_json,
+                set_bet_tickets::set_bet_id,
+                set_bet_tickets::mode,
+            ))
+            .into_boxed()
+    };
+    type Sold = (String, String, String, i64, String);
+    let sold: Vec<Sold> = match &trail.since {
+        None => query().load(conn)?,
+        Some(since) => {
+            let serials: Vec<&String> = since.tickets.iter().collect();
+            let mut sold = Vec::new();
+            for chunk in serials.chunks(super::PAGE as usize) {
+                sold.extend(
+                    query()
+                        .filter(tickets::serial.eq_any(chunk))
+                        .load::<Sold>(conn)?,
+                );
+            }
+            sold
+        }
+    };
     for (serial, groups_json, combine_json, id, mode) in &sold {
         let Some(set) = sets.get(id) else {
             report.differ(format!(

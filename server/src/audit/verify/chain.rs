@@ -8,8 +8,9 @@ use diesel::prelude::*;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::since::{self, Since};
 use super::{for_each_page, Report, PAGE};
-use crate::audit::chains;
+use crate::audit::chains::{self, Head};
 use crate::audit::kind::EntryKind;
 use crate::audit::log::StoredEntry;
 use crate::db::schema::audit_log;
@@ -53,6 +54,8 @@ pub struct Trail {
     pub chain_ends: BTreeMap<i32, i64>,
     /// The chain and hash of each entry a checkpoint names (`super::checkpoints`).
     pub hashes_at: BTreeMap<i64, (i32, String)>,
+    /// From a checkpoint: what the entries after it name (`super::since`).
+    pub since: Option<Since>,
 }
 
 /// A ticket as sold, without its status, hashed: what the trail's entry must match.
@@ -63,19 +66,30 @@ pub fn sold_digest(mut sold: Value) -> [u8; 32] {
     Sha256::digest(sold.to_string().as_bytes()).into()
 }
 
-/// Reads the whole trail, checking its chains as it goes, and returns what it says, with the
-/// hashes of the entries numbered in `wanted` (those checkpoints sign).
+/// Reads the trail, checking its chains as it goes, and returns what it says, with the hashes
+/// of the entries numbered in `wanted` (those checkpoints sign). From a checkpoint (`since`),
+/// only the entries after it are walked, each chain resuming at the head it signs; what they
+/// name is then gathered with its older entries (`gather`).
 pub fn read(
     conn: &mut DbConnection,
     wanted: &BTreeSet<i64>,
+    mut since: Option<Since>,
     report: &mut Report,
 ) -> anyhow::Result<Trail> {
     let stored = chains::heads(conn).context("the audit trail's chains")?;
     let mut trail = Trail::default();
     let mut read: BTreeMap<i32, Chain> = BTreeMap::new();
+    if let Some(s) = &since {
+        for h in &s.heads {
+            read.insert(h.chain, Chain::at(h));
+        }
+        trail.hashes_at = s.hashes_at(conn, wanted)?;
+        trail.last_seq = s.seq();
+    }
     let mut count = 0u64;
     for_each_page(
         conn,
+        trail.last_seq,
         |conn, after| {
             audit_log::table
                 .filter(audit_log::seq.gt(*after))
@@ -92,19 +106,79 @@ pub fn read(
                 trail.hashes_at.insert(e.seq, (e.chain, e.hash.clone()));
             }
             trail.last_seq = e.seq;
-            match payload(&e, report) {
-                Some(payload) => trail.add(e, payload, report),
-                None => Ok(()),
+            let Some(payload) = payload(&e, report) else {
+                return Ok(());
+            };
+            match since.as_mut() {
+                None => trail.add(e, payload, report),
+                Some(s) => {
+                    match EntryKind::parse(&e.kind) {
+                        Some(kind) => s.note(kind, &e.subject),
+                        None => unknown_kind(&e, report),
+                    }
+                    Ok(())
+                }
             }
         },
     )?;
     heads_match(&stored, &read, report);
     trail.chain_ends = read.iter().map(|(&c, r)| (c, r.last)).collect();
+    let after = since.as_ref().map_or(String::new(), |s| {
+        format!(" after checkpoint {}", s.checkpoint.n)
+    });
     report.checked(format!(
-        "the audit trail's {count} entries in {} chain(s)",
+        "the audit trail's {count} entries{after} in {} chain(s)",
         read.len().max(1)
     ));
+    if let Some(s) = &since {
+        gather(conn, &mut trail, s, report)?;
+        report.checked(s.taken_as_proved());
+    }
+    trail.since = since;
     Ok(trail)
+}
+
+/// What the trail says of the records the entries after a checkpoint name, from all their
+/// entries, old and new; and of the room's administration, from the whole trail.
+fn gather(
+    conn: &mut DbConnection,
+    trail: &mut Trail,
+    since: &Since,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let names = |kinds: &[EntryKind]| kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>();
+    let everything: Vec<StoredEntry> = audit_log::table
+        .filter(audit_log::kind.eq_any(names(&since::ADMINISTRATION)))
+        .order(audit_log::seq)
+        .select(StoredEntry::as_select())
+        .load(conn)?;
+    let mut entries = everything;
+    for (kinds, subjects) in [
+        (&since::VOUCHER_KINDS[..], &since.vouchers),
+        (&since::SHIFT_KINDS[..], &since.shifts),
+    ] {
+        let subjects: Vec<&String> = subjects.iter().collect();
+        for chunk in subjects.chunks(PAGE as usize) {
+            entries.extend(
+                audit_log::table
+                    .filter(audit_log::kind.eq_any(names(kinds)))
+                    .filter(audit_log::subject.eq_any(chunk))
+                    .order(audit_log::seq)
+                    .select(StoredEntry::as_select())
+                    .load::<StoredEntry>(conn)?,
+            );
+        }
+    }
+    // Each record's entries in the trail's order, whichever read found them.
+    entries.sort_by_key(|e| e.seq);
+    for e in entries {
+        // The walk reported the unreadable ones after the checkpoint; before it, the full
+        // verify did.
+        if let Ok(payload) = serde_json::from_str(&e.payload) {
+            trail.add(e, payload, report)?;
+        }
+    }
+    Ok(())
 }
 
 /// Each chain's stored head is its last entry read: a tail cut (or a chain's entries all
@@ -154,6 +228,15 @@ impl Default for Chain {
 }
 
 impl Chain {
+    /// A chain resumed at a checkpoint's head.
+    fn at(head: &Head) -> Chain {
+        Chain {
+            prev: head.hash.clone(),
+            last: head.seq,
+            broken: false,
+        }
+    }
+
     fn link(&mut self, e: &StoredEntry, report: &mut Report) {
         if !self.broken && !e.follows(&self.prev) {
             report.differ(format!(
@@ -183,17 +266,29 @@ fn payload(e: &StoredEntry, report: &mut Report) -> Option<Value> {
     }
 }
 
+fn unknown_kind(e: &StoredEntry, report: &mut Report) {
+    report.differ(format!(
+        "audit entry {} ({} {}): a kind no server writes",
+        e.seq, e.kind, e.subject
+    ));
+}
+
 impl Trail {
+    /// The games a verify checks are those after this number: every one, or from a checkpoint,
+    /// from the lowest its later entries name (none if they name none).
+    pub fn games_after(&self) -> i64 {
+        self.since
+            .as_ref()
+            .map_or(0, |s| s.first_game.map_or(i64::MAX, |g| g - 1))
+    }
+
     /// What entry `e` says of its record.
     fn add(&mut self, e: StoredEntry, payload: Value, report: &mut Report) -> anyhow::Result<()> {
-        let subject = e.subject;
         let Some(kind) = EntryKind::parse(&e.kind) else {
-            report.differ(format!(
-                "audit entry {} ({} {subject}): a kind no server writes",
-                e.seq, e.kind
-            ));
+            unknown_kind(&e, report);
             return Ok(());
         };
+        let subject = e.subject;
         match kind {
             EntryKind::PrincipalAdded => {
                 self.principals.insert(subject, payload);

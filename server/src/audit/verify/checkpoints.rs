@@ -22,9 +22,14 @@ pub struct Proof {
     pub read_at: i64,
 }
 
-/// The entries the checkpoints name, for the chain's reading to keep their hashes.
-pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
-    let filed = proof.file.iter().flatten();
+/// The entries the checkpoints name (from checkpoint `from`), for the chain's reading to keep
+/// their hashes.
+pub fn wanted(stored: &[Checkpoint], proof: &Proof, from: Option<i64>) -> BTreeSet<i64> {
+    let filed = proof
+        .file
+        .iter()
+        .flatten()
+        .filter(|c| c.n >= from.unwrap_or(1));
     stored
         .iter()
         .chain(filed)
@@ -34,13 +39,26 @@ pub fn wanted(stored: &[Checkpoint], proof: &Proof) -> BTreeSet<i64> {
         .collect()
 }
 
+/// From a checkpoint (`trail.since`), the checkpoints from it on: it follows the ones before as
+/// the full verify that covered it found.
 pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut Report) {
+    let from = trail.since.as_ref().map_or(1, |s| s.checkpoint.n);
     // The file, held outside the database, is the authority when given.
-    let filed = proof.file.as_deref().map(|f| once_each(f, report));
+    let filed = proof.file.as_deref().map(|f| {
+        let mut file = once_each(f, report);
+        file.retain(|c| c.n >= from);
+        file
+    });
     let list = filed.as_deref().unwrap_or(stored);
-    let lost = accepted_gaps(stored, report);
+    let lost = accepted_gaps(stored, from, report);
     let mut before: Option<&Checkpoint> = None;
     for c in list {
+        if trail.since.is_some() && c.n == from {
+            signed(c, &proof.keys, report);
+            in_the_trail(c, trail, report);
+            before = Some(c);
+            continue;
+        }
         if lost.contains(&c.n) {
             // Signed before a restore two people accepted: of a history the database lost.
             signed(c, &proof.keys, report);
@@ -95,9 +113,9 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
 /// The checkpoints lost with restores that a supervisor and an inspector accepted (issue 33):
 /// those between a `restore_accepted` checkpoint and the database's one before it. Each gap is
 /// said, never silently passed over.
-fn accepted_gaps(stored: &[Checkpoint], report: &mut Report) -> BTreeSet<i64> {
+fn accepted_gaps(stored: &[Checkpoint], from: i64, report: &mut Report) -> BTreeSet<i64> {
     let mut lost = BTreeSet::new();
-    let mut before = 0;
+    let mut before = from - 1;
     for c in stored {
         if Reason::parse(&c.reason) == Some(Reason::RestoreAccepted) && c.n > before + 1 {
             report.checked(format!(

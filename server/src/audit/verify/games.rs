@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use diesel::prelude::*;
 use serde_json::Value;
 
+use super::chain::Trail;
 use super::{Report, PAGE};
 use crate::audit::kind::EntryKind;
 use crate::db::schema::{audit_log, drawn_numbers, game_invalidations, games, voided_balls};
@@ -21,7 +22,7 @@ use crate::db::DbConnection;
 use keno_core::GameState;
 
 /// The trail's kinds of entry about a game and its draw.
-const KINDS: [EntryKind; 7] = [
+pub const KINDS: [EntryKind; 7] = [
     EntryKind::GameOpened,
     EntryKind::GameClosed,
     EntryKind::GameSettled,
@@ -184,8 +185,10 @@ impl Draw {
 
 /// Every game against the trail, a page of games at a time: memory holds one page of games,
 /// their entries and their balls, whatever the history.
-pub fn check(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<()> {
-    let (mut after, mut seen, mut draws) = (0i64, 0i64, 0usize);
+/// From a checkpoint, the games from the lowest its later entries name, and the table's count
+/// against the trail's openings.
+pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
+    let (mut after, mut seen, mut draws) = (trail.games_after(), 0i64, 0usize);
     loop {
         let rows: Vec<crate::games::GameRow> = games::table
             .filter(games::number.gt(after))
@@ -217,6 +220,15 @@ pub fn check(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<()>
             let out = voided.remove(&row.number).unwrap_or_default();
             draws += usize::from(!stored.is_empty() || !game.draw.standing.is_empty());
             as_drawn(row.number, &game.draw, &stored, &out, report);
+        }
+    }
+    if trail.since.is_some() {
+        seen = games::table.count().get_result(conn)?;
+        if let Some(recorded) = super::since::counted(conn, seen, EntryKind::GameOpened)? {
+            report.differ(format!(
+                "the games table holds {seen} games but the trail opens {recorded}: a game was \
+                 added or removed"
+            ));
         }
     }
     opened_but_not_stored(conn, seen, report)?;

@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use keno_core::{GameState, RuleSet};
 use serde_json::Value;
 
+use super::chain::Trail;
 use super::tickets::Unreadable;
 use super::Report;
 use crate::db::schema::{
@@ -26,13 +27,16 @@ struct Stored {
     digest: String,
 }
 
+/// Every settled game (from a checkpoint, from the lowest its later entries name).
 pub fn check(
     conn: &mut DbConnection,
+    trail: &Trail,
     unreadable: &Unreadable,
     report: &mut Report,
 ) -> anyhow::Result<()> {
     let settled: Vec<(i64, String)> = games::table
         .filter(games::state.eq(GameState::Settled.as_str()))
+        .filter(games::number.gt(trail.games_after()))
         .order(games::number)
         .select((games::number, games::rule_set))
         .load(conn)?;

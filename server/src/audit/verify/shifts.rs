@@ -15,11 +15,19 @@ use crate::db::schema::shifts;
 use crate::db::DbConnection;
 use crate::shifts::ShiftRow;
 
+/// Every shift (from a checkpoint, those its later entries name) against its entries.
 pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
-    let rows: Vec<ShiftRow> = shifts::table
+    let query = shifts::table
         .order(shifts::id)
         .select(ShiftRow::as_select())
-        .load(conn)?;
+        .into_boxed();
+    let rows: Vec<ShiftRow> = match &trail.since {
+        None => query.load(conn)?,
+        Some(since) => {
+            let ids: Vec<i64> = since.shifts.iter().filter_map(|s| s.parse().ok()).collect();
+            query.filter(shifts::id.eq_any(ids)).load(conn)?
+        }
+    };
     for row in &rows {
         let cash = row.movements(conn)?;
         against_trail(row, &cash, trail, report);

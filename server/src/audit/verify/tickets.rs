@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 
-use super::chain::sold_digest;
+use super::chain::{sold_digest, Trail};
 use super::entries::Entries;
 use super::{Report, PAGE};
 use crate::audit::kind::EntryKind;
@@ -44,14 +44,18 @@ struct Page {
 }
 
 impl Page {
-    /// The tickets after serial `after`, and their entries, sets and payment parts.
-    fn after(conn: &mut DbConnection, after: &str) -> QueryResult<Page> {
-        let tickets: Vec<TicketRow> = tickets::table
-            .filter(tickets::serial.gt(after))
-            .order(tickets::serial)
-            .limit(PAGE)
-            .select(TicketRow::as_select())
-            .load(conn)?;
+    /// Tickets chosen by `which` (a page of the table, or a page of serials), with their entries,
+    /// sets and payment parts.
+    fn of(conn: &mut DbConnection, which: Which) -> QueryResult<Page> {
+        let query = tickets::table.select(TicketRow::as_select()).into_boxed();
+        let tickets: Vec<TicketRow> = match which {
+            Which::After(after) => query
+                .filter(tickets::serial.gt(after))
+                .order(tickets::serial)
+                .limit(PAGE),
+            Which::Among(serials) => query.filter(tickets::serial.eq_any(serials)),
+        }
+        .load(conn)?;
         let serials: Vec<String> = tickets.iter().map(|t| t.serial.clone()).collect();
         Ok(Page {
             entries: Entries::of(conn, &[SOLD, CANCELLED, PAID], &serials)?,
@@ -62,42 +66,89 @@ impl Page {
     }
 }
 
+/// Which tickets a page holds.
+enum Which<'a> {
+    /// The next page of the table.
+    After(&'a str),
+    /// These (from a checkpoint: those its later entries name).
+    Among(&'a [String]),
+}
+
 /// Every ticket against its entries, a page at a time: memory holds one page, whatever the
-/// history.
-pub fn check(conn: &mut DbConnection, report: &mut Report) -> anyhow::Result<Unreadable> {
-    let mut unreadable = Unreadable(Vec::new());
-    let (mut checked, mut seen) = (0usize, 0i64);
-    let mut after = String::new();
-    loop {
-        let page = Page::after(conn, &after)?;
-        let Some(last) = page.tickets.last() else {
-            break;
-        };
-        after = last.serial.clone();
-        for t in &page.tickets {
-            if !readable(t, report) {
-                unreadable
-                    .0
-                    .push((t.serial.clone(), t.first_game, t.last_game));
+/// history. From a checkpoint, the tickets its later entries name, and the table's count
+/// against the trail's sales.
+pub fn check(
+    conn: &mut DbConnection,
+    trail: &Trail,
+    report: &mut Report,
+) -> anyhow::Result<Unreadable> {
+    let mut tally = Tally {
+        unreadable: Unreadable(Vec::new()),
+        checked: 0,
+        seen: 0,
+    };
+    match &trail.since {
+        None => {
+            let mut after = String::new();
+            loop {
+                let page = Page::of(conn, Which::After(&after))?;
+                let Some(last) = page.tickets.last() else {
+                    break;
+                };
+                after = last.serial.clone();
+                tally.page(&page, report);
             }
-            checked += 1;
-            seen += i64::from(sold_as_recorded(t, &page, report));
-            cancelled_as_recorded(t, &page.entries, report);
-            paid_as_recorded(t, &page.entries, report);
-            parts_as_recorded(t, &page, report);
+        }
+        Some(since) => {
+            let serials: Vec<String> = since.tickets.iter().cloned().collect();
+            for chunk in serials.chunks(PAGE as usize) {
+                tally.page(&Page::of(conn, Which::Among(chunk))?, report);
+            }
         }
     }
-    let recorded: i64 = audit_log::table
-        .filter(audit_log::kind.eq(SOLD.as_str()))
-        .count()
-        .get_result(conn)?;
-    if recorded != seen {
+    let stored = match trail.since {
+        None => tally.seen,
+        Some(_) => tickets::table.count().get_result(conn)?,
+    };
+    if let Some(recorded) = super::since::counted(conn, stored, SOLD)? {
+        if trail.since.is_some() {
+            report.differ(format!(
+                "the tickets table holds {stored} tickets but the trail records {recorded} \
+                 sales: a ticket was added or removed"
+            ));
+        }
         sold_but_not_stored(conn, report)?;
     }
     report.checked(format!(
-        "{checked} tickets against their sale, cancellation and payment"
+        "{} tickets against their sale, cancellation and payment",
+        tally.checked
     ));
-    Ok(unreadable)
+    Ok(tally.unreadable)
+}
+
+/// What the pages of tickets found.
+struct Tally {
+    unreadable: Unreadable,
+    checked: usize,
+    /// The tickets whose sale the trail holds.
+    seen: i64,
+}
+
+impl Tally {
+    fn page(&mut self, page: &Page, report: &mut Report) {
+        for t in &page.tickets {
+            if !readable(t, report) {
+                self.unreadable
+                    .0
+                    .push((t.serial.clone(), t.first_game, t.last_game));
+            }
+            self.checked += 1;
+            self.seen += i64::from(sold_as_recorded(t, page, report));
+            cancelled_as_recorded(t, &page.entries, report);
+            paid_as_recorded(t, &page.entries, report);
+            parts_as_recorded(t, page, report);
+        }
+    }
 }
 
 /// Each sale in the trail whose ticket is not in the tickets table: the trail read a page at a

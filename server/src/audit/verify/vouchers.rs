@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use keno_core::tender::TenderKind;
 
 use super::chain::Trail;
+use super::since::Since;
 use super::{for_each_page, Report, PAGE};
 use crate::audit::kind::EntryKind;
 use crate::db::schema::{sale_tenders, vouchers};
@@ -22,30 +23,46 @@ struct Tenders {
     tickets: Vec<(String, String, i64)>,
 }
 
+/// Every voucher against its entries (from a checkpoint, those its later entries name, and the
+/// table's count against the trail's issues), and every ticket tendered for a sale.
 pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
-    let mut tenders = tenders(conn)?;
+    let mut tenders = tenders(conn, trail.since.as_ref())?;
     let (mut checked, mut seen) = (0usize, 0usize);
-    for_each_page(
-        conn,
-        |conn, after: &String| {
-            vouchers::table
-                .filter(vouchers::code.gt(after))
-                .order(vouchers::code)
-                .limit(PAGE)
-                .select(VoucherRow::as_select())
-                .load(conn)
-        },
-        |v| v.code.clone(),
-        |v| {
-            checked += 1;
-            seen += usize::from(issued_as_recorded(&v, trail, report));
-            let stored = tenders.spends.remove(&v.code).unwrap_or_default();
-            let spent = spends_as_recorded(&v, stored, trail, report);
-            cashed_as_recorded(&v, trail, report);
-            balance_adds_up(&v, spent, report);
-            Ok(())
-        },
-    )?;
+    let mut each = |v: VoucherRow| {
+        checked += 1;
+        seen += usize::from(issued_as_recorded(&v, trail, report));
+        let stored = tenders.spends.remove(&v.code).unwrap_or_default();
+        let spent = spends_as_recorded(&v, stored, trail, report);
+        cashed_as_recorded(&v, trail, report);
+        balance_adds_up(&v, spent, report);
+        Ok(())
+    };
+    match &trail.since {
+        None => for_each_page(
+            conn,
+            String::new(),
+            |conn, after: &String| {
+                vouchers::table
+                    .filter(vouchers::code.gt(after))
+                    .order(vouchers::code)
+                    .limit(PAGE)
+                    .select(VoucherRow::as_select())
+                    .load(conn)
+            },
+            |v| v.code.clone(),
+            &mut each,
+        )?,
+        Some(since) => {
+            let codes: Vec<&String> = since.vouchers.iter().collect();
+            for chunk in codes.chunks(PAGE as usize) {
+                let rows: Vec<VoucherRow> = vouchers::table
+                    .filter(vouchers::code.eq_any(chunk))
+                    .select(VoucherRow::as_select())
+                    .load(conn)?;
+                rows.into_iter().try_for_each(&mut each)?;
+            }
+        }
+    }
     for (code, spent) in tenders.spends {
         report.differ(format!(
             "spends {spent:?} name voucher {code}, which does not exist"
@@ -58,6 +75,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             trail.vouchers_issued.len()
         ));
     }
+    counted(conn, trail, report)?;
     let serials: Vec<String> = tenders.tickets.iter().map(|(s, ..)| s.clone()).collect();
     let paid = super::entries::Entries::of(conn, &[EntryKind::TicketPaid], &serials)?;
     tendered_as_recorded(&tenders.tickets, &paid, report);
@@ -68,20 +86,65 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
     Ok(())
 }
 
-fn tenders(conn: &mut DbConnection) -> anyhow::Result<Tenders> {
+/// From a checkpoint, the vouchers table's count against the trail's issues: a voucher added or
+/// removed among those taken as proved.
+fn counted(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> anyhow::Result<()> {
+    if trail.since.is_none() {
+        return Ok(());
+    }
+    let stored: i64 = vouchers::table.count().get_result(conn)?;
+    if let Some(recorded) = super::since::counted(conn, stored, EntryKind::VoucherIssued)? {
+        report.differ(format!(
+            "the vouchers table holds {stored} vouchers but the trail records {recorded} \
+             issued: a voucher was added or removed"
+        ));
+    }
+    Ok(())
+}
+
+type TenderRow = (String, String, String, i64, i64);
+
+/// The sales' tenders: all of them, or from a checkpoint, those of the tickets and vouchers its
+/// later entries name (every spend of such a voucher, old or new).
+fn tenders(conn: &mut DbConnection, since: Option<&Since>) -> anyhow::Result<Tenders> {
     let mut tenders = Tenders {
         spends: HashMap::new(),
         tickets: Vec::new(),
     };
-    let rows: Vec<(String, String, String, i64, i64)> = sale_tenders::table
-        .select((
-            sale_tenders::serial,
-            sale_tenders::kind,
-            sale_tenders::reference,
-            sale_tenders::covered_cents,
-            sale_tenders::change_cents,
-        ))
-        .load(conn)?;
+    let columns = (
+        sale_tenders::serial,
+        sale_tenders::kind,
+        sale_tenders::reference,
+        sale_tenders::covered_cents,
+        sale_tenders::change_cents,
+    );
+    let rows: Vec<TenderRow> = match since {
+        None => sale_tenders::table.select(columns).load(conn)?,
+        Some(since) => {
+            let mut rows = Vec::new();
+            let serials: Vec<&String> = since.tickets.iter().collect();
+            for chunk in serials.chunks(PAGE as usize) {
+                rows.extend(
+                    sale_tenders::table
+                        .filter(sale_tenders::serial.eq_any(chunk))
+                        .filter(sale_tenders::kind.eq(TenderKind::Ticket.as_str()))
+                        .select(columns)
+                        .load::<TenderRow>(conn)?,
+                );
+            }
+            let codes: Vec<&String> = since.vouchers.iter().collect();
+            for chunk in codes.chunks(PAGE as usize) {
+                rows.extend(
+                    sale_tenders::table
+                        .filter(sale_tenders::reference.eq_any(chunk))
+                        .filter(sale_tenders::kind.eq(TenderKind::Voucher.as_str()))
+                        .select(columns)
+                        .load::<TenderRow>(conn)?,
+                );
+            }
+            rows
+        }
+    };
     for (serial, kind, reference, covered, change) in rows {
         match TenderKind::parse(&kind) {
             Some(TenderKind::Voucher) => {
