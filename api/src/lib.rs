@@ -35,6 +35,7 @@ pub mod displays;
 pub mod draw;
 pub mod events;
 pub mod games;
+pub mod incidents;
 pub mod integrity;
 pub mod limits;
 pub mod monitoring;

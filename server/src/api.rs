@@ -33,6 +33,7 @@ use keno_api::Refusal;
         crate::routes::ball_draw::devices::get_device,
         crate::routes::ball_draw::devices::return_to_service,
         crate::routes::suspension::standing,
+        crate::routes::incidents::open,
         crate::routes::integrity::integrity,
         crate::routes::suspension::resume,
         crate::routes::invalidation::invalidate,
@@ -268,6 +269,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(shift_routes)
     .configure(crate::routes::audit::routes)
     .service(crate::routes::suspension::standing)
+    .service(crate::routes::incidents::open)
     .service(crate::routes::integrity::integrity)
     .service(crate::routes::suspension::resume)
     .service(events::stream_events)

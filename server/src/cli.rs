@@ -183,6 +183,10 @@ pub struct ServeArgs {
     /// failed and the system is suspended (a ball draw's balls and its check included).
     #[arg(long, env = "KENO_UNDRAWN_LIMIT", default_value_t = 600.0)]
     pub undrawn_limit: f64,
+    /// Seconds without a failure of the same kind (the database, a commit of unknown outcome,
+    /// the drawer, a request failed inside) before its episode is over and recorded as ended.
+    #[arg(long, env = "KENO_INCIDENT_QUIET", default_value_t = 60.0)]
+    pub incident_quiet: f64,
     /// Cents a writer's drawer may be over or short at the close of a shift before a
     /// supervisor must sign the shift off (0: any difference needs a sign-off).
     #[arg(long, env = "KENO_OVER_SHORT_TOLERANCE", default_value_t = 0)]

@@ -196,6 +196,7 @@ pub async fn run_drawer(
     state: web::Data<AppState>,
     monitor: web::Data<Monitor>,
     gate: web::Data<crate::suspension::gate::Gate>,
+    incidents: web::Data<crate::incidents::Incidents>,
 ) {
     // The game this term has already announced again after taking over.
     let mut reannounced: Option<(Term, i64)> = None;
@@ -239,7 +240,10 @@ pub async fn run_drawer(
             Err(e) => Err(e.into()),
         };
         if let Err(e) = result {
-            tracing::error!(error = %format!("{e:#}"), "drawer");
+            let said = format!("{e:#}");
+            tracing::error!(error = %said, "drawer");
+            let now = crate::db::now_micros();
+            incidents.failed(crate::incidents::Fault::Drawer, &said, now);
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }

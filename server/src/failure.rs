@@ -113,6 +113,14 @@ impl Failure {
         ))
     }
 
+    /// What went wrong, in a line: a refusal's message, or an internal failure's causes.
+    pub fn said(&self) -> String {
+        match self {
+            Failure::Refused { message, .. } => message.clone(),
+            Failure::Internal(e) => format!("{e:#}"),
+        }
+    }
+
     /// The refusal's code, if this is one.
     pub fn refusal(&self) -> Option<Refusal> {
         match self {

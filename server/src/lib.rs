@@ -32,6 +32,7 @@ mod failure;
 mod faults;
 mod game_summary;
 mod games;
+mod incidents;
 mod integrity;
 mod invalidation;
 mod jackpots;

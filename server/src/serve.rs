@@ -88,6 +88,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         monitor: web::Data::new(crate::draw_monitor::Monitor::new(args.monitor_games)),
         gate,
         integrity,
+        incidents: web::Data::new(crate::incidents::Incidents::new(positive_seconds(
+            "--incident-quiet",
+            args.incident_quiet,
+        )?)),
     };
     serve(args, state, services)
 }
@@ -282,6 +286,9 @@ struct Services {
     gate: web::Data<crate::suspension::gate::Gate>,
     /// What the software checks itself against (issue 33).
     integrity: web::Data<crate::integrity::Integrity>,
+    /// The server's own failures as they happen (issue 33): noted by the HTTP layer and the
+    /// drawer, written to the trail by their task.
+    incidents: web::Data<crate::incidents::Incidents>,
 }
 
 /// The game's settings from the command line.
@@ -377,7 +384,11 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
                 .app_data(s.monitor.clone())
                 .app_data(s.gate.clone())
                 .app_data(s.integrity.clone())
+                .app_data(s.incidents.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
+                .wrap(actix_web::middleware::from_fn(
+                    crate::routes::incidents::noted,
+                ))
                 .wrap(actix_web::middleware::from_fn(
                     crate::routes::suspension::held,
                 ))
@@ -444,6 +455,11 @@ fn spawn_tasks(
         state.clone(),
         s.monitor.clone(),
         s.gate.clone(),
+        s.incidents.clone(),
+    ));
+    actix_web::rt::spawn(crate::incidents::task::run(
+        state.clone(),
+        s.incidents.clone(),
     ));
     actix_web::rt::spawn(crate::suspension::task::keep_up(
         state.clone(),

@@ -1046,7 +1046,11 @@ fn verify_from(db: &TestDb, n: i64) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
-fn sell_ones(w: &keno_testkit::World, prefix: &str, spots: std::ops::RangeInclusive<u8>) -> Vec<String> {
+fn sell_ones(
+    w: &keno_testkit::World,
+    prefix: &str,
+    spots: std::ops::RangeInclusive<u8>,
+) -> Vec<String> {
     spots
         .map(|n| {
             let t = w.server.sell(
@@ -1120,7 +1124,10 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
         "{text}"
     );
     assert!(text.contains("checked: 1 vouchers against"), "{text}");
-    assert!(text.contains("1 settled games, each settled again"), "{text}");
+    assert!(
+        text.contains("1 settled games, each settled again"),
+        "{text}"
+    );
 
     // A new ticket changed: found from the checkpoint.
     let changed = format!(
@@ -1178,10 +1185,7 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
     db.execute(&format!("DELETE FROM tickets WHERE serial = '{}'", old[1]));
     let (code, text) = verify_from(&db, n);
     assert_eq!(code, 1, "{text}");
-    assert!(
-        text.contains("a ticket was added or removed"),
-        "{text}"
-    );
+    assert!(text.contains("a ticket was added or removed"), "{text}");
     assert!(
         text.contains(&format!("ticket {}, which is not in the", old[1])),
         "{text}"

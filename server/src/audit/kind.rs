@@ -108,6 +108,11 @@ entry_kinds! {
     ServerStarted = "server_started",
     /// A server stopped gracefully.
     ServerStopped = "server_stopped",
+    /// A failure of the server's own machinery began: the database, a commit of unknown
+    /// outcome, the drawer, a request failed inside the server (`incidents`).
+    SystemFault = "system_fault",
+    /// A minute passed without that failure again: how many there were, first and last.
+    SystemFaultEnded = "system_fault_ended",
 }
 
 impl std::fmt::Display for EntryKind {

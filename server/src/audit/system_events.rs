@@ -1,7 +1,9 @@
 //! The server's own life among the day's exceptions (issue 33): each start (its release and
 //! the digests of its binary and rules, and any instance found not to have stopped cleanly
-//! before), each graceful stop, each suspension and each key turned to resume one, and each
-//! check of the software that found a difference, read from the trail.
+//! before), each graceful stop, each suspension and each key turned to resume one, each check
+//! of the software that found a difference, and each failure of the server's machinery (the
+//! database, a commit of unknown outcome, the drawer, a request failed inside), read from the
+//! trail.
 
 use anyhow::Context;
 use diesel::prelude::*;
@@ -19,12 +21,14 @@ pub struct SystemEvent {
     pub why: String,
 }
 
-const KINDS: [EntryKind; 5] = [
+const KINDS: [EntryKind; 7] = [
     EntryKind::ServerStarted,
     EntryKind::ServerStopped,
     EntryKind::Suspended,
     EntryKind::ResumeKeyTurned,
     EntryKind::IntegrityChecked,
+    EntryKind::SystemFault,
+    EntryKind::SystemFaultEnded,
 ];
 
 /// Those recorded in `window`; `name` gives a person's name for a staff ID.
@@ -107,6 +111,7 @@ fn read(kind: EntryKind, p: &Value, person: Option<String>) -> Option<SystemEven
                 })
                 .unwrap_or_default(),
         ),
+        EntryKind::SystemFault | EntryKind::SystemFaultEnded => fault(kind, p, instance),
         _ => return None,
     };
     Some(SystemEvent {
@@ -115,6 +120,30 @@ fn read(kind: EntryKind, p: &Value, person: Option<String>) -> Option<SystemEven
         who,
         why,
     })
+}
+
+/// A failure of the server's machinery as it began, or as it ended a quiet minute after its
+/// last (`incidents`).
+fn fault(kind: EntryKind, p: &Value, instance: String) -> (String, String, String) {
+    let words = crate::incidents::Fault::parse(&text(p, "fault"))
+        .map_or("a failure of a kind this release does not know", |f| {
+            f.words()
+        });
+    let count = p["count"].as_u64().unwrap_or(0);
+    let times = if count == 1 {
+        "once".to_string()
+    } else {
+        format!("{count} times")
+    };
+    let what = match kind {
+        EntryKind::SystemFault => format!("failure: {words}"),
+        _ => format!(
+            "failure over: {words}, {times} from {} to {}",
+            crate::audit::source::when(p["began_at"].as_i64().unwrap_or(0)),
+            crate::audit::source::when(p["last_at"].as_i64().unwrap_or(0))
+        ),
+    };
+    (what, instance, format!("the last: {}", text(p, "detail")))
 }
 
 fn started_why(p: &Value) -> String {

@@ -379,6 +379,7 @@ const Console = (() => {
     document.getElementById("sign-on-error").textContent = message || "";
     document.getElementById("staff-id").focus();
     paintSuspension();
+    paintIncidents();
   }
 
   async function signedIn() {
@@ -402,6 +403,7 @@ const Console = (() => {
     buildNav();
     show();
     paintSuspension();
+    paintIncidents();
   }
 
   async function signOn(e) {
@@ -490,6 +492,28 @@ const Console = (() => {
     box.hidden = false;
   }
 
+  /** Issue 33: the server's own failures while they last (each ends a minute after its last),
+   *  above every page, for those who run the room; looked at every ten seconds. */
+  async function paintIncidents() {
+    const box = document.getElementById("incidents");
+    let found = null;
+    if (me && ["supervisor", "inspector", "auditor"].includes(me.role)) {
+      found = await api("GET", "/api/v1/incidents").catch(() => null);
+    }
+    if (!found || found.open.length === 0) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const times = (n) => (n === 1 ? "once" : `${n} times`);
+    const items = found.open.map((i) => h("li", {},
+      `${i.words.charAt(0).toUpperCase()}${i.words.slice(1)}: ${times(i.count)} since ${when(i.began_at)}, the last at ${when(i.last_at)} (“${i.detail}”).`));
+    box.replaceChildren(h("strong", {}, `The server ${found.instance} is failing. `),
+      "This is in the audit trail and the day's exceptions; it clears a minute after the last failure.",
+      h("ul", {}, items));
+    box.hidden = false;
+  }
+
   /** A draw-monitoring test has begun to fail: said at the top of every page until dismissed. */
   function alarm(a) {
     const notice = document.getElementById("notice");
@@ -530,6 +554,7 @@ const Console = (() => {
     document.getElementById("sign-off").addEventListener("click", signOff);
     window.addEventListener("hashchange", show);
     listen();
+    setInterval(paintIncidents, 10000);
     if (sessionStorage.getItem(TOKEN)) signedIn();
     else signedOut("");
   }

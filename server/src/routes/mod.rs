@@ -14,6 +14,7 @@ pub mod displays;
 pub mod extract;
 pub mod game_summary;
 pub mod games;
+pub mod incidents;
 pub mod integrity;
 pub mod invalidation;
 pub mod jackpots;

@@ -15,22 +15,12 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::chain::Trail;
+use super::since::GAME_KINDS as KINDS;
 use super::{Report, PAGE};
 use crate::audit::kind::EntryKind;
 use crate::db::schema::{audit_log, drawn_numbers, game_invalidations, games, voided_balls};
 use crate::db::DbConnection;
 use keno_core::GameState;
-
-/// The trail's kinds of entry about a game and its draw.
-pub const KINDS: [EntryKind; 7] = [
-    EntryKind::GameOpened,
-    EntryKind::GameClosed,
-    EntryKind::GameSettled,
-    EntryKind::GameInvalidated,
-    EntryKind::NumberDrawn,
-    EntryKind::DrawFault,
-    EntryKind::CorrectionApplied,
-];
 
 /// What the trail says of one game.
 #[derive(Default)]

@@ -56,6 +56,17 @@ pub const SHIFT_KINDS: [EntryKind; 3] = [
     EntryKind::ShiftSignedOff,
 ];
 
+/// The trail's kinds of entry about a game and its draw.
+pub const GAME_KINDS: [EntryKind; 7] = [
+    EntryKind::GameOpened,
+    EntryKind::GameClosed,
+    EntryKind::GameSettled,
+    EntryKind::GameInvalidated,
+    EntryKind::NumberDrawn,
+    EntryKind::DrawFault,
+    EntryKind::CorrectionApplied,
+];
+
 /// The kinds of the room's administration: gathered from the whole trail, each record checked.
 pub const ADMINISTRATION: [EntryKind; 18] = [
     EntryKind::PrincipalAdded,
@@ -113,7 +124,7 @@ impl Since {
             self.vouchers.insert(subject.to_string());
         } else if SHIFT_KINDS.contains(&kind) {
             self.shifts.insert(subject.to_string());
-        } else if super::games::KINDS.contains(&kind) {
+        } else if GAME_KINDS.contains(&kind) {
             if let Ok(game) = subject.parse::<i64>() {
                 self.first_game = Some(self.first_game.map_or(game, |g| g.min(game)));
             }
@@ -154,11 +165,7 @@ impl Since {
 
 /// Each table's rows against the trail's count of their creations: cheap over any history,
 /// it finds a row added or removed among those taken as proved. `None` when they agree.
-pub fn counted(
-    conn: &mut DbConnection,
-    rows: i64,
-    created: EntryKind,
-) -> QueryResult<Option<i64>> {
+pub fn counted(conn: &mut DbConnection, rows: i64, created: EntryKind) -> QueryResult<Option<i64>> {
     let recorded: i64 = audit_log::table
         .filter(audit_log::kind.eq(created.as_str()))
         .count()
