@@ -115,6 +115,10 @@ pub enum Doing {
     Audit,
     /// Turns a key to resume.
     Resume,
+    /// Sends again a sale made before (the same request id): answered with the ticket it
+    /// sold, never sold again. A sale not made before is a `Change`, refused where it is
+    /// known to be new.
+    Retry,
     /// Draws a game's numbers (the RNG's or a ball device's).
     Draw,
     /// Anything else that changes what is stored: a sale, a cancellation, a payment, a
@@ -125,7 +129,12 @@ pub enum Doing {
 /// Whether `doing` may go on while the system is suspended.
 pub fn open_while_suspended(doing: Doing) -> bool {
     match doing {
-        Doing::Read | Doing::Session | Doing::Quote | Doing::Audit | Doing::Resume => true,
+        Doing::Read
+        | Doing::Session
+        | Doing::Quote
+        | Doing::Audit
+        | Doing::Resume
+        | Doing::Retry => true,
         Doing::Draw | Doing::Change => false,
     }
 }
@@ -135,13 +144,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_seeing_and_ending_a_suspension_stay_open() {
+    fn only_seeing_asking_again_and_ending_a_suspension_stay_open() {
         let open: Vec<Doing> = [
             Doing::Read,
             Doing::Session,
             Doing::Quote,
             Doing::Audit,
             Doing::Resume,
+            Doing::Retry,
             Doing::Draw,
             Doing::Change,
         ]
@@ -155,7 +165,8 @@ mod tests {
                 Doing::Session,
                 Doing::Quote,
                 Doing::Audit,
-                Doing::Resume
+                Doing::Resume,
+                Doing::Retry
             ]
         );
         assert_eq!(

@@ -490,7 +490,7 @@ fn an_rng_that_fails_suspends_and_nothing_is_drawn(db: TestDb) {
         100,
         1,
     );
-    s.sell(&writer, body);
+    let before = s.sell(&writer, body.clone());
     let (_, game) = s.get("/api/v1/games/current");
     let number = game["number"].as_i64().unwrap();
     std::fs::write(&fails, "").unwrap();
@@ -508,6 +508,20 @@ fn an_rng_that_fails_suspends_and_nothing_is_drawn(db: TestDb) {
         )),
         "{detail}"
     );
+    // A sale sent again (its answer lost) gets the ticket it sold; a new one is refused.
+    let (status, again) = s.post(&writer, "/api/v1/tickets", body);
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["serial"], before["serial"], "{again}");
+    let new = sale(
+        "after",
+        json!({"type": "standard", "spots": [1, 2]}),
+        "standard",
+        100,
+        1,
+    );
+    let (status, refused) = s.post(&writer, "/api/v1/tickets", new);
+    assert_eq!(status, 503, "{refused}");
+    assert_eq!(refused["error"], "suspended", "{refused}");
     let (_, closed) = s.get(&format!("/api/v1/games/{number}"));
     assert_eq!(closed["state"], "closed", "{closed}");
     assert_eq!(closed["drawn"], json!([]), "{closed}");

@@ -26,6 +26,9 @@ pub fn doing(method: &Method, path: &str) -> Doing {
     match path {
         "/api/v1/sessions" | "/api/v1/sessions/current/end" => Doing::Session,
         "/api/v1/tickets/quote" => Doing::Quote,
+        // The sale looks up its request id first: a sale made before is answered with its
+        // ticket, a new one refused (`routes::tickets::sale::sell`).
+        "/api/v1/tickets" => Doing::Retry,
         _ if path.starts_with("/api/v1/audit/") => Doing::Audit,
         _ if path.starts_with("/api/v1/suspension/") => Doing::Resume,
         _ => Doing::Change,

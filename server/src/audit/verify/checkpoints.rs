@@ -85,11 +85,15 @@ pub fn check(stored: &[Checkpoint], proof: &Proof, trail: &Trail, report: &mut R
     // second of leading, and a database from before checkpoints has none until then. Removing
     // them from the database is what the file, kept outside it, shows.
     let anchored = list.last().map_or(0, |c| c.seq);
+    // Its number is where tomorrow's `--from-checkpoint` starts.
+    let last = list
+        .last()
+        .map_or(String::new(), |c| format!(" (checkpoint {})", c.n));
     let tail = if anchored >= trail.last_seq {
-        "the last covers the whole trail".to_string()
+        format!("the last{last} covers the whole trail")
     } else {
         format!(
-            "entries {} to {} are after the last",
+            "entries {} to {} are after the last{last}",
             anchored + 1,
             trail.last_seq
         )

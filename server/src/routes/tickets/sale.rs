@@ -2,6 +2,7 @@
 //! (`tickets::sale`; the sale commits through the sale writer, `tickets::writer`).
 
 use actix_web::{post, web, HttpResponse};
+use keno_core::suspension::Doing;
 use keno_core::ScheduleId;
 
 use crate::auth::http::Require;
@@ -10,6 +11,7 @@ use crate::error::{ApiResult, DomainResult, Failure};
 use crate::liability::Books;
 use crate::staff::overrides::OverrideHeader;
 use crate::state::AppState;
+use crate::suspension::gate::Gate;
 use crate::tickets::sale::{self, Context, Outcome, Quote, SaleRequest, Selling, SoldTicket};
 use crate::tickets::tender::{self, SalePayment, TenderRef};
 use crate::tickets::writer::SaleWriter;
@@ -34,6 +36,7 @@ pub async fn sell(
     state: web::Data<AppState>,
     sales: web::Data<SaleWriter>,
     books: web::Data<Books>,
+    gate: web::Data<Gate>,
     principal: Principal,
     carried: OverrideHeader,
     request: web::Json<SaleRequest>,
@@ -60,6 +63,10 @@ pub async fn sell(
         request.request_id.clone(),
         digest.clone(),
     );
+    // Suspended (issue 33): a sale sent again still gets its ticket; a new one is refused.
+    if let Err(suspended) = gate.admit(Doing::Change) {
+        return sold_or(&state, retry, suspended).await;
+    }
     let (sale, ways) = match prepared {
         Ok(prepared) => prepared,
         // A retry of a sale made before a change (of the rule set, the catalogue or the
