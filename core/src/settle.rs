@@ -34,6 +34,17 @@ pub struct WayOutcome {
     pub jackpot: bool,
 }
 
+impl WayOutcome {
+    /// Rule 1(h): whether the way's prize, as settled, is a major prize: $200 or more on the
+    /// way after the 12.1 cap, pro-rating and any jackpot share. A pro-rated prize is one
+    /// (only majors are pro-rated, never below 12.4's floor); a jackpot share under the
+    /// threshold is not, and is paid in cash like any minor win (12.2).
+    pub fn is_major(&self, major_prize_cents: u64) -> bool {
+        self.prize_cents > 0
+            && (self.prorated || is_major_prize(self.prize_cents, major_prize_cents))
+    }
+}
+
 /// How the game's major prizes were pro-rated, when they were.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProRating {
@@ -318,4 +329,29 @@ pub(crate) fn scale(base: u64, amount: u64, base_wager: u64, cap: u64) -> u64 {
         None => u128::from(base) * u128::from(amount) / u128::from(base_wager),
     };
     prize.min(u128::from(cap)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WayOutcome;
+
+    #[test]
+    fn a_jackpot_share_under_200_dollars_is_a_minor_win() {
+        let share = |prize_cents| WayOutcome {
+            catch: 6,
+            prize_cents,
+            prorated: false,
+            jackpot: true,
+        };
+        // Rule 1(h): $125.40 of a shared pool is not a major prize; $1,881.00 is.
+        assert!(!share(12_540).is_major(20_000));
+        assert!(share(188_100).is_major(20_000));
+        assert!(share(20_000).is_major(20_000));
+        let prorated = WayOutcome {
+            prorated: true,
+            ..share(20_000)
+        };
+        assert!(prorated.is_major(20_000));
+        assert!(!share(0).is_major(20_000));
+    }
 }

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use diesel::prelude::*;
 use keno_core::{
-    is_major_prize, wins_bonus, BetPlan, Draw, DrawerSettings, GameEvent, GameSettlement,
-    TicketStatus, WayInPlay, WayPlayed,
+    wins_bonus, BetPlan, Draw, DrawerSettings, GameEvent, GameSettlement, TicketStatus, WayInPlay,
+    WayPlayed,
 };
 use serde::Serialize;
 
@@ -343,14 +343,12 @@ impl Tally {
             if outcome.prize_cents == 0 {
                 continue;
             }
-            // Rule 1(h); a jackpot win or a pro-rated prize (12.3-12.6) is one too.
-            let is_major =
-                outcome.jackpot || is_major_prize(outcome.prize_cents, major) || outcome.prorated;
+            let is_major = outcome.is_major(major);
             let entry = tally.per_ticket.entry(t).or_default();
             entry.0 += outcome.prize_cents;
             entry.1 |= is_major;
             // Stored whole where it cannot be worked out again from the schedule alone.
-            if is_major || !won.is_empty() {
+            if is_major || outcome.jackpot || !won.is_empty() {
                 tally.special_ways.push(WayResultRow {
                     serial: serial.clone(),
                     game: number,

@@ -14,6 +14,7 @@ on_both_backends!(
     a_multi_game_ticket_is_settled_in_each_game_and_paid_once,
     major_prizes_are_pro_rated_to_50000_dollars,
     a_jackpot_is_shared_by_two_winners_in_proportion_to_wager,
+    a_jackpot_share_under_200_dollars_is_paid_in_cash_like_any_minor_win,
 );
 
 fn detail(s: &Server, token: &str, serial: &str) -> Value {
@@ -207,10 +208,9 @@ fn major_prizes_are_pro_rated_to_50000_dollars(db: TestDb) {
     );
 }
 
-fn a_jackpot_is_shared_by_two_winners_in_proportion_to_wager(db: TestDb) {
-    // A 1-spot jackpot type (guaranteed $1,000), so two tickets on the same number win together
-    // in one game out of four.
-    let dir = tempfile::tempdir().unwrap();
+/// The built-in rules with a 1-spot jackpot type (guaranteed $1,000, 20% of each wager), so two
+/// tickets on the same number win together in one game out of four.
+fn one_spot_jackpot(dir: &tempfile::TempDir) -> String {
     let text = ACT_1992_TOML
         .replace(
             "[[jackpots]]\nspots = 6",
@@ -220,7 +220,12 @@ fn a_jackpot_is_shared_by_two_winners_in_proportion_to_wager(db: TestDb) {
             "  { spots = 6, pays = { 3 = 200, 4 = 800, 5 = 10000 } },\n  { spots = 8, pays = { 4 = 400",
             "  { spots = 1, pays = {} },\n  { spots = 6, pays = { 3 = 200, 4 = 800, 5 = 10000 } },\n  { spots = 8, pays = { 4 = 400",
         );
-    let rules = rules_file(&dir, &text);
+    rules_file(dir, &text)
+}
+
+fn a_jackpot_is_shared_by_two_winners_in_proportion_to_wager(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = one_spot_jackpot(&dir);
     let mut args = MANUAL_CLOCK.to_vec();
     args.extend(["--rules", rules.as_str()]);
     let w = world(&db, &args);
@@ -276,4 +281,68 @@ fn a_jackpot_is_shared_by_two_winners_in_proportion_to_wager(db: TestDb) {
         )),
         100_000
     );
+}
+
+/// Rule 1(h): a major prize is $200 or more on one way. Two jackpot entries on the same number
+/// at $2 and $30 share a pool of about $1,000: the $2 entry's share (about $62) is a minor win,
+/// paid in cash at the counter with no hand-pay (rule 12.2); the $30 entry's is a major prize.
+fn a_jackpot_share_under_200_dollars_is_paid_in_cash_like_any_minor_win(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = one_spot_jackpot(&dir);
+    let mut args = MANUAL_CLOCK.to_vec();
+    args.extend(["--rules", rules.as_str()]);
+    let w = world(&db, &args);
+    let s = &w.server;
+    let entry = |id: String, cents: u64| {
+        let t = s.sell(
+            &w.writer,
+            sale(
+                &id,
+                json!({"type": "standard", "spots": [40]}),
+                "jackpot",
+                cents,
+                1,
+            ),
+        );
+        t["serial"].as_str().unwrap().to_string()
+    };
+    // 40 is drawn in a game with probability 1/4: 60 games all missing it has odds 3e-8.
+    let (small, big) = (0..60)
+        .find_map(|n| {
+            let pair = (entry(format!("s{n}"), 200), entry(format!("b{n}"), 3000));
+            let game = s.close_and_settle(&w.supervisor);
+            game["drawn"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d == 40)
+                .then_some(pair)
+        })
+        .expect("40 drawn in one of 60 games");
+    let (small_view, big_view) = (detail(s, &w.writer, &small), detail(s, &w.writer, &big));
+    let share = small_view["payable_cents"].as_i64().unwrap();
+    assert!(share > 0 && share < 20_000, "{small_view}");
+    assert!(big_view["payable_cents"].as_i64() > Some(20_000), "{big_view}");
+    // The small share: cash, no claimant asked for.
+    let (status, paid) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{small}/pay"),
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{paid}");
+    assert_eq!(
+        (paid["method"].as_str(), paid["paid_cents"].as_i64()),
+        (Some("cash"), Some(share)),
+        "{paid}"
+    );
+    // The big one is a hand-pay.
+    let (status, refused) = s.post(
+        &w.writer,
+        &format!("/api/v1/tickets/{big}/pay"),
+        Value::Null,
+    );
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"], "hand_pay_required", "{refused}");
+    let out = keno_testkit::audit(&db, &["verify"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }

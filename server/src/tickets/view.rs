@@ -228,7 +228,7 @@ fn results(
                 let mut outcome = rules
                     .schedule_outcome(&draw, &in_play)
                     .map_err(anyhow::Error::from)?;
-                // A way that won a major prize or a bonus is stored whole: its bonus is inside
+                // A way that won a major prize, a jackpot share or a bonus is stored whole: its bonus is inside
                 // its prize, under the caps (rule 6.3(e)).
                 if let Some(&(_, prize, prorated, jackpot)) = stored.get(&(game, i as i32)) {
                     outcome.prize_cents = prize as u64;
