@@ -371,6 +371,10 @@ pub struct GameResult {
     pub prize_cents: u64,
     /// The wager refunded because the game was invalidated (general rule 18.2).
     pub refund_cents: u64,
+    /// The ticket's wagers were voided (rule 17.2) before this game was settled: it took no
+    /// part in it, and has no ways or prize here.
+    #[serde(default)]
+    pub voided: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]

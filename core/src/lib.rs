@@ -125,4 +125,4 @@ pub use value_out::{
     drawer_for, value_out, NeedsSupervisor, NoShift, OutAct, OutLimits, ShiftAt, ShiftRule,
     ValueOut, Withheld,
 };
-pub use void::{void_wagers, VoidRefusal, Voiding};
+pub use void::{took_part, void_wagers, VoidRefusal, Voiding};

@@ -52,9 +52,25 @@ pub fn void_wagers(
     Ok(Voiding { refund_cents })
 }
 
+/// Rule 17.2: whether a ticket voided at `voided_at` (if it was) took part in a game settled at
+/// `settled_at`. Voided before the settlement, it did not: no prize, no share. Voided after, it
+/// did, and its results stand with its prizes withheld. (Settlement's query of the tickets in
+/// play, `server::settlement`, applies the same comparison in SQL.)
+pub fn took_part(voided_at: Option<i64>, settled_at: i64) -> bool {
+    voided_at.is_none_or(|voided| voided >= settled_at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ticket_voided_before_a_settlement_takes_no_part_in_it() {
+        assert!(took_part(None, 100));
+        assert!(!took_part(Some(99), 100));
+        assert!(took_part(Some(100), 100));
+        assert!(took_part(Some(101), 100));
+    }
 
     #[test]
     fn the_stake_left_comes_back_unless_forfeited() {

@@ -485,6 +485,15 @@ fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestD
     assert_eq!((prize(&a), prize(&b)), (2_500_000, 2_500_000));
     let (_, d) = s.get_as(&w.supervisor, &format!("/api/v1/tickets/{c}"));
     assert_eq!(d["status"], "voided", "{d}");
+    // It shows no prize for the game it took no part in (it drew 1 like the others).
+    assert_eq!(d["results"][0]["voided"], true, "{d}");
+    assert_eq!(d["results"][0]["prize_cents"], 0, "{d}");
+    assert_eq!(d["results"][0]["ways"], json!([]), "{d}");
+    assert_eq!(
+        (d["won_cents"].as_i64(), d["payable_cents"].as_i64()),
+        (Some(0), Some(0)),
+        "{d}"
+    );
     let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{c}/pay"), Value::Null);
     assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
 
@@ -501,6 +510,10 @@ fn rule_17_2_a_voided_ticket_takes_no_part_and_its_prizes_are_withheld(db: TestD
     );
     let (status, e) = s.post(&w.writer, &format!("/api/v1/tickets/{b}/pay"), Value::Null);
     assert_eq!((status, e["error"].as_str()), (409, Some("voided")), "{e}");
+    // Voided after the settlement, it took part: its result stands, its prize withheld.
+    let (_, d) = s.get_as(&w.supervisor, &format!("/api/v1/tickets/{b}"));
+    assert_eq!(d["results"][0]["voided"], false, "{d}");
+    assert_eq!(d["results"][0]["prize_cents"], 2_500_000, "{d}");
     let (status, paid) = s.post(
         &w.writer,
         &format!("/api/v1/tickets/{a}/pay"),

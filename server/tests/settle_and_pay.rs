@@ -322,7 +322,10 @@ fn a_jackpot_share_under_200_dollars_is_paid_in_cash_like_any_minor_win(db: Test
     let (small_view, big_view) = (detail(s, &w.writer, &small), detail(s, &w.writer, &big));
     let share = small_view["payable_cents"].as_i64().unwrap();
     assert!(share > 0 && share < 20_000, "{small_view}");
-    assert!(big_view["payable_cents"].as_i64() > Some(20_000), "{big_view}");
+    assert!(
+        big_view["payable_cents"].as_i64() > Some(20_000),
+        "{big_view}"
+    );
     // The small share: cash, no claimant asked for.
     let (status, paid) = s.post(
         &w.writer,
@@ -344,5 +347,9 @@ fn a_jackpot_share_under_200_dollars_is_paid_in_cash_like_any_minor_win(db: Test
     assert_eq!(status, 400, "{refused}");
     assert_eq!(refused["error"], "hand_pay_required", "{refused}");
     let out = keno_testkit::audit(&db, &["verify"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

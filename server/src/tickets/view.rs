@@ -10,7 +10,8 @@ use keno_core::{BetPlan, Draw, GameState, PayMethod, RuleSet, TicketFacts, Ticke
 
 use super::{find, TicketRow};
 use crate::db::schema::{
-    bonus_results, games, sale_tenders, ticket_refunds, ticket_results, vouchers, way_results,
+    bonus_results, games, sale_tenders, ticket_refunds, ticket_results, ticket_voids, vouchers,
+    way_results,
 };
 use crate::db::DbConnection;
 use crate::error::{DomainResult, Failure};
@@ -194,69 +195,95 @@ fn results(
     refunds: &HashMap<i64, i64>,
 ) -> DomainResult<Vec<GameResult>> {
     let last = t.last_played_game();
-    let states: HashMap<i64, (String, String)> = games::table
+    type GameRow = (i64, String, String, Option<i64>);
+    let states: HashMap<i64, (String, String, Option<i64>)> = games::table
         .filter(games::number.between(t.first_game, last))
-        .select((games::number, games::state, games::rule_set))
-        .load::<(i64, String, String)>(conn)?
+        .select((
+            games::number,
+            games::state,
+            games::rule_set,
+            games::settled_at,
+        ))
+        .load::<GameRow>(conn)?
         .into_iter()
-        .map(|(n, s, r)| (n, (s, r)))
+        .map(|(n, s, r, at)| (n, (s, r, at)))
         .collect();
+    let voided_at: Option<i64> = ticket_voids::table
+        .find(&t.serial)
+        .select(ticket_voids::voided_at)
+        .first(conn)
+        .optional()?;
     let mut plans: HashMap<String, (Arc<RuleSet>, BetPlan)> = HashMap::new();
-    let (stored, bonuses) = stored_ways(conn, t)?;
+    let stored = stored_ways(conn, t)?;
     let mut results = Vec::new();
     for game in t.first_game..=last {
-        let (state, rule_set) = states
+        let (state, rule_set, settled_at) = states
             .get(&game)
             .cloned()
-            .unwrap_or_else(|| (FUTURE.into(), String::new()));
+            .unwrap_or_else(|| (FUTURE.into(), String::new(), None));
+        let settled = state == keno_core::GameState::Settled.as_str();
+        // Rule 17.2: voided before the game settled, the ticket took no part in it.
+        let voided = settled && !keno_core::took_part(voided_at, settled_at.unwrap_or(i64::MAX));
         let mut ways = Vec::new();
-        let mut prize_cents = 0;
-        if state == keno_core::GameState::Settled.as_str() {
+        if settled && !voided {
             if !plans.contains_key(&rule_set) {
                 let rules = rule_sets.get(conn, &rule_set)?;
                 let plan = t.plan(&rules)?;
                 plans.insert(rule_set.clone(), (rules, plan));
             }
             let (rules, plan) = &plans[&rule_set];
-            let draw = Draw::new(&drawn(conn, game)?).map_err(anyhow::Error::from)?;
-            for (i, way) in plan.ways.iter().enumerate() {
-                let in_play = WayInPlay {
-                    numbers: way.numbers,
-                    plays_under: way.plays_under,
-                    amount_per_way_cents: t.amount_per_way_cents as u64,
-                };
-                let mut outcome = rules
-                    .schedule_outcome(&draw, &in_play)
-                    .map_err(anyhow::Error::from)?;
-                // A way that won a major prize, a jackpot share or a bonus is stored whole: its bonus is inside
-                // its prize, under the caps (rule 6.3(e)).
-                if let Some(&(_, prize, prorated, jackpot)) = stored.get(&(game, i as i32)) {
-                    outcome.prize_cents = prize as u64;
-                    outcome.prorated = prorated;
-                    outcome.jackpot = jackpot;
-                }
-                let bonus = bonuses.get(&(game, i as i32)).copied().unwrap_or(0);
-                prize_cents += outcome.prize_cents;
-                ways.push(WayResult {
-                    numbers: way.numbers.to_vec(),
-                    spots: way.spots(),
-                    catch: outcome.catch,
-                    prize_cents: outcome.prize_cents,
-                    prorated: outcome.prorated,
-                    jackpot: outcome.jackpot,
-                    bonus_cents: bonus,
-                });
-            }
+            ways = settled_ways(conn, (rules, plan), t, game, &stored)?;
         }
         results.push(GameResult {
             game,
             state,
+            prize_cents: ways.iter().map(|w| w.prize_cents).sum(),
             ways,
-            prize_cents,
             refund_cents: refunds.get(&game).copied().unwrap_or(0) as u64,
+            voided,
         });
     }
     Ok(results)
+}
+
+/// Each way's result in settled game `game`: its catch and schedule prize, or as stored where
+/// settlement stored it whole.
+fn settled_ways(
+    conn: &mut DbConnection,
+    (rules, plan): (&RuleSet, &BetPlan),
+    t: &TicketRow,
+    game: i64,
+    (stored, bonuses): &StoredWays,
+) -> DomainResult<Vec<WayResult>> {
+    let draw = Draw::new(&drawn(conn, game)?).map_err(anyhow::Error::from)?;
+    let mut ways = Vec::new();
+    for (i, way) in plan.ways.iter().enumerate() {
+        let in_play = WayInPlay {
+            numbers: way.numbers,
+            plays_under: way.plays_under,
+            amount_per_way_cents: t.amount_per_way_cents as u64,
+        };
+        let mut outcome = rules
+            .schedule_outcome(&draw, &in_play)
+            .map_err(anyhow::Error::from)?;
+        // A way that won a major prize, a jackpot share or a bonus is stored whole: its bonus
+        // is inside its prize, under the caps (rule 6.3(e)).
+        if let Some(&(_, prize, prorated, jackpot)) = stored.get(&(game, i as i32)) {
+            outcome.prize_cents = prize as u64;
+            outcome.prorated = prorated;
+            outcome.jackpot = jackpot;
+        }
+        ways.push(WayResult {
+            numbers: way.numbers.to_vec(),
+            spots: way.spots(),
+            catch: outcome.catch,
+            prize_cents: outcome.prize_cents,
+            prorated: outcome.prorated,
+            jackpot: outcome.jackpot,
+            bonus_cents: bonuses.get(&(game, i as i32)).copied().unwrap_or(0),
+        });
+    }
+    Ok(ways)
 }
 
 /// Ticket `serial` in detail ([`detail`]).
