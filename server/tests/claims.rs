@@ -15,6 +15,7 @@ on_both_backends!(
     rule_13_2_unclaimed_prizes_move_to_a_jackpot_and_stay_claimable,
     rule_13_2_prizes_move_by_keno_day_exactly_when_a_terminal_stops_paying_them,
     rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game,
+    rule_13_2_moves_the_prizes_of_a_day_whose_last_game_was_invalidated,
     rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on,
 );
 
@@ -850,5 +851,56 @@ fn rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on(db: Te
     assert!(
         !out.status.success() && text.contains("bonus fund movement 1"),
         "{text}"
+    );
+}
+
+/// Rule 13.2 with rule 17.3: two-game tickets won in the first game of a Keno Day whose last
+/// game (their second) was invalidated. Twelve months on, the terminal refuses them
+/// (`claim_required`) and the movement takes their prizes: never both payable and moved, never
+/// neither. The first build skipped them, as the day's last game was not a settled one.
+fn rule_13_2_moves_the_prizes_of_a_day_whose_last_game_was_invalidated(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let serials: Vec<String> = (1..=40)
+        .map(|n| {
+            let bet = json!({"type": "standard", "spots": [n]});
+            s.sell(&w.writer, sale(&format!("t{n}"), bet, "standard", 100, 2))["serial"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let settled = s.close_and_settle(&w.supervisor);
+    let first = settled["number"].as_i64().unwrap();
+    let (status, inv) = s.post(
+        &w.supervisor,
+        &format!("/api/v1/games/{}/invalidate", first + 1),
+        json!({"reason": "fire alarm, room cleared"}),
+    );
+    assert_eq!(status, 200, "{inv}");
+    // Each ticket is owed its second game's share of the $2 back, and its first game's prize.
+    let prizes: Vec<(String, i64)> = serials
+        .iter()
+        .map(|serial| {
+            let (_, t) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+            (serial.clone(), t["payable_cents"].as_i64().unwrap() - 100)
+        })
+        .filter(|(_, prize)| *prize > 0)
+        .collect();
+    assert!(!prizes.is_empty());
+    let day = year_and_a_month_before(settled["keno_day"].as_str().unwrap());
+    age(&db, first, &day);
+    age(&db, first + 1, &day);
+    let (winner, _) = &prizes[0];
+    assert_not_payable_at_a_terminal(s, &w.writer, winner);
+    let body = json!({"destination": "jackpot_6", "reason": "CSA approval 2027/15"});
+    let (status, moved) = s.post(&w.supervisor, "/api/v1/unclaimed/movements", body);
+    assert_eq!(status, 201, "{moved}");
+    let total: i64 = prizes.iter().map(|(_, p)| p).sum();
+    assert_eq!(moved["total_cents"].as_i64(), Some(total), "{moved}");
+    assert_eq!(
+        moved["tickets"].as_u64(),
+        Some(prizes.len() as u64),
+        "{moved}"
     );
 }

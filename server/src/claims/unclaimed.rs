@@ -202,9 +202,12 @@ fn unclaimed(
     today: KenoDay,
 ) -> DomainResult<Vec<(String, i64)>> {
     // The last game of a Keno Day twelve months old: tickets whose last game is no later.
-    // (`YYYY-MM-DD` orders as the days do.)
+    // (`YYYY-MM-DD` orders as the days do.) Its last game may have been invalidated rather
+    // than settled (rule 17.3): it is over for its tickets all the same.
     let old_game: Option<i64> = games::table
-        .filter(games::state.eq(keno_core::GameState::Settled.as_str()))
+        .filter(games::state.eq_any(keno_core::GameState::codes_where(
+            keno_core::GameState::is_final,
+        )))
         .filter(games::keno_day.le(old_day.to_string()))
         .select(diesel::dsl::max(games::number))
         .first(conn)?;
