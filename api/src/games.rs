@@ -77,10 +77,12 @@ pub struct Liability {
     pub ways: u64,
     pub stake_cents: u64,
     /// The exact expected payout (each way's prizes weighted by its catch probabilities, over
-    /// C(80,20) draws), rounded down to the cent; jackpot pool wins and bonuses left out.
+    /// C(80,20) draws), rounded down to the cent; the game's bonus prizes in (rule 6.3(e)),
+    /// jackpot pool wins left out.
     pub expected_payout_cents: u64,
     /// A sound upper bound of what one draw pays: every way's largest minor prize, the major
-    /// prizes after the per-way cap and pro-rating (rules 12.1-12.5), the pools at stake.
+    /// prizes after the per-way cap and pro-rating (rules 12.1-12.5), each with the game's
+    /// bonus prizes (6.3(e)), and the pools at stake.
     pub worst_case_cents: u64,
     /// The jackpot pools at stake when jackpot ways are in play (rule 7).
     pub jackpot_pools_cents: u64,

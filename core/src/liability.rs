@@ -14,7 +14,8 @@
 //! there are more than `limit / floor` of them), plus the jackpot pools at stake (rule 7). A way
 //! wins one prize per draw, so adding its largest minor and its largest major over-counts and
 //! stays an upper bound. Jackpot pool wins are outside the expectation (their pool is shown on
-//! its own); bonus prizes (rule 6.3(e)) are not in it either.
+//! its own); the bonus prizes a game offers (rule 6.3(e)) are in every figure, as part of the
+//! prize they are ([`RuleSet::way_exposure_with`]).
 
 use std::collections::BTreeMap;
 
@@ -38,8 +39,17 @@ pub struct WayExposure {
 }
 
 impl RuleSet {
-    /// The exposure of one way, as it would be settled (rules 11.1, 12.1, 18).
+    /// The exposure of one way, as it would be settled (rules 11.1, 12.1, 18), in a game that
+    /// offers no bonus prizes.
     pub fn way_exposure(&self, way: &WayInPlay) -> WayExposure {
+        self.way_exposure_with(way, &[])
+    }
+
+    /// The exposure of one way that wins `bonus[catch]` in bonus prizes with each catch
+    /// ([`crate::bonus_by_catch`]; empty for none): each catch's prize as settlement makes it,
+    /// schedule and bonus under the per-way cap (rules 6.3(e), 12.1), a jackpot catch's bonus
+    /// included (its pool is counted on its own).
+    pub fn way_exposure_with(&self, way: &WayInPlay, bonus: &[u64]) -> WayExposure {
         let table = self.prize_table();
         let caps = self.caps();
         let s = way.plays_under.index();
@@ -50,19 +60,24 @@ impl RuleSet {
         }
         for catch in 0..=spots {
             let base = table.raw(s, spots as usize, catch as usize);
-            if base == PrizeTable::JACKPOT {
-                out.jackpot = true;
+            let schedule = match base {
+                PrizeTable::JACKPOT => {
+                    out.jackpot = true;
+                    0
+                }
+                0 => 0,
+                _ => crate::settle::scale(
+                    base,
+                    way.amount_per_way_cents,
+                    table.raw_base(s),
+                    caps.per_way_cents,
+                ),
+            };
+            let extra = bonus.get(catch as usize).copied().unwrap_or(0);
+            let prize = crate::prize::way_prize(schedule, extra, caps.per_way_cents);
+            if prize == 0 {
                 continue;
             }
-            if base == 0 {
-                continue;
-            }
-            let prize = crate::settle::scale(
-                base,
-                way.amount_per_way_cents,
-                table.raw_base(s),
-                caps.per_way_cents,
-            );
             out.expected_numerator += u128::from(prize) * u128::from(catch_draws(spots, catch));
             if is_major_prize(prize, caps.major_prize_cents) {
                 out.max_major_cents = out.max_major_cents.max(prize);
@@ -296,14 +311,14 @@ impl LiabilityLimits {
     /// ticket's numbers stay within the limits. A ticket that lowers nothing is judged by
     /// where the game would stand with it, so a game already over a limit (the limit lowered
     /// meanwhile) takes no more.
-    pub fn check_game(
+    pub fn check_game<'a>(
         &self,
         game: &Exposure,
-        adding: &[(WayInPlay, WayExposure)],
+        adding: impl Iterator<Item = (&'a WayInPlay, &'a WayExposure)> + Clone,
     ) -> Result<(), LimitRefusal> {
         if let Some(limit) = self.number_stake_cents {
             let mut on = [0u64; 81];
-            for (way, _) in adding {
+            for (way, _) in adding.clone() {
                 for n in way.numbers.numbers() {
                     on[n as usize] += way.amount_per_way_cents;
                 }
@@ -320,11 +335,8 @@ impl LiabilityLimits {
             }
         }
         if let Some(limit) = self.game_expected_payout_cents {
-            let numerator = game.expected_numerator
-                + adding
-                    .iter()
-                    .map(|(_, e)| e.expected_numerator)
-                    .sum::<u128>();
+            let numerator =
+                game.expected_numerator + adding.map(|(_, e)| e.expected_numerator).sum::<u128>();
             let expected = (numerator / u128::from(DRAWS)) as u64;
             if expected > limit {
                 return Err(LimitRefusal::GameExpectedPayout {
@@ -506,9 +518,12 @@ mod tests {
             ..LiabilityLimits::default()
         };
         // Number 7 would hold $5.00: at the limit is allowed, a cent under it is not.
-        assert_eq!(stake(500).check_game(&game, &adding), Ok(()));
         assert_eq!(
-            stake(499).check_game(&game, &adding),
+            stake(500).check_game(&game, adding.iter().map(|(w, e)| (w, e))),
+            Ok(())
+        );
+        assert_eq!(
+            stake(499).check_game(&game, adding.iter().map(|(w, e)| (w, e))),
             Err(LimitRefusal::NumberStake {
                 number: 7,
                 stake: crate::money::Dollars(500),
@@ -521,14 +536,17 @@ mod tests {
             game_expected_payout_cents: Some(cents),
             ..LiabilityLimits::default()
         };
-        assert_eq!(payout(expected_after).check_game(&game, &adding), Ok(()));
+        assert_eq!(
+            payout(expected_after).check_game(&game, adding.iter().map(|(w, e)| (w, e))),
+            Ok(())
+        );
         assert!(matches!(
-            payout(expected_after - 1).check_game(&game, &adding),
+            payout(expected_after - 1).check_game(&game, adding.iter().map(|(w, e)| (w, e))),
             Err(LimitRefusal::GameExpectedPayout { .. })
         ));
         assert!(!LiabilityLimits::default().bind_the_game());
         assert_eq!(
-            LiabilityLimits::default().check_game(&game, &adding),
+            LiabilityLimits::default().check_game(&game, adding.iter().map(|(w, e)| (w, e))),
             Ok(())
         );
     }

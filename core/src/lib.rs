@@ -104,7 +104,10 @@ pub use payable::{
 };
 pub use payout::{check_hand_pay, Authority, HandPay, HandPayError, KeptHandPay, PayoutTiers};
 pub use pricing::Price;
-pub use prize::{fund_draw, is_major_prize, wins_bonus, BonusTerms, WayPlayed};
+pub use prize::{
+    bonus_by_catch, fund_draw, is_major_prize, way_prize, wins_bonus, BonusOffer, BonusTerms,
+    WayPlayed,
+};
 pub use refund::game_refund;
 pub use rules::{RuleSet, RuleSetError, Special3Approval};
 pub use schedule::{Pay, ScheduleId};

@@ -43,6 +43,51 @@ pub fn wins_bonus(terms: &BonusTerms, way: &WayPlayed) -> bool {
         && way.catch == terms.catch
 }
 
+/// Rule 6.3(e) as decided (INTERPRETATION, "Bonus prizes are prizes") with rule 12.1: a way's
+/// prize for one catch is its schedule prize plus the bonus prizes it wins, under the per-way
+/// cap. Settlement, the live liability and its simulated draws all take a prize from here.
+pub fn way_prize(schedule_cents: u64, bonus_cents: u64, per_way_cents: u64) -> u64 {
+    schedule_cents
+        .saturating_add(bonus_cents)
+        .min(per_way_cents)
+}
+
+/// A bonus prize a game offers: what a way must be to win it, and how much.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BonusOffer {
+    pub terms: BonusTerms,
+    pub prize_cents: u64,
+}
+
+/// Rule 6.3(e): what the bonus prizes of `offers` add to a way of a ticket of `bet_kind` with
+/// `spots` numbers at `amount_per_way_cents`, for each catch (index = catch, 0 to `spots`).
+/// Empty when the game offers none.
+pub fn bonus_by_catch(
+    offers: &[BonusOffer],
+    bet_kind: BetKind,
+    spots: u8,
+    amount_per_way_cents: u64,
+) -> Vec<u64> {
+    if offers.is_empty() {
+        return Vec::new();
+    }
+    (0..=spots)
+        .map(|catch| {
+            let played = WayPlayed {
+                bet_kind,
+                spots,
+                amount_per_way_cents,
+                catch,
+            };
+            offers
+                .iter()
+                .filter(|o| wins_bonus(&o.terms, &played))
+                .map(|o| o.prize_cents)
+                .sum()
+        })
+        .collect()
+}
+
 /// Rule 13.2 (INTERPRETATION, "The bonus fund"): what the bonus fund pays of the bonus prizes
 /// marked as funded by it that a game's ways won (`won_cents`): all of them while its balance
 /// allows, else what is left in it; the operator pays the rest. The fund never goes below 0.

@@ -166,9 +166,7 @@ impl RuleSet {
                 _ => scale(base, amount, table.raw_base(s), u64::MAX),
             };
             // Rule 6.3(e): the bonus is part of the prize; rule 12.1: the per-way cap on both.
-            let prize = schedule
-                .saturating_add(bonus(index, catch))
-                .min(caps.per_way_cents);
+            let prize = crate::prize::way_prize(schedule, bonus(index, catch), caps.per_way_cents);
             outcome.prize_cents = prize;
             // Rule 1(h): a major prize, measured after the 12.1 cap.
             if prize > 0 && is_major_prize(prize, caps.major_prize_cents) {

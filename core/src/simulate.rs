@@ -6,8 +6,9 @@
 //! curve never rescans the tickets.
 //!
 //! Each draw keeps its minor prizes' total and its major prizes (rule 1(h)) one by one, so
-//! pro-rating (rules 12.3-12.5) applies to them as settlement would. Jackpot pool wins and
-//! bonus prizes are outside it, as they are outside the expectation.
+//! pro-rating (rules 12.3-12.5) applies to them as settlement would. A way's bonus prizes
+//! (rule 6.3(e)) are part of its prize, as in settlement; jackpot pool wins are outside it, as
+//! they are outside the expectation.
 
 use crate::board::NumberSet;
 use crate::prize::is_major_prize;
@@ -45,6 +46,12 @@ impl RuleSet {
     /// What one way wins for each catch (index = catch), after the per-way cap (rule 12.1);
     /// a jackpot win counts 0 here (its pool is the operator's liability on its own).
     pub fn way_prizes(&self, way: &WayInPlay) -> Vec<u64> {
+        self.way_prizes_with(way, &[])
+    }
+
+    /// As [`RuleSet::way_prizes`], with `bonus[catch]` in bonus prizes added to each catch's
+    /// prize under the per-way cap (rules 6.3(e), 12.1; [`crate::bonus_by_catch`]).
+    pub fn way_prizes_with(&self, way: &WayInPlay, bonus: &[u64]) -> Vec<u64> {
         let table = self.prize_table();
         let caps = self.caps();
         let s = way.plays_under.index();
@@ -53,14 +60,18 @@ impl RuleSet {
             return vec![0; spots + 1];
         }
         (0..=spots)
-            .map(|catch| match table.raw(s, spots, catch) {
-                PrizeTable::JACKPOT | 0 => 0,
-                base => crate::settle::scale(
-                    base,
-                    way.amount_per_way_cents,
-                    table.raw_base(s),
-                    caps.per_way_cents,
-                ),
+            .map(|catch| {
+                let schedule = match table.raw(s, spots, catch) {
+                    PrizeTable::JACKPOT | 0 => 0,
+                    base => crate::settle::scale(
+                        base,
+                        way.amount_per_way_cents,
+                        table.raw_base(s),
+                        caps.per_way_cents,
+                    ),
+                };
+                let extra = bonus.get(catch).copied().unwrap_or(0);
+                crate::prize::way_prize(schedule, extra, caps.per_way_cents)
             })
             .collect()
     }
@@ -77,18 +88,19 @@ impl Simulation {
         }
     }
 
-    /// Settles one way sold against every draw of the sample.
-    pub fn add(&mut self, rules: &RuleSet, way: &WayInPlay) {
-        self.apply(rules, way, true);
+    /// Settles one way sold against every draw of the sample; `bonus` is what it wins in bonus
+    /// prizes with each catch (empty for none).
+    pub fn add(&mut self, rules: &RuleSet, way: &WayInPlay, bonus: &[u64]) {
+        self.apply(rules, (way, bonus), true);
     }
 
     /// Takes back one way added before (its ticket cancelled or voided, rules 8, 17.2).
-    pub fn remove(&mut self, rules: &RuleSet, way: &WayInPlay) {
-        self.apply(rules, way, false);
+    pub fn remove(&mut self, rules: &RuleSet, way: &WayInPlay, bonus: &[u64]) {
+        self.apply(rules, (way, bonus), false);
     }
 
-    fn apply(&mut self, rules: &RuleSet, way: &WayInPlay, add: bool) {
-        let prizes = rules.way_prizes(way);
+    fn apply(&mut self, rules: &RuleSet, (way, bonus): (&WayInPlay, &[u64]), add: bool) {
+        let prizes = rules.way_prizes_with(way, bonus);
         if prizes.iter().all(|&p| p == 0) {
             return;
         }
@@ -200,7 +212,7 @@ mod tests {
         ];
         let mut sim = Simulation::new(draws.clone());
         for w in &ways {
-            sim.add(&rules, w);
+            sim.add(&rules, w, &[]);
         }
         let payouts = sim.payouts(&rules);
         for (draw, paid) in draws.iter().zip(&payouts) {
@@ -212,7 +224,7 @@ mod tests {
         }
         // Taking the ways back leaves nothing.
         for w in &ways {
-            sim.remove(&rules, w);
+            sim.remove(&rules, w, &[]);
         }
         assert!(sim.payouts(&rules).iter().all(|&p| p == 0));
     }
@@ -227,7 +239,7 @@ mod tests {
             let spots = (i % 10 + 1) as u8;
             let numbers = crate::random::distinct_numbers(&mut rng, spots as usize);
             let w = way(&numbers, u64::from(i % 7 + 1) * 100);
-            sim.add(&rules, &w);
+            sim.add(&rules, &w, &[]);
             game.add(&w, &rules.way_exposure(&w));
         }
         let curve = sim.curve(&rules, &[500, 900, 990, 999, 1000]);
@@ -254,7 +266,7 @@ mod tests {
         let mut sim = Simulation::new(vec![NumberSet::from_numbers(&drawn).unwrap()]);
         let winners = (caps.game_major_prizes_cents / caps.per_way_cents + 3) as usize;
         for _ in 0..winners {
-            sim.add(&rules, &way(&drawn[..10], 1_000_000));
+            sim.add(&rules, &way(&drawn[..10], 1_000_000), &[]);
         }
         let paid = sim.payouts(&rules)[0];
         assert_eq!(

@@ -7,7 +7,10 @@ use keno_core::{Exposure, NumberSet, RuleSet, ScheduleId, WayInPlay};
 use keno_testkit::{on_both_backends, sale, world, TestDb, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
-on_both_backends!(the_liability_is_the_ways_sold_into_the_open_game);
+on_both_backends!(
+    the_liability_is_the_ways_sold_into_the_open_game,
+    the_worst_case_and_the_simulated_draws_count_the_bonus_prizes,
+);
 
 fn way(numbers: &[u8], amount: u64) -> WayInPlay {
     let numbers = NumberSet::from_numbers(numbers).unwrap();
@@ -289,4 +292,53 @@ fn a_sale_over_a_game_limit_is_refused_and_stores_nothing(db: TestDb) {
     let largest = l["simulated"]["largest_cents"].as_u64().unwrap();
     assert!(largest <= l["worst_case_cents"].as_u64().unwrap(), "{l}");
     assert_eq!(l["simulated"]["draws"].as_u64(), Some(1000));
+}
+
+/// Rule 6.3(e): a bonus prize is part of the prize, so the game's liability counts it. With a
+/// $190 bonus for a 1-spot catching 1, twenty $1 1-spots on 1 to 20 can pay $193 each: the
+/// draw of all twenty pays $3,860. The first build showed a worst case of $60.00 and left the
+/// bonus out of the simulated draws and the expectation.
+fn the_worst_case_and_the_simulated_draws_count_the_bonus_prizes(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let inspector = db.principal("inspector", "INES", None);
+    let auditor = db.principal("auditor", "AUDREY", None);
+    let bonus = json!({"name": "Lucky one", "catch": 1, "spots": 1, "prize_cents": 19_000, "every_nth_game": 1});
+    let (status, created) = s.post(&w.supervisor, "/api/v1/bonus-prizes", bonus);
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().unwrap();
+    let (status, approved) = s.post(
+        &inspector,
+        &format!("/api/v1/bonus-prizes/{id}/approve"),
+        json!({"reference": "CSA approval 2026/88"}),
+    );
+    assert_eq!(status, 200, "{approved}");
+    // The bonus is fixed as a game opens: the next one offers it.
+    s.close_and_settle(&w.supervisor);
+    assert_eq!(s.get("/api/v1/bonus-prizes").1["offered_now"], json!([id]));
+    for n in 1..=20 {
+        let bet = json!({"type": "standard", "spots": [n]});
+        s.sell(&w.writer, sale(&format!("b{n}"), bet, "standard", 100, 1));
+    }
+    let (status, l) = s.get_as(&auditor, "/api/v1/games/current/liability");
+    assert_eq!(status, 200, "{l}");
+    // Each way: $3 on the schedule (rule 18.1) and the $190 bonus: $193, a minor prize.
+    assert_eq!(l["worst_case_cents"].as_u64(), Some(20 * 19_300), "{l}");
+    // A quarter of the twenty catch in an average draw.
+    let rules = RuleSet::act_1992();
+    let one = way(&[1], 100);
+    let bonus = [0, 19_000];
+    let numerator = rules.way_exposure_with(&one, &bonus).expected_numerator * 20;
+    assert_eq!(
+        l["expected_payout_cents"].as_u64(),
+        Some((numerator / u128::from(DRAWS)) as u64),
+        "{l}"
+    );
+    assert!(
+        l["expected_payout_cents"].as_u64() > Some(20 * 19_300 / 5),
+        "{l}"
+    );
+    // The simulated draws pay the bonus too: their largest is $193 for each number drawn.
+    let largest = l["simulated"]["largest_cents"].as_u64().unwrap();
+    assert!(largest >= 19_300 * 5 && largest % 19_300 == 0, "{l}");
 }

@@ -27,7 +27,10 @@ use diesel::prelude::*;
 use keno_api::games::{
     ColumnStake, Liability, LiabilityLimits, NumberStake, PayoutPercentile, SimulatedPayout,
 };
-use keno_core::{Exposure, NumberSet, RuleSet, Simulation, TicketStatus, WayExposure, WayInPlay};
+use keno_core::{
+    bonus_by_catch, BetKind, BonusOffer, Exposure, NumberSet, RuleSet, Simulation, TicketStatus,
+    WayExposure, WayInPlay,
+};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -47,7 +50,9 @@ const CURVE: [u32; 5] = [500, 900, 990, 999, 1000];
 /// A book older than this is caught up before a sale is judged against it.
 const FRESH_MICROS: i64 = 2_000_000;
 
-type Ways = Vec<(WayInPlay, WayExposure)>;
+/// A ticket's ways in the game, each with its exposure and its ticket's type (what a bonus
+/// prize may ask for, rule 6.3(e)).
+type Ways = Vec<(WayInPlay, WayExposure, BetKind)>;
 
 /// The books of this instance (one open game at a time): app data of its own
 /// (`web::Data<Books>`), given the rule sets and the limits it needs by each caller.
@@ -59,6 +64,8 @@ pub struct Books {
 struct Book {
     game: i64,
     rules: std::sync::Arc<RuleSet>,
+    /// The bonus prizes the game offers, fixed when it opened: part of every way's prize.
+    bonuses: Vec<BonusOffer>,
     exposure: Exposure,
     simulation: Simulation,
     /// Serial -> its ways in this game, as added.
@@ -94,10 +101,11 @@ fn sample(game: i64) -> Vec<NumberSet> {
 }
 
 impl Book {
-    fn new(game: i64, rules: std::sync::Arc<RuleSet>) -> Book {
+    fn new(game: i64, rules: std::sync::Arc<RuleSet>, bonuses: Vec<BonusOffer>) -> Book {
         Book {
             game,
             rules,
+            bonuses,
             exposure: Exposure::default(),
             simulation: Simulation::new(sample(game)),
             counted: HashMap::new(),
@@ -113,20 +121,42 @@ impl Book {
         if self.counted.contains_key(&serial) {
             return;
         }
-        for (way, exposure) in &ways {
+        for (way, exposure, kind) in &ways {
             self.exposure.add(way, exposure);
-            self.simulation.add(&self.rules, way);
+            let bonus = self.bonus(*kind, way);
+            self.simulation.add(&self.rules, way, &bonus);
         }
         self.counted.insert(serial, ways);
     }
 
     fn uncount(&mut self, serial: &str) {
         if let Some(ways) = self.counted.remove(serial) {
-            for (way, exposure) in &ways {
+            for (way, exposure, kind) in &ways {
                 self.exposure.remove(way, exposure);
-                self.simulation.remove(&self.rules, way);
+                let bonus = self.bonus(*kind, way);
+                self.simulation.remove(&self.rules, way, &bonus);
             }
         }
+    }
+
+    /// What `way` of a ticket of `kind` wins in the game's bonus prizes with each catch.
+    fn bonus(&self, kind: BetKind, way: &WayInPlay) -> Vec<u64> {
+        bonus_by_catch(
+            &self.bonuses,
+            kind,
+            way.numbers.len(),
+            way.amount_per_way_cents,
+        )
+    }
+
+    /// A ticket's ways in the game with their exposure, bonus prizes included.
+    fn ways(&self, kind: BetKind, ways: impl IntoIterator<Item = WayInPlay>) -> Ways {
+        ways.into_iter()
+            .map(|way| {
+                let bonus = self.bonus(kind, &way);
+                (way, self.rules.way_exposure_with(&way, &bonus), kind)
+            })
+            .collect()
     }
 
     /// Adds the tickets covering the game issued since `since` and not yet in the book: the
@@ -184,18 +214,14 @@ impl Book {
                 &t.groups_json,
                 &t.combine_json,
             )?;
-            let ways: Ways = plan
-                .ways
-                .iter()
-                .map(|w| {
-                    let way = WayInPlay {
-                        numbers: w.numbers,
-                        plays_under: w.plays_under,
-                        amount_per_way_cents: t.amount_per_way_cents as u64,
-                    };
-                    (way, rules.way_exposure(&way))
-                })
-                .collect();
+            let ways = self.ways(
+                plan.kind,
+                plan.ways.iter().map(|w| WayInPlay {
+                    numbers: w.numbers,
+                    plays_under: w.plays_under,
+                    amount_per_way_cents: t.amount_per_way_cents as u64,
+                }),
+            );
             self.count(t.serial, ways);
         }
         Ok(())
@@ -237,10 +263,21 @@ impl Books {
             return Ok(None);
         };
         let rules = rule_sets.get(conn, &game.rule_set)?;
+        let fresh = self
+            .book
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_none_or(|b| b.game != game.number);
+        let bonuses = if fresh {
+            offered_bonuses(conn, game.number)?
+        } else {
+            Vec::new()
+        };
         let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         let book = match books.as_mut() {
             Some(book) if book.game == game.number => book,
-            _ => books.insert(Book::new(game.number, rules)),
+            _ => books.insert(Book::new(game.number, rules, bonuses)),
         };
         let now = now_micros();
         let since = if book.looked_at == 0 {
@@ -289,21 +326,25 @@ impl Books {
     fn reserve(
         &self,
         (rules, limits): (&RuleSet, &keno_core::LiabilityLimits),
-        ways: Vec<WayInPlay>,
+        (kind, ways): (BetKind, Vec<WayInPlay>),
     ) -> DomainResult<Option<u64>> {
         let mut books = self.book.lock().unwrap_or_else(|p| p.into_inner());
         // No open game: the sale will be refused for that.
         let Some(book) = books.as_mut() else {
             return Ok(None);
         };
+        // Judged under the rule set in force, with the game's bonus prizes.
         let ways: Ways = ways
             .into_iter()
-            .map(|w| (w, rules.way_exposure(&w)))
+            .map(|w| {
+                let bonus = book.bonus(kind, &w);
+                (w, rules.way_exposure_with(&w, &bonus), kind)
+            })
             .collect();
         let mut with_held = book.exposure.clone();
         with_held.absorb(&book.held_exposure);
-        limits.check_game(&with_held, &ways)?;
-        for (way, exposure) in &ways {
+        limits.check_game(&with_held, ways.iter().map(|(w, e, _)| (w, e)))?;
+        for (way, exposure, _) in &ways {
             book.held_exposure.add(way, exposure);
         }
         book.next_hold += 1;
@@ -322,7 +363,7 @@ impl Books {
         let Some(ways) = book.held.remove(&id) else {
             return;
         };
-        for (way, exposure) in &ways {
+        for (way, exposure, _) in &ways {
             book.held_exposure.remove(way, exposure);
         }
         if let Some((serial, first_game)) = sold {
@@ -367,7 +408,7 @@ pub async fn hold(
     store: &Store,
     books: &Arc<Books>,
     (rules, rule_sets, limits): (&RuleSet, &RuleSets, keno_core::LiabilityLimits),
-    ways: Vec<WayInPlay>,
+    ways: (BetKind, Vec<WayInPlay>),
 ) -> DomainResult<Option<Hold>> {
     if !limits.bind_the_game() {
         return Ok(None);
@@ -389,6 +430,19 @@ pub async fn hold(
         id,
         done: false,
     }))
+}
+
+/// The bonus prizes game `game` offers (rule 6.3(e)), as fixed when it opened.
+fn offered_bonuses(conn: &mut DbConnection, game: i64) -> DomainResult<Vec<BonusOffer>> {
+    crate::bonus::offered(conn, game)?
+        .into_iter()
+        .map(|b| {
+            Ok(BonusOffer {
+                terms: b.terms()?,
+                prize_cents: u64::try_from(b.prize_cents).map_err(anyhow::Error::from)?,
+            })
+        })
+        .collect()
 }
 
 /// The jackpot pools now, when jackpot ways are in play (rule 7).

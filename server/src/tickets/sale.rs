@@ -166,14 +166,19 @@ pub struct Prepared {
     pub ticket: TicketRow,
     set_bet: Option<SetBetRef>,
     special3_digest: Option<String>,
-    /// Its ways as they play, when the game's liability limits must see them.
-    ways: Vec<WayInPlay>,
+    /// Its type and ways as they play, when the game's liability limits must see them (a
+    /// bonus prize may ask for a type, rule 6.3(e)).
+    ways: (keno_core::BetKind, Vec<WayInPlay>),
 }
 
 impl Prepared {
     /// The sale to commit, paid with `tenders`, under its request's `digest`; and its ways
     /// for the game's liability book.
-    pub fn into_sale(self, tenders: Vec<TenderRef>, digest: String) -> (Sale, Vec<WayInPlay>) {
+    pub fn into_sale(
+        self,
+        tenders: Vec<TenderRef>,
+        digest: String,
+    ) -> (Sale, (keno_core::BetKind, Vec<WayInPlay>)) {
         let mut ticket = self.ticket;
         ticket.request_digest = Some(digest);
         let sale = Sale {
@@ -269,6 +274,7 @@ pub fn prepare(
     let marks = bet.mark(rules, schedule, &mut UnwrapErr(SysRng))?;
     let plan = rules.plan_sale(marks, schedule, context.special3)?;
     let (price, ways) = checked_price(selling, &plan, request)?;
+    let ways = (plan.kind, ways);
     let plays_special3 = plan
         .ways
         .iter()
