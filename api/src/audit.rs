@@ -29,6 +29,8 @@ pub enum ExceptionKind {
     Correction,
     /// A game invalidated (rule 17.3).
     Invalidation,
+    /// A game closed for sale by a supervisor before its time (rule 9.2).
+    GameClosedEarly,
     /// A ticket cancelled (rule 8).
     Cancellation,
     /// A prize paid on a later Keno Day than its last game's (rule 13.1).
@@ -79,6 +81,7 @@ impl ExceptionKind {
         ExceptionKind::DrawFault,
         ExceptionKind::Correction,
         ExceptionKind::Invalidation,
+        ExceptionKind::GameClosedEarly,
         ExceptionKind::Cancellation,
         ExceptionKind::LatePayment,
         ExceptionKind::ClaimDecision,
@@ -107,6 +110,7 @@ impl ExceptionKind {
             ExceptionKind::DrawFault => "draw_fault",
             ExceptionKind::Correction => "correction",
             ExceptionKind::Invalidation => "invalidation",
+            ExceptionKind::GameClosedEarly => "game_closed_early",
             ExceptionKind::Cancellation => "cancellation",
             ExceptionKind::LatePayment => "late_payment",
             ExceptionKind::ClaimDecision => "claim_decision",

@@ -84,7 +84,7 @@ fn clock_tick(s: &AppState, conn: &mut DbConnection, term: Term) -> anyhow::Resu
         }
         ClockStep::Close { game, .. } => {
             // The close opens the next game in its transaction when Keno is open (9.2).
-            close_game(s, conn, game, Some(term))?;
+            close_game(s, conn, game, (Some(term), None))?;
             Ok(Duration::ZERO)
         }
         ClockStep::WaitUntil(at) => Ok(Duration::from_micros((at - now).max(0) as u64)),
@@ -141,7 +141,7 @@ fn repair(
         crate::audit::log::append(conn, vec![entry])
     })?;
     if repair == Repair::CloseNow {
-        close_game(s, conn, game.number, Some(term))?;
+        close_game(s, conn, game.number, (Some(term), None))?;
         return Ok(true);
     }
     let reason = format!(
@@ -171,9 +171,10 @@ pub fn close_game(
     s: &AppState,
     conn: &mut DbConnection,
     number: i64,
-    term: Option<Term>,
+    (term, by): (Option<Term>, Option<&crate::games::ByHand>),
 ) -> QueryResult<bool> {
-    let Some(closed) = crate::games::close_game(&s.store, conn, opening(s), number, term)? else {
+    let closing = (number, term, by);
+    let Some(closed) = crate::games::close_game(&s.store, conn, opening(s), closing)? else {
         return Ok(false);
     };
     s.announced_close.fetch_max(number, Ordering::Relaxed);

@@ -297,15 +297,14 @@ pub fn close_game(
     store: &Store,
     conn: &mut DbConnection,
     opening: Opening<'_>,
-    number: i64,
-    term: Option<crate::leader::Term>,
+    (number, term, by): (i64, Option<crate::leader::Term>, Option<&ByHand>),
 ) -> QueryResult<Option<Closed>> {
     crate::store::transact(&store.db, conn, None, |conn| {
         if let Some(term) = term {
             term.check(conn)?;
         }
         let opens_next = now_micros();
-        let Some(at) = close_in(conn, number)? else {
+        let Some(at) = close_in(conn, number, by)? else {
             return Ok(None);
         };
         // The next game opens at game time now, even after a close stamped later (`close_in`).
@@ -322,7 +321,19 @@ pub fn close_game(
 /// hold on the game; SQLite: the writer's turn), so no ticket of the game is issued after its
 /// close (issue 22). Never stamped before the game opened, whatever the clock read then (a game
 /// opened before a restart under a clock ahead of time).
-pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>> {
+/// A game closed by a person before its time (a supervisor stopping its sales): who, and why.
+/// Recorded on the close's entry, so the day's exceptions show it.
+pub struct ByHand {
+    pub principal: String,
+    /// Why, as given (the console always asks; a terminal of the API's first version may not).
+    pub reason: Option<String>,
+}
+
+pub fn close_in(
+    conn: &mut DbConnection,
+    number: i64,
+    by: Option<&ByHand>,
+) -> QueryResult<Option<i64>> {
     if !advance(conn, number, &GameEvent::Close)? {
         return Ok(None);
     }
@@ -334,14 +345,20 @@ pub fn close_in(conn: &mut DbConnection, number: i64) -> QueryResult<Option<i64>
     diesel::update(games::table.find(number))
         .set(games::closed_at.eq(now))
         .execute(conn)?;
-    crate::audit::log::append(
-        conn,
-        vec![crate::audit::log::Entry::new(
+    let entry = match by {
+        None => crate::audit::log::Entry::new(
             crate::audit::kind::EntryKind::GameClosed,
             number,
             serde_json::json!({ "closed_at": now }),
-        )],
-    )?;
+        ),
+        Some(by) => crate::audit::log::Entry::new(
+            crate::audit::kind::EntryKind::GameClosed,
+            number,
+            serde_json::json!({ "closed_at": now, "by_hand": true, "reason": by.reason }),
+        )
+        .by(&by.principal),
+    };
+    crate::audit::log::append(conn, vec![entry])?;
     Ok(Some(now))
 }
 

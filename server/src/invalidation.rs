@@ -78,7 +78,7 @@ pub fn by_the_server(
 ) -> DomainResult<Invalidation> {
     crate::store::transact(&store.db, conn, None, |conn| {
         term.check(conn)?;
-        crate::games::close_in(conn, game)?;
+        crate::games::close_in(conn, game, None)?;
         invalidate_in(conn, game, (reason, &[]), None)
     })
 }

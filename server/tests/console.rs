@@ -236,8 +236,24 @@ fn a_supervisor_runs_the_room_from_the_console() {
     console.shows("liability", "Tickets42");
     picture(&browser, "console-game.png");
 
-    // Close the game: the page follows its draw by the event stream.
-    let answer = console.submit("close-game", &[]);
+    // Close the game: it asks why and what it will do first; declined, nothing is done.
+    browser.run(
+        "window.confirmed = []; window.confirm = (m) => { window.confirmed.push(m); return false; }; return null;",
+    );
+    let reason = ("reason", "fire drill: the room is being cleared");
+    let answer = console.submit("close-game", &[reason]);
+    assert_eq!(answer, "Not done.");
+    let asked = browser.run("return window.confirmed;");
+    assert!(
+        asked[0].as_str().is_some_and(
+            |m| m.contains("No more tickets are sold for it") && m.contains("fire drill")
+        ),
+        "{asked}"
+    );
+    assert_eq!(server.get("/api/v1/games/current").1["number"], 1);
+    // Agreed: the page follows its draw by the event stream.
+    browser.run("window.confirm = () => true; return null;");
+    let answer = console.submit("close-game", &[reason]);
     assert!(
         answer.contains("is closed") || answer.contains("is drawing"),
         "{answer}"
@@ -255,6 +271,7 @@ fn a_supervisor_runs_the_room_from_the_console() {
         &format!("In drawn order: {}", order.join(" ")),
     );
     console.shows("game-detail", &serial);
+    console.shows("game-detail", "early (due");
     picture(&browser, "console-history.png");
 
     // The ticket's story from the audit trail; a void from the same page.
@@ -555,9 +572,22 @@ fn an_inspector_decides_and_an_auditor_reads() {
     decides_a_claim_and_a_bonus(&console, &server, &supervisor, &winner);
     picture(&browser, "console-claims.png");
 
-    // The auditor reads everything and changes nothing.
+    // The auditor reads everything and changes nothing. The inspector signs off first: the
+    // next person at the PC sees the sign-on form and nothing of the inspector's pages.
     browser.click("#sign-off");
     browser.wait_for("signed off", STATE, |s| s["signOn"] == true);
+    let seen = browser.run(
+        "const f = document.querySelector('#frame');
+         return { display: getComputedStyle(f).display, text: document.body.innerText };",
+    );
+    assert_eq!(
+        seen["display"], "none",
+        "the inspector's page is still shown"
+    );
+    assert!(
+        !seen["text"].as_str().unwrap().contains("In drawn order"),
+        "{seen}"
+    );
     let s = console.sign_on(&auditor);
     assert_eq!(s["nav"], json!(INSPECTOR_PAGES), "{s}");
     console.open("claims");

@@ -190,6 +190,16 @@ pub fn review(days: &Days, conn: &mut DbConnection, day: NaiveDate) -> anyhow::R
             None => e,
         });
     }
+    for c in super::closed_early::closed_early(conn, &people, range.window)? {
+        let e = exception(
+            c.micros,
+            ExceptionKind::GameClosedEarly,
+            c.what,
+            c.who,
+            c.why,
+        );
+        found.push(e.in_game(c.game));
+    }
     let name = |id: &str| people.name(id);
     for e in super::system_events::system_events(conn, range.window, &name)? {
         found.push(exception(

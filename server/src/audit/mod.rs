@@ -18,6 +18,7 @@
 pub mod anchor;
 pub mod chains;
 pub mod clock_steps;
+mod closed_early;
 mod download;
 mod draw_alarms;
 pub mod endpoints;

@@ -191,7 +191,11 @@ const Console = (() => {
    * message) shown in the form. `call(values)` makes the API call; `done(result, form)` may
    * show what came back; the page's views reload after.
    */
-  function act({ title, fields = [], button, call, done, inline, id }) {
+  /**
+   * A form that does one act through the API. `confirm(values)`, if given, says what will happen
+   * in a sentence; the act goes ahead only once the person agrees to it.
+   */
+  function act({ title, fields = [], button, call, done, inline, id, confirm }) {
     const n = ++formSeq;
     const result = h("p", { class: "result", role: "status", "aria-live": "polite" });
     const form = h("form", { class: inline ? "act inline" : "act", id: id || null, "aria-label": title },
@@ -209,6 +213,11 @@ const Console = (() => {
       result.textContent = "…";
       try {
         const v = values(form, fields);
+        if (confirm && !window.confirm(confirm(v))) {
+          result.textContent = "Not done.";
+          outcome(form.getAttribute("id"), title, result);
+          return;
+        }
         const answer = await call(v);
         result.className = "result ok";
         result.textContent = "Done.";
@@ -373,6 +382,15 @@ const Console = (() => {
     me = null;
     sessionStorage.removeItem(TOKEN);
     document.getElementById("frame").hidden = true;
+    // Nothing of the last person's pages stays in the document for the next one.
+    clockTimers.forEach(clearInterval);
+    clockTimers = [];
+    views = [];
+    const main = document.getElementById("main");
+    if (main) {
+      main.replaceChildren();
+      delete main.dataset.page;
+    }
     document.getElementById("sign-off").hidden = true;
     document.getElementById("who").textContent = "";
     document.getElementById("sign-on").hidden = false;

@@ -30,9 +30,16 @@
         ["State", (g) => g.state],
         ["Source", (g) => g.source],
         ["Drawn in order", (g) => g.drawn.join(" ")],
-        ["Closed", (g) => when(g.closed_at)],
+        ["Closed", (g) => closedWords(g)],
       ], games, "No games.");
     }, "games");
+  }
+
+  /** When a game closed; one closed by hand before its time says so (the exceptions say who and why). */
+  function closedWords(g) {
+    if (!g.closed_at) return "—";
+    const early = Date.parse(g.closed_at) < Date.parse(g.closes_at);
+    return early ? `${when(g.closed_at)}, early (due ${when(g.closes_at)})` : when(g.closed_at);
   }
 
   function gameDetail(number) {
@@ -41,6 +48,7 @@
       const g = s.game;
       return [
         figures([["State", g.state, "summary-state"], ["Keno Day", g.keno_day], ["Source", g.source],
+          ["Closed", closedWords(g), "summary-closed"],
           ["Tickets", String(s.tickets), "summary-tickets"], ["Stake", money(s.stake_cents), "summary-stake"],
           ["Prizes", s.settlement ? money(s.settlement.total_prizes_cents) : "—", "summary-prizes"]]),
         board(g.drawn, "summary-board", `Game ${number} as drawn`),

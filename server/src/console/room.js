@@ -126,9 +126,11 @@
         main.append(
           act({
             id: "close-game", title: "Close the open game now",
+            fields: [{ name: "reason", label: "Why (recorded, and shown among the day's exceptions)" }],
             button: "Close the game",
-            call: () => api("POST", "/api/v1/games/current/close"),
-            done: (g, out) => { out.textContent = `Game ${g.number} is ${g.state}.`; },
+            confirm: (v) => `Close the open game for sale now, before its time? No more tickets are sold for it, it is drawn next, and the next game opens. Reason: “${v.reason}”.`,
+            call: (v) => api("POST", "/api/v1/games/current/close", { reason: v.reason }),
+            done: (g, out) => { out.textContent = `Game ${g.number} is ${g.state}, closed early.`; },
           }),
           act({
             id: "close-keno", title: "Close Keno early for the day (rule 16.2)",

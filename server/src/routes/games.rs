@@ -7,10 +7,19 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::auth::http::Require;
+use crate::auth::Principal;
 use crate::auth::Role;
 use crate::error::{ApiResult, DomainResult, Failure};
-use crate::games::{load, open_game, open_now, Game, GameFilter};
+use crate::games::{load, open_game, open_now, ByHand, Game, GameFilter};
 use crate::state::AppState;
+
+/// Why a supervisor closes the open game before its time.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloseRequest {
+    /// Recorded with the close and shown among the day's exceptions.
+    pub reason: Option<String>,
+}
 
 /// The game now open for sale.
 #[utoipa::path(
@@ -92,23 +101,49 @@ pub async fn list(
 }
 
 /// Closes the open game for sale now (the next game opens); with the RNG the server then
-/// draws it.
+/// draws it. The body `{"reason": "..."}` is optional (the first API had none); the close is
+/// recorded with who and why, and listed among the day's exceptions.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
+    request_body(content = Option<CloseRequest>, description = "Why, recorded"),
     responses(
         (status = 200, body = Game, description = "The game just closed"),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`: blank or too long; `invalid_request`: a body that is not a close request"),
         (status = 404, body = crate::error::ErrorBody, description = "No game is open"),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
 )]
 #[post("/api/v1/games/current/close", wrap = "Require(&[Role::Supervisor])")]
-pub async fn close_current(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+pub async fn close_current(
+    state: web::Data<AppState>,
+    principal: Principal,
+    body: web::Bytes,
+) -> ApiResult<HttpResponse> {
+    // The reason is asked for by the console; a terminal of the first API may send no body (or
+    // `null`), and the day's exceptions then say so. Anything else must be a close request.
+    let request: Option<CloseRequest> = match body.is_empty() {
+        true => None,
+        false => serde_json::from_slice(&body).map_err(|e| {
+            Failure::refuse(
+                Refusal::InvalidRequest,
+                format!("the body must be {{\"reason\": \"...\"}} or nothing: {e}"),
+            )
+        })?,
+    };
+    let reason = match request.and_then(|r| r.reason) {
+        Some(reason) => Some(crate::reason::reason(&reason)?),
+        None => None,
+    };
+    let by = ByHand {
+        principal: principal.id,
+        reason,
+    };
     let game = crate::state::read(&state, move |state, conn| -> DomainResult<Option<Game>> {
         let Some(open) = open_game(conn)? else {
             return Ok(None);
         };
-        crate::clock::close_game(state, conn, open.number, None)?;
+        crate::clock::close_game(state, conn, open.number, (None, Some(&by)))?;
         state.wake_clock();
         Ok(load(conn, open.number)?)
     })

@@ -45,7 +45,7 @@ pub async fn invalidate(
     crate::state::read(&state, move |state, conn| -> DomainResult<()> {
         plays_game(conn, game, &named)?;
         if closes_first(conn, game)? {
-            crate::clock::close_game(state, conn, game, None)?;
+            crate::clock::close_game(state, conn, game, (None, None))?;
         }
         Ok(())
     })
