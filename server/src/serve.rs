@@ -21,6 +21,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let instance = instance(&args)?;
     let leadership = Arc::new(crate::leader::Leadership::new(instance.clone(), lease));
     let db = Db::open_as(&args.database_url, args.pool_size, &instance)?;
+    let _serving = Db::serving(&args.database_url)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
     crate::tickets::check_sold_tickets(&mut *db.conn()?, &rules)?;
     let rules = Arc::new(rules);
@@ -409,6 +410,9 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         );
         say_when_keno_is_closed(&state);
         spawn_tasks(&state, &services, (tally_every, undrawn_limit));
+        // actix stops gracefully on the same signals, waiting for the requests in flight: the
+        // event streams never finish by themselves, so they are ended first.
+        actix_web::rt::spawn(end_streams_on_stop(state.streams.clone()));
         server.run().await?;
         // Stopped gracefully (SIGTERM, SIGINT): the last writes signed before the process ends
         // (none while a restore waits to be accepted).
@@ -430,6 +434,23 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
         .await??;
         anyhow::Ok(())
     })
+}
+
+/// Ends every event stream as a stop is asked for (SIGTERM, SIGINT).
+async fn end_streams_on_stop(streams: std::sync::Arc<crate::events::slots::StreamSlots>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::warn!("cannot listen for SIGTERM and SIGINT: a stop waits for event streams");
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    streams.stop_all();
 }
 
 fn say_when_keno_is_closed(state: &AppState) {

@@ -163,6 +163,28 @@ impl Db {
     }
 
     /// `open`, naming the sessions after a server instance.
+    /// The lock the one server serving an SQLite database holds while it serves: SQLite serves
+    /// one process at a time, so a second `serve` on the same file is refused at start rather
+    /// than contending for the lead (several instances need PostgreSQL). Nothing for PostgreSQL.
+    pub fn serving(url: &str) -> anyhow::Result<Serving> {
+        let Backend::Sqlite(path) = Backend::from_url(url)? else {
+            return Ok(Serving(None));
+        };
+        let file = std::fs::File::open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Serving(Some(file))),
+            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+                "{}: another keno-server is already serving this SQLite database; SQLite \
+                 serves one process (stop it first, or run several instances on PostgreSQL)",
+                path.display()
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
+
     pub fn open_as(url: &str, max_connections: u32, session_name: &str) -> anyhow::Result<Db> {
         let backend = Backend::from_url(url)?;
         if let Backend::Sqlite(path) = &backend {
@@ -313,6 +335,10 @@ pub fn connect_pg(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection>
     name_session(&mut conn, name)?;
     Ok(conn)
 }
+
+/// Held while this process serves an SQLite database ([`Db::serving`]): the lock is the file's
+/// own, let go when the process ends however it ends.
+pub struct Serving(#[allow(dead_code)] Option<std::fs::File>);
 
 /// The database when none is named: the embedded SQLite file under `data/`.
 pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";

@@ -76,8 +76,8 @@ pub async fn stream_events(
                     },
                 },
                 _ = keepalive.tick() => web::Bytes::from_static(b": keepalive\n\n"),
-                // A newer stream of the same display holds its place now.
-                _ = slot.replaced() => return None,
+                // A newer stream of the same display holds its place now, or the server stops.
+                _ = slot.ended() => return None,
             };
             Some((Ok(bytes), (receiver, keepalive, false, slot)))
         },

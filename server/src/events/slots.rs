@@ -26,6 +26,8 @@ pub struct StreamSlots {
     total: usize,
     per_address: usize,
     open: Mutex<Open>,
+    /// Set as the server stops: every stream ends, so a graceful stop does not wait on them.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 #[derive(Default)]
@@ -63,6 +65,7 @@ pub struct Slot {
     whose: Whose,
     /// Fires when a newer stream of the same display takes this one's place.
     replaced: Option<oneshot::Receiver<()>>,
+    stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 impl StreamSlots {
@@ -71,7 +74,14 @@ impl StreamSlots {
             total,
             per_address,
             open: Mutex::new(Open::default()),
+            stopping: tokio::sync::watch::Sender::new(false),
         })
+    }
+
+    /// The server is stopping: every stream ends now, and none opens after (a display
+    /// reconnects to another instance, or to this one when it is back).
+    pub fn stop_all(&self) {
+        self.stopping.send_replace(true);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
@@ -95,6 +105,7 @@ impl StreamSlots {
             slots: self.clone(),
             whose: Whose::Anonymous(address),
             replaced: None,
+            stopping: self.stopping.subscribe(),
         })
     }
 
@@ -123,6 +134,7 @@ impl StreamSlots {
                 id,
             },
             replaced: Some(replaced),
+            stopping: self.stopping.subscribe(),
         }
     }
 
@@ -135,14 +147,20 @@ impl StreamSlots {
 }
 
 impl Slot {
-    /// Waits until a newer stream of the same display has taken this one's place; never, for
-    /// an anonymous stream.
-    pub async fn replaced(&mut self) {
-        match self.replaced.as_mut() {
-            Some(replaced) => {
-                let _ = replaced.await;
+    /// Waits until the stream must end: a newer stream of the same display has taken this
+    /// one's place (never, for an anonymous stream), or the server is stopping.
+    pub async fn ended(&mut self) {
+        let replaced = async {
+            match self.replaced.as_mut() {
+                Some(replaced) => {
+                    let _ = replaced.await;
+                }
+                None => std::future::pending().await,
             }
-            None => std::future::pending().await,
+        };
+        tokio::select! {
+            _ = replaced => {}
+            _ = self.stopping.wait_for(|stopping| *stopping) => {}
         }
     }
 }
@@ -236,6 +254,21 @@ mod tests {
     }
 
     #[tokio::test(flavor = "current_thread")]
+    async fn every_stream_ends_as_the_server_stops() {
+        let slots = StreamSlots::new(10, 10);
+        let mut anonymous = slots.take(None).unwrap();
+        let mut display = slots.take_display("735624/bar");
+        let still = tokio::time::timeout(std::time::Duration::from_millis(20), anonymous.ended());
+        assert!(still.await.is_err(), "an anonymous stream runs on");
+        slots.stop_all();
+        for slot in [&mut anonymous, &mut display] {
+            tokio::time::timeout(std::time::Duration::from_secs(1), slot.ended())
+                .await
+                .expect("told to end as the server stops");
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
     async fn a_displays_stream_past_its_share_replaces_its_oldest() {
         let slots = StreamSlots::new(10, 10);
         let mut first = slots.take_display("735624/bar");
@@ -248,10 +281,10 @@ mod tests {
             (0, 3),
             "the oldest's place went to the newest"
         );
-        tokio::time::timeout(std::time::Duration::from_secs(1), first.replaced())
+        tokio::time::timeout(std::time::Duration::from_secs(1), first.ended())
             .await
             .expect("the oldest stream is told to end");
-        let still = tokio::time::timeout(std::time::Duration::from_millis(20), second.replaced());
+        let still = tokio::time::timeout(std::time::Duration::from_millis(20), second.ended());
         assert!(still.await.is_err(), "the second is not replaced");
         // The replaced stream ending gives back nothing: its place is the newest's.
         drop(first);

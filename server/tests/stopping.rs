@@ -1,0 +1,84 @@
+//! A server stops promptly and serves alone where it must (issue 34, item 15): a graceful stop
+//! does not wait on the displays' event streams (it took 30 s with one open), and a second
+//! server on the same SQLite file is refused at start (it contended for the lead for 30 s).
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use keno_testkit::{on_both_backends, subscribe, Backend, Server, TestDb, MANUAL_CLOCK};
+
+on_both_backends!(a_stop_does_not_wait_for_the_event_streams,);
+
+fn a_stop_does_not_wait_for_the_event_streams(db: TestDb) {
+    let mut s = Server::start(&db, MANUAL_CLOCK);
+    let events = subscribe(&s);
+    let _open: Vec<_> = (0..3).map(|_| subscribe(&s)).collect();
+    // The stream is open and answering: a close is announced on it.
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let (status, _) = s.post(
+        &supervisor,
+        "/api/v1/games/current/close",
+        serde_json::Value::Null,
+    );
+    assert_eq!(status, 200);
+    let (kind, _) = events.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(!kind.is_empty());
+    let asked = Instant::now();
+    assert!(s.terminate(), "the server ends on its own, with success");
+    let took = asked.elapsed();
+    // Not a speed target: the stop used to wait out actix's 30 s for the open streams.
+    assert!(took < Duration::from_secs(15), "the stop took {took:?}");
+    // The stream came to its end: the reader saw the rest of it, then nothing more.
+    loop {
+        match events.recv_timeout(Duration::from_secs(5)) {
+            Ok(_) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(e) => panic!("the stream stayed open after the stop: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_second_server_on_the_same_sqlite_file_is_refused() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let mut first = Server::start(&db, MANUAL_CLOCK);
+    let mut second = Command::new(keno_testkit::server_bin())
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--database-url",
+            &db.url,
+        ])
+        .args(MANUAL_CLOCK)
+        .env("KENO_AUDIT_KEY", db.audit_key())
+        .env("KENO_CHECKPOINTS", db.checkpoints())
+        .env("KENO_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = second.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = second.kill();
+            panic!("a second server on the same SQLite file kept running");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut second.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(
+        said.contains("another keno-server is already serving this SQLite database"),
+        "{said}"
+    );
+    // The first serves on; once it stops, another may serve the file.
+    assert_eq!(first.get("/api/v1/games/current").0, 200);
+    assert!(first.terminate());
+    let again = Server::start(&db, MANUAL_CLOCK);
+    assert_eq!(again.get("/api/v1/games/current").0, 200);
+}
