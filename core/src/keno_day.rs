@@ -32,7 +32,7 @@ pub enum KenoDayError {
 
 /// Whether `year` has a 29 February (Gregorian: every 4th year, not centuries unless by 400).
 pub fn is_leap_year(year: u16) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 /// Days in `month` (1 to 12) of `year`.

@@ -11,7 +11,7 @@ impl fmt::Display for Dollars {
         let whole = (self.0 / 100).to_string();
         let mut grouped = String::with_capacity(whole.len() + whole.len() / 3);
         for (i, c) in whole.chars().enumerate() {
-            if i > 0 && (whole.len() - i) % 3 == 0 {
+            if i > 0 && (whole.len() - i).is_multiple_of(3) {
                 grouped.push(',');
             }
             grouped.push(c);

@@ -83,7 +83,7 @@ impl RuleSet {
                 min: Dollars(w.min_cents),
             });
         }
-        if amount % w.step_cents != 0 {
+        if !amount.is_multiple_of(w.step_cents) {
             return Err(BetError::NotWholeDollars {
                 amount: Dollars(amount),
                 step: Dollars(w.step_cents),
@@ -105,10 +105,10 @@ impl RuleSet {
             });
         }
         let on_ladder = if amount <= w.way_fine_step_up_to_cents {
-            (amount - min) % w.way_fine_step_cents == 0
+            (amount - min).is_multiple_of(w.way_fine_step_cents)
         } else {
             let base = w.way_fine_step_up_to_cents.max(min);
-            (amount - base) % w.way_coarse_step_cents == 0
+            (amount - base).is_multiple_of(w.way_coarse_step_cents)
         };
         if !on_ladder {
             return Err(BetError::WayIncrement {
@@ -132,7 +132,7 @@ impl RuleSet {
                 min: Dollars(j.min_wager_cents),
             });
         }
-        if (amount - j.min_wager_cents) % j.step_cents != 0 {
+        if !(amount - j.min_wager_cents).is_multiple_of(j.step_cents) {
             return Err(BetError::JackpotIncrement {
                 amount: Dollars(amount),
                 min: Dollars(j.min_wager_cents),

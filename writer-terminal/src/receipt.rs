@@ -145,7 +145,7 @@ fn standing_rows(detail: &TicketDetail) -> Vec<(String, String)> {
 
 /// "$3" for whole dollars, "$0.50" otherwise, as the WAYS SPOTS AMOUNT column shows it.
 fn short_dollars(c: u64) -> String {
-    if c % 100 == 0 {
+    if c.is_multiple_of(100) {
         format!("${}", c / 100)
     } else {
         Dollars(c).to_string()

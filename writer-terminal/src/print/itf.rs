@@ -22,7 +22,7 @@ pub fn modules(digits: &str) -> Option<Vec<u8>> {
         .bytes()
         .map(|b| b.checked_sub(b'0').filter(|v| *v < 10).map(usize::from))
         .collect::<Option<_>>()?;
-    if d.len() % 2 != 0 {
+    if !d.len().is_multiple_of(2) {
         return None;
     }
     let w = |wide: bool| if wide { 3 } else { 1 };
