@@ -158,6 +158,7 @@ const TABLE: &[(&str, &str, Who)] = &[
     // Issue 33: whether the system is suspended is for all to see; two keys resume it.
     ("GET", "/api/v1/suspension", Public),
     ("GET", "/api/v1/integrity", Roles(AUDIT)),
+    ("GET", "/api/v1/incidents", Roles(OVERSIGHT)),
     (
         "POST",
         "/api/v1/suspension/{id}/resume",
