@@ -283,6 +283,12 @@ impl Db {
     }
 
     fn migrate(&self) -> anyhow::Result<()> {
+        // A database already at this program's schema needs nothing, so the server's own role
+        // is never asked to create in the schema (PostgreSQL 15 lets only its owner): the
+        // owner migrates, the server's role serves (docs/deployment.md).
+        if self.check_schema().is_ok() {
+            return Ok(());
+        }
         let mut conn = self.conn()?;
         let migrations = match &*conn {
             DbConnection::Sqlite(_) => SQLITE_MIGRATIONS,
