@@ -155,7 +155,9 @@ const Console = (() => {
     } else if (f.type === "textarea") {
       field = h("textarea", Object.assign({ rows: 3 }, common), f.value || "");
     } else if (f.type === "checkbox") {
+      // The box before its words, on a line of its own: never read as part of the button.
       field = h("input", { id, name: f.name, type: "checkbox", checked: !!f.value });
+      return [h("label", { for: id, class: "check" }, field, " ", f.label)];
     } else {
       field = h("input", Object.assign(common, {
         type: f.type === "money" ? "text" : f.type || "text",

@@ -101,8 +101,8 @@
       const t = await api("GET", `/api/v1/tickets/${encodeURIComponent(serial)}`);
       const story = await api("GET", `/api/v1/tickets/${encodeURIComponent(serial)}/story`);
       return [
-        figures([["Status", t.status, "ticket-status"], ["Bet", `${t.bet_type}, ${t.schedule}`],
-          ["Games", `${t.first_game} to ${t.last_game}`], ["Cost", money(t.total_cents), "ticket-cost"],
+        figures([["Status", ticketStatus(t), "ticket-status"], ["Bet", betWords(t)],
+          ["Games", gamesWords(t), "ticket-games"], ["Cost", money(t.total_cents), "ticket-cost"],
           ["Won", money(t.won_cents), "ticket-won"], ["Paid", money(t.paid_cents), "ticket-paid"],
           ["Sold", `${when(t.issued_at)} at ${t.site}/${t.terminal} by ${t.writer}`]]),
         h("p", {}, `Numbers: ${t.groups.map((g) => g.join(" ")).join(" / ")}`),
@@ -112,10 +112,34 @@
           ["Prize", (r) => money(r.prize_cents), "num"],
           ["Refund", (r) => money(r.refund_cents), "num"]], t.results),
         h("h4", {}, "Its story in the audit trail"),
-        table([["#", (e) => String(e.seq), "num"], ["When", (e) => when(e.at)], ["What", (e) => e.kind],
-          ["Who", (e) => e.by || "the server"], ["Details", (e) => JSON.stringify(e.payload)]], story, "Nothing recorded."),
+        table([["When", (e) => when(e.at)], ["What", (e) => e.said], ["Who", (e) => e.by_name],
+          ["Entry", (e) => String(e.seq), "num"]], story, "Nothing recorded."),
       ];
     }, "ticket");
+  }
+
+  /** "quick pick on the Standard schedule": the ticket's type and, when it differs, its schedule. */
+  function betWords(t) {
+    const type = t.bet_type.replace(/_/g, " ");
+    const schedule = t.schedule.replace(/_/g, " ");
+    return type === schedule ? type : `${type} on the ${schedule} schedule`;
+  }
+
+  /** Its status, and the games a cancellation took back (rule 8). */
+  function ticketStatus(t) {
+    const cancelled = t.cancelled_games || [];
+    if (t.status === "active" && cancelled.length) {
+      return `active; ${cancelled.length} game${cancelled.length === 1 ? "" : "s"} cancelled, ${money(t.refund_cents)} refunded`;
+    }
+    return t.status;
+  }
+
+  function gamesWords(t) {
+    const cancelled = t.cancelled_games || [];
+    const all = t.first_game === t.last_game ? `game ${t.first_game}` : `games ${t.first_game} to ${t.last_game}`;
+    if (!cancelled.length) return all;
+    const gone = cancelled.length === 1 ? `game ${cancelled[0]}` : `games ${cancelled[0]} to ${cancelled[cancelled.length - 1]}`;
+    return `${all} (${gone} cancelled)`;
   }
 
   page({
@@ -135,6 +159,7 @@
             id: "void-ticket", title: "Void this ticket (rule 17.2)",
             fields: [{ name: "reason", label: "Why" }, { name: "forfeit", label: "Its stake is forfeited", type: "checkbox" }],
             button: "Void it",
+            confirm: (v) => `Void the wagers of ticket ${serial}? It takes no part in any game not yet settled, its prizes are withheld, and ${v.forfeit ? "its stake is forfeited" : "its stake is refunded"}. Reason: “${v.reason}”.`,
             call: (v) => api("POST", `/api/v1/tickets/${encodeURIComponent(serial)}/void`, v),
           }));
         }

@@ -7,7 +7,11 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::db::schema::{audit_log, tickets};
+use keno_core::money::Dollars;
+use serde_json::Value;
+
+use crate::audit::kind::EntryKind;
+use crate::db::schema::{audit_log, principals, tickets};
 use crate::db::{rfc3339, DbConnection};
 use crate::error::{DomainResult, Failure};
 
@@ -19,6 +23,10 @@ pub struct StoryEntry {
     pub kind: String,
     /// Who did it: a principal's id, none for the server's own acts.
     pub by: Option<String>,
+    /// Who did it as people read it: the name and role (`JULIE (writer)`), or `the server`.
+    pub by_name: String,
+    /// What the entry says, in a sentence, for people (the payload is for machines).
+    pub said: String,
     #[schema(value_type = Object)]
     pub payload: serde_json::Value,
 }
@@ -42,17 +50,79 @@ pub fn story(conn: &mut DbConnection, serial: &str) -> DomainResult<Vec<StoryEnt
             audit_log::payload,
         ))
         .load(conn)?;
+    let ids: Vec<&String> = rows.iter().filter_map(|r| r.3.as_ref()).collect();
+    let names: std::collections::HashMap<String, (String, String)> = principals::table
+        .filter(principals::id.eq_any(ids))
+        .select((principals::id, principals::name, principals::role))
+        .load::<(String, String, String)>(conn)?
+        .into_iter()
+        .map(|(id, name, role)| (id, (name, role)))
+        .collect();
     rows.into_iter()
         .map(|(seq, at, kind, by, payload)| {
+            let payload: Value = serde_json::from_str(&payload).map_err(|e| {
+                Failure::Internal(anyhow::anyhow!("trail entry {seq} unreadable: {e}"))
+            })?;
+            let by_name = match by.as_ref().map(|id| (id, names.get(id))) {
+                None => "the server".to_string(),
+                Some((_, Some((name, role)))) => format!("{name} ({role})"),
+                Some((id, None)) => format!("principal {id}"),
+            };
             Ok(StoryEntry {
                 seq,
                 at: rfc3339(at),
+                said: said(&kind, &payload),
                 kind,
                 by,
-                payload: serde_json::from_str(&payload).map_err(|e| {
-                    Failure::Internal(anyhow::anyhow!("trail entry {seq} unreadable: {e}"))
-                })?,
+                by_name,
+                payload,
             })
         })
         .collect()
+}
+
+/// What an entry about a ticket says, in a sentence.
+fn said(kind: &str, p: &Value) -> String {
+    let cents = |field: &str| Dollars(p[field].as_u64().unwrap_or(0));
+    let text = |field: &str| p[field].as_str().unwrap_or("").to_string();
+    match EntryKind::parse(kind) {
+        Some(EntryKind::TicketSold) => {
+            let games = p["games"].as_u64().unwrap_or(1);
+            let plural = if games == 1 { "" } else { "s" };
+            format!(
+                "Sold at {}/{} by {}: {}, {} a way, {games} game{plural} from game {}, {} in all",
+                text("site"),
+                text("terminal"),
+                text("writer"),
+                text("bet_type").replace('_', " "),
+                cents("amount_per_way_cents"),
+                p["first_game"],
+                cents("total_cents"),
+            )
+        }
+        Some(EntryKind::TicketCancelled) => format!(
+            "Cancelled from game {} (rule 8): {} refunded",
+            p["cancelled_from_game"],
+            cents("refund_cents")
+        ),
+        Some(EntryKind::TicketPaid) => format!(
+            "Paid {} by {}",
+            cents("paid_cents"),
+            text("pay_method").replace('_', " ")
+        ),
+        Some(EntryKind::TicketVoided) => {
+            let stake = match p["forfeited"].as_bool() {
+                Some(true) => "the stake forfeited".to_string(),
+                _ => format!("{} refunded", cents("refund_cents")),
+            };
+            format!("Its wagers voided (rule 17.2): {}; {stake}", text("reason"))
+        }
+        _ => {
+            let words = kind.replace('_', " ");
+            let mut first = words.chars();
+            first.next().map_or(words.clone(), |c| {
+                c.to_uppercase().collect::<String>() + first.as_str()
+            })
+        }
+    }
 }
