@@ -670,3 +670,52 @@ fn the_same_sale_at_both_instances_at_once_sells_once() {
     c.wait_settled(game);
     c.check_invariants(&[serial], &BTreeMap::new());
 }
+
+/// Instances started together each sign their start (issue 33's checkpoints): two signing at
+/// once conflict on the checkpoint's number, and the one that loses signs again after the
+/// other rather than failing to start. (Seen first as an instance that would not start,
+/// `duplicate key value violates unique constraint "audit_checkpoints_pkey"`.)
+#[test]
+fn instances_starting_together_each_sign_their_start() {
+    let _turn = RUNNING.take();
+    let Some(db) = TestDb::new(Backend::Postgres) else {
+        return;
+    };
+    let args = [
+        "--keno-day-start",
+        "00:00",
+        "--keno-day-end",
+        "00:00",
+        "--pool-size",
+        "4",
+    ];
+    for round in 0..3 {
+        // Each holds its start's checkpoint uncommitted a moment: two at once must conflict.
+        let held = [("KENO_FAULT_DELAYS", "checkpoint=300")];
+        let servers: Vec<Server> = std::thread::scope(|s| {
+            let started: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| Server::start_with(&db, "127.0.0.1:0", &args, &held)))
+                .collect();
+            started
+                .into_iter()
+                .map(|h| h.join().expect("every instance starts"))
+                .collect()
+        });
+        assert_eq!(servers.len(), 4, "round {round}");
+        for mut server in servers {
+            assert!(server.terminate());
+        }
+    }
+    let numbers = db.query_i64("SELECT COUNT(DISTINCT n) AS n FROM audit_checkpoints");
+    let last = db.query_i64("SELECT MAX(n) AS n FROM audit_checkpoints");
+    assert_eq!(
+        numbers, last,
+        "checkpoints numbered 1 to {last} with no gap"
+    );
+    let out = keno_testkit::audit(&db, &["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

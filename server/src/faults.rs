@@ -8,13 +8,14 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// The stages that can be paused.
-pub const STAGES: [&str; 6] = [
+pub const STAGES: [&str; 7] = [
     "sale",
     "close",
     "draw",
     "settlement",
     "payment",
     "audit_verify",
+    "checkpoint",
 ];
 
 /// `KENO_FAULT_RNG_FILE` (tests only): while the file it names exists, the draw's randomness

@@ -514,7 +514,7 @@ fn spawn_tasks(
 fn signed_at(state: &AppState, reason: crate::audit::anchor::Reason) -> anyhow::Result<()> {
     let today = crate::audit::anchor::task::today(state);
     let made = crate::audit::anchor::make::mark(
-        (&state.anchor, &state.store.db),
+        (&state.anchor, &state.store),
         reason,
         &today,
         &state.leadership.instance,
@@ -541,7 +541,9 @@ fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String
     let body = rules.to_toml_string();
     let hash = hex::encode(Sha256::digest(body.as_bytes()));
     let mut conn = db.conn()?;
-    crate::store::transact(db, &mut conn, None, |conn| {
+    // Instances started together may both find it unknown: the one whose insert loses finds
+    // it known the second time.
+    let record = |conn: &mut crate::db::DbConnection| -> QueryResult<()> {
         let known = rule_sets::table
             .find(&hash)
             .count()
@@ -565,7 +567,14 @@ fn record_rule_set(db: &Db, rules: &keno_core::RuleSet) -> anyhow::Result<String
                 )],
             )?;
         }
-        QueryResult::Ok(())
-    })?;
+        Ok(())
+    };
+    use diesel::result::{DatabaseErrorKind, Error};
+    match crate::store::transact(db, &mut conn, None, record) {
+        Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+            crate::store::transact(db, &mut conn, None, record)?
+        }
+        done => done?,
+    }
     Ok(hash)
 }

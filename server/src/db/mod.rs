@@ -294,9 +294,22 @@ impl Db {
             DbConnection::Sqlite(_) => SQLITE_MIGRATIONS,
             DbConnection::Pg(_) => POSTGRES_MIGRATIONS,
         };
-        conn.run_pending_migrations(migrations)
-            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"))?;
-        Ok(())
+        // Instances started together on a new PostgreSQL database migrate one at a time: the
+        // others find it migrated. (SQLite serves one process: `Db::serving`.)
+        let pg = matches!(&*conn, DbConnection::Pg(_));
+        if pg {
+            diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+                .execute(&mut *conn)?;
+        }
+        let migrated = conn
+            .run_pending_migrations(migrations)
+            .map(|_| ())
+            .map_err(|e| anyhow::anyhow!("database migration failed: {e}"));
+        if pg {
+            diesel::sql_query(format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
+                .execute(&mut *conn)?;
+        }
+        migrated
     }
 
     pub fn backend(&self) -> &Backend {
@@ -345,6 +358,9 @@ pub fn connect_pg(url: &str, name: &str) -> anyhow::Result<diesel::PgConnection>
 /// Held while this process serves an SQLite database ([`Db::serving`]): the lock is the file's
 /// own, let go when the process ends however it ends.
 pub struct Serving(#[allow(dead_code)] Option<std::fs::File>);
+
+/// The PostgreSQL advisory lock the migrations are run under ("kenomig").
+const MIGRATION_LOCK: i64 = 0x006b_656e_6f6d_6967;
 
 /// The database when none is named: the embedded SQLite file under `data/`.
 pub const DEFAULT_DATABASE: &str = "sqlite://data/keno.sqlite";

@@ -282,52 +282,85 @@ fn heads_kept(
 
 /// Signs a checkpoint for `reason` now, whatever is due (a server's start and graceful stop),
 /// after the closing one of an ended Keno Day if that is still due; then files what is
-/// missing. Not fenced by a term: it adds a checkpoint, numbered after the last, and two made
-/// at once conflict on the number, one failing whole.
+/// missing. Not fenced by a term: it adds a checkpoint, numbered after the last. Two made at
+/// once (instances starting together, or the leader's own) conflict on the number, one failing
+/// whole: that one is signed again after the other, a few times at most.
 pub fn mark(
-    (anchor, db): (&Anchor, &Db),
+    (anchor, store): (&Anchor, &crate::store::Store),
     reason: Reason,
     today: &str,
     instance: &str,
 ) -> anyhow::Result<Checkpoint> {
+    let db = &store.db;
     let mut conn = db.conn()?;
-    let made = crate::store::transact(db, &mut conn, None, |conn| {
-        let mut last = super::stored_last(conn)?;
-        let heads = chains::heads(conn)?;
-        let ended = due(
-            last.as_ref(),
-            &heads,
-            now_micros(),
-            false,
-            anchor.interval,
-            today,
-        );
-        if let Some((Reason::KenoDayEnd, day)) = ended {
-            let closing = sign(
-                anchor,
-                last.as_ref(),
-                &heads,
-                (Reason::KenoDayEnd, day),
-                instance.into(),
-            );
-            diesel::insert_into(audit_checkpoints::table)
-                .values(&closing)
-                .execute(conn)?;
-            last = Some(closing);
+    let mut tries = 0;
+    // The fault harness's "checkpoint" pause holds the signed checkpoint uncommitted, so
+    // instances starting together conflict for certain in a test.
+    let pause = Some(crate::store::Pause(&store.faults, "checkpoint"));
+    let made = loop {
+        tries += 1;
+        match crate::store::transact(db, &mut conn, pause, |conn| {
+            mark_in(conn, anchor, reason, (today, instance))
+        }) {
+            Err(e) if tries < 5 && numbered_already(&e) => continue,
+            done => break done?,
         }
-        let made = sign(
+    };
+    catch_up(anchor, &mut conn)?;
+    Ok(made)
+}
+
+/// Whether `e` is another checkpoint taking the number first.
+fn numbered_already(e: &anyhow::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<Error>(),
+            Some(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+        )
+    })
+}
+
+/// [`mark`]'s checkpoints, in the caller's transaction.
+fn mark_in(
+    conn: &mut DbConnection,
+    anchor: &Anchor,
+    reason: Reason,
+    (today, instance): (&str, &str),
+) -> anyhow::Result<Checkpoint> {
+    let mut last = super::stored_last(conn)?;
+    let heads = chains::heads(conn)?;
+    let ended = due(
+        last.as_ref(),
+        &heads,
+        now_micros(),
+        false,
+        anchor.interval,
+        today,
+    );
+    if let Some((Reason::KenoDayEnd, day)) = ended {
+        let closing = sign(
             anchor,
             last.as_ref(),
             &heads,
-            (reason, today.into()),
+            (Reason::KenoDayEnd, day),
             instance.into(),
         );
         diesel::insert_into(audit_checkpoints::table)
-            .values(&made)
+            .values(&closing)
             .execute(conn)?;
-        anyhow::Ok(made)
-    })?;
-    catch_up(anchor, &mut conn)?;
+        last = Some(closing);
+    }
+    let made = sign(
+        anchor,
+        last.as_ref(),
+        &heads,
+        (reason, today.into()),
+        instance.into(),
+    );
+    diesel::insert_into(audit_checkpoints::table)
+        .values(&made)
+        .execute(conn)?;
     Ok(made)
 }
 
