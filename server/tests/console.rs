@@ -576,7 +576,8 @@ fn an_inspector_decides_and_an_auditor_reads() {
     console.open(&format!("history?game={game}"));
     console.shows("game-detail", "In drawn order: 10 11 12 13 15 16");
     console.open("monitoring");
-    console.shows("monitoring", "ball_device");
+    console.shows("monitoring", "a ball device");
+    console.shows("monitoring", "too few games to judge (");
     console.shows("monitoring", "frequency");
 
     decides_a_claim_and_a_bonus(&console, &server, &supervisor, &winner);
@@ -831,7 +832,7 @@ fn every_other_action_by_its_role() {
     browser.wait_for("signed off", STATE, |s| s["signOn"] == true);
     console.sign_on(&supervisor);
     console.open("shifts");
-    console.shows("shifts", "awaiting_sign_off");
+    console.shows("shifts", "waiting for a supervisor's sign-off");
     let id = shift["id"].as_i64().unwrap();
     let answer = console.submit(
         &format!("sign-off-{id}"),

@@ -106,10 +106,32 @@ const Console = (() => {
     return Number(m[1]) * 100 + Number((m[2] || "0").padEnd(2, "0"));
   }
 
+  /** A moment as people read it, with the month in words ("28 Nov 2026, 12:47:17"): no
+   *  day-month order to misread beside a date picker that shows another. */
   function when(rfc3339) {
     if (!rfc3339) return "—";
     const d = new Date(rfc3339);
-    return isNaN(d) ? rfc3339 : d.toLocaleString("en-AU", { hour12: false });
+    if (isNaN(d)) return rfc3339;
+    const date = d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+    const time = d.toLocaleTimeString("en-GB", { hour12: false });
+    return `${date}, ${time}`;
+  }
+
+  /** The words for a code the API gives (a state, a kind, a source): people read these. */
+  const WORDS = {
+    rule_set: "rule set", awaiting_sign_off: "waiting for a supervisor's sign-off",
+    quick_pick: "quick pick", mystery_quick_pick: "mystery quick pick", bonus_fund: "the bonus fund",
+    rng: "the RNG", ball_device: "a ball device", device: "a ball device", manual: "by hand",
+    game_closed_early: "game closed early", ticket_voided: "ticket voided", draw_fault: "draw fault",
+    late_payment: "late payment", claim_decision: "claim decided", claim_payment: "claim paid",
+    device_returned: "device returned", set_bet: "set bet", special3_approval: "Special 3 approval",
+    keno_closure: "closure of Keno", shift_over_short: "shift over or short",
+    shift_sign_off: "shift signed off", sign_on: "sign-on", draw_monitor: "draw monitoring",
+    jackpot_6: "the 6-spot jackpot", jackpot_8: "the 8-spot jackpot",
+  };
+  function say(code) {
+    if (code === null || code === undefined) return "—";
+    return WORDS[code] || String(code).replace(/_/g, " ");
   }
 
   function table(columns, rows, empty) {
@@ -581,6 +603,6 @@ const Console = (() => {
 
   document.addEventListener("DOMContentLoaded", start);
 
-  return { page, api, download, h, money, cents, when, table, figures, board, act, fileButton, view,
+  return { page, api, download, h, money, cents, when, say, table, figures, board, act, fileButton, view,
     every, go, refreshSoon, me: () => me, can: (...roles) => me && roles.includes(me.role) };
 })();

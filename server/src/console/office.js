@@ -3,7 +3,7 @@
 "use strict";
 
 (() => {
-  const { page, api, h, money, when, table, act, view, fileButton, can } = Console;
+  const { page, api, h, money, when, say, table, act, view, fileButton, can } = Console;
   const OVERSIGHT = ["supervisor", "inspector", "auditor"];
 
   // ---- claims -----------------------------------------------------------------------------
@@ -39,7 +39,7 @@
           ["Why", (c) => c.reason],
           ["Claimant", (c) => `${c.claimant_name}, ${c.phone}`],
           ["Bought", (c) => `${c.purchase_place}, ${c.purchase_date}`],
-          ["State", (c) => c.state],
+          ["State", (c) => say(c.state)],
           ["Matches", (c) => c.candidates.map((m) => `${m.serial} owes ${money(m.owed_cents)}`).join("; ") || "—"],
           ["Paid", (c) => (c.paid_cents !== null && c.paid_cents !== undefined ? `${money(c.paid_cents)} cheque ${c.cheque_reference}` : "—")],
           ["", claimActions],
@@ -114,7 +114,7 @@
           ["Name", (b) => b.name],
           ["Catch", (b) => `${b.catch}${b.spots ? " of " + b.spots : ""}`],
           ["Prize", (b) => money(b.prize_cents), "num"],
-          ["State", (b) => b.state],
+          ["State", (b) => say(b.state)],
           ["Approval", (b) => (b.approval_reference ? `${b.approval_reference} by ${b.approved_by}` : "—")],
           ["", bonusActions],
         ], board.bonuses, "No bonus prizes.");
@@ -297,7 +297,7 @@
           ["Writer", (s) => `${s.writer} (${s.staff_id})`],
           ["Where", (s) => `${s.site}/${s.terminal}`],
           ["Opened", (s) => when(s.opened_at)],
-          ["State", (s) => s.state],
+          ["State", (s) => say(s.state)],
           ["Expected", (s) => money(s.expected_cents), "num"],
           ["Counted", (s) => money(s.counted_cents), "num"],
           ["Over/short", (s) => money(s.over_short_cents), "num"],

@@ -3,7 +3,7 @@
 "use strict";
 
 (() => {
-  const { page, api, h, money, when, table, figures, board, act, view, fileButton, go, can } = Console;
+  const { page, api, h, money, when, say, table, figures, board, act, view, fileButton, go, can } = Console;
   const OVERSIGHT = ["supervisor", "inspector", "auditor"];
   const AUDIT = ["inspector", "auditor"];
   const today = () => new Date().toISOString().slice(0, 10);
@@ -27,8 +27,8 @@
       return table([
         ["Game", (g) => gameLink(g.number), "num"],
         ["Keno Day", (g) => g.keno_day],
-        ["State", (g) => g.state],
-        ["Source", (g) => g.source],
+        ["State", (g) => say(g.state)],
+        ["Source", (g) => say(g.source)],
         ["Drawn in order", (g) => g.drawn.join(" ")],
         ["Closed", (g) => closedWords(g)],
       ], games, "No games.");
@@ -47,7 +47,7 @@
       const s = await api("GET", `/api/v1/games/${number}/summary`);
       const g = s.game;
       return [
-        figures([["State", g.state, "summary-state"], ["Keno Day", g.keno_day], ["Source", g.source],
+        figures([["State", say(g.state), "summary-state"], ["Keno Day", g.keno_day], ["Source", say(g.source)],
           ["Closed", closedWords(g), "summary-closed"],
           ["Tickets", String(s.tickets), "summary-tickets"], ["Stake", money(s.stake_cents), "summary-stake"],
           ["Prizes", s.settlement ? money(s.settlement.total_prizes_cents) : "—", "summary-prizes"]]),
@@ -69,7 +69,7 @@
           ["Carried out", (j) => money(j.next_pool_cents), "num"]], s.jackpots, "No jackpot pools."),
         h("h4", {}, `Tickets (${s.tickets}; the ${s.shown.length} with the largest prizes)`),
         table([["Serial", (t) => h("a", { href: `#/ticket?serial=${t.serial}` }, t.serial)],
-          ["Bet", (t) => t.bet_type], ["Where", (t) => `${t.site}/${t.terminal}`],
+          ["Bet", (t) => say(t.bet_type)], ["Where", (t) => `${t.site}/${t.terminal}`],
           ["Cost", (t) => money(t.total_cents), "num"], ["Status", (t) => t.status],
           ["Won here", (t) => money(t.prize_cents), "num"],
           ["Paid", (t) => (t.paid_at ? `${money(t.paid_cents)} ${t.pay_method || ""} ${when(t.paid_at)}` : "—")]],
@@ -173,7 +173,7 @@
     return view(`Exceptions of ${day}`, async () => {
       const found = await api("GET", `/api/v1/audit/exceptions?day=${day}`);
       const list = found.exceptions;
-      return table([["When", (e) => when(e.at)], ["Kind", (e) => e.kind], ["Game", (e) => (e.game ? String(e.game) : "")],
+      return table([["When", (e) => when(e.at)], ["Kind", (e) => say(e.kind)], ["Game", (e) => (e.game ? String(e.game) : "")],
         ["Ticket", (e) => e.serial || ""], ["What", (e) => e.what], ["Who", (e) => e.who], ["Why", (e) => e.why]],
       list, "Nothing to review.");
     }, "exceptions");
@@ -239,15 +239,25 @@
         const m = await api("GET", "/api/v1/draw-monitoring");
         if (!m.groups.length) return h("p", { class: "muted" }, "No games drawn yet.");
         return m.groups.map((g) => h("div", { class: "group", "data-source": g.source, "data-device": g.device || "" },
-          h("h4", {}, `${g.source}${g.device ? " " + g.device : ""}: games ${g.first_game} to ${g.last_game} (${g.games} of the last ${m.window})`,
+          h("h4", {}, `${say(g.source)}${g.device ? " " + g.device : ""}: games ${g.first_game} to ${g.last_game} (${g.games} of the last ${m.window})`,
             g.alarm ? h("span", { class: "alarm" }, " ALARM") : null),
           table([["Test", (t) => t.test], ["Chi-square", (t) => t.statistic.toFixed(1), "num"],
             ["Degrees of freedom", (t) => String(t.degrees_of_freedom), "num"], ["p", (t) => t.p_value.toPrecision(3), "num"],
-            ["At 99.9%", (t) => (t.fails ? h("span", { class: "alarm" }, "fails") : "passes")]], g.tests),
+            ["At 99.9%", (t) => verdict(t, g.games)]], g.tests),
           heatOf(g.frequency, g.games)));
       }, "monitoring"));
     },
   });
+
+  /** Games a chi-square needs before its verdict means anything: each number expected drawn
+   *  five times (20 of 80 a game). */
+  const JUDGED_FROM = 20;
+
+  function verdict(t, games) {
+    if (t.fails) return h("span", { class: "alarm" }, "fails");
+    if (games < JUDGED_FROM) return `too few games to judge (${games} of the ${JUDGED_FROM} it needs)`;
+    return "passes";
+  }
 
   function heatOf(frequency, games) {
     const expected = (games * 20) / 80;

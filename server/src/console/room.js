@@ -3,7 +3,7 @@
 "use strict";
 
 (() => {
-  const { page, api, h, money, when, table, figures, board, act, view, every, can } = Console;
+  const { page, api, h, money, when, say, table, figures, board, act, view, every, can } = Console;
   const OVERSIGHT = ["supervisor", "inspector", "auditor"];
 
   function countdown(game) {
@@ -104,7 +104,7 @@
         h("div", {},
           figures([
             ["Game", String(game.number), "game-number"],
-            ["State", game.state, "game-state"],
+            ["State", say(game.state), "game-state"],
             ["Keno Day", game.keno_day],
             ["Closes", when(game.closes_at)],
             ["Drawn", `${game.drawn.length} of 20`, "drawn-count"],
@@ -173,7 +173,7 @@
     return view(`Draw record of game ${game}`, async () => {
       const r = await api("GET", `/api/v1/games/${game}/draw-record`);
       return [
-        figures([["State", r.game.state, "record-state"], ["Source", r.game.source], ["Attempt", String(r.game.draw_attempt)]]),
+        figures([["State", say(r.game.state), "record-state"], ["Source", say(r.game.source)], ["Attempt", String(r.game.draw_attempt)]]),
         board(r.game.drawn, "record-board", `Game ${game} as drawn`),
         h("p", { class: "drawn-order" }, `In drawn order: ${r.game.drawn.join(" ") || "—"}`),
         h("h4", {}, "Balls"),
@@ -183,12 +183,12 @@
         table([["Number", (b) => String(b.number), "num"], ["Position", (b) => String(b.position), "num"],
           ["Attempt", (b) => String(b.attempt), "num"], ["Fault", (b) => String(b.fault ?? "")]], r.voided),
         h("h4", {}, "Faults"),
-        table([["Id", (f) => String(f.id), "num"], ["Kind", (f) => f.kind], ["Why", (f) => f.reason],
+        table([["Id", (f) => String(f.id), "num"], ["Kind", (f) => say(f.kind)], ["Why", (f) => f.reason],
           ["Device", (f) => f.device_id || ""], ["By", (f) => f.principal_id], ["At", (f) => when(f.recorded_at)]], r.faults, "No faults."),
         h("h4", {}, "Corrections"),
         h("div", { id: "corrections" }, table([["Id", (c) => String(c.id), "num"], ["Position", (c) => String(c.position), "num"],
           ["From", (c) => String(c.old_number), "num"], ["To", (c) => String(c.new_number), "num"],
-          ["State", (c) => c.state], ["Why", (c) => c.reason], ["Asked by", (c) => c.requested_by],
+          ["State", (c) => say(c.state)], ["Why", (c) => c.reason], ["Asked by", (c) => c.requested_by],
           ["", correctionRow]], r.corrections, "No corrections.")),
       ];
     }, "draw-record");

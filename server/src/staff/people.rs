@@ -47,10 +47,16 @@ impl Actor {
 
     /// The operator of the command line, by the login it runs under.
     pub fn cli() -> Actor {
-        let user = std::env::var("USER").unwrap_or_else(|_| "unknown".into());
+        let name = match std::env::var("USER") {
+            Ok(user) if !user.trim().is_empty() => {
+                format!("the operator at the server's command line (login {user})")
+            }
+            // A service or a container may run with no login named.
+            _ => "the operator at the server's command line (no login named)".to_string(),
+        };
         Actor {
             id: None,
-            name: format!("command line ({user})"),
+            name,
             office: None,
         }
     }
