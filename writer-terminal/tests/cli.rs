@@ -900,15 +900,22 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
         200
     );
 
-    // Esc drops a priced sale: nothing sold.
+    // Esc drops a priced sale: nothing sold, and the panel no longer offers it.
     t.keys("qp5 $2 g3");
     t.wait_for("TOTAL $6.00");
     t.key("Escape");
     t.wait_for("dropped: nothing done");
+    let screen = t.wait_for("NOTHING WAITING TO SELL");
+    assert!(!screen.contains("TO SELL (ENTER sells"), "{screen}");
 
-    // A refusal shows the server's reason.
+    // A refusal shows the server's reason; the sale priced before it is set aside, and the
+    // panel says so rather than offering it to Enter.
+    t.keys("qp5 $2 g3");
+    t.wait_for("TO SELL (ENTER sells");
     t.keys("1 2 3 $1.50");
     t.wait_for("REFUSED (invalid_wager_increment)");
+    let screen = t.wait_for("NOTHING WAITING TO SELL");
+    assert!(!screen.contains("TO SELL (ENTER sells"), "{screen}");
 
     // Scan the serial, then x cancels it.
     t.keys(&serial);

@@ -259,6 +259,7 @@ impl App<'_> {
     ) -> anyhow::Result<()> {
         let mut last_refresh = Instant::now();
         while !self.quit {
+            self.drop_stale_panel();
             terminal.draw(|f| self.draw(f))?;
             if let Some(action) = self.queued.take() {
                 self.act(action);
@@ -522,6 +523,19 @@ impl App<'_> {
                 Purpose::HandPay(attempt) => self.submit_hand_pay(prompt.form, attempt),
                 Purpose::Claim => self.submit_claim(prompt.form),
             },
+        }
+    }
+
+    /// A ticket shown to sell that is no longer waiting (dropped with ESC, set aside by a new
+    /// line, or refused) leaves the panel: Enter would sell nothing, so the screen must not
+    /// say it would.
+    fn drop_stale_panel(&mut self) {
+        let waiting = self.pending.is_some() || self.unconfirmed.is_some() || self.queued.is_some();
+        if !waiting && self.panel.first().is_some_and(|l| l == to_sell::HEADING) {
+            self.panel = vec![
+                "NOTHING WAITING TO SELL".to_string(),
+                "The ticket shown before was not sold.".to_string(),
+            ];
         }
     }
 

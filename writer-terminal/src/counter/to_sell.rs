@@ -57,7 +57,7 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
         None => format!("GAMES     {}: from the next game opened", q.games),
     };
     vec![
-        "TO SELL (ENTER sells, ESC drops)".to_string(),
+        HEADING.to_string(),
         numbers,
         format!("WAYS      {}", ways.join(", ")),
         format!("SCHEDULE  {}", order.schedule.as_str()),
@@ -70,3 +70,6 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
         ),
     ]
 }
+
+/// The panel's first line while a ticket waits to be sold.
+pub const HEADING: &str = "TO SELL (ENTER sells, ESC drops)";
