@@ -33,7 +33,7 @@ pub fn local_time(at: &str) -> String {
 }
 
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
-fn cents(c: impl TryInto<u64>) -> String {
+pub fn cents(c: impl TryInto<u64>) -> String {
     Dollars(c.try_into().unwrap_or(0)).to_string()
 }
 

@@ -2088,6 +2088,33 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
         "{screen}"
     );
 
+    // `?` and `rp` say what the screen shows on the bottom line (it kept the last answer).
+    t.keys("?");
+    t.wait_for("HELP: the commands are above");
+    t.keys("rp");
+    t.wait_for("REPRINT of ticket");
+
+    // Closing the shift shows the drawer and the count against it first; ESC keeps it open.
+    t.keys("shift close 515");
+    t.wait_for("CLOSE the shift with $515.00 counted (expected $");
+    t.key("Escape");
+    t.wait_for("dropped: nothing done");
+    let (status, open) = s.get_as(&session_token(state.path()), "/api/v1/shifts/current");
+    assert_eq!(
+        (status, open["state"].as_str()),
+        (200, Some("open")),
+        "{open}"
+    );
+    let expected = open["expected_cents"].as_i64().unwrap();
+    t.keys(&format!(
+        "shift close {}.{:02}",
+        expected / 100,
+        expected % 100
+    ));
+    t.wait_for("it balances)? ENTER to confirm");
+    t.key("Enter");
+    t.wait_for("CLOSED");
+
     // so: signed off, the sign-on screen again.
     t.keys("so");
     t.wait_for("SIGNED OFF: JULIE");

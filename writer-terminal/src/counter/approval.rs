@@ -20,6 +20,8 @@ fn subject(action: &Action, message: &str) -> Option<(OverrideAction, String)> {
         Action::Pay(serial) => Some((OverrideAction::Pay, serial.clone())),
         Action::Cancel(serial) => Some((OverrideAction::Cancel, serial.clone())),
         Action::Check(serial) => Some((OverrideAction::Check, serial.clone())),
+        // A shift's close is the writer's own: no supervisor approves it at the counter.
+        Action::CloseShift(_) => None,
     }
 }
 

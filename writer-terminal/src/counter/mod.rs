@@ -68,6 +68,8 @@ enum Action {
     Pay(String),
     Cancel(String),
     Check(String),
+    /// Closes the writer's shift with this much counted in the drawer.
+    CloseShift(i64),
 }
 
 /// An action with what the server asked for it: a supervisor's grant, a hand-pay.
@@ -577,6 +579,7 @@ impl App<'_> {
             Action::Pay(serial) => self.pay(&client, serial, attempt.hand_pay.as_ref()),
             Action::Cancel(serial) => self.cancel(&client, serial),
             Action::Check(serial) => self.check(&client, serial),
+            Action::CloseShift(counted) => self.close_shift(*counted),
         };
         if let Err(e) = done {
             self.refused_in(attempt, e);
@@ -664,7 +667,10 @@ impl App<'_> {
             }
             Command::Claim => self.open_claim(),
             Command::Results => self.results(),
-            Command::Help => self.panel = help(),
+            Command::Help => {
+                self.panel = help();
+                self.status = "HELP: the commands are above; type one, or a sale".into();
+            }
             Command::Quit => self.quit = true,
             Command::SignOff => self.sign_off(),
             Command::Shift(c) => self.shift_command(c),
@@ -700,6 +706,7 @@ impl App<'_> {
         };
         r.reprint = true;
         self.panel = r.to_text().lines().map(str::to_string).collect();
+        self.status = format!("REPRINT of ticket {}", saved.ticket.serial);
         self.print("RECEIPT TICKET (REPRINT)", &r.lines());
     }
 

@@ -34,11 +34,48 @@ impl App<'_> {
             ShiftCommand::Open(float_cents) => self
                 .client
                 .post("/api/v1/shifts", &OpenShift { float_cents }),
-            ShiftCommand::Close(counted_cents) => self.client.post(
-                "/api/v1/shifts/current/close",
-                &CloseShift { counted_cents },
-            ),
+            // Closing ends the writer's selling here: the drawer is shown first, with what
+            // the count comes to against it, and Enter closes.
+            ShiftCommand::Close(counted_cents) => {
+                return self.confirm_close(counted_cents);
+            }
         };
+        self.shown(answer);
+    }
+
+    /// The drawer as it stands and the count against it, to confirm with Enter.
+    fn confirm_close(&mut self, counted_cents: i64) {
+        match self.client.get::<Shift>("/api/v1/shifts/current") {
+            Ok(s) => {
+                let over_short = counted_cents - s.expected_cents;
+                let words = match over_short {
+                    0 => "it balances".to_string(),
+                    d if d > 0 => format!("{} OVER", views::cents(d)),
+                    d => format!("{} SHORT", views::cents(d.unsigned_abs())),
+                };
+                self.panel = views::shift(&s);
+                self.status = format!(
+                    "CLOSE the shift with {} counted (expected {}: {words})? ENTER to confirm, ESC to drop",
+                    views::cents(counted_cents),
+                    views::cents(s.expected_cents),
+                );
+                self.confirm = Some(super::Action::CloseShift(counted_cents));
+            }
+            Err(e) => self.refused(e),
+        }
+    }
+
+    /// Closes the shift, as confirmed.
+    pub(super) fn close_shift(&mut self, counted_cents: i64) -> Result<(), CallError> {
+        let closed = self.client.post(
+            "/api/v1/shifts/current/close",
+            &CloseShift { counted_cents },
+        )?;
+        self.shown(Ok(closed));
+        Ok(())
+    }
+
+    fn shown(&mut self, answer: Result<Shift, CallError>) {
         match answer {
             Ok(s) => {
                 self.panel = views::shift(&s);
