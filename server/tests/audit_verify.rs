@@ -125,16 +125,7 @@ fn verify_finds_every_record_changed_behind_the_servers_back(db: TestDb) {
     );
     assert_eq!(status, 201, "{v}");
     let voucher = v["code"].as_str().unwrap().to_string();
-    let mut body = sale(
-        "tendered",
-        json!({"type": "standard", "spots": [9]}),
-        "standard",
-        300,
-        1,
-    );
-    body["tender"] = json!({"voucher": voucher});
-    let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
-    assert_eq!(status, 201, "{t}");
+    tendered(&w, &voucher);
 
     let (code, text) = verify(&db);
     assert_eq!(code, 0, "{text}");
@@ -878,15 +869,8 @@ fn signed_checkpoints_prove_the_trail_against_a_rewrite_and_a_cut_tail(db: TestD
         "{text}"
     );
     // A server never starts on another database's checkpoint file.
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-        ])
-        .env("KENO_AUDIT_KEY", db.audit_key())
+    let out = db
+        .serve_command(&[])
         .env("KENO_CHECKPOINTS", other.checkpoints())
         .output()
         .unwrap();
@@ -1093,16 +1077,7 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
     w.server = keno_testkit::Server::start(&db, MANUAL_CLOCK);
     let new = sell_ones(&w, "new", 41..=45);
     // The voucher issued before the checkpoint, spent after it: summed from its issue.
-    let mut body = sale(
-        "tendered",
-        json!({"type": "standard", "spots": [9]}),
-        "standard",
-        300,
-        1,
-    );
-    body["tender"] = json!({"voucher": voucher});
-    let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
-    assert_eq!(status, 201, "{t}");
+    tendered(&w, &voucher);
     w.server.close_and_settle(&w.supervisor);
     assert!(w.server.terminate());
 
@@ -1190,4 +1165,18 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
         text.contains(&format!("ticket {}, which is not in the", old[1])),
         "{text}"
     );
+}
+
+/// A $3 ticket on 9, paid with `voucher`.
+fn tendered(w: &keno_testkit::World, voucher: &str) {
+    let mut body = sale(
+        "tendered",
+        json!({"type": "standard", "spots": [9]}),
+        "standard",
+        300,
+        1,
+    );
+    body["tender"] = json!({"voucher": voucher});
+    let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
+    assert_eq!(status, 201, "{t}");
 }

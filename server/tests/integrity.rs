@@ -185,19 +185,7 @@ fn approve(dir: &Path, rules: &str) -> (String, String) {
 
 /// `serve` on the test's database with `args`, expected to refuse: what it said.
 fn refused_start(db: &TestDb, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-        ])
-        .args(args)
-        .env("KENO_AUDIT_KEY", db.audit_key())
-        .env("KENO_CHECKPOINTS", db.checkpoints())
-        .output()
-        .unwrap();
+    let out = db.serve_command(args).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(
         !out.status.success(),

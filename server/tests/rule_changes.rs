@@ -1,6 +1,5 @@
 //! What a restart changes and what it must not, on SQLite and PostgreSQL (issue 4).
 
-use std::process::Command;
 
 use chrono::{Duration, Local};
 use keno_core::rules::ACT_1992_TOML;
@@ -84,19 +83,9 @@ fn a_rule_set_that_cannot_settle_sold_tickets_is_refused_at_start(db: TestDb) {
         ACT_1992_TOML.replace("  { spots = 3, pays = { 3 = 5300 } },\n", ""),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keno-server"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-            "--rules",
-            path.to_str().unwrap(),
-        ])
-        .args(MANUAL_CLOCK)
-        .output()
-        .unwrap();
+    let mut args = vec!["--rules", path.to_str().unwrap()];
+    args.extend(MANUAL_CLOCK);
+    let out = db.serve_command(&args).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(t["serial"].as_str().unwrap()), "{err}");

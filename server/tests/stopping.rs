@@ -2,7 +2,7 @@
 //! does not wait on the displays' event streams (it took 30 s with one open), and a second
 //! server on the same SQLite file is refused at start (it contended for the lead for 30 s).
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use keno_testkit::{on_both_backends, subscribe, Backend, Server, TestDb, MANUAL_CLOCK};
@@ -42,18 +42,8 @@ fn a_stop_does_not_wait_for_the_event_streams(db: TestDb) {
 fn a_second_server_on_the_same_sqlite_file_is_refused() {
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let mut first = Server::start(&db, MANUAL_CLOCK);
-    let mut second = Command::new(keno_testkit::server_bin())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-        ])
-        .args(MANUAL_CLOCK)
-        .env("KENO_AUDIT_KEY", db.audit_key())
-        .env("KENO_CHECKPOINTS", db.checkpoints())
-        .env("KENO_LOG", "warn")
+    let mut second = db
+        .serve_command(MANUAL_CLOCK)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

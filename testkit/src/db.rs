@@ -36,6 +36,26 @@ pub struct TestDb {
 pub struct Backup(String);
 
 impl TestDb {
+    /// `keno-server serve` on this database with `args`, listening anywhere, with the test's
+    /// audit key and checkpoint file: for a start a test expects to refuse (spawn it, or take
+    /// its output), where [`crate::Server::start`] would wait for it to serve.
+    pub fn serve_command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(crate::server_bin());
+        command
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &self.url,
+            ])
+            .args(args)
+            .env("KENO_AUDIT_KEY", self.audit_key())
+            .env("KENO_CHECKPOINTS", self.checkpoints())
+            .env("KENO_LOG", "warn");
+        command
+    }
+
     /// `None` when PostgreSQL is not configured and this is not CI.
     pub fn new(backend: Backend) -> Option<TestDb> {
         match backend {
