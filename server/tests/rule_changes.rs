@@ -1,6 +1,5 @@
 //! What a restart changes and what it must not, on SQLite and PostgreSQL (issue 4).
 
-
 use chrono::{Duration, Local};
 use keno_core::rules::ACT_1992_TOML;
 use keno_testkit::{on_both_backends, sale, world, Server, TestDb, MANUAL_CLOCK};

@@ -432,7 +432,7 @@ pub fn session(s: &Session) -> Vec<String> {
 pub fn shift_line(s: &Shift) -> String {
     match (s.state, s.counted_cents, s.over_short_cents) {
         (ShiftState::Open, ..) => format!(
-            "SHIFT {} OPEN: SALES {} PAID {} EXPECTED IN DRAWER {} (FLOAT {})",
+            "SHIFT {} OPEN: SALES {} PAID {} IN DRAWER {} (FLOAT {})",
             s.id,
             cents(s.cash.sales_cash_cents),
             cents(s.cash.prizes_cash_cents),

@@ -1749,10 +1749,7 @@ fn a_shift_opens_and_closes_balanced_from_the_command_line() {
     ]));
     let out = run(&["shift"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("EXPECTED IN DRAWER $503.00 (FLOAT $500.00)"),
-        "{text}"
-    );
+    assert!(text.contains("IN DRAWER $503.00 (FLOAT $500.00)"), "{text}");
     assert!(
         text.contains("+ CASH FROM SALES") && text.contains("$3.00"),
         "{text}"
@@ -2041,12 +2038,12 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
 
     // The shift: opened with the float, the drawer after a sale.
     t.keys("shift open 500");
-    t.wait_for("OPEN: SALES $0.00 PAID $0.00 EXPECTED IN DRAWER $500.00 (FLOAT $500.00)");
+    t.wait_for("OPEN: SALES $0.00 PAID $0.00 IN DRAWER $500.00 (FLOAT $500.00)");
     t.keys("6 45 36 80 $3");
     t.wait_for("ENTER to sell");
     t.key("Enter");
     t.wait_for("SOLD $3.00");
-    t.wait_for("EXPECTED IN DRAWER $503.00");
+    t.wait_for("IN DRAWER $503.00");
 
     // A ticket OMAR sold at site 111111: ANN approves its check, then its cancellation, here.
     let serial = sell_http(&s, &s.session(Some(&there), &omar), "o1", 7);
@@ -2068,7 +2065,7 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
     assert!(!screen.contains(&ann.secret), "{screen}");
     approve("the player's own ticket");
     t.wait_for("CANCELLED 1 game(s): REFUND $1.00");
-    t.wait_for("EXPECTED IN DRAWER $502.00");
+    t.wait_for("IN DRAWER $502.00");
 
     // A major prize: the hand-pay is typed before it is paid, and is on the slip.
     let winner = major_prize_winner(&s, &session_token(state.path()), &closer);
@@ -2154,7 +2151,7 @@ fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
     assert!(screen.contains("> w 1 2-3 4-5 6-7 8 c2 c3 $1"), "{screen}");
     t.key("C-u");
     t.keys("?");
-    t.wait_for("several combinations in one c");
+    t.wait_for("each token is typed once (c2,3 not c2 c3)");
     t.keys("w 1 2-3 4-5 6-7 8 c2,3 $1");
     // Every combination of 2 of the 4 groups and of 3: 6 + 4 = 10 ways at $1.
     t.wait_for("TOTAL $10.00 (10 way(s) at $1.00");
@@ -2529,6 +2526,16 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
         assert!(screen.contains(&line), "{line}:\n{screen}");
     }
     assert!(screen.lines().count() <= 24, "{screen}");
+    // The header's shift line whole, and help with every line whole (issue 34, item 11).
+    assert!(screen.contains("(FLOAT $0.00)"), "{screen}");
+    t.keys("?");
+    let screen = t.wait_for("HELP: the commands are above");
+    for line in [
+        "6 45 36 80 $3       standard (g5: five games; s1 s2 s3 j: other schedules)",
+        "q or Ctrl-C quits   each token is typed once (c2,3 not c2 c3)",
+    ] {
+        assert!(screen.contains(line), "{line}:\n{screen}");
+    }
 
     t.keys("ls");
     let screen = t.wait_for("the last 1 sale(s) of this terminal");

@@ -198,21 +198,20 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
     result
 }
 
-fn help() -> Vec<String> {
+/// The commands, in as many lines as the panel has at 80x24 (11), each within 78 columns.
+pub(crate) fn help() -> Vec<String> {
     [
-        "6 45 36 80 $3        standard ticket (g5 five games; s1 s2 s3 j schedules)",
-        "qp7 $2   m $1        quick pick of 7 / mystery quick pick",
-        "w 6 45-36 80 c2 $3   way ticket: groups as on the receipt, c = combinations",
-        "w 1 2-3 4-5 6 c2,3 $1  several combinations in one c; each token is typed once",
-        "set 3 $2  set 3 r $2 set bet 3 (r: random numbers of its shape); sets lists them",
-        "SERIAL               check a ticket (type or scan); then p pays, x cancels",
-        "VOUCHER CODE         show a voucher (22 digits, type or scan)",
-        "... $3 v:CODE t:SER  pay with a voucher (v:CODE:2.50 part) or winning ticket",
-        "r  rp  res  q        replay last, reprint last, recent results, quit",
-        "shift open 500       open the shift with the float; shift close 495: the cash counted",
-        "shift  so            the shift's drawer so far; sign off",
-        "xl  ls  claim        cancel the last sale (asks first); last sales; a claim form",
-        "amt $2  amt off      an amount per way for sales typed without one; none",
+        "6 45 36 80 $3       standard (g5: five games; s1 s2 s3 j: other schedules)",
+        "qp7 $2   m $1       quick pick of 7; mystery quick pick",
+        "w 6 45-36 80 c2 $3  way ticket as on the receipt; several combos in one c",
+        "set 3 $2  set 3 r   set bet 3 (r: random numbers of its shape); sets: the list",
+        "SERIAL  CODE        check a ticket (then p pays, x cancels); show a voucher",
+        "... v:CODE t:SER    pay with a voucher (v:CODE:2.50 for part) or a winner",
+        "r  rp  res  ls  xl  replay, reprint, results, last sales, cancel the last",
+        "shift open 500      open with the float; shift close 495: the cash counted",
+        "shift  so  claim    the drawer so far; sign off; a claim form",
+        "amt $2  amt off     an amount per way for sales typed without one; none",
+        "q or Ctrl-C quits   each token is typed once (c2,3 not c2 c3)",
     ]
     .iter()
     .map(|s| s.to_string())
