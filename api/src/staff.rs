@@ -285,6 +285,9 @@ pub struct Shift {
     /// Counted less expected: positive over, negative short.
     pub over_short_cents: Option<i64>,
     pub signed_off_by: Option<String>,
+    /// The supervisor who signed it off, by name, for people.
+    #[serde(default)]
+    pub signed_off_by_name: Option<String>,
     pub signed_off_at: Option<String>,
     pub sign_off_reason: Option<String>,
 }

@@ -839,7 +839,8 @@ fn every_other_action_by_its_role() {
         &[("reason", "a $10 note found in the float bag")],
     );
     assert_eq!(answer, "Done.");
-    console.shows("shifts", "a $10 note found");
+    // Signed off by name, not by staff ID.
+    console.shows("shifts", "by SAM: a $10 note found");
     fetches_a_pdf(&console, "#shifts .file");
     a_supervisor_keeps_staff_bonuses_and_claims(&console, &server, &super_token);
 

@@ -301,7 +301,7 @@
           ["Expected", (s) => money(s.expected_cents), "num"],
           ["Counted", (s) => money(s.counted_cents), "num"],
           ["Over/short", (s) => money(s.over_short_cents), "num"],
-          ["Signed off", (s) => (s.signed_off_by ? `${s.signed_off_by}: ${s.sign_off_reason}` : "—")],
+          ["Signed off", (s) => (s.signed_off_by ? `by ${s.signed_off_by_name || s.signed_off_by}: ${s.sign_off_reason}` : "—")],
           ["", (s) => h("div", {},
             fileButton("Report (PDF)", `/api/v1/shifts/${s.id}/report.pdf`, `shift-${s.id}.pdf`),
             s.state === "awaiting_sign_off" && can("supervisor") ? act({ inline: true, id: `sign-off-${s.id}`,

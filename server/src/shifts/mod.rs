@@ -143,7 +143,11 @@ impl ShiftRow {
 
     /// The shift as the API shows it: what the drawer should hold now (open) or held at the
     /// close (as stored).
-    fn view(self, writer: String, cash: &DrawerMovements) -> DomainResult<Shift> {
+    fn view(
+        self,
+        (writer, signed_off_by_name): (String, Option<String>),
+        cash: &DrawerMovements,
+    ) -> DomainResult<Shift> {
         let expected_cents = self.expected(cash)?;
         Ok(Shift {
             id: self.id,
@@ -161,6 +165,7 @@ impl ShiftRow {
             counted_cents: self.counted_cents,
             over_short_cents: self.over_short_cents,
             signed_off_by: self.signed_off_by,
+            signed_off_by_name,
             signed_off_at: self.signed_off_at.map(rfc3339),
             sign_off_reason: self.sign_off_reason,
         })
@@ -204,7 +209,10 @@ fn names(conn: &mut DbConnection, ids: &[&str]) -> QueryResult<HashMap<String, S
 
 /// The shifts as the API shows them, their drawers summed as the records stand.
 fn views(conn: &mut DbConnection, rows: Vec<ShiftRow>) -> DomainResult<Vec<Shift>> {
-    let ids: Vec<&str> = rows.iter().map(|r| r.principal_id.as_str()).collect();
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| std::iter::once(r.principal_id.as_str()).chain(r.signed_off_by.as_deref()))
+        .collect();
     let names = names(conn, &ids)?;
     rows.into_iter()
         .map(|row| {
@@ -216,7 +224,12 @@ fn views(conn: &mut DbConnection, rows: Vec<ShiftRow>) -> DomainResult<Vec<Shift
                     row.principal_id
                 ))
             })?;
-            row.view(writer, &cash)
+            let signed_off_by = row
+                .signed_off_by
+                .as_ref()
+                .and_then(|id| names.get(id))
+                .cloned();
+            row.view((writer, signed_off_by), &cash)
         })
         .collect()
 }
@@ -305,14 +318,14 @@ pub fn open(
 ) -> DomainResult<Shift> {
     let row = acts::open(conn, principal, float, today)?;
     row.clone()
-        .view(principal.name.clone(), &row.movements(conn)?)
+        .view((principal.name.clone(), None), &row.movements(conn)?)
 }
 
 /// The writer's open shift, or `no_shift`.
 pub fn current(conn: &mut DbConnection, principal: &Principal) -> DomainResult<Shift> {
     let row = open_of(conn, &principal.id)?.ok_or_else(no_shift)?;
     row.clone()
-        .view(principal.name.clone(), &row.movements(conn)?)
+        .view((principal.name.clone(), None), &row.movements(conn)?)
 }
 
 /// Closes the writer's open shift with `counted` in the drawer; over or short beyond
@@ -324,7 +337,7 @@ pub fn close(
     tolerance: u64,
 ) -> DomainResult<Shift> {
     let (row, cash) = acts::close(conn, &principal.id, counted, tolerance)?;
-    row.view(principal.name.clone(), &cash)
+    row.view((principal.name.clone(), None), &cash)
 }
 
 /// A supervisor signs off shift `id`, saying why.
