@@ -138,3 +138,52 @@ fn console_shows_it(s: &Server, supervisor: &str) {
     );
     keno_testkit::browser::keep_screenshot(&browser.screenshot(), "console-incident.png");
 }
+
+/// The database out of reach (PostgreSQL refusing every connection, the server's own cut):
+/// requests fail 503 meanwhile (signing on needs the database too, so nobody reads the
+/// incidents then); once it is back the episode of `database` is open on the console's feed,
+/// and the trail records it begun and, a quiet spell later, ended.
+#[test]
+fn a_database_out_of_reach_is_recorded_once_it_is_back() {
+    let Some(db) = TestDb::new(keno_testkit::Backend::Postgres) else {
+        return;
+    };
+    let supervisor = db.principal("supervisor", "SUPER", None);
+    let args = [MANUAL_CLOCK, &["--incident-quiet", "10"]].concat();
+    let s = Server::start(&db, &args);
+    let name = db.url.rsplit('/').next().unwrap().to_string();
+    let admin = std::env::var("KENO_TEST_POSTGRES_URL").unwrap();
+    let run = |sql: &str| {
+        keno_testkit::Session::open(&admin)
+            .unwrap()
+            .execute(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    };
+    run(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS false"));
+    run(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+    ));
+    let (status, e) = s.get("/api/v1/games/current");
+    assert_eq!(status, 503, "{e}");
+    run(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"));
+    let (status, open) = s.get_as(&supervisor, "/api/v1/incidents");
+    assert_eq!(status, 200, "{open}");
+    assert_eq!(open["open"][0]["fault"], "database", "{open}");
+    assert_eq!(
+        open["open"][0]["words"], "the database could not be reached",
+        "{open}"
+    );
+    s.wait_for("the end of the episode in the trail", || {
+        db.query_i64(
+            "SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'system_fault_ended' \
+             AND subject = 'database'",
+        ) == 1
+    });
+    assert_eq!(
+        db.query_i64(
+            "SELECT COUNT(*) AS n FROM audit_log WHERE kind = 'system_fault' AND subject = 'database'"
+        ),
+        1
+    );
+    assert_eq!(s.get("/api/v1/games/current").0, 200);
+}
