@@ -412,6 +412,21 @@ pub struct TicketDetail {
     /// collected. Absent from a server older than this field.
     #[serde(default)]
     pub lines: Vec<GameLine>,
+    /// What cancelling it now would do (rule 8): the games cancelled and the refund, as the
+    /// cancellation itself decides; null when a cancellation would be refused.
+    #[serde(default)]
+    pub cancel: Option<CancelPreview>,
+}
+
+/// A cancellation as it would be made now (rule 8).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CancelPreview {
+    pub from_game: i64,
+    pub to_game: i64,
+    /// The whole ticket: it becomes `cancelled`; otherwise the games played stand.
+    pub whole: bool,
+    pub refund_cents: u64,
 }
 
 /// What one game of a ticket came to (rules 8, 11.5, 13.1, 17.2; general rule 18.2): keno-core's

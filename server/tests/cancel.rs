@@ -92,6 +92,16 @@ fn rule_8_2_unplayed_games_of_a_multi_game_ticket(db: TestDb) {
     assert_eq!(t["game_cost_cents"], 300);
     let first = t["first_game"].as_i64().unwrap();
     s.close_and_settle(&w.supervisor);
+    // The ticket's view says what a cancellation would do, as the cancellation then does it.
+    let (_, d) = s.get_as(
+        &w.writer,
+        &format!("/api/v1/tickets/{}", t["serial"].as_str().unwrap()),
+    );
+    assert_eq!(
+        d["cancel"],
+        json!({"from_game": first + 1, "to_game": first + 3, "whole": false, "refund_cents": 900}),
+        "{d}"
+    );
     let (status, c) = cancel(&w, t["serial"].as_str().unwrap());
     assert_eq!(status, 200, "{c}");
     assert_eq!(
@@ -120,7 +130,9 @@ fn rule_8_2_unplayed_games_of_a_multi_game_ticket(db: TestDb) {
         )),
         0
     );
-    // Nothing is left to cancel.
+    // Nothing is left to cancel, and the view says so.
+    let (_, d) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(d["cancel"], Value::Null, "{d}");
     let (status, e) = cancel(&w, serial);
     assert_eq!(
         (status, e["error"].as_str()),

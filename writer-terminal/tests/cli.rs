@@ -921,7 +921,10 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.keys(&serial);
     t.wait_for(&format!("TICKET {serial}  ACTIVE"));
     t.keys("x");
-    t.wait_for(&format!("CANCEL ticket {serial}? ENTER to confirm"));
+    // The confirmation says what goes back before anything is done.
+    t.wait_for(&format!(
+        "CANCEL {serial}: whole ticket, REFUND $3.00? ENTER to confirm"
+    ));
     t.key("Enter");
     t.wait_for("CANCELLED 1 game(s): REFUND $3.00");
     let (_, ticket) = s.get_as(&token, &format!("/api/v1/tickets/{serial}"));
@@ -2059,7 +2062,9 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
     approve("player bought it at the other venue");
     t.wait_for(&format!("TICKET {serial}  ACTIVE"));
     t.keys("x");
-    t.wait_for(&format!("CANCEL ticket {serial}? ENTER to confirm"));
+    t.wait_for(&format!(
+        "CANCEL {serial}: whole ticket, REFUND $1.00? ENTER to confirm"
+    ));
     t.key("Enter");
     let screen = t.wait_for("A supervisor approves CANCEL");
     assert!(!screen.contains(&ann.secret), "{screen}");
@@ -2546,7 +2551,7 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
 
     t.keys("xl");
     let screen = t.wait_for(&format!(
-        "CANCEL the last ticket sold, {serial} ($6.00)? ENTER"
+        "CANCEL {serial}: whole ticket, REFUND $6.00? ENTER to confirm"
     ));
     assert!(
         screen.contains(&format!("TICKET {serial}  ACTIVE")),

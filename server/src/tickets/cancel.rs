@@ -56,7 +56,7 @@ pub fn cancel(
     // a game left open past the end of gaming can still be cancelled until its draw.
     let today = hours.today()?;
     // Rule 8: the core decides what is cancelled and refunded.
-    let c = keno_core::cancellation(&facts(rule_sets, conn, &t, today)?, today)?;
+    let c = keno_core::cancellation(&facts(rule_sets, conn, &t, today, Hold::Games)?, today)?;
     let (from, last) = (c.from_game as i64, c.to_game as i64);
     let refund = c.refund_cents as i64;
     let status = if c.whole {
@@ -117,11 +117,12 @@ fn facts(
     conn: &mut DbConnection,
     t: &TicketRow,
     today: KenoDay,
+    hold: Hold,
 ) -> DomainResult<CancelFacts> {
     let keno_day = crate::keno_day::stored(&t.keno_day, format_args!("ticket {}", t.serial))?;
     let last = t.last_played_game();
     let first_not_drawing = if t.status == TicketStatus::Active && today <= keno_day {
-        first_unplayed(conn, t.first_game, last)?
+        first_unplayed(conn, t.first_game, last, hold)?
     } else {
         None
     };
@@ -143,13 +144,48 @@ fn facts(
     })
 }
 
-/// The first game from `first` to `last` not yet drawing, held against its draw starting.
-fn first_unplayed(conn: &mut DbConnection, first: i64, last: i64) -> QueryResult<Option<i64>> {
+/// Whether the games are held against their draws starting: by a cancellation, not by a look.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    Games,
+    Nothing,
+}
+
+/// What cancelling `t` would do now (rule 8), by the cancellation's own facts and core
+/// decision, holding nothing; `None` when it would be refused. The ticket's view shows it.
+pub fn preview(
+    rule_sets: &RuleSets,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+    today: KenoDay,
+) -> DomainResult<Option<keno_api::tickets::CancelPreview>> {
+    let facts = facts(rule_sets, conn, t, today, Hold::Nothing)?;
+    Ok(keno_core::cancellation(&facts, today)
+        .ok()
+        .map(|c| keno_api::tickets::CancelPreview {
+            from_game: c.from_game as i64,
+            to_game: c.to_game as i64,
+            whole: c.whole,
+            refund_cents: c.refund_cents,
+        }))
+}
+
+/// The first game from `first` to `last` not yet drawing, held against its draw starting
+/// (`Hold::Games`).
+fn first_unplayed(
+    conn: &mut DbConnection,
+    first: i64,
+    last: i64,
+    hold: Hold,
+) -> QueryResult<Option<i64>> {
     let mut candidate = first;
     while candidate <= last {
         match crate::games::find(conn, candidate)?.map(|g| g.state) {
             // A game not created yet is in the future.
             None => return Ok(Some(candidate)),
+            Some(state) if state.cancellable() && hold == Hold::Nothing => {
+                return Ok(Some(candidate))
+            }
             // Rule 8.1: until its first number is drawn; held against the draw starting.
             Some(state) if state.cancellable() => {
                 let cancellable: Vec<GameState> = GameState::ALL

@@ -51,7 +51,9 @@ pub fn detail(
     };
     let lines = lines(t, &results, payable)?;
     let (paid_as_voucher, tendered_for) = paid_as(conn, t)?;
+    let cancel = super::cancel::preview(rule_sets, conn, t, today)?;
     Ok(TicketDetail {
+        cancel,
         payment: super::tender::load_payment(conn, t)?,
         paid_as_voucher,
         tendered_for,

@@ -153,6 +153,8 @@ struct App<'a> {
     default_amount: Option<u64>,
     /// The ticket last checked: what p and x act on, and why a pay would not pay it now.
     checked: Option<(String, Option<String>)>,
+    /// What cancelling the ticket last checked would do now, as the server decides it.
+    cancel_preview: Option<keno_api::tickets::CancelPreview>,
     panel: Vec<String>,
     status: String,
     quit: bool,
@@ -181,6 +183,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         queued: None,
         default_amount: None,
         checked: None,
+        cancel_preview: None,
         panel: help(),
         status: String::new(),
         quit: false,
@@ -196,6 +199,22 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
     let result = app.run(&mut terminal, events);
     ratatui::restore();
     result
+}
+
+/// A cancellation's question: what it would take back and refund (rule 8), as the server
+/// decides it, within 80 columns.
+fn cancel_question(serial: &str, c: &keno_api::tickets::CancelPreview) -> String {
+    let games = if c.whole {
+        "whole ticket".to_string()
+    } else if c.from_game == c.to_game {
+        format!("game {}", c.from_game)
+    } else {
+        format!("games {} to {}", c.from_game, c.to_game)
+    };
+    format!(
+        "CANCEL {serial}: {games}, REFUND {}? ENTER to confirm",
+        Dollars(c.refund_cents)
+    )
 }
 
 /// The commands, in as many lines as the panel has at 80x24 (11), each within 78 columns.
@@ -601,6 +620,7 @@ impl App<'_> {
         // p and x act on the ticket just checked, and on nothing else.
         if !matches!(cmd, Command::Pay | Command::Cancel) {
             self.checked = None;
+            self.cancel_preview = None;
         }
         if matches!(
             cmd,
@@ -640,7 +660,12 @@ impl App<'_> {
                     } else {
                         ("CANCEL", Action::Cancel(serial.clone()))
                     };
-                    self.status = format!("{verb} ticket {serial}? ENTER to confirm, ESC to drop");
+                    // A cancellation says what it takes back and refunds, as the server would,
+                    // in a line that fits 80 columns.
+                    self.status = match (&action, &self.cancel_preview) {
+                        (Action::Cancel(_), Some(c)) => cancel_question(&serial, c),
+                        _ => format!("{verb} ticket {serial}? ENTER to confirm, ESC to drop"),
+                    };
                     self.confirm = Some(action);
                 }
                 None => self.status = "check the ticket first (type or scan its serial)".into(),
@@ -721,10 +746,13 @@ impl App<'_> {
         if let Err(e) = self.check(&client, &serial) {
             return self.refused(e);
         }
-        self.status = format!(
-            "CANCEL the last ticket sold, {serial} ({})? ENTER to confirm, ESC to drop",
-            dollars(saved.ticket.total_cents)
-        );
+        self.status = match &self.cancel_preview {
+            Some(c) => cancel_question(&serial, c),
+            None => format!(
+                "CANCEL the last ticket sold, {serial} ({})? ENTER to confirm, ESC to drop",
+                dollars(saved.ticket.total_cents)
+            ),
+        };
         self.confirm = Some(Action::Cancel(serial));
     }
 
@@ -851,6 +879,7 @@ impl App<'_> {
         self.panel = crate::views::ticket(&t);
         self.status = crate::views::ticket_actions(&t);
         self.checked = Some((serial.to_string(), not_paying(&t)));
+        self.cancel_preview = t.cancel;
         Ok(())
     }
 
@@ -865,6 +894,7 @@ impl App<'_> {
             self.panel.push(String::new());
             self.panel.extend(crate::views::ticket(&t));
             self.checked = Some((serial.to_string(), not_paying(&t)));
+            self.cancel_preview = t.cancel;
         }
     }
 

@@ -99,6 +99,7 @@ impl App<'_> {
         self.confirm = None;
         self.queued = None;
         self.checked = None;
+        self.cancel_preview = None;
         self.unconfirmed = None;
         self.panel = Vec::new();
         let note = match self.settings.credential {
