@@ -2584,6 +2584,19 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
     assert_eq!(status, 200, "{claim}");
     assert_eq!(claim["claimant_name"], "Jo Citizen");
     assert_eq!(claim["postal_address"], "1 Main St\nSydney");
+    // A quick pick's numbers stay on the screen above its receipt (issue 34, item 11).
+    t.keys("qp15 $1");
+    t.wait_for("ENTER to sell");
+    t.key("Enter");
+    let screen = t.wait_for("SOLD $1.00");
+    let picked =
+        db.query_text("SELECT groups_json AS s FROM tickets WHERE amount_per_way_cents = 100 AND status = 'active'");
+    let picked: Vec<Vec<u8>> = serde_json::from_str(&picked).unwrap();
+    let shown: Vec<String> = picked[0].iter().map(|n| format!("{n:02}")).collect();
+    assert!(
+        screen.contains(&format!("NUMBERS {}", shown.join(" "))),
+        "{shown:?}:\n{screen}"
+    );
     t.keys("q");
 }
 

@@ -1170,7 +1170,7 @@ fn closure_notice(
 
 /// A sale in two lines: its number and serial; its games and total.
 fn sold_lines(t: &Ticket) -> Vec<String> {
-    vec![
+    let mut lines = vec![
         format!("SOLD No. {:06}  SERIAL {}", t.ticket_number, t.serial),
         format!(
             "GAMES {} TO {} ({})  TOTAL {}",
@@ -1179,7 +1179,39 @@ fn sold_lines(t: &Ticket) -> Vec<String> {
             t.games,
             dollars(t.total_cents)
         ),
-    ]
+    ];
+    // The numbers sold (a quick pick's most of all) at the top, where an 80x24 screen keeps
+    // them: the receipt below them runs past the panel's foot.
+    lines.extend(numbers_lines(&t.groups));
+    lines
+}
+
+/// "NUMBERS 03 07 11 ...", groups apart with " / ", in lines within 78 columns.
+fn numbers_lines(groups: &[Vec<u8>]) -> Vec<String> {
+    const WIDTH: usize = 78;
+    let words: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|n| format!("{n:02}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let mut lines = vec!["NUMBERS".to_string()];
+    for (i, group) in words.iter().enumerate() {
+        for (j, number) in group.split(' ').enumerate() {
+            let sep = if i > 0 && j == 0 { " / " } else { " " };
+            let line = lines.last_mut().expect("one line at least");
+            if line.len() + sep.len() + number.len() > WIDTH {
+                lines.push(format!("        {number}"));
+            } else {
+                line.push_str(sep);
+                line.push_str(number);
+            }
+        }
+    }
+    lines
 }
 
 /// How many sales `ls` lists: what the body of an 80x24 screen shows.
