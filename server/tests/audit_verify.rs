@@ -1105,28 +1105,17 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
     );
 
     // A new ticket changed: found from the checkpoint.
-    let changed = format!(
-        "UPDATE tickets SET total_cents = total_cents + 100 WHERE serial = '{}'",
-        new[0]
-    );
-    assert_eq!(db.execute(&changed), 1);
+    change_total(&db, &new[0], 100);
     let (code, text) = verify_from(&db, n);
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(&format!("ticket {} differs from the ticket sold", new[0])),
         "{text}"
     );
-    db.execute(&format!(
-        "UPDATE tickets SET total_cents = total_cents - 100 WHERE serial = '{}'",
-        new[0]
-    ));
+    change_total(&db, &new[0], -100);
 
     // An old ticket changed: taken as proved from the checkpoint, found by the full verify.
-    let changed = format!(
-        "UPDATE tickets SET total_cents = total_cents + 100 WHERE serial = '{}'",
-        old[0]
-    );
-    assert_eq!(db.execute(&changed), 1);
+    change_total(&db, &old[0], 100);
     assert_eq!(verify_from(&db, n).0, 0);
     let (code, text) = verify(&db);
     assert_eq!(code, 1, "{text}");
@@ -1134,10 +1123,7 @@ fn verify_from_a_checkpoint_checks_what_is_new_and_says_what_it_takes_as_proved(
         text.contains(&format!("ticket {} differs from the ticket sold", old[0])),
         "{text}"
     );
-    db.execute(&format!(
-        "UPDATE tickets SET total_cents = total_cents - 100 WHERE serial = '{}'",
-        old[0]
-    ));
+    change_total(&db, &old[0], -100);
 
     // A checkpoint the database does not hold is refused.
     let (code, text) = verify_from(&db, n + 1000);
@@ -1179,4 +1165,12 @@ fn tendered(w: &keno_testkit::World, voucher: &str) {
     body["tender"] = json!({"voucher": voucher});
     let (status, t) = w.server.post(&w.writer, "/api/v1/tickets", body);
     assert_eq!(status, 201, "{t}");
+}
+
+/// Ticket `serial`'s stored total moved by `cents`, behind the server's back.
+fn change_total(db: &TestDb, serial: &str, cents: i64) {
+    let sql = format!(
+        "UPDATE tickets SET total_cents = total_cents + ({cents}) WHERE serial = '{serial}'"
+    );
+    assert_eq!(db.execute(&sql), 1);
 }

@@ -458,7 +458,9 @@ pub fn shift_line(s: &Shift) -> String {
 }
 
 /// Over/short in words: "BALANCED", "OVER $2.00", "SHORT $8.00".
-fn over_short_words(c: i64) -> String {
+/// A drawer's count against what it should hold, in words: the shift line's and the close's
+/// confirmation's.
+pub fn over_short_words(c: i64) -> String {
     match c {
         0 => "BALANCED".into(),
         c if c > 0 => format!("OVER {}", cents(c)),

@@ -2113,7 +2113,7 @@ fn the_counter_signs_a_writer_on_and_off_and_asks_a_supervisor() {
         expected / 100,
         expected % 100
     ));
-    t.wait_for("it balances)? ENTER to confirm");
+    t.wait_for("BALANCED)? ENTER to confirm");
     t.key("Enter");
     t.wait_for("CLOSED");
 

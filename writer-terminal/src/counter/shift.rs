@@ -47,15 +47,12 @@ impl App<'_> {
     fn confirm_close(&mut self, counted_cents: i64) {
         match self.client.get::<Shift>("/api/v1/shifts/current") {
             Ok(s) => {
-                let over_short = counted_cents - s.expected_cents;
-                let words = match over_short {
-                    0 => "it balances".to_string(),
-                    d if d > 0 => format!("{} OVER", views::cents(d)),
-                    d => format!("{} SHORT", views::cents(d.unsigned_abs())),
-                };
+                // What the close will find, counted less expected (keno-core's `balance`
+                // decides it at the server); said as the shift line says it.
+                let words = views::over_short_words(counted_cents - s.expected_cents);
                 self.panel = views::shift(&s);
                 self.status = format!(
-                    "CLOSE the shift with {} counted (expected {}: {words})? ENTER to confirm, ESC to drop",
+                    "CLOSE the shift with {} counted (expected {}: {words})? ENTER to confirm",
                     views::cents(counted_cents),
                     views::cents(s.expected_cents),
                 );
