@@ -92,7 +92,7 @@ fn clock_exceptions(db: &TestDb, day: &str, start: &str) -> Vec<Value> {
 fn a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game(db: TestDb) {
     let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
     let fake = db_dir_file(&db, "wall-offset");
-    std::fs::write(&fake, "0").unwrap();
+    set_clock(&fake, 0);
     let env = [("KENO_FAKE_CLOCK_FILE", fake.to_str().unwrap())];
     let start = keno_testkit::keno_day_from_an_hour_ago();
     let s = Server::start_with(&db, "127.0.0.1:0", &fast_games(&start), &env);
@@ -100,7 +100,7 @@ fn a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game(db: TestDb) {
     let n = first["number"].as_i64().unwrap();
     let day = first["keno_day"].as_str().unwrap().to_string();
     // The wall clock jumps 400 days ahead in the middle of game n.
-    std::fs::write(&fake, DAYS_400.to_string()).unwrap();
+    set_clock(&fake, DAYS_400);
     // Not frozen: it closes (`closed` waits a minute at most), as recorded after its length.
     let g = closed(&s, n);
     assert_lasted_its_length(&g);
@@ -124,7 +124,7 @@ fn a_step_of_the_wall_clock_neither_freezes_nor_stretches_a_game(db: TestDb) {
         "{t} {open}"
     );
     // Then an hour back: the open game still closes in its 4 seconds, not in an hour.
-    std::fs::write(&fake, (-3600).to_string()).unwrap();
+    set_clock(&fake, -3600);
     let m = open["number"].as_i64().unwrap();
     let g = closed(&s, m);
     assert_lasted_its_length(&g);
@@ -152,7 +152,7 @@ fn a_game_opened_under_a_clock_a_year_ahead_is_invalidated_at_the_restart(db: Te
     let fake = db_dir_file(&db, "wall-offset");
     // The machine boots with its clock 400 days ahead: the server opens a game on a Keno Day
     // a year away, and sells in it.
-    std::fs::write(&fake, DAYS_400.to_string()).unwrap();
+    set_clock(&fake, DAYS_400);
     let env = [("KENO_FAKE_CLOCK_FILE", fake.to_str().unwrap())];
     let mut s = Server::start_with(&db, "127.0.0.1:0", keno_testkit::MANUAL_CLOCK, &env);
     let (_, wrong) = s.get("/api/v1/games/current");
@@ -171,7 +171,7 @@ fn a_game_opened_under_a_clock_a_year_ahead_is_invalidated_at_the_restart(db: Te
     s.stop();
     // Set right, the server restarts: the game's Keno Day has not begun, so it is invalidated
     // and its wager refunded, by the server; a game of today opens.
-    std::fs::write(&fake, "0").unwrap();
+    set_clock(&fake, 0);
     let s = Server::start_with(&db, "127.0.0.1:0", keno_testkit::MANUAL_CLOCK, &env);
     // At the leader's first look at the open game.
     s.wait_for("the game repaired", || game(&s, n)["state"] != "open");
@@ -213,4 +213,12 @@ fn a_game_opened_under_a_clock_a_year_ahead_is_invalidated_at_the_restart(db: Te
 /// A file in the test's own folder (beside its SQLite file and audit key).
 fn db_dir_file(db: &TestDb, name: &str) -> std::path::PathBuf {
     db.audit_key().with_file_name(name)
+}
+
+/// Sets the fake wall clock's offset at once: written beside and renamed, so the server never
+/// reads the file half written (an empty file read as offset 0 made a step of its own).
+fn set_clock(fake: &std::path::Path, offset_seconds: i64) {
+    let next = fake.with_extension("next");
+    std::fs::write(&next, offset_seconds.to_string()).unwrap();
+    std::fs::rename(&next, fake).unwrap();
 }
