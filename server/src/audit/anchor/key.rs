@@ -25,16 +25,15 @@ impl AuditKey {
             .with_context(|| format!("the audit key {}", path.display()))?;
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| anyhow::anyhow!("OS randomness: {e}"))?;
-        // create_new: two servers starting at once never both write a key; the second reads.
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-        {
-            Ok(mut file) => {
-                writeln!(file, "{KEY_HEADER}\n{}", hex::encode(seed))?;
-                file.sync_all()?;
+        // Written whole under a name of its own, then linked to `path`: servers starting at
+        // once never both make a key, and none reads one half written (an empty key file
+        // stopped one of four instances started together).
+        let draft = draft_path(path, &seed);
+        let written = write_draft(&draft, &seed);
+        let linked = written.and_then(|()| std::fs::hard_link(&draft, path));
+        let _ = std::fs::remove_file(&draft);
+        match linked {
+            Ok(()) => {
                 tracing::info!(key = %path.display(), "made a new audit signing key");
                 Ok(AuditKey {
                     signing: SigningKey::from_bytes(&seed),
@@ -84,6 +83,25 @@ impl AuditKey {
     }
 }
 
+/// A name beside `path` that no other starting server picks: the public key's first bytes.
+fn draft_path(path: &Path, seed: &[u8; 32]) -> std::path::PathBuf {
+    let public = SigningKey::from_bytes(seed).verifying_key();
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".new-{}", hex::encode(&public.as_bytes()[..8])));
+    name.into()
+}
+
+/// The key file's whole text in `draft`, mode 0600, on disk before it is linked.
+fn write_draft(draft: &Path, seed: &[u8; 32]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(draft)?;
+    writeln!(file, "{KEY_HEADER}\n{}", hex::encode(seed))?;
+    file.sync_all()
+}
+
 /// The text of a key file without its comments and blank lines.
 fn content(text: &str) -> String {
     text.lines()
@@ -130,6 +148,50 @@ pub fn print_public(args: PublicKeyArgs) -> anyhow::Result<()> {
         None => {
             print!("{}", key.public_file());
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+
+    /// Servers started together on one key path all start, with one key among them. Before
+    /// the key was linked in whole, a server could read the file another had just made and
+    /// not yet written: "holds no Ed25519 key".
+    #[test]
+    fn servers_starting_together_share_one_key() {
+        let dir = tempfile::tempdir().unwrap();
+        for round in 0..200 {
+            let path = dir.path().join(format!("keys/{round}.key"));
+            let starts = Barrier::new(8);
+            let keys: Vec<String> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            starts.wait();
+                            AuditKey::load_or_create(&path).map(|k| k.public_hex())
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e:#}")))
+                    .collect()
+            });
+            assert!(
+                keys.iter().all(|k| *k == keys[0]),
+                "round {round}: {keys:?}"
+            );
+            let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .filter(|n| n.to_string_lossy().contains(".new-"))
+                .collect();
+            assert!(left.is_empty(), "drafts left behind: {left:?}");
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
         }
     }
 }
