@@ -62,6 +62,12 @@ pub struct ClaimForm {
     /// issued on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voucher_amount_cents: Option<i64>,
+    /// The numbers the claimant remembers playing (1 to 80), some or all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numbers: Option<Vec<u8>>,
+    /// An amount the claimant remembers: what the ticket cost, or what it won.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount_cents: Option<i64>,
 }
 
 /// A voucher a claim may be for (rules 13.1, 13.3).
@@ -95,6 +101,10 @@ pub struct Candidate {
     pub owed_cents: i64,
     /// Why it is not payable, if it is not (`not_settled`, `no_prize`...).
     pub not_payable: Option<String>,
+    /// How it matches what the claimant told, one sentence a fact ("bought at Civic Club (site
+    /// 735624)", "5 of the 6 numbers remembered").
+    #[serde(default)]
+    pub matched: Vec<String>,
 }
 
 /// A claim as the API shows it, with the tickets that match it.
@@ -112,6 +122,12 @@ pub struct Claim {
     pub games: Option<i32>,
     pub other_details: String,
     pub serial: Option<String>,
+    /// The numbers the claimant remembers playing.
+    #[serde(default)]
+    pub numbers: Option<Vec<u8>>,
+    /// The amount the claimant remembers (what the ticket cost, or what it won).
+    #[serde(default)]
+    pub amount_cents: Option<i64>,
     /// submitted | approved | rejected | paid
     pub state: String,
     pub recorded_by: String,

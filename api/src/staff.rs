@@ -119,6 +119,9 @@ pub struct TerminalInfo {
     pub registered: bool,
     pub registered_at: Option<String>,
     pub last_ticket_number: i64,
+    /// The venue's name, as players know it (a claim for a lost ticket finds it by this).
+    #[serde(default)]
+    pub venue: Option<String>,
 }
 
 /// A terminal to register.
@@ -130,6 +133,10 @@ pub struct RegisterTerminal {
     pub site: String,
     /// Three digits.
     pub terminal: String,
+    /// The venue's name, as players know it ("Civic Club"): what a player tells of where a
+    /// lost ticket was bought.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
     pub reason: String,
 }
 

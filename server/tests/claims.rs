@@ -17,6 +17,7 @@ on_both_backends!(
     rule_13_2_moves_prizes_only_never_the_refund_of_an_invalidated_game,
     rule_13_2_moves_the_prizes_of_a_day_whose_last_game_was_invalidated,
     rule_13_2_the_bonus_fund_is_a_balance_that_funded_bonus_prizes_draw_on,
+    a_claim_finds_its_ticket_from_what_the_player_can_tell,
 );
 
 struct Played {
@@ -902,5 +903,134 @@ fn rule_13_2_moves_the_prizes_of_a_day_whose_last_game_was_invalidated(db: TestD
         moved["tickets"].as_u64(),
         Some(prizes.len() as u64),
         "{moved}"
+    );
+}
+
+/// Issue 34 (8): a player who lost a ticket knows the venue by its name, not its site number,
+/// and may remember some of the numbers and what it cost. The claim finds the ticket from
+/// those, best matched first, and says how each candidate matched; a place that names nothing
+/// here is said to, and the ticket is still found from the rest.
+fn a_claim_finds_its_ticket_from_what_the_player_can_tell(db: TestDb) {
+    let db = &db;
+    let w = world(db, MANUAL_CLOCK);
+    let s = &w.server;
+    // The site's venue, by the name players know (another terminal of the same site).
+    let (status, registered) = s.post(
+        &w.supervisor,
+        "/api/v1/terminals",
+        json!({"site": "735624", "terminal": "09", "venue": "Civic Club", "reason": "the bar's counter"}),
+    );
+    assert_eq!(status, 201, "{registered}");
+    let sell = |id: &str, spots: &[u8], cents: u64| {
+        s.sell(
+            &w.writer,
+            sale(
+                id,
+                json!({"type": "standard", "spots": spots}),
+                "standard",
+                cents,
+                1,
+            ),
+        )
+    };
+    let lost = sell("lost", &[3, 17, 42, 55, 60, 71], 1000);
+    let half = sell("half", &[3, 17, 42], 500);
+    let other = sell("other", &[1, 2, 3, 4], 200);
+    let day = lost["keno_day"].as_str().unwrap().to_string();
+    let form = |place: &str| {
+        json!({
+            "reason": "lost", "claimant_name": "Mary Citizen", "postal_address": "1 Example St",
+            "phone": "02 6200 0000", "purchase_place": place, "purchase_date": day,
+            "numbers": [3, 17, 42, 55, 60, 9], "amount_cents": 1000,
+        })
+    };
+    let (status, claim) = s.post(&w.supervisor, "/api/v1/claims", form("civic club"));
+    assert_eq!(status, 201, "{claim}");
+    assert_eq!(claim["numbers"], json!([3, 9, 17, 42, 55, 60]));
+    let found: Vec<(&str, Vec<&str>)> = claim["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let said = c["matched"].as_array().unwrap();
+            (
+                c["serial"].as_str().unwrap(),
+                said.iter().map(|m| m.as_str().unwrap()).collect(),
+            )
+        })
+        .collect();
+    let shown_day = chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d")
+        .unwrap()
+        .format("%-d %b %Y")
+        .to_string();
+    assert_eq!(
+        found[0],
+        (
+            lost["serial"].as_str().unwrap(),
+            vec![
+                format!("bought on {shown_day}, the day remembered").as_str(),
+                "bought at Civic Club (site 735624)",
+                "plays 5 of the 6 numbers remembered",
+                "cost $10.00, as remembered",
+            ]
+        ),
+        "{claim}"
+    );
+    assert_eq!(found[1].0, half["serial"].as_str().unwrap());
+    assert_eq!(found[1].1[2], "plays 3 of the 6 numbers remembered");
+    assert_eq!(
+        found[1].1[3],
+        "cost $5.00 and is owed $0.00, not the $10.00 remembered"
+    );
+    // One of six numbers is not enough to offer a ticket.
+    assert!(
+        found
+            .iter()
+            .all(|(s, _)| *s != other["serial"].as_str().unwrap()),
+        "{claim}"
+    );
+    assert_eq!(found.len(), 2, "{claim}");
+
+    // A place the room does not know: found from the rest, and it says so.
+    let (status, claim) = s.post(&w.supervisor, "/api/v1/claims", form("Blue Moon Tavern"));
+    assert_eq!(status, 201, "{claim}");
+    assert_eq!(claim["candidates"][0]["serial"], lost["serial"]);
+    assert_eq!(
+        claim["candidates"][0]["matched"][1],
+        "the place \u{201c}Blue Moon Tavern\u{201d} names no venue, site, terminal or writer here: found without it"
+    );
+
+    // What the claimant remembers is checked like the rest of the form; a refusal files nothing.
+    let filed = db.query_i64("SELECT COUNT(*) AS n FROM claims");
+    for (numbers, amount) in [
+        (json!([0, 5]), json!(null)),
+        (json!([5, 5]), json!(null)),
+        (json!([81]), json!(null)),
+        (json!([5]), json!(-100)),
+    ] {
+        let mut f = form("Civic Club");
+        f["numbers"] = numbers;
+        f["amount_cents"] = amount;
+        let (status, e) = s.post(&w.supervisor, "/api/v1/claims", f.clone());
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (400, Some("invalid_claim")),
+            "{f}: {e}"
+        );
+    }
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM claims"), filed);
+    // The venue's name is on the terminal as registered, and in the trail: verify agrees.
+    let out = keno_testkit::audit(db, &["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    db.execute("UPDATE terminals SET venue = 'Elsewhere' WHERE terminal = '09'");
+    let out = keno_testkit::audit(db, &["verify"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("terminal 735624/09: its venue's name differs from the audit trail"),
+        "{text}"
     );
 }

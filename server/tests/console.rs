@@ -72,6 +72,14 @@ impl Console<'_> {
         s
     }
 
+    /// What the last act asked before it was done (`window.confirm`'s sentence).
+    fn asked(&self) -> String {
+        let asked = self
+            .browser
+            .run("return (window.confirmed || []).slice(-1)[0] || null;");
+        asked.as_str().unwrap_or("(nothing was asked)").to_string()
+    }
+
     /// Waits until view `view` says `needle`.
     fn shows(&self, view: &str, needle: &str) -> Value {
         self.browser
@@ -119,8 +127,11 @@ impl Console<'_> {
                 ),
             }
         }
+        // Every act that changes money or people asks first (issue 34, 6): agreed to here and
+        // kept in `window.confirmed`, unless the test has put its own answer in place.
         self.browser.run(&format!(
-            "document.querySelector('#{form} .result').textContent = ''; document.getElementById('outcome').dataset.form = ''; return null;"
+            "if (!window.confirmed) {{ window.confirmed = []; window.confirm = (m) => {{ window.confirmed.push(m); return true; }}; }}
+             document.querySelector('#{form} .result').textContent = ''; document.getElementById('outcome').dataset.form = ''; return null;"
         ));
         self.browser.click(&format!("#{form} button[type=submit]"));
         // The page's outcome line keeps the answer when the form goes with its view's reload.
@@ -252,7 +263,7 @@ fn a_supervisor_runs_the_room_from_the_console() {
     );
     assert_eq!(server.get("/api/v1/games/current").1["number"], 1);
     // Agreed: the page follows its draw by the event stream.
-    browser.run("window.confirm = () => true; return null;");
+    browser.run("window.confirm = (m) => { window.confirmed.push(m); return true; }; return null;");
     let answer = console.submit("close-game", &[reason]);
     assert!(
         answer.contains("is closed") || answer.contains("is drawing"),
@@ -355,17 +366,32 @@ fn manages_staff_and_terminals(console: &Console) {
     console.shows("staff", "WENDY");
     let answer = console.submit(&format!("disable-{id}"), &[("reason", "left the venue")]);
     assert_eq!(answer, "Done.");
+    let asked = console.asked();
+    assert!(
+        asked.starts_with("Disable WENDY")
+            && asked.contains("their sessions end now")
+            && asked.contains("\"left the venue\""),
+        "{asked}"
+    );
     console.shows("staff", "disabled");
     let answer = console.submit(
         "add-terminal",
         &[
             ("site", "735624"),
             ("terminal", "07"),
+            ("venue", "Civic Club"),
             ("reason", "a new counter"),
         ],
     );
     assert!(answer.contains("Credential for 735624/07: kt_"), "{answer}");
-    console.shows("terminals", "735624");
+    assert!(
+        console
+            .asked()
+            .starts_with("Register terminal 07 at 735624"),
+        "{}",
+        console.asked()
+    );
+    console.shows("terminals", "Civic Club");
 }
 
 fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
@@ -383,6 +409,10 @@ fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
     console.shows("set-bets", "Corners");
     let id = server.get("/api/v1/set-bets").1[0]["id"].as_i64().unwrap();
     assert_eq!(console.submit(&format!("retire-set-{id}"), &[]), "Done.");
+    assert_eq!(
+        console.asked(),
+        "Retire Corners: writers can no longer sell it; tickets already sold stand."
+    );
     console.shows("set-bets", "retired");
 
     console.open("approvals");
@@ -399,6 +429,7 @@ fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
     console.shows("bonuses", "proposed");
 
     console.open("claims");
+    reads_dates_day_first(console);
     let answer = console.submit(
         "file-claim",
         &[
@@ -407,7 +438,7 @@ fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
             ("postal_address", "1 Example St"),
             ("phone", "02 6200 0000"),
             ("purchase_place", "735624"),
-            ("purchase_date", "2026-11-25"),
+            ("purchase_date", "25/11/2026"),
         ],
     );
     assert!(
@@ -442,10 +473,46 @@ fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
 }
 
 /// An hour from now as the browser's `datetime-local` field takes it (local time).
+/// Dates are typed day first, as every page shows them, whatever the browser's locale (issue
+/// 34, 9: a US browser's date picker asked mm/dd/yyyy); the day typed is said back in words,
+/// and a month-first date is refused, not read as another day.
+fn reads_dates_day_first(console: &Console) {
+    let field = "#file-claim [name=purchase_date]";
+    let browser = &console.browser;
+    assert_eq!(
+        browser.run(&format!(
+            "return document.querySelector('{field}').placeholder;"
+        )),
+        "dd/mm/yyyy"
+    );
+    let reads = |typed: &str| {
+        browser.type_into(field, typed);
+        browser.run(&format!(
+            "const e = document.querySelector('{field}'); return document.getElementById(e.id + '-reads').textContent;"
+        ))
+    };
+    assert_eq!(reads("25/11/2026"), "Wednesday 25 November 2026");
+    assert_eq!(reads("11/25/2026"), "as dd/mm/yyyy");
+    let answer = console.submit(
+        "file-claim",
+        &[
+            ("claimant_name", "Month First"),
+            ("postal_address", "1 Example St"),
+            ("phone", "02 6200 0000"),
+            ("purchase_place", "735624"),
+            ("purchase_date", "11/25/2026"),
+        ],
+    );
+    assert!(
+        answer.contains("give the date as dd/mm/yyyy, e.g. 27/11/2026 (invalid_date)"),
+        "{answer}"
+    );
+}
+
 fn chrono_free_local_in_an_hour(console: &Console) -> String {
     console
         .browser
-        .run("const d = new Date(Date.now() + 3600e3 - new Date().getTimezoneOffset() * 60e3); return d.toISOString().slice(0, 16);")
+        .run("const d = new Date(Date.now() + 3600e3); const two = (n) => String(n).padStart(2, '0'); return `${two(d.getDate())}/${two(d.getMonth() + 1)}/${d.getFullYear()} ${two(d.getHours())}:${two(d.getMinutes())}`;")
         .as_str()
         .unwrap()
         .to_string()
@@ -618,13 +685,17 @@ fn decides_a_claim_and_a_bonus(console: &Console, server: &Server, supervisor: &
         json!({
             "reason": "lost", "claimant_name": "Mary Citizen", "postal_address": "1 Example St",
             "phone": "02 6200 0000", "purchase_place": "735624", "purchase_date": day,
-            "games": 1, "other_details": "1 spot, $2", "serial": winner,
+            "games": 1, "other_details": "1 spot, $2",
         }),
     );
     assert_eq!(status, 201, "{claim}");
     let id = claim["id"].as_i64().unwrap();
     console.open("claims");
     console.shows("claims", "submitted");
+    // The serial lost, the inspector sees the tickets that match and how (issue 34, 8).
+    console.shows("claims", &format!("{winner} owes $"));
+    console.shows("claims", "bought at site 735624");
+    picture(console.browser, "console-claim-matches.png");
     let answer = console.submit(
         &format!("approve-claim-{id}"),
         &[
@@ -633,6 +704,13 @@ fn decides_a_claim_and_a_bonus(console: &Console, server: &Server, supervisor: &
         ],
     );
     assert_eq!(answer, "Done.");
+    let asked = console.asked();
+    assert!(
+        asked.starts_with(&format!(
+            "Approve claim {id} from Mary Citizen for ticket {winner}, which is owed $"
+        )),
+        "{asked}"
+    );
     console.shows("claims", "approved");
 
     let (status, bonus) = server.post(

@@ -11,7 +11,7 @@ use crate::client::{CallError, Client};
 #[derive(Subcommand)]
 pub enum ClaimCommand {
     /// Record a claim for an old (over 12 months), lost or unreadable ticket.
-    File(FileArgs),
+    File(Box<FileArgs>),
     /// A claim's state, and the tickets that match it.
     Show { id: i64 },
     /// Save the claim as the printable form (PDF) for the player to sign and post.
@@ -49,8 +49,30 @@ pub struct FileArgs {
     /// The serial, if the player knows it.
     #[arg(long)]
     serial: Option<String>,
+    /// The numbers the player remembers playing, e.g. "3 17 42".
+    #[arg(long, value_parser = remembered_numbers)]
+    numbers: Option<Remembered>,
+    /// An amount the player remembers, in dollars: what the ticket cost, or what it won.
+    #[arg(long, value_parser = crate::entry::parse_cents)]
+    amount: Option<i64>,
     #[arg(long, default_value = "")]
     details: String,
+}
+
+/// The numbers a player remembers playing.
+#[derive(Clone, Debug)]
+pub struct Remembered(Vec<u8>);
+
+/// "3 17 42" (or "3,17,42") as the numbers a player remembers; the server checks each.
+fn remembered_numbers(text: &str) -> Result<Remembered, String> {
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            w.parse::<u8>()
+                .map_err(|_| format!("{w:?}: the numbers are 1 to 80"))
+        })
+        .collect::<Result<Vec<u8>, String>>()
+        .map(Remembered)
 }
 
 /// What a claim command did: the server's answer, and its words for the writer.
@@ -75,6 +97,8 @@ pub fn run(client: &Client, command: &ClaimCommand) -> Result<Done, CallError> {
                 serial: a.serial.clone(),
                 voucher_code: None,
                 voucher_amount_cents: None,
+                numbers: a.numbers.clone().map(|r| r.0),
+                amount_cents: a.amount,
             };
             let claim: Claim = client.post("/api/v1/claims", &form)?;
             let text = describe(&claim);

@@ -2499,6 +2499,16 @@ fn the_counter_ticket_panel_follows_the_payment_and_the_cancellation() {
 /// Unclaimed Prize Claim Form's fields one after the other and files it.
 #[test]
 fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_files_a_claim() {
+    the_counter_sells_lists_cancels_and_files_a_claim_at((80, 24));
+}
+
+/// Issue 34 (11): the same at 120x40, a larger counter screen: nothing is cut or spread apart.
+#[test]
+fn the_counter_at_120x40_sells_at_a_default_amount_lists_cancels_the_last_and_files_a_claim() {
+    the_counter_sells_lists_cancels_and_files_a_claim_at((120, 40));
+}
+
+fn the_counter_sells_lists_cancels_and_files_a_claim_at((columns, rows): (u16, u16)) {
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let w = world(&db, MANUAL_CLOCK);
     let state = tempfile::tempdir().unwrap();
@@ -2508,7 +2518,7 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
         w.writer,
         state.path().display()
     );
-    let Some(t) = in_tmux_sized("small", &args, (80, 24)) else {
+    let Some(t) = in_tmux_sized(&format!("{columns}x{rows}"), &args, (columns, rows)) else {
         return;
     };
     t.wait_for("OPEN FOR SALE");
@@ -2530,7 +2540,13 @@ fn the_counter_at_80x24_sells_at_a_default_amount_lists_cancels_the_last_and_fil
     ] {
         assert!(screen.contains(&line), "{line}:\n{screen}");
     }
-    assert!(screen.lines().count() <= 24, "{screen}");
+    assert!(screen.lines().count() <= rows as usize, "{screen}");
+    assert!(
+        screen
+            .lines()
+            .all(|l| l.chars().count() <= columns as usize),
+        "{screen}"
+    );
     // The header's shift line whole, and help with every line whole (issue 34, item 11).
     assert!(screen.contains("(FLOAT $0.00)"), "{screen}");
     t.keys("?");

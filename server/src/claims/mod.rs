@@ -9,6 +9,7 @@
 
 mod candidates;
 mod form;
+mod told;
 pub mod unclaimed;
 mod voucher;
 
@@ -60,6 +61,29 @@ pub struct ClaimRow {
     pub voucher_code: Option<String>,
     pub voucher_amount_cents: Option<i64>,
     pub approved_voucher: Option<String>,
+    /// The numbers the claimant remembers, as kept: ascending, space-separated.
+    pub numbers: Option<String>,
+    pub amount_cents: Option<i64>,
+}
+
+impl ClaimRow {
+    /// The numbers the claimant remembers, as stored.
+    pub fn remembered_numbers(&self) -> DomainResult<Option<Vec<u8>>> {
+        self.numbers
+            .as_deref()
+            .map(|kept| {
+                kept.split_whitespace()
+                    .map(|n| n.parse::<u8>())
+                    .collect::<Result<Vec<u8>, _>>()
+                    .map_err(|_| {
+                        Failure::Internal(anyhow::anyhow!(
+                            "claim {}: stored numbers {kept:?}",
+                            self.id
+                        ))
+                    })
+            })
+            .transpose()
+    }
 }
 
 /// What a writer is shown: the tickets' serials masked ([`load_for`]).
@@ -76,8 +100,13 @@ fn for_the_counter(mut claim: Claim) -> Claim {
 }
 
 /// The claim as the API shows it, with the tickets that match it.
-fn shown(r: ClaimRow, candidates: Vec<Candidate>, vouchers: Vec<VoucherCandidate>) -> Claim {
-    Claim {
+fn shown(
+    r: ClaimRow,
+    candidates: Vec<Candidate>,
+    vouchers: Vec<VoucherCandidate>,
+) -> DomainResult<Claim> {
+    let numbers = r.remembered_numbers()?;
+    Ok(Claim {
         id: r.id,
         reason: r.reason,
         claimant_name: r.claimant_name,
@@ -89,6 +118,8 @@ fn shown(r: ClaimRow, candidates: Vec<Candidate>, vouchers: Vec<VoucherCandidate
         games: r.games,
         other_details: r.other_details,
         serial: r.serial,
+        numbers,
+        amount_cents: r.amount_cents,
         state: r.state.to_string(),
         recorded_by: r.recorded_by,
         recorded_at: rfc3339(r.recorded_at),
@@ -105,7 +136,7 @@ fn shown(r: ClaimRow, candidates: Vec<Candidate>, vouchers: Vec<VoucherCandidate
         voucher_amount_cents: r.voucher_amount_cents,
         approved_voucher: r.approved_voucher,
         voucher_candidates: vouchers,
-    }
+    })
 }
 
 /// A field of the form as kept (keno-core's text rule, issue 31), or `invalid_claim`.
@@ -121,6 +152,8 @@ struct Filed {
     place: String,
     date: String,
     details: String,
+    /// The numbers remembered, ascending and space-separated.
+    numbers: Option<String>,
 }
 
 impl Filed {
@@ -148,7 +181,16 @@ impl Filed {
             "" => String::new(),
             d => lines("the other details", d, 2000)?,
         };
+        if f.amount_cents
+            .is_some_and(|c| !(1..=MAX_REMEMBERED_CENTS).contains(&c))
+        {
+            return Err(Failure::refuse(
+                Refusal::InvalidClaim,
+                "the amount remembered is a positive number of cents",
+            ));
+        }
         Ok(Filed {
+            numbers: remembered(f.numbers.as_deref())?,
             name: text("the claimant's name", &f.claimant_name, 200)?,
             address: lines("a postal address", &f.postal_address, 500)?,
             phone: text("a phone number", &f.phone, 50)?,
@@ -157,6 +199,27 @@ impl Filed {
             details,
         })
     }
+}
+
+/// The most an amount remembered may be: $100,000,000, far above any prize.
+const MAX_REMEMBERED_CENTS: i64 = 10_000_000_000;
+
+/// The numbers a claimant remembers as kept: each 1 to 80, each once, ascending.
+fn remembered(numbers: Option<&[u8]>) -> DomainResult<Option<String>> {
+    let Some(numbers) = numbers.filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let mut kept: Vec<u8> = numbers.to_vec();
+    kept.sort_unstable();
+    kept.dedup();
+    if kept.len() != numbers.len() || kept.iter().any(|n| !(1..=80).contains(n)) {
+        return Err(Failure::refuse(
+            Refusal::InvalidClaim,
+            "the numbers remembered are each from 1 to 80, each given once",
+        ));
+    }
+    let words: Vec<String> = kept.iter().map(u8::to_string).collect();
+    Ok(Some(words.join(" ")))
 }
 
 fn find_claim(conn: &mut DbConnection, id: i64) -> DomainResult<ClaimRow> {
@@ -176,7 +239,9 @@ approvable! {
         Some(Act::Pay) => crate::audit::kind::EntryKind::ClaimPaid,
         Some(_) => crate::audit::kind::EntryKind::ClaimRejected,
     },
-    payload: |c| serde_json::json!({
+    // What the claimant remembers of the numbers and an amount enters only when given, so
+    // claims filed before issue 34 read as they were written.
+    payload: |c| remembered_payload(c, serde_json::json!({
         "reason": c.reason, "claimant_name": c.claimant_name,
         "postal_address": c.postal_address, "phone": c.phone,
         "purchase_place": c.purchase_place, "purchase_date": c.purchase_date,
@@ -185,16 +250,26 @@ approvable! {
         "decision_reason": c.decision_reason, "paid_cents": c.paid_cents,
         "cheque_reference": c.cheque_reference, "voucher_code": c.voucher_code,
         "voucher_amount_cents": c.voucher_amount_cents, "approved_voucher": c.approved_voucher,
-    }),
+    })),
+}
+
+fn remembered_payload(c: &ClaimRow, mut payload: serde_json::Value) -> serde_json::Value {
+    if let Some(numbers) = &c.numbers {
+        payload["numbers"] = numbers.as_str().into();
+    }
+    if let Some(cents) = c.amount_cents {
+        payload["amount_cents"] = cents.into();
+    }
+    payload
 }
 
 fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
     let row = find_claim(conn, id)?;
     if row.state != ClaimState::Submitted {
-        return Ok(shown(row, Vec::new(), Vec::new()));
+        return shown(row, Vec::new(), Vec::new());
     }
     // A claim for a voucher lists vouchers; one for a ticket, tickets.
-    Ok(match voucher::named(&row) {
+    match voucher::named(&row) {
         true => {
             let found = voucher::matching(conn, &row)?;
             shown(row, Vec::new(), found)
@@ -203,7 +278,7 @@ fn load(conn: &mut DbConnection, id: i64) -> DomainResult<Claim> {
             let found = candidates::matching(conn, &row)?;
             shown(row, found, Vec::new())
         }
-    })
+    }
 }
 
 /// The claim as `principal` may see it. A writer sees only the claims recorded at its own site
@@ -442,6 +517,8 @@ pub fn file(
             claims::serial.eq(serial),
             claims::voucher_code.eq(voucher_code),
             claims::voucher_amount_cents.eq(voucher_amount),
+            claims::numbers.eq(&filed.numbers),
+            claims::amount_cents.eq(f.amount_cents),
             claims::state.eq(ClaimState::Submitted.as_str()),
             claims::recorded_by.eq(&principal.id),
             claims::recorded_at.eq(now_micros()),
@@ -471,10 +548,9 @@ pub fn list(
         q = q.filter(claims::id.lt(before));
     }
     let rows: Vec<ClaimRow> = q.load(conn)?;
-    Ok(rows
-        .into_iter()
+    rows.into_iter()
         .map(|r| shown(r, Vec::new(), Vec::new()))
-        .collect())
+        .collect()
 }
 
 /// An inspector approves claim `id` for what `claimed` names, saying why.

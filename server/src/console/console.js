@@ -176,6 +176,8 @@ const Console = (() => {
         h("option", { value, selected: String(f.value) === String(value) }, label)));
     } else if (f.type === "textarea") {
       field = h("textarea", Object.assign({ rows: 3 }, common), f.value || "");
+    } else if (f.type === "date" || f.type === "datetime") {
+      return dateInput(id, common, f);
     } else if (f.type === "checkbox") {
       // The box before its words, on a line of its own: never read as part of the button.
       field = h("input", { id, name: f.name, type: "checkbox", checked: !!f.value });
@@ -189,6 +191,62 @@ const Console = (() => {
       }));
     }
     return [h("label", { for: id }, f.label), field];
+  }
+
+  // Dates are typed day first, as every page shows them: a browser's own date picker follows
+  // the browser's locale (mm/dd/yyyy in a US one), so the same day read two ways.
+  const DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2}))?$/;
+  const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T\s](\d{2}):(\d{2}))?$/;
+  const two = (n) => String(n).padStart(2, "0");
+  const datePattern = (type) => (type === "datetime" ? "dd/mm/yyyy hh:mm" : "dd/mm/yyyy");
+  const dateExample = (type) => (type === "datetime" ? "27/11/2026 18:30" : "27/11/2026");
+
+  /** `yyyy-mm-dd` (or `yyyy-mm-ddThh:mm`, local time) from what was typed; null if no such day. */
+  function typedDate(text, withTime) {
+    const s = text.trim();
+    let m = s.match(DATE);
+    let y, mo, d, hh, mi;
+    if (m) [, d, mo, y, hh, mi] = m;
+    else if ((m = s.match(ISO_DATE))) [, y, mo, d, hh, mi] = m;
+    else return null;
+    if (withTime !== (hh !== undefined)) return null;
+    const at = new Date(Number(y), Number(mo) - 1, Number(d));
+    if (at.getFullYear() !== Number(y) || at.getMonth() !== Number(mo) - 1 || at.getDate() !== Number(d)) return null;
+    const day = `${y}-${two(mo)}-${two(d)}`;
+    if (!withTime) return day;
+    if (Number(hh) > 23 || Number(mi) > 59) return null;
+    return `${day}T${two(hh)}:${mi}`;
+  }
+
+  /** A stored day (`yyyy-mm-dd`) as the person types it. */
+  function shownDate(iso) {
+    const m = String(iso).match(ISO_DATE);
+    if (!m) return String(iso);
+    return `${m[3]}/${m[2]}/${m[1]}` + (m[4] !== undefined ? ` ${m[4]}:${m[5]}` : "");
+  }
+
+  /** A text field for a day, with the day it reads in words beside it as it is typed. */
+  function dateInput(id, common, f) {
+    const hint = h("span", { class: "date-read", id: `${id}-reads`, "aria-live": "polite" });
+    const field = h("input", Object.assign(common, {
+      type: "text", inputmode: "numeric", autocomplete: "off",
+      placeholder: datePattern(f.type), value: f.value ? shownDate(f.value) : null,
+      "aria-describedby": `${id}-reads`,
+    }));
+    const read = () => {
+      const d = typedDate(field.value, f.type === "datetime");
+      if (field.value.trim() === "") hint.textContent = "";
+      else if (d === null) hint.textContent = `as ${datePattern(f.type)}`;
+      else {
+        const at = new Date(d.length === 10 ? `${d}T00:00` : d);
+        // The weekday apart: browsers differ on the comma after it.
+        const words = `${at.toLocaleDateString("en-GB", { weekday: "long" })} ${at.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric" })}`;
+        hint.textContent = d.length === 10 ? words : `${words}, ${d.slice(11)}`;
+      }
+    };
+    field.addEventListener("input", read);
+    read();
+    return [h("label", { for: id }, f.label, " ", h("small", {}, `(${datePattern(f.type)})`)), field, hint];
   }
 
   function values(form, fields) {
@@ -205,6 +263,14 @@ const Console = (() => {
         const c = cents(el.value);
         if (c === null) throw new ApiError(0, "invalid_amount", `${f.label}: give dollars and cents, e.g. 12.50`);
         out[f.name] = c;
+      } else if (f.type === "date" || f.type === "datetime") {
+        if (el.value.trim() === "" && f.optional) {
+          out[f.name] = null;
+          continue;
+        }
+        const d = typedDate(el.value, f.type === "datetime");
+        if (d === null) throw new ApiError(0, "invalid_date", `${f.label}: give the date as ${datePattern(f.type)}, e.g. ${dateExample(f.type)}`);
+        out[f.name] = d;
       } else out[f.name] = el.value === "" && f.optional ? null : el.value;
     }
     return out;

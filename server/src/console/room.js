@@ -135,11 +135,12 @@
           act({
             id: "close-keno", title: "Close Keno early for the day (rule 16.2)",
             fields: [
-              { name: "closes_at", label: "Closes at (local date and time)", type: "datetime-local" },
+              { name: "closes_at", label: "Closes at (local date and time)", type: "datetime" },
               { name: "inspector_notified", label: "Inspector told (who, how)" },
               { name: "reason", label: "Why" },
             ],
             button: "Schedule the closure",
+            confirm: (v) => `Close Keno for the day at ${new Date(v.closes_at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}? From then no game opens and nothing is sold until the next Keno Day. Inspector told: ${v.inspector_notified}. Your reason: "${v.reason}".`,
             call: (v) => api("POST", "/api/v1/keno/closures", {
               closes_at: new Date(v.closes_at).toISOString(), inspector_notified: v.inspector_notified, reason: v.reason,
             }),
@@ -149,6 +150,7 @@
             id: "withdraw-closure", title: "Withdraw a scheduled closure",
             fields: [{ name: "closure", label: "Closure number", type: "number" }, { name: "reason", label: "Why" }],
             button: "Withdraw it",
+            confirm: (v) => `Withdraw closure ${v.closure}: Keno stays open to its usual hours. Your reason: "${v.reason}".`,
             call: (v) => api("POST", `/api/v1/keno/closures/${v.closure}/withdraw`, { reason: v.reason }),
           }));
       }
@@ -161,9 +163,11 @@
     const pending = c.state === "pending";
     const buttons = pending && can("supervisor", "inspector") ? [
       act({ inline: true, id: `approve-correction-${c.id}`, title: `Approve correction ${c.id}`, button: "Approve",
+        confirm: () => `Approve correction ${c.id}: ball ${c.position} of game ${c.game} becomes ${c.new_number} (drawn as ${c.old_number}) once both a supervisor and an inspector approve; the game's tickets are settled again.`,
         call: () => api("POST", `/api/v1/corrections/${c.id}/approve`) }),
       act({ inline: true, id: `reject-correction-${c.id}`, title: `Reject correction ${c.id}`, button: "Reject",
         fields: [{ name: "reason", label: "Why" }],
+        confirm: (v) => `Reject correction ${c.id}: game ${c.game}'s numbers stay as drawn. Your reason: "${v.reason}".`,
         call: (v) => api("POST", `/api/v1/corrections/${c.id}/reject`, v) }),
     ] : [];
     return h("div", {}, ...buttons);
@@ -217,6 +221,7 @@
             fields: [{ name: "position", label: "Position (1 to 20)", type: "number" },
               { name: "number", label: "The right number", type: "number" }, { name: "reason", label: "Why" }],
             button: "Ask for the correction",
+            confirm: (v) => `Ask to make ball ${v.position} of game ${game} the number ${v.number}? Nothing changes until a supervisor and an inspector both approve. Your reason: "${v.reason}".`,
             call: (v) => api("POST", `/api/v1/games/${game}/corrections`, v),
           }));
         }
@@ -247,6 +252,7 @@
             id: "confirm-invalidation", title: `2. Invalidate game ${p.game} (rule 17.3)`,
             fields: [{ name: "reason", label: "Why (commotion, fire, robbery, act of God, fraud)" }],
             button: `Invalidate game ${p.game}`,
+            confirm: (v) => `Invalidate game ${p.game}: ${p.tickets_refunded} tickets are refunded ${money(p.refunded_cents)} and it pays no prizes. This cannot be undone. Your reason: "${v.reason}".`,
             call: (v) => api("POST", `/api/v1/games/${p.game}/invalidate`, { reason: v.reason, forfeit: p.forfeited }),
             done: (d, out) => { out.textContent = `Game ${d.game} invalidated: ${d.tickets_refunded} tickets refunded ${money(d.refunded_cents)}.`; },
           })),
@@ -271,6 +277,7 @@
           ["", (d) => (!d.in_service && can("supervisor", "inspector") ? act({
             inline: true, id: `return-${d.id}`, title: `Return ${d.id} to service`, button: "Return to service",
             fields: [{ name: "note", label: "Tested how" }],
+            confirm: (v) => `Return ${d.name || d.id} to service: its draws are accepted again from the next game. Tested: "${v.note}".`,
             call: (v) => api("POST", `/api/v1/devices/${encodeURIComponent(d.id)}/return`, { note: v.note }),
           }) : "")],
         ], devices, "No devices have reported.");

@@ -42,6 +42,7 @@ diesel::table! {
         last_ticket_number -> BigInt,
         credential_hash -> Nullable<Text>,
         registered_at -> Nullable<BigInt>,
+        venue -> Nullable<Text>,
     }
 }
 
@@ -330,6 +331,8 @@ diesel::table! {
         voucher_amount_cents -> Nullable<BigInt>,
         approved_voucher -> Nullable<Text>,
         site -> Nullable<Text>,
+        numbers -> Nullable<Text>,
+        amount_cents -> Nullable<BigInt>,
     }
 }
 

@@ -89,6 +89,10 @@ pub enum TerminalCommand {
         site: String,
         #[arg(long)]
         terminal: String,
+        /// The venue's name, as players know it ("Civic Club"): a claim for a lost ticket
+        /// finds the site by it.
+        #[arg(long)]
+        venue: Option<String>,
         #[arg(long)]
         reason: String,
         #[command(flatten)]
@@ -236,11 +240,12 @@ pub fn run_terminal(cmd: TerminalCommand) -> anyhow::Result<()> {
         TerminalCommand::Add {
             site,
             terminal,
+            venue,
             reason,
             out,
             database_url,
         } => write(&database_url, &out, |conn| {
-            terminals::register_in(conn, &by, &site, &terminal, &reason)
+            terminals::register_in(conn, &by, (&site, &terminal), venue.as_deref(), &reason)
         }),
         TerminalCommand::Rotate {
             site,

@@ -24,6 +24,7 @@ pub struct TerminalRow {
     pub last_ticket_number: i64,
     pub credential_hash: Option<String>,
     pub registered_at: Option<i64>,
+    pub venue: Option<String>,
 }
 
 impl From<TerminalRow> for TerminalInfo {
@@ -34,6 +35,7 @@ impl From<TerminalRow> for TerminalInfo {
             terminal: t.terminal,
             registered_at: t.registered_at.map(rfc3339),
             last_ticket_number: t.last_ticket_number,
+            venue: t.venue,
         }
     }
 }
@@ -47,17 +49,24 @@ fn find(conn: &mut DbConnection, site: &str, terminal: &str) -> QueryResult<Opti
 }
 
 /// Registers a terminal (or one known only from legacy writer tokens) and answers its
-/// credential; `terminal_registered` if it already has one (rotate it instead).
+/// credential; `terminal_registered` if it already has one (rotate it instead). `venue` is the
+/// name players know the site by.
 pub fn register_in(
     conn: &mut DbConnection,
     by: &Actor,
-    site: &str,
-    terminal: &str,
+    (site, terminal): (&str, &str),
+    venue: Option<&str>,
     reason: &str,
 ) -> DomainResult<TerminalCredential> {
     let site = check_code("site", site, Refusal::InvalidTerminal)?;
     let terminal = check_code("terminal", terminal, Refusal::InvalidTerminal)?;
     let reason = crate::reason::reason(reason)?;
+    let venue = crate::reason::kept_optional(
+        "the venue's name",
+        venue.map(str::trim).filter(|v| !v.is_empty()),
+        100,
+        Refusal::InvalidTerminal,
+    )?;
     let credential = secret::new_token("kt_");
     let now = now_micros();
     match find(conn, &site, &terminal)? {
@@ -69,6 +78,9 @@ pub fn register_in(
         }
         Some(_) => {
             set_credential(conn, &site, &terminal, &credential, now)?;
+            diesel::update(terminals::table.find((&site, &terminal)))
+                .set(terminals::venue.eq(&venue))
+                .execute(conn)?;
         }
         None => {
             diesel::insert_into(terminals::table)
@@ -78,6 +90,7 @@ pub fn register_in(
                     terminals::last_ticket_number.eq(0i64),
                     terminals::credential_hash.eq(token_hash(&credential)),
                     terminals::registered_at.eq(now),
+                    terminals::venue.eq(&venue),
                 ))
                 .execute(conn)?;
         }
@@ -86,8 +99,7 @@ pub fn register_in(
         conn,
         by,
         crate::audit::kind::EntryKind::TerminalRegistered,
-        &site,
-        &terminal,
+        (&site, &terminal, venue.as_deref()),
         &credential,
         now,
         &reason,
@@ -119,8 +131,7 @@ pub fn rotate_in(
         conn,
         by,
         crate::audit::kind::EntryKind::TerminalCredentialRotated,
-        site,
-        terminal,
+        (site, terminal, None),
         &credential,
         now,
         &reason,
@@ -147,21 +158,23 @@ fn set_credential(
         .execute(conn)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn record(
     conn: &mut DbConnection,
     by: &Actor,
     kind: crate::audit::kind::EntryKind,
-    site: &str,
-    terminal: &str,
+    (site, terminal, venue): (&str, &str, Option<&str>),
     credential: &str,
     now: i64,
     reason: &str,
 ) -> QueryResult<()> {
-    let payload = serde_json::json!({
+    let mut payload = serde_json::json!({
         "site": site, "terminal": terminal, "credential_sha256": token_hash(credential),
         "at": now, "by": by.name, "reason": reason,
     });
+    // Only when named: a registration without one reads as it always has.
+    if let Some(venue) = venue {
+        payload["venue"] = venue.into();
+    }
     append(
         conn,
         vec![by.entry(Entry::new(kind, format!("{site}/{terminal}"), payload))],

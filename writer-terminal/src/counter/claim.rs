@@ -77,6 +77,8 @@ fn claim_form(form: &Form) -> Result<ClaimForm, String> {
         serial,
         voucher_code: None,
         voucher_amount_cents: None,
+        numbers: None,
+        amount_cents: None,
     })
 }
 

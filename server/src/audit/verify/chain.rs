@@ -42,6 +42,8 @@ pub struct Trail {
     pub staff: HashMap<String, super::staff::Person>,
     /// "site/terminal" -> the digest of its credential as last set.
     pub terminal_credentials: HashMap<String, Option<String>>,
+    /// "site/terminal" -> the venue's name its registration gave.
+    pub terminal_venues: HashMap<String, Option<String>>,
     /// Id -> a writer's shift as opened, closed and signed off.
     pub shifts_opened: BTreeMap<i64, Value>,
     pub shifts_closed: BTreeMap<i64, Value>,
@@ -364,6 +366,10 @@ impl Trail {
             EntryKind::TerminalRegistered | EntryKind::TerminalCredentialRotated => {
                 // A digest missing from the entry reads as none: it then differs from the table.
                 let digest = payload["credential_sha256"].as_str().map(str::to_string);
+                if kind == EntryKind::TerminalRegistered {
+                    let venue = payload["venue"].as_str().map(str::to_string);
+                    self.terminal_venues.insert(subject.clone(), venue);
+                }
                 self.terminal_credentials.insert(subject, digest);
             }
             EntryKind::ShiftOpened => {

@@ -103,15 +103,21 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
             ));
         }
     }
-    let registered: Vec<(String, String, Option<String>)> = terminals::table
+    let registered: Vec<(String, String, Option<String>, Option<String>)> = terminals::table
         .select((
             terminals::site,
             terminals::terminal,
             terminals::credential_hash,
+            terminals::venue,
         ))
         .load(conn)?;
-    for (site, terminal, credential) in &registered {
+    for (site, terminal, credential, venue) in &registered {
         let key = format!("{site}/{terminal}");
+        if venue.as_ref() != trail.terminal_venues.get(&key).and_then(Option::as_ref) {
+            report.differ(format!(
+                "terminal {key}: its venue's name differs from the audit trail"
+            ));
+        }
         if credential.as_ref()
             != trail
                 .terminal_credentials
@@ -126,7 +132,7 @@ pub fn check(conn: &mut DbConnection, trail: &Trail, report: &mut Report) -> any
     for key in trail.terminal_credentials.keys() {
         if !registered
             .iter()
-            .any(|(s, t, _)| format!("{s}/{t}") == *key)
+            .any(|(s, t, _, _)| format!("{s}/{t}") == *key)
         {
             report.differ(format!(
                 "terminal {key} of the audit trail is missing from the table"

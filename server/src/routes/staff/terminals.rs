@@ -65,7 +65,13 @@ pub async fn register(
 ) -> ApiResult<HttpResponse> {
     let by = Actor::of(&principal);
     let made = crate::store::write(&state.store, None, move |conn| {
-        register_in(conn, &by, &body.site, &body.terminal, &body.reason)
+        register_in(
+            conn,
+            &by,
+            (&body.site, &body.terminal),
+            body.venue.as_deref(),
+            &body.reason,
+        )
     })
     .await?;
     Ok(HttpResponse::Created().json(made))
