@@ -75,4 +75,7 @@ pub struct SetBet {
     pub on_sale: bool,
     pub created_at: String,
     pub retired_at: Option<String>,
+    /// Why it was retired, when the supervisor said (issue 34).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_reason: Option<String>,
 }

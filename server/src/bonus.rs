@@ -38,6 +38,7 @@ pub struct BonusRow {
     pub withdrawn_by: Option<String>,
     pub withdrawn_at: Option<i64>,
     pub funded_by_bonus_fund: bool,
+    pub withdrawal_reason: Option<String>,
 }
 
 impl BonusRow {
@@ -154,6 +155,9 @@ pub struct Bonus {
     pub created_by: String,
     pub created_at: String,
     pub withdrawn_by: Option<String>,
+    /// Why it was withdrawn, when the supervisor said (issue 34).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withdrawal_reason: Option<String>,
     /// Paid from the bonus fund (rule 13.2).
     pub funded_by_bonus_fund: bool,
 }
@@ -178,6 +182,7 @@ impl From<BonusRow> for Bonus {
             created_by: b.created_by,
             created_at: rfc3339(b.created_at),
             withdrawn_by: b.withdrawn_by,
+            withdrawal_reason: b.withdrawal_reason,
             funded_by_bonus_fund: b.funded_by_bonus_fund,
         }
     }
@@ -207,14 +212,22 @@ approvable! {
         Some(Act::Approve) => crate::audit::kind::EntryKind::BonusApproved,
         Some(_) => crate::audit::kind::EntryKind::BonusWithdrawn,
     },
-    payload: |b| serde_json::json!({
+    payload: |b| withdrawal_payload(b, serde_json::json!({
         "name": b.name, "bet_type": b.bet_type, "spots": b.spots,
         "min_amount_per_way_cents": b.min_amount_per_way_cents, "catch": b.catch,
         "prize_cents": b.prize_cents, "every_nth_game": b.every_nth_game,
         "window_from": b.window_from, "window_to": b.window_to,
         "approval_reference": b.approval_reference,
         "funded_by_bonus_fund": b.funded_by_bonus_fund,
-    }),
+    })),
+}
+
+/// Why it was withdrawn, only when given: a withdrawal of the first API reads as written.
+fn withdrawal_payload(b: &BonusRow, mut payload: serde_json::Value) -> serde_json::Value {
+    if let Some(reason) = &b.withdrawal_reason {
+        payload["withdrawal_reason"] = reason.as_str().into();
+    }
+    payload
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -339,7 +352,12 @@ pub fn approve(
 }
 
 /// Withdraws bonus `id` (by supervisor `principal`): games opened from now on do not offer it.
-pub fn withdraw(conn: &mut DbConnection, id: i64, principal: &str) -> DomainResult<BonusRow> {
+pub fn withdraw(
+    conn: &mut DbConnection,
+    id: i64,
+    principal: &str,
+    reason: Option<&str>,
+) -> DomainResult<BonusRow> {
     approvals::decide::<BonusRow, _>(conn, id, Act::Withdraw, principal, |conn, _, _| {
         let target = bonus_prizes::table.find(id);
         Ok(
@@ -347,6 +365,7 @@ pub fn withdraw(conn: &mut DbConnection, id: i64, principal: &str) -> DomainResu
                 .set((
                     bonus_prizes::withdrawn_by.eq(principal),
                     bonus_prizes::withdrawn_at.eq(now_micros()),
+                    bonus_prizes::withdrawal_reason.eq(reason),
                 ))
                 .execute(conn)?,
         )

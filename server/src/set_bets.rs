@@ -52,6 +52,7 @@ pub struct SetBetRow {
     pub created_at: i64,
     pub retired_at: Option<i64>,
     pub retired_by: Option<String>,
+    pub retired_reason: Option<String>,
 }
 
 impl SetBetRow {
@@ -91,10 +92,15 @@ impl SetBetRow {
     /// The audit trail's record of its retirement (`set_bet_retired`), if retired.
     pub fn retired_payload(&self) -> Option<serde_json::Value> {
         self.retired_at.map(|at| {
-            serde_json::json!({
+            let mut payload = serde_json::json!({
                 "retired_at": at,
                 "retired_by": self.retired_by,
-            })
+            });
+            // Only when given: a retirement of the first API reads as it was written.
+            if let Some(reason) = &self.retired_reason {
+                payload["reason"] = reason.as_str().into();
+            }
+            payload
         })
     }
 }
@@ -150,6 +156,7 @@ pub fn set_bet(row: SetBetRow, rules: &RuleSet) -> DomainResult<SetBet> {
         on_sale: row.retired_at.is_none(),
         created_at: rfc3339(row.created_at),
         retired_at: row.retired_at.map(rfc3339),
+        retired_reason: row.retired_reason.clone(),
         name: row.name,
         description: row.description,
     })
@@ -206,8 +213,14 @@ pub fn create(conn: &mut DbConnection, set: NewSet, by: &str) -> DomainResult<Se
     })
 }
 
-/// Retires set `id` for `by`: it is no longer sold.
-pub fn retire(conn: &mut DbConnection, id: i64, by: &str) -> DomainResult<SetBetRow> {
+/// Retires set `id` for `by`, saying why (none from a client of the first API): it is no
+/// longer sold.
+pub fn retire(
+    conn: &mut DbConnection,
+    id: i64,
+    by: &str,
+    reason: Option<&str>,
+) -> DomainResult<SetBetRow> {
     approvals::decide::<SetBetRow, _>(conn, id, Act::Withdraw, by, |conn, _, _| {
         let target = set_bets::table.find(id);
         Ok(
@@ -215,6 +228,7 @@ pub fn retire(conn: &mut DbConnection, id: i64, by: &str) -> DomainResult<SetBet
                 .set((
                     set_bets::retired_at.eq(now_micros()),
                     set_bets::retired_by.eq(by),
+                    set_bets::retired_reason.eq(reason),
                 ))
                 .execute(conn)?,
         )

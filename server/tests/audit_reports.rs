@@ -259,6 +259,7 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
         .iter()
         .map(|t| t["total_cents"].as_i64().unwrap())
         .sum();
+    returns_agree(&db, &day, &details);
 
     // export, CSV.
     let dir = tempfile::tempdir().unwrap();
@@ -543,6 +544,107 @@ fn the_audit_tools_agree_with_the_api(db: TestDb) {
     }
 }
 
+/// Issue 35: `audit return` against the test's own sums from the API's view of each ticket:
+/// stake (charged less refunds), prizes way by way (bonus prizes and jackpot shares within),
+/// ways played; and its theoretical figures against keno-core's exact return.
+fn returns_agree(db: &TestDb, day: &str, details: &BTreeMap<String, Value>) {
+    #[derive(Default, Debug, PartialEq)]
+    struct Sum {
+        tickets: u64,
+        ways: u64,
+        stake: i64,
+        prizes: i64,
+    }
+    let mut expected: BTreeMap<(String, u64), Sum> = BTreeMap::new();
+    for d in details.values() {
+        let refunds =
+            d["refund_cents"].as_i64().unwrap() + d["invalidated_refund_cents"].as_i64().unwrap();
+        let played: Vec<&Value> = d["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["state"] == "settled" && r["voided"] != true)
+            .collect();
+        let lines = d["ways"].as_array().unwrap();
+        // Every ticket here plays one spot count (the way ticket: one way of four).
+        assert_eq!(lines.len(), 1, "{d}");
+        let spots = lines[0]["spots"].as_u64().unwrap();
+        let sum = expected
+            .entry((d["schedule"].as_str().unwrap().to_string(), spots))
+            .or_default();
+        sum.tickets += 1;
+        sum.ways += lines[0]["count"].as_u64().unwrap() * played.len() as u64;
+        sum.stake += d["total_cents"].as_i64().unwrap() - refunds;
+        sum.prizes += played
+            .iter()
+            .flat_map(|r| r["ways"].as_array().unwrap())
+            .map(|w| w["prize_cents"].as_i64().unwrap())
+            .sum::<i64>();
+    }
+    let out = audit(db, &["return", "--from", day, "--json"]);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = keno_core::RuleSet::act_1992();
+    let mut got: BTreeMap<(String, u64), Sum> = BTreeMap::new();
+    for r in &rows {
+        let (schedule, spots) = (
+            r["schedule"].as_str().unwrap(),
+            r["spots"].as_u64().unwrap(),
+        );
+        let (stake, prizes) = (
+            r["stake_cents"].as_i64().unwrap(),
+            r["prizes_cents"].as_i64().unwrap(),
+        );
+        let exact = rules
+            .theoretical_return(
+                keno_core::ScheduleId::ALL
+                    .into_iter()
+                    .find(|s| s.key() == schedule)
+                    .unwrap(),
+                spots as u8,
+            )
+            .unwrap()
+            .total();
+        assert_eq!(
+            r["theoretical"].as_f64().unwrap(),
+            exact.numerator as f64 / exact.denominator as f64,
+            "{r}"
+        );
+        if stake > 0 {
+            assert_eq!(
+                r["actual"].as_f64().unwrap(),
+                prizes as f64 / stake as f64,
+                "{r}"
+            );
+        }
+        got.insert(
+            (schedule.to_string(), spots),
+            Sum {
+                tickets: r["tickets"].as_u64().unwrap(),
+                ways: r["ways"].as_u64().unwrap(),
+                stake,
+                prizes,
+            },
+        );
+    }
+    assert_eq!(got, expected);
+    assert!(
+        expected.values().map(|s| s.prizes).sum::<i64>() > 0,
+        "a day with prizes"
+    );
+    // The text says the same, and what it leaves out.
+    let text = String::from_utf8_lossy(&audit(db, &["return", "--from", day]).stdout).to_string();
+    assert!(
+        text.contains("Return to players, actual and theoretical: tickets sold on Keno Day"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Left out: 0 tickets with a game still to be drawn or settled, 0 tickets voided"
+        ),
+        "{text}"
+    );
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     db: &TestDb,
@@ -604,6 +706,11 @@ fn report(
         "{text}"
     );
     assert!(text.contains(reason), "{text}");
+    // Issue 35: the day's return to players, as `audit return` gives it.
+    assert!(
+        text.contains("12. RETURN TO PLAYERS, ACTUAL AND THEORETICAL"),
+        "{text}"
+    );
     assert!(
         line("Games invalidated:").contains("Games invalidated: 1;"),
         "{text}"

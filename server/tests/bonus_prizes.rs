@@ -160,12 +160,17 @@ fn a_bonus_is_offered_once_approved_and_paid_on_top_of_the_schedule(db: TestDb) 
     let (status, withdrawn) = s.post(
         &w.supervisor,
         &format!("/api/v1/bonus-prizes/{id}/withdraw"),
-        Value::Null,
+        json!({"reason": "the promotion ended early"}),
     );
     assert_eq!(
         (status, withdrawn["state"].as_str()),
         (200, Some("withdrawn"))
     );
+    // Why is kept with the act (issue 34, 6), and the trail has it.
+    assert_eq!(withdrawn["withdrawal_reason"], "the promotion ended early");
+    assert!(db
+        .query_text("SELECT payload AS s FROM audit_log WHERE kind = 'bonus_withdrawn'")
+        .contains("the promotion ended early"));
     s.close_and_settle(&w.supervisor);
     let (_, board) = s.get("/api/v1/bonus-prizes");
     assert_eq!(board["offered_now"], json!([]));

@@ -408,12 +408,18 @@ fn keeps_the_catalogue_and_the_claims(console: &Console, server: &Server) {
     assert_eq!(answer, "Done.");
     console.shows("set-bets", "Corners");
     let id = server.get("/api/v1/set-bets").1[0]["id"].as_i64().unwrap();
-    assert_eq!(console.submit(&format!("retire-set-{id}"), &[]), "Done.");
+    assert_eq!(
+        console.submit(
+            &format!("retire-set-{id}"),
+            &[("reason", "the corners promotion is over")]
+        ),
+        "Done."
+    );
     assert_eq!(
         console.asked(),
-        "Retire Corners: writers can no longer sell it; tickets already sold stand."
+        "Retire Corners: writers can no longer sell it; tickets already sold stand. Your reason: \"the corners promotion is over\"."
     );
-    console.shows("set-bets", "retired");
+    console.shows("set-bets", "the corners promotion is over");
 
     console.open("approvals");
     let answer = console.submit(
@@ -1069,9 +1075,12 @@ fn a_supervisor_keeps_staff_bonuses_and_claims(
     );
     assert_eq!(status, 201, "{bonus}");
     console.open("approvals");
-    let answer = console.submit(&format!("withdraw-bonus-{}", bonus["id"]), &[]);
+    let answer = console.submit(
+        &format!("withdraw-bonus-{}", bonus["id"]),
+        &[("reason", "the promotion ended early")],
+    );
     assert_eq!(answer, "Done.");
-    console.shows("bonuses", "withdrawn");
+    console.shows("bonuses", "withdrawn: the promotion ended early");
 
     console.open("claims");
     console.shows("claims", "approved");

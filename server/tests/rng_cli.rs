@@ -272,3 +272,66 @@ fn rng_test_input_reads_a_dump_its_first_draws_or_standard_input() {
         stderr(&out)
     );
 }
+
+/// Issue 35: the generator's raw output for a laboratory's battery: exactly the bytes asked
+/// (K, M, G understood), binary, different each time (no seed), every byte value about as
+/// often; and a dump asked wrongly is refused with what to give, writing nothing.
+#[test]
+fn rng_dump_raw_writes_the_generators_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (asked, bytes) in [("64K", 65_536usize), ("1000", 1_000), ("1M", 1 << 20)] {
+        let out = keno_server(&[
+            "rng",
+            "dump",
+            "--raw",
+            "--bytes",
+            asked,
+            "--out",
+            &path(asked),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(std::fs::read(path(asked)).unwrap().len(), bytes, "{asked}");
+        assert!(
+            stderr(&out).contains(&format!("rng: {bytes} bytes written in")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let one = std::fs::read(path("1M")).unwrap();
+    let mut seen = [0u32; 256];
+    for b in &one {
+        seen[*b as usize] += 1;
+    }
+    // 4,096 expected each; 5.7 standard deviations either side.
+    assert!(
+        seen.iter().all(|&c| (3_730..4_460).contains(&c)),
+        "{seen:?}"
+    );
+    let again = keno_server(&[
+        "rng",
+        "dump",
+        "--raw",
+        "--bytes",
+        "1000",
+        "--out",
+        &path("again"),
+    ]);
+    assert!(again.status.success());
+    assert_ne!(
+        std::fs::read(path("again")).unwrap(),
+        std::fs::read(path("1000")).unwrap()
+    );
+    for args in [
+        vec!["--raw", "--bytes", "1000"],
+        vec!["--raw", "--out", "x.bin"],
+        vec!["--raw", "--bytes", "0", "--out", "x.bin"],
+        vec!["--raw", "--bytes", "12Q", "--out", "x.bin"],
+        vec!["--raw", "--draws", "5", "--bytes", "10", "--out", "x.bin"],
+        vec!["--bytes", "10"],
+    ] {
+        let out = keno_server(&[&["rng", "dump"][..], &args].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(!std::path::Path::new("x.bin").exists());
+    }
+}

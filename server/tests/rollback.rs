@@ -14,6 +14,7 @@ on_both_backends!(
     a_copy_put_back_after_a_graceful_stop_is_not_served,
     a_copy_put_back_after_a_crash_is_not_served,
     a_restore_is_accepted_by_a_supervisor_and_an_inspector,
+    a_backup_made_and_restored_as_documented_meets_the_checkpoint_guard,
 );
 
 /// Sells a 2-spot ticket at $1 under request id `id`; its serial.
@@ -348,6 +349,106 @@ fn a_restore_is_accepted_by_a_supervisor_and_an_inspector(db: TestDb) {
     // The next start is not suspended: the database and the file agree again.
     let s = Server::start(&db, MANUAL_CLOCK);
     sell(&s, &w.writer, "next-day", 5);
+}
+
+/// Runs `program` with `args`; its standard output, or the test fails with what it said.
+fn run(program: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e} (CI installs it)"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Issue 35: the backup and restore commands of docs/deployment.md, as an operator runs them:
+/// the backup taken while the server sells (SQLite's online backup; pg_dump), a sale after it,
+/// the restore (the file copied back; pg_restore --clean), and the restored database meets the
+/// checkpoint guard: suspended until two people accept the gap, then served, with what was sold
+/// before the backup and nothing after it.
+fn a_backup_made_and_restored_as_documented_meets_the_checkpoint_guard(db: TestDb) {
+    let w = keno_testkit::world(&db, MANUAL_CLOCK);
+    let inspector = db.principal("inspector", "INES", None);
+    let kept = sell(&w.server, &w.writer, "before-the-backup", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let file = db.url.strip_prefix("sqlite://").map(str::to_string);
+    let backup = match &file {
+        Some(file) => {
+            let to = dir.path().join("keno.db");
+            run("sqlite3", &[file, &format!(".backup '{}'", to.display())]);
+            to
+        }
+        None => {
+            let to = dir.path().join("keno.dump");
+            let to_s = to.to_str().unwrap();
+            run("pg_dump", &["--format=custom", "--file", to_s, &db.url]);
+            to
+        }
+    };
+    let lost = sell(&w.server, &w.writer, "after-the-backup", 2);
+    let mut server = w.server;
+    assert!(server.terminate());
+    match &file {
+        Some(file) => {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{file}{suffix}"));
+            }
+            std::fs::copy(&backup, file).unwrap();
+        }
+        None => {
+            let from = backup.to_str().unwrap();
+            run(
+                "pg_restore",
+                &[
+                    "--clean",
+                    "--if-exists",
+                    "--no-owner",
+                    "--dbname",
+                    &db.url,
+                    from,
+                ],
+            );
+        }
+    }
+    let (s, standing) = started_suspended(&db, &w.writer);
+    let id = standing["in_force"][0]["id"].as_i64().unwrap();
+    let resume = format!("/api/v1/suspension/{id}/resume");
+    for (who, note) in [
+        (
+            &w.supervisor,
+            "restored last night's backup; ticket after-the-backup refunded by hand",
+        ),
+        (&inspector, "seen the gap: accepted"),
+    ] {
+        let (status, body) = s.post(who, &resume, json!({ "note": note }));
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(
+        s.get_as(&w.writer, &format!("/api/v1/tickets/{kept}")).0,
+        200
+    );
+    assert_eq!(
+        s.get_as(&w.writer, &format!("/api/v1/tickets/{lost}")).0,
+        404
+    );
+    db.open_shifts();
+    sell(&s, &w.writer, "after-the-restore", 3);
+    s.wait_for("the restore's checkpoint in the file", || {
+        checkpoint_lines(&db)
+            .iter()
+            .any(|c| c["reason"] == "restore_accepted")
+    });
+    drop(s);
+    let (code, text) = verify_signed(&db);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("were lost with a restore of the database"),
+        "{text}"
+    );
 }
 
 /// What a page says of a suspension: the board's and the check page's `#suspended`, the

@@ -194,10 +194,31 @@ fn supervisors_keep_the_catalogue_and_everyone_can_read_it(db: TestDb) {
     // Retiring: a supervisor's act, once; the set stays readable but leaves the list.
     let retire = format!("/api/v1/set-bets/{id}/retire");
     assert_eq!(s.post(&w.writer, &retire, Value::Null).0, 403);
-    let (status, retired) = s.post(&w.supervisor, &retire, Value::Null);
+    // Why is asked (issue 34, 6): a body that is not a reason, or a blank one, retires nothing.
+    for (body, code) in [
+        (json!({"why": "over"}), "invalid_request"),
+        (json!({"reason": "  "}), "invalid_reason"),
+    ] {
+        let (status, e) = s.post(&w.supervisor, &retire, body.clone());
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (400, Some(code)),
+            "{body}: {e}"
+        );
+    }
+    assert_eq!(s.get("/api/v1/set-bets").1[0]["on_sale"], true);
+    let (status, retired) = s.post(
+        &w.supervisor,
+        &retire,
+        json!({"reason": "the corners promotion is over"}),
+    );
     assert_eq!(status, 200, "{retired}");
     assert_eq!(retired["on_sale"], false);
     assert!(retired["retired_at"].is_string());
+    assert_eq!(retired["retired_reason"], "the corners promotion is over");
+    let entry = db.query_text("SELECT payload AS s FROM audit_log WHERE kind = 'set_bet_retired'");
+    assert!(entry.contains("the corners promotion is over"), "{entry}");
+    // A client of the first API sends no reason: still understood (here: retired already).
     let (status, e) = s.post(&w.supervisor, &retire, Value::Null);
     assert_eq!(
         (status, e["error"].as_str()),

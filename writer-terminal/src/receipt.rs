@@ -48,6 +48,9 @@ pub struct Receipt {
     /// Games that will never be played, and their refunds: cancelled (rule 8) or invalidated
     /// (rule 17.3). A reprint lists them, so the paper agrees with the server's record.
     pub closed: Vec<(String, String)>,
+    /// Rule 13.1: the last day a writer terminal pays it, dd/mm/yyyy (empty if the ticket's
+    /// Keno Day did not read).
+    pub claim_by: String,
 }
 
 /// Cents as dollars; a negative amount (never sent) reads as nothing.
@@ -71,6 +74,21 @@ fn is_keno_to_go(ticket: &Ticket) -> bool {
             .games()
             .is_keno_to_go(games)
     })
+}
+
+/// Rule 13.1 (as INTERPRETATION.md reads it): a terminal pays a prize until twelve months after
+/// the Keno Day of the ticket's last game. At the sale that day is the ticket's own Keno Day
+/// for every game played that day; a multi-game ticket whose last games fall on a later Keno
+/// Day is payable longer than printed, never less (the check shows the exact date once its
+/// last game is played). So the paper never promises a day the terminal refuses.
+fn claim_by(keno_day: &str) -> String {
+    match keno_day.parse::<keno_core::KenoDay>() {
+        Ok(day) => {
+            let last = keno_core::terminal_deadline(day);
+            format!("{:02}/{:02}/{:04}", last.day(), last.month(), last.year())
+        }
+        Err(_) => String::new(),
+    }
 }
 
 /// Rule 6.2(a),(b): the games of the ticket its total does not charge for.
@@ -221,6 +239,7 @@ impl Receipt {
             status: ticket.status.clone(),
             payment: payment_lines(payment),
             closed: closed_games(ticket, &[]),
+            claim_by: claim_by(&ticket.keno_day),
         }
     }
 
@@ -346,6 +365,13 @@ impl Receipt {
             "{:>WIDTH$}",
             format!("TICKET TOTAL {}", self.ticket_total)
         )));
+        // Rule 13.1: the day by which the player must claim it at a terminal.
+        if !self.claim_by.is_empty() {
+            out.push(plain(format!(
+                "{:>WIDTH$}",
+                format!("CLAIM BY {}", self.claim_by)
+            )));
+        }
         if self.reprint {
             for (games, refund) in &self.closed {
                 two(out, Span::bold(games.clone()), Span::bold(refund.clone()));

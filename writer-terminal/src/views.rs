@@ -538,6 +538,7 @@ mod tests {
             on_sale: true,
             created_at: String::new(),
             retired_at: None,
+            retired_reason: None,
         }];
         let lines = set_bets(&sets);
         assert_eq!(lines.len(), 1);

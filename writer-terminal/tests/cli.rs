@@ -432,6 +432,16 @@ fn decode_escpos(bytes: &[u8]) -> Decoded {
     d
 }
 
+/// Rule 13.1: the last day a terminal pays the ticket, twelve months after its Keno Day, as
+/// the receipt prints it (dd/mm/yyyy); reckoned here with chrono, apart from keno-core.
+fn claim_by(ticket: &Value) -> String {
+    let day = chrono::NaiveDate::parse_from_str(ticket["keno_day"].as_str().unwrap(), "%Y-%m-%d")
+        .unwrap();
+    (day + chrono::Months::new(12))
+        .format("%d/%m/%Y")
+        .to_string()
+}
+
 /// Every field of Diagram C, in what the printer received.
 fn assert_diagram_c(d: &Decoded, ticket: &Value) {
     let text = d.lines.join("\n");
@@ -455,6 +465,7 @@ fn assert_diagram_c(d: &Decoded, ticket: &Value) {
         "GAMES 001".into(),
         "GAME COST $3.00".into(),
         "TICKET TOTAL $3.00".into(),
+        format!("CLAIM BY {}", claim_by(ticket)),
         format!("SERIAL No. {serial}"),
         "WAYS SPOTS AMOUNT".into(),
         "1/04 $3".into(),
@@ -620,7 +631,7 @@ fn pdf_receipt_renders_to_an_image() {
     let (s, token) = (w.server, w.writer);
     let state = tempfile::tempdir().unwrap();
     let pdf = state.path().join("receipt.pdf");
-    way_sale(
+    let ticket = way_sale(
         &s.base,
         &token,
         state.path(),
@@ -648,13 +659,16 @@ fn pdf_receipt_renders_to_an_image() {
         .arg(&pdf)
         .arg("-")
         .output();
-    if let Ok(t) = text {
-        let t = String::from_utf8_lossy(&t.stdout);
-        assert!(
-            t.contains("SELECTION(S): 06 45-36 80") && t.contains("TICKET TOTAL $3.00"),
-            "{t}"
-        );
-    }
+    let t = text.expect("pdftotext comes with pdftoppm (poppler-utils)");
+    let t = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        t.contains("SELECTION(S): 06 45-36 80") && t.contains("TICKET TOTAL $3.00"),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("CLAIM BY {}", claim_by(&ticket))),
+        "{t}"
+    );
     if let Some(dir) = std::env::var_os("KENO_RECEIPT_PNG") {
         std::fs::copy(state.path().join("receipt.png"), PathBuf::from(dir)).unwrap();
     }

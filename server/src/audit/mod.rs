@@ -30,6 +30,7 @@ pub mod log;
 pub mod pdf;
 mod queries;
 mod report;
+mod returns;
 mod room;
 mod source;
 mod system_events;
@@ -55,6 +56,9 @@ pub enum AuditCommand {
     /// pays, new rule sets and principals, shifts over or short, draw monitoring's alarms;
     /// each with when, what, who and why.
     Exceptions(exceptions::ExceptionsArgs),
+    /// The actual return to players against the theoretical, per schedule and spot count,
+    /// over the tickets sold on the Keno Days asked (all of them without --from).
+    Return(returns::ReturnArgs),
     /// The public key of the server's audit signing key (`serve --audit-key`), to hand to
     /// auditors for `audit verify --public-key` and `audit verify-export`.
     PublicKey(anchor::key::PublicKeyArgs),
@@ -69,6 +73,7 @@ pub fn run(cmd: AuditCommand) -> anyhow::Result<ExitCode> {
         AuditCommand::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         AuditCommand::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
         AuditCommand::Exceptions(args) => exceptions::run(args).map(|()| ExitCode::SUCCESS),
+        AuditCommand::Return(args) => returns::run(args).map(|()| ExitCode::SUCCESS),
         AuditCommand::PublicKey(args) => {
             anchor::key::print_public(args).map(|()| ExitCode::SUCCESS)
         }

@@ -65,6 +65,38 @@ struct Sales {
     cancelled: Count,
 }
 
+impl Sales {
+    /// The tickets sold in the games of `range`, by bet type and schedule, and those cancelled.
+    fn read(conn: &mut DbConnection, range: &Range) -> anyhow::Result<Sales> {
+        let mut sales = Sales::default();
+        let Some((lo, hi)) = range.games else {
+            return Ok(sales);
+        };
+        type Row = (String, String, i64, Option<i64>, i64);
+        for_each_row!(
+            conn,
+            tickets::table.filter(sold_in(lo, hi)).select((
+                tickets::bet_type,
+                tickets::schedule,
+                tickets::total_cents,
+                tickets::cancelled_at,
+                tickets::refund_cents,
+            )),
+            Row,
+            |row| {
+                let (bet_type, schedule, total, cancelled_at, refund) = row;
+                sales.all.add(total);
+                sales.by_bet_type.entry(bet_type).or_default().add(total);
+                sales.by_schedule.entry(schedule).or_default().add(total);
+                if cancelled_at.is_some() {
+                    sales.cancelled.add(refund);
+                }
+            }
+        );
+        Ok(sales)
+    }
+}
+
 #[derive(Default)]
 struct Payments {
     all: Count,
@@ -108,6 +140,8 @@ pub struct Daily {
     shifts: Vec<ShiftLine>,
     /// The day's last signed checkpoint of the audit trail (its closing one once the day ended).
     checkpoint: Option<crate::audit::anchor::Checkpoint>,
+    /// The return to players of the tickets sold on the day, actual and theoretical.
+    returns: super::returns::Returns,
 }
 
 impl Daily {
@@ -125,30 +159,7 @@ impl Daily {
             ),
             None => Default::default(),
         };
-        let mut sales = Sales::default();
-        if let Some((lo, hi)) = range.games {
-            type Row = (String, String, i64, Option<i64>, i64);
-            for_each_row!(
-                conn,
-                tickets::table.filter(sold_in(lo, hi)).select((
-                    tickets::bet_type,
-                    tickets::schedule,
-                    tickets::total_cents,
-                    tickets::cancelled_at,
-                    tickets::refund_cents,
-                )),
-                Row,
-                |row| {
-                    let (bet_type, schedule, total, cancelled_at, refund) = row;
-                    sales.all.add(total);
-                    sales.by_bet_type.entry(bet_type).or_default().add(total);
-                    sales.by_schedule.entry(schedule).or_default().add(total);
-                    if cancelled_at.is_some() {
-                        sales.cancelled.add(refund);
-                    }
-                }
-            );
-        }
+        let sales = Sales::read(conn, &range)?;
         let cancellations = queries::cancellations(conn, range.window)?;
         let mut payments = Payments {
             in_parts: in_parts(conn, range.window)?,
@@ -179,7 +190,9 @@ impl Daily {
             .collect();
         let shifts = queries::shifts(conn, range.window)?;
         let checkpoint = crate::audit::anchor::last_of_day(conn, &source::day_text(day))?;
+        let returns = super::returns::read(conn, Some((day, day)))?;
         Ok(Daily {
+            returns,
             checkpoint,
             shifts,
             fund,
@@ -231,7 +244,41 @@ impl Daily {
         self.fund_section(&mut out);
         self.shifts_section(&mut out);
         self.checkpoint_section(&mut out);
+        self.returns_section(&mut out);
         out.0
+    }
+
+    /// The actual return against the theoretical of the day's tickets (issue 35; Ontario
+    /// 17.1.7(b)): as `keno-server audit return --from DAY` prints it.
+    fn returns_section(&self, out: &mut Report) {
+        use super::returns::percent;
+        out.heading("12. RETURN TO PLAYERS, ACTUAL AND THEORETICAL");
+        out.text(
+            "Tickets sold on the day whose games are all final; prizes as settled, bonus prizes \
+             and jackpot shares included."
+                .into(),
+        );
+        out.push(Line::Columns(format!(
+            "{:<10} {:>5} {:>8} {:>10} {:>15} {:>15} {:>8} {:>11}",
+            "SCHEDULE", "SPOTS", "TICKETS", "WAYS", "STAKE", "PRIZES", "ACTUAL", "THEORETICAL"
+        )));
+        for r in &self.returns.rows {
+            out.text(format!(
+                "{:<10} {:>5} {:>8} {:>10} {:>15} {:>15} {:>8} {:>11}",
+                r.schedule,
+                r.spots,
+                r.tickets,
+                r.ways,
+                money(r.stake_cents),
+                money(r.prizes_cents),
+                percent(r.actual),
+                percent(r.theoretical)
+            ));
+        }
+        out.text(format!(
+            "Left out: {} tickets with a game still to be drawn or settled, {} voided (rule 17.2).",
+            self.returns.unfinished, self.returns.voided
+        ));
     }
 
     /// The day's last signed checkpoint (issue 20): what an auditor compares with the

@@ -98,8 +98,9 @@
     }
     if (b.state !== "withdrawn" && can("supervisor")) {
       out.push(act({ inline: true, id: `withdraw-bonus-${b.id}`, title: `Withdraw bonus ${b.id}`, button: "Withdraw",
-        confirm: () => `Withdraw ${b.name}: no game opened from now on offers it; tickets already sold keep it.`,
-        call: () => api("POST", `/api/v1/bonus-prizes/${b.id}/withdraw`) }));
+        fields: [{ name: "reason", label: "Why" }],
+        confirm: (v) => `Withdraw ${b.name}: no game opened from now on offers it; tickets already sold keep it. Your reason: "${v.reason}".`,
+        call: (v) => api("POST", `/api/v1/bonus-prizes/${b.id}/withdraw`, v) }));
     }
     return h("div", {}, out);
   }
@@ -136,7 +137,7 @@
           ["Name", (b) => b.name],
           ["Catch", (b) => `${b.catch}${b.spots ? " of " + b.spots : ""}`],
           ["Prize", (b) => money(b.prize_cents), "num"],
-          ["State", (b) => say(b.state)],
+          ["State", (b) => say(b.state) + (b.withdrawal_reason ? `: ${b.withdrawal_reason}` : "")],
           ["Approval", (b) => (b.approval_reference ? `${b.approval_reference} by ${b.approved_by}` : "—")],
           ["", bonusActions],
         ], board.bonuses, "No bonus prizes.");
@@ -197,9 +198,11 @@
           ["Groups", (s) => s.groups.map((g) => g.join(" ")).join(" / ")],
           ["Ways", (s) => `${s.way_count} (combinations of ${s.combine.join(", ")})`],
           ["A game", (s) => money(s.game_cost_cents), "num"],
-          ["On sale", (s) => (s.on_sale ? "yes" : `retired ${when(s.retired_at)}`)],
+          ["On sale", (s) => (s.on_sale ? "yes" : `retired ${when(s.retired_at)}${s.retired_reason ? `: ${s.retired_reason}` : ""}`)],
           ["", (s) => (s.on_sale && can("supervisor") ? act({ inline: true, id: `retire-set-${s.id}`, title: `Retire ${s.name}`,
-            button: "Retire", confirm: () => `Retire ${s.name}: writers can no longer sell it; tickets already sold stand.`, call: () => api("POST", `/api/v1/set-bets/${s.id}/retire`) }) : "")],
+            button: "Retire", fields: [{ name: "reason", label: "Why" }],
+            confirm: (v) => `Retire ${s.name}: writers can no longer sell it; tickets already sold stand. Your reason: "${v.reason}".`,
+            call: (v) => api("POST", `/api/v1/set-bets/${s.id}/retire`, v) }) : "")],
         ], sets, "No set bets.");
       }, "set-bets"));
       if (can("supervisor")) {

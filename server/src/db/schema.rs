@@ -388,6 +388,7 @@ diesel::table! {
         withdrawn_by -> Nullable<Text>,
         withdrawn_at -> Nullable<BigInt>,
         funded_by_bonus_fund -> Bool,
+        withdrawal_reason -> Nullable<Text>,
     }
 }
 
@@ -465,6 +466,7 @@ diesel::table! {
         created_at -> BigInt,
         retired_at -> Nullable<BigInt>,
         retired_by -> Nullable<Text>,
+        retired_reason -> Nullable<Text>,
     }
 }
 

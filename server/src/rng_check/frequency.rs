@@ -42,7 +42,7 @@ mod tests {
         );
         assert!(outcome.statistic.contains("0 to 2 times"), "{outcome:?}");
         assert!((0.02..0.05).contains(&outcome.p_value), "{outcome:?}");
-        assert!(outcome.passed());
+        assert!(outcome.passed_at(crate::rng_check::ALPHA));
     }
 
     #[test]
@@ -54,6 +54,6 @@ mod tests {
                 Draw::new(&d).unwrap()
             })
             .collect();
-        assert!(!outcome(&DrawStats::of(&draws)).passed());
+        assert!(!outcome(&DrawStats::of(&draws)).passed_at(crate::rng_check::ALPHA));
     }
 }

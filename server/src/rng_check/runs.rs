@@ -89,7 +89,7 @@ mod tests {
         );
         let p = r.outcome().p_value;
         assert!((p - 0.001_30).abs() < 2e-5, "{p}");
-        assert!(!r.outcome().passed());
+        assert!(!r.outcome().passed_at(crate::rng_check::ALPHA));
     }
 
     #[test]
@@ -97,20 +97,20 @@ mod tests {
         let r = runs_of("AABBBAAB=A=");
         assert_eq!((r.runs, r.above, r.below), (5, 5, 4));
         // Mean 2x5x4/9 + 1 = 5.44: a little under.
-        assert!(r.z().unwrap() < 0.0 && r.outcome().passed());
+        assert!(r.z().unwrap() < 0.0 && r.outcome().passed_at(crate::rng_check::ALPHA));
         let even = runs_of("AABBABABBA");
         assert_eq!(even.runs, 7);
         // Mean 2x5x5/10 + 1 = 6: one run more than expected.
-        assert!(even.z().unwrap() > 0.0 && even.outcome().passed());
+        assert!(even.z().unwrap() > 0.0 && even.outcome().passed_at(crate::rng_check::ALPHA));
     }
 
     #[test]
     fn strict_alternation_and_all_on_one_side_fail() {
         let alternating = runs_of(&"AB".repeat(50));
         assert!(alternating.z().unwrap() > 9.0);
-        assert!(!alternating.outcome().passed());
+        assert!(!alternating.outcome().passed_at(crate::rng_check::ALPHA));
         let one_side = runs_of(&"A".repeat(100));
         assert_eq!(one_side.z(), None);
-        assert!(!one_side.outcome().passed());
+        assert!(!one_side.outcome().passed_at(crate::rng_check::ALPHA));
     }
 }

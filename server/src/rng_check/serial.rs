@@ -85,17 +85,17 @@ mod tests {
             .collect();
         let s = serial_of(&wave);
         assert!(s.correlation().unwrap() > 0.9);
-        assert!(!s.outcome().passed());
+        assert!(!s.outcome().passed_at(crate::rng_check::ALPHA));
         // A pattern with no lag-1 relation: +a, +a, -a, -a repeated has products summing to 0.
         let s = serial_of(&[900, 900, 720, 720].repeat(100));
         assert!(s.correlation().unwrap().abs() < 0.01);
-        assert!(s.outcome().passed());
+        assert!(s.outcome().passed_at(crate::rng_check::ALPHA));
     }
 
     #[test]
     fn all_sums_at_the_mean_fail() {
         let s = serial_of(&[MEAN_SUM; 200]);
         assert_eq!(s.correlation(), None);
-        assert!(!s.outcome().passed());
+        assert!(!s.outcome().passed_at(crate::rng_check::ALPHA));
     }
 }

@@ -5,6 +5,7 @@
 mod draws;
 mod dump_file;
 mod progress;
+mod raw;
 mod report;
 
 use std::fs::File;
@@ -15,13 +16,14 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
-use crate::rng_check::{Battery, MIN_DRAWS};
+use crate::rng_check::{Battery, ALPHA, MIN_DRAWS};
 
 #[derive(Debug, Subcommand)]
 pub enum RngCommand {
     /// Write draws made by the production draw (keno_core::random::draw_next from the OS
     /// CSPRNG, as the server draws each game): one draw per line, its 20 numbers in drawn order
-    /// separated by single spaces.
+    /// separated by single spaces. With --raw, the generator's own bytes before any scaling,
+    /// for a battery such as dieharder (docs/rng.md).
     Dump(DumpArgs),
     /// Run statistical tests on draws made by the production draw, or on a dump file: the
     /// frequency of each number, of each pair, runs above and below the mean sum, the gaps
@@ -34,9 +36,16 @@ pub enum RngCommand {
 #[derive(Debug, Args)]
 pub struct DumpArgs {
     /// How many draws to write.
-    #[arg(long)]
-    pub draws: u64,
-    /// The file to write (default: standard output).
+    #[arg(long, required_unless_present = "raw", conflicts_with = "raw")]
+    pub draws: Option<u64>,
+    /// Write the generator's raw output, binary, instead of draws: the bytes the draw's
+    /// scaling reads, through the same source (`DrawRng`). Needs --bytes and --out.
+    #[arg(long, requires_all = ["bytes", "out"])]
+    pub raw: bool,
+    /// How many raw bytes to write (with --raw); 1G, 512M and 64K are understood.
+    #[arg(long, value_parser = parse_bytes, requires = "raw")]
+    pub bytes: Option<u64>,
+    /// The file to write (default: standard output; `-` too).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
@@ -52,8 +61,22 @@ pub struct TestArgs {
     /// of `rng dump`, blank lines and lines starting with `#` skipped.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// The significance of each test: it fails when its p-value is below this. The lab's
+    /// 0.01 by default; CI's quick battery uses 0.0001, so that a perfect generator fails a
+    /// run of it about once in 2,000 rather than once in 20.
+    #[arg(long, default_value_t = ALPHA, value_parser = parse_alpha)]
+    pub alpha: f64,
     #[command(flatten)]
     pub threads: Threads,
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 0.5 => Ok(a),
+        _ => Err(format!(
+            "{text:?}: a significance above 0 and below 0.5, e.g. 0.01"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -108,17 +131,43 @@ fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let outcomes = battery.outcomes();
-    print!("{}", report::render(battery.draws(), &source, &outcomes));
-    Ok(if outcomes.iter().all(|o| o.passed()) {
+    print!(
+        "{}",
+        report::render(battery.draws(), &source, &outcomes, args.alpha)
+    );
+    Ok(if outcomes.iter().all(|o| o.passed_at(args.alpha)) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
 }
 
+/// "4G", "512M", "64K" or a plain count of bytes (powers of 1024).
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let scale: u64 = match unit {
+        'B' => 1,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        _ => return Err(format!("{text:?}: a count of bytes, or with K, M or G")),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{text:?}: a count of bytes above 0, or with K, M or G"))
+}
+
 fn dump(args: DumpArgs) -> anyhow::Result<ExitCode> {
     let threads = args.threads.get()?;
-    let (mut out, name): (Box<dyn Write>, String) = match &args.out {
+    let out_path = args.out.as_ref().filter(|p| p.as_os_str() != "-");
+    let (mut out, name): (Box<dyn Write>, String) = match out_path {
         Some(path) => (
             Box::new(
                 File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
@@ -126,6 +175,13 @@ fn dump(args: DumpArgs) -> anyhow::Result<ExitCode> {
             path.display().to_string(),
         ),
         None => (Box::new(io::stdout().lock()), "standard output".into()),
+    };
+    if let (true, Some(bytes)) = (args.raw, args.bytes) {
+        raw::write(bytes, &mut out).with_context(|| format!("cannot write to {name}"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(draws) = args.draws else {
+        bail!("rng dump: give --draws N, or --raw --bytes N --out FILE");
     };
     let mut buffer = Vec::with_capacity(1 << 16);
     let mut write = |draw: &dump_file::Numbers| -> anyhow::Result<()> {
@@ -136,7 +192,7 @@ fn dump(args: DumpArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     };
-    draws::generate(args.draws, threads, &mut write)
+    draws::generate(draws, threads, &mut write)
         .and_then(|()| {
             out.write_all(&buffer)?;
             Ok(out.flush()?)

@@ -68,13 +68,16 @@ pub async fn approve(
 }
 
 /// A supervisor withdraws a bonus prize: games opened from now on do not offer it (games
-/// already open keep what they announced).
+/// already open keep what they announced). The body `{"reason": "..."}` is optional (the
+/// first API had none).
 #[utoipa::path(
     tag = "bonus",
     security(("bearer" = [])),
     params(("id" = i64, Path)),
+    request_body(content = Option<super::why::ReasonRequest>, description = "Why, recorded"),
     responses(
         (status = 200, body = Bonus),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`: a blank or too long reason; `invalid_request`: a body other than `{\"reason\": \"...\"}`; `too_long`: a body over 256 KiB"),
         (status = 409, body = crate::error::ErrorBody, description = "`bonus_decided`: withdrawn already"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
@@ -87,10 +90,12 @@ pub async fn withdraw(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
+    body: web::Bytes,
 ) -> ApiResult<web::Json<Bonus>> {
     let id = id.into_inner();
+    let reason = super::why::optional_reason(&body, |r: super::why::ReasonRequest| r.reason)?;
     let bonus = crate::store::write(&state.store, None, move |conn| {
-        crate::bonus::withdraw(conn, id, &principal.id)
+        crate::bonus::withdraw(conn, id, &principal.id, reason.as_deref())
     })
     .await?;
     Ok(web::Json(bonus.into()))

@@ -122,19 +122,7 @@ pub async fn close_current(
 ) -> ApiResult<HttpResponse> {
     // The reason is asked for by the console; a terminal of the first API may send no body (or
     // `null`), and the day's exceptions then say so. Anything else must be a close request.
-    let request: Option<CloseRequest> = match body.is_empty() {
-        true => None,
-        false => serde_json::from_slice(&body).map_err(|e| {
-            Failure::refuse(
-                Refusal::InvalidRequest,
-                format!("the body must be {{\"reason\": \"...\"}} or nothing: {e}"),
-            )
-        })?,
-    };
-    let reason = match request.and_then(|r| r.reason) {
-        Some(reason) => Some(crate::reason::reason(&reason)?),
-        None => None,
-    };
+    let reason = super::why::optional_reason(&body, |r: CloseRequest| r.reason)?;
     let by = ByHand {
         principal: principal.id,
         reason,

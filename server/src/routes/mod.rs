@@ -27,3 +27,4 @@ pub mod staff;
 pub mod suspension;
 pub mod tickets;
 pub mod vouchers;
+pub mod why;

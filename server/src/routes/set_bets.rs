@@ -98,13 +98,15 @@ pub async fn create(
 }
 
 /// Retires a set (a supervisor): it is no longer sold; tickets already sold from it stand and
-/// keep naming it.
+/// keep naming it. The body `{"reason": "..."}` is optional (the first API had none).
 #[utoipa::path(
     tag = "set_bets",
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "The set's id")),
+    request_body(content = Option<super::why::ReasonRequest>, description = "Why, recorded"),
     responses(
         (status = 200, body = SetBet),
+        (status = 400, body = crate::error::ErrorBody, description = "`invalid_reason`: a blank or too long reason; `invalid_request`: a body other than `{\"reason\": \"...\"}`; `too_long`: a body over 256 KiB"),
         (status = 409, body = crate::error::ErrorBody, description = "`already_retired`"),
         (status = 404, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)
     )
@@ -114,10 +116,12 @@ pub async fn retire(
     state: web::Data<AppState>,
     principal: Principal,
     id: web::Path<i64>,
+    body: web::Bytes,
 ) -> ApiResult<web::Json<SetBet>> {
     let id = id.into_inner();
+    let reason = super::why::optional_reason(&body, |r: super::why::ReasonRequest| r.reason)?;
     let row = crate::store::write(&state.store, None, move |conn| {
-        set_bets::retire(conn, id, &principal.id)
+        set_bets::retire(conn, id, &principal.id, reason.as_deref())
     })
     .await?;
     state

@@ -288,6 +288,22 @@ fn settled_ways(
     Ok(ways)
 }
 
+/// Each game's result of ticket `t`, way by way (prizes with their bonus prizes), each game
+/// under the rule set it was played under: what [`detail`] shows, for the audit's reports.
+pub fn game_results(
+    rule_sets: &RuleSets,
+    conn: &mut DbConnection,
+    t: &TicketRow,
+) -> DomainResult<Vec<GameResult>> {
+    let refunds: HashMap<i64, i64> = ticket_refunds::table
+        .filter(ticket_refunds::serial.eq(&t.serial))
+        .select((ticket_refunds::game, ticket_refunds::refund_cents))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .collect();
+    results(rule_sets, conn, t, &refunds)
+}
+
 /// Ticket `serial` in detail ([`detail`]).
 pub fn load(
     settings: (&RuleSets, KenoHours),
