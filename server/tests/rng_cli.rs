@@ -322,6 +322,23 @@ fn rng_dump_raw_writes_the_generators_bytes() {
         std::fs::read(path("again")).unwrap(),
         std::fs::read(path("1000")).unwrap()
     );
+    // Streamed to a battery that stops reading when it has enough: a clean end, and the count.
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_keno-server"))
+        .args(["rng", "dump", "--raw", "--bytes", "1G", "--out", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100_000];
+    std::io::Read::read_exact(piped.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(piped.stdout.take());
+    let ended = piped.wait_with_output().unwrap();
+    assert!(ended.status.success(), "{}", stderr(&ended));
+    assert!(
+        stderr(&ended).contains("rng: the reader closed the pipe"),
+        "{}",
+        stderr(&ended)
+    );
     for args in [
         vec!["--raw", "--bytes", "1000"],
         vec!["--raw", "--out", "x.bin"],

@@ -28,7 +28,16 @@ pub fn write(count: u64, out: &mut dyn Write) -> anyhow::Result<()> {
         if let Some(failed) = rng.failure() {
             bail!("{failed}: {done} bytes were written before it");
         }
-        out.write_all(&block[..n])?;
+        match out.write_all(&block[..n]) {
+            // A battery reading a pipe (`--out -`) closes it when it has read enough: the end
+            // of the dump, and how many bytes went through is what the lab records.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                progress.finish(done);
+                eprintln!("rng: the reader closed the pipe");
+                return Ok(());
+            }
+            written => written?,
+        }
         done += n as u64;
         progress.update(done, Some(done as f64 / count as f64));
     }
