@@ -29,12 +29,7 @@ pub fn detail(
     conn: &mut DbConnection,
     t: &TicketRow,
 ) -> DomainResult<TicketDetail> {
-    let refunds: HashMap<i64, i64> = ticket_refunds::table
-        .filter(ticket_refunds::serial.eq(&t.serial))
-        .select((ticket_refunds::game, ticket_refunds::refund_cents))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .collect();
+    let refunds = refunds(conn, t)?;
     let results = results(rule_sets, conn, t, &refunds)?;
     let prizes: Vec<i64> = ticket_results::table
         .filter(ticket_results::serial.eq(&t.serial))
@@ -288,6 +283,16 @@ fn settled_ways(
     Ok(ways)
 }
 
+/// Ticket `t`'s refund for each invalidated game (general rule 18.2).
+fn refunds(conn: &mut DbConnection, t: &TicketRow) -> QueryResult<HashMap<i64, i64>> {
+    Ok(ticket_refunds::table
+        .filter(ticket_refunds::serial.eq(&t.serial))
+        .select((ticket_refunds::game, ticket_refunds::refund_cents))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .collect())
+}
+
 /// Each game's result of ticket `t`, way by way (prizes with their bonus prizes), each game
 /// under the rule set it was played under: what [`detail`] shows, for the audit's reports.
 pub fn game_results(
@@ -295,12 +300,7 @@ pub fn game_results(
     conn: &mut DbConnection,
     t: &TicketRow,
 ) -> DomainResult<Vec<GameResult>> {
-    let refunds: HashMap<i64, i64> = ticket_refunds::table
-        .filter(ticket_refunds::serial.eq(&t.serial))
-        .select((ticket_refunds::game, ticket_refunds::refund_cents))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .collect();
+    let refunds = refunds(conn, t)?;
     results(rule_sets, conn, t, &refunds)
 }
 
