@@ -181,12 +181,7 @@ impl Receipt {
         let selections = ticket
             .groups
             .iter()
-            .map(|g| {
-                g.iter()
-                    .map(|n| format!("{n:02}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|g| crate::views::group_text(g))
             .collect::<Vec<_>>()
             .join("-");
         let amount = u64::try_from(ticket.amount_per_way_cents).unwrap_or(0);

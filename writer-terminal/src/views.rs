@@ -369,22 +369,22 @@ pub fn sale_payment(payment: &SalePayment) -> Vec<String> {
 }
 
 /// The catalogue of set bets, one set a line: number, name, groups, ways and suggested amount.
+/// A group of numbers as every screen and receipt shows it: "03 07 11".
+pub fn group_text(group: &[u8]) -> String {
+    group
+        .iter()
+        .map(|n| format!("{n:02}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub fn set_bets(sets: &[SetBet]) -> Vec<String> {
     if sets.is_empty() {
         return vec!["NO SET BETS ON SALE".into()];
     }
     sets.iter()
         .map(|s| {
-            let groups: Vec<String> = s
-                .groups
-                .iter()
-                .map(|g| {
-                    g.iter()
-                        .map(|n| format!("{n:02}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect();
+            let groups: Vec<String> = s.groups.iter().map(|g| group_text(g)).collect();
             let ways: Vec<String> = s
                 .ways
                 .iter()

@@ -60,7 +60,7 @@ impl Place {
             }
         }
         let writers: Vec<String> = principals::table
-            .filter(principals::role.eq("writer"))
+            .filter(principals::role.eq(crate::auth::Role::Writer.as_str()))
             .select(principals::name)
             .distinct()
             .load::<String>(conn)?

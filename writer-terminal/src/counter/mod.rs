@@ -1189,15 +1189,7 @@ fn sold_lines(t: &Ticket) -> Vec<String> {
 /// "NUMBERS 03 07 11 ...", groups apart with " / ", in lines within 78 columns.
 fn numbers_lines(groups: &[Vec<u8>]) -> Vec<String> {
     const WIDTH: usize = 78;
-    let words: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            g.iter()
-                .map(|n| format!("{n:02}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let words: Vec<String> = groups.iter().map(|g| crate::views::group_text(g)).collect();
     let mut lines = vec!["NUMBERS".to_string()];
     for (i, group) in words.iter().enumerate() {
         for (j, number) in group.split(' ').enumerate() {
