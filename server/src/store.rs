@@ -61,7 +61,7 @@ where
 {
     let _turn = db.writer_turn();
     let mut committing = false;
-    conn.transaction(|conn| {
+    conn.write_transaction(|conn| {
         let done = work(conn)?;
         if let Some(Pause(faults, stage)) = pause {
             faults.pause(stage);

@@ -352,3 +352,80 @@ fn rng_dump_raw_writes_the_generators_bytes() {
         assert!(!std::path::Path::new("x.bin").exists());
     }
 }
+
+/// `scripts/rng-battery --quick` with a stand-in dieharder on the PATH that fails test 0 the
+/// first `fail_times` times it runs: the real one fails a perfect generator about one CI run in
+/// 10^4, which a test cannot wait for. Returns the battery's output and the digest of the raw
+/// file each run of test 0 read.
+fn quick_battery_failing_test_0(fail_times: u32) -> (Output, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("dieharder");
+    std::fs::write(
+        &fake,
+        r#"#!/usr/bin/env bash
+if [ "$1" = -h ]; then echo "dieharder version 3.31.1"; exit 0; fi
+while [ $# -gt 0 ]; do
+  case "$1" in -d) test="$2"; shift ;; -f) file="$2"; shift ;; esac
+  shift
+done
+verdict=PASSED; p=0.51234567
+if [ "$test" = 0 ]; then
+  sha256sum "$file" | cut -c1-64 >>"$FAKE_STATE/test0.log"
+  if [ "$(wc -l <"$FAKE_STATE/test0.log")" -le "$FAIL_TIMES" ]; then
+    verdict=FAILED; p=0.99999949
+  fi
+fi
+echo "        test_name   |ntup| tsamples |psamples|  p-value |Assessment"
+printf '   test_number_%s|   0|       100|      20|%s|  %s\n' "$test" "$p" "$verdict"
+"#,
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/rng-battery");
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = Command::new(script)
+        .arg("--quick")
+        .env("PATH", path)
+        .env("KENO_SERVER_BIN", env!("CARGO_BIN_EXE_keno-server"))
+        .env("FAKE_STATE", dir.path())
+        .env("FAIL_TIMES", fail_times.to_string())
+        .env("TMPDIR", dir.path())
+        .output()
+        .expect("the battery runs");
+    let read = std::fs::read_to_string(dir.path().join("test0.log")).expect("test 0 ran");
+    (out, read.lines().map(str::to_string).collect())
+}
+
+#[test]
+fn the_quick_battery_runs_a_failed_test_once_more_on_fresh_bytes() {
+    let (out, reads) = quick_battery_failing_test_0(1);
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}\n{}", stderr(&out));
+    assert!(
+        said.contains("p = 0.99999949  FAILED once: run again on fresh output"),
+        "{said}"
+    );
+    assert!(
+        said.contains("17 passed, 0 weak, 0 failed or not run"),
+        "{said}"
+    );
+    assert_eq!(reads.len(), 2, "{reads:?}");
+    assert_ne!(reads[0], reads[1], "the second run reads new bytes");
+}
+
+#[test]
+fn a_test_that_fails_twice_fails_the_quick_battery() {
+    let (out, reads) = quick_battery_failing_test_0(2);
+    let said = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}\n{}", stderr(&out));
+    assert!(
+        said.contains("16 passed, 0 weak, 1 failed or not run"),
+        "{said}"
+    );
+    assert_eq!(reads.len(), 2, "run twice, not more: {reads:?}");
+}

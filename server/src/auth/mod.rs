@@ -61,7 +61,7 @@ pub fn add_principal(
         .map_err(|e| anyhow::anyhow!("a principal's name (1 to 100 characters of text) {e}"))?;
     let token = new_token();
     let id = new_token()[..16].to_string();
-    conn.transaction(|conn| {
+    conn.write_transaction(|conn| {
         diesel::insert_into(principals::table)
             .values((
                 principals::id.eq(&id),

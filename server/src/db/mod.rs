@@ -6,6 +6,7 @@
 
 pub mod prepared;
 pub mod schema;
+mod write;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -4,7 +4,6 @@
 //! prints its answer as JSON (a secret or credential shown once).
 
 use clap::Subcommand;
-use diesel::Connection;
 use keno_api::staff::AddStaff;
 
 use super::people::{self, Actor, Addition, Change, NewSecret};
@@ -134,7 +133,7 @@ pub(crate) fn write<T: serde::Serialize>(
     let db = open(url)?;
     let mut conn = db.conn()?;
     let answer = conn
-        .transaction(|conn| work(conn))
+        .write_transaction(|conn| work(conn))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let answer = serde_json::to_value(&answer)?;
     match &out.field {
