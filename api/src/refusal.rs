@@ -60,6 +60,8 @@ refusals! {
     InvalidNumber = "invalid_number",
     InvalidState = "invalid_state",
     InvalidTender = "invalid_tender",
+    /// A sale's `entry_form_sha256` that is not 64 lowercase hex digits.
+    InvalidEntryForm = "invalid_entry_form",
     DuplicateTender = "duplicate_tender",
     InvalidClaim = "invalid_claim",
     InvalidApproval = "invalid_approval",

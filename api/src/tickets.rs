@@ -150,6 +150,11 @@ pub struct SaleRequest {
     /// list of them applied in order. Whatever they leave of the total is paid in cash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tender: Option<Tenders>,
+    /// Rule 5.4: the SHA-256 (64 lowercase hex digits) of the scanned entry form the sale was
+    /// read from, kept with the ticket so the form the writer retains can be matched to it.
+    /// Absent for a sale keyed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_form_sha256: Option<String>,
 }
 
 fn one() -> u32 {
@@ -319,6 +324,10 @@ pub struct Ticket {
     /// counts them (`keno_to_go_from`). Absent from a server older than this field.
     #[serde(default)]
     pub keno_to_go: Option<bool>,
+    /// Rule 5.4: the SHA-256 of the scanned entry form the ticket was sold from; absent for a
+    /// ticket keyed in (and from a server older than this field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_form_sha256: Option<String>,
 }
 
 /// A ticket sold, and how it was paid.

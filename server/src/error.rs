@@ -28,7 +28,8 @@ pub fn status(refusal: Refusal) -> StatusCode {
         | InvalidOrder | InvalidPosition | InvalidState | InvalidTender | DuplicateTender
         | InvalidClaim | InvalidApproval | InvalidBonus | InvalidDestination | NumberRequired
         | DeviceRequired | NotADevice | InvalidClosure | InvalidSecret | InvalidStaffId
-        | InvalidTerminal | HandPayRequired | TooLong | InvalidDisplay => StatusCode::BAD_REQUEST,
+        | InvalidTerminal | HandPayRequired | TooLong | InvalidDisplay
+        | InvalidEntryForm => StatusCode::BAD_REQUEST,
         Unauthorized | SignOnFailed | SessionEnded | TerminalNotRegistered => {
             StatusCode::UNAUTHORIZED
         }

@@ -15,7 +15,76 @@ on_both_backends!(
     a_close_is_stamped_after_the_sales_it_waited_for,
     a_quote_prices_like_the_sale_and_sells_nothing,
     a_terminal_lists_its_own_last_sales_newest_first,
+    a_sale_from_a_scanned_form_keeps_the_forms_digest,
 );
+
+/// Issue 36, rule 5.4: a sale read from a scanned entry form keeps the SHA-256 of the form's
+/// image with the ticket and in the trail (verify compares it); a digest that is not one is
+/// refused and sells nothing; a keyed sale has none.
+fn a_sale_from_a_scanned_form_keeps_the_forms_digest(db: TestDb) {
+    let w = world(&db, MANUAL_CLOCK);
+    let s = &w.server;
+    let digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    let with = |id: &str, form: &str| {
+        let mut body = sale(
+            id,
+            json!({"type": "standard", "spots": [6, 45, 36, 80]}),
+            "standard",
+            300,
+            5,
+        );
+        body["entry_form_sha256"] = json!(form);
+        body
+    };
+    for bad in [
+        "9F86D081",
+        &digest.to_uppercase(),
+        &format!("{digest}0"),
+        "x",
+    ] {
+        let (status, body) = s.post(&w.writer, "/api/v1/tickets", with("bad", bad));
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("invalid_entry_form")),
+            "{bad}: {body}"
+        );
+    }
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 0);
+    let t = s.sell(&w.writer, with("scanned", digest));
+    assert_eq!(t["entry_form_sha256"], digest, "{t}");
+    let serial = t["serial"].as_str().unwrap();
+    let (_, read) = s.get_as(&w.writer, &format!("/api/v1/tickets/{serial}"));
+    assert_eq!(read["entry_form_sha256"], digest, "{read}");
+    let keyed = s.sell(
+        &w.writer,
+        sale(
+            "keyed",
+            json!({"type": "standard", "spots": [1]}),
+            "standard",
+            100,
+            1,
+        ),
+    );
+    assert!(keyed.get("entry_form_sha256").is_none(), "{keyed}");
+    let out = keno_testkit::audit(&db, &["verify"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The trail holds the digest: a row changed under it is found.
+    db.execute(&format!(
+        "UPDATE tickets SET entry_form_sha256 = '{}' WHERE serial = '{serial}'",
+        "0".repeat(64)
+    ));
+    let out = keno_testkit::audit(&db, &["verify"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success()
+            && said.contains(&format!("ticket {serial} differs from the ticket sold")),
+        "{said}"
+    );
+}
 
 /// Issue 19: `GET /api/v1/tickets` lists a terminal's last sales (the counter's `ls`): a writer
 /// only the terminal signed on at, the room's staff any terminal they name.

@@ -30,6 +30,7 @@ mod db;
 pub mod invariants;
 pub mod pg_ha;
 mod program;
+pub mod scans;
 mod server;
 mod staff;
 

@@ -13,6 +13,7 @@ mod claim;
 mod client;
 mod counter;
 mod entry;
+mod forms;
 mod order;
 mod print;
 mod prompt;
@@ -89,6 +90,10 @@ struct Cli {
     /// (repeat for several).
     #[arg(long = "print", global = true, value_name = "TARGET")]
     print: Vec<print::Target>,
+    /// The counter: a folder a document scanner drops entry forms into (rule 5.5(a)); each is
+    /// read as it arrives and shown for Enter as a typed sale is, then kept in its `read/`.
+    #[arg(long, env = "KENO_SCAN_DIR")]
+    scan_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -156,6 +161,9 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         last: i64,
     },
+    /// The entry forms of rule 5.5: print them blank, read a marked one.
+    #[command(subcommand)]
+    Forms(forms::FormsCommand),
     /// The catalogue of set bets on sale (rule 6.3(h)): `sell --set N` sells one.
     Sets {
         /// Retired sets too.
@@ -341,6 +349,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     };
     match command {
         Command::Reprint => return reprint(cli),
+        // Paper and images only: no server, no writer.
+        Command::Forms(f) => return run_forms(f),
         Command::SignOn { staff_id, pin } => {
             return sign_on::sign_on(cli, staff_id, pin.as_deref())
         }
@@ -376,6 +386,7 @@ fn run_counter(cli: &Cli) -> Result<(), Failure> {
         sessions,
         casino: cli.casino(),
         print: &cli.print,
+        scan_dir: cli.scan_dir.as_deref(),
         save_last: &save,
         last: &last,
     })
@@ -433,7 +444,9 @@ fn dispatch(
         Command::SignOff => sign_on::sign_off(cli, bearer),
         Command::Whoami => sign_on::whoami(cli, client, bearer),
         Command::Shift { command } => shift::run(cli, client, command.as_ref()),
-        Command::Reprint | Command::SignOn { .. } => unreachable!("handled in run"),
+        Command::Reprint | Command::SignOn { .. } | Command::Forms(_) => {
+            unreachable!("handled in run")
+        }
     }
 }
 
@@ -767,6 +780,7 @@ fn sell(cli: &Cli, client: &Client, args: &SellArgs) -> Result<(), Failure> {
             .map(|t| entry::parse_tender(t))
             .collect::<Result<_, _>>()
             .map_err(Failure::Usage)?,
+        entry_form: None,
     };
     sell_order(cli, client, &order, args.request_id.clone(), &args.approval)
 }
@@ -934,4 +948,93 @@ fn reprint(cli: &Cli) -> Result<(), Failure> {
         None => print_or_json(cli, &saved, || receipt.to_text()),
     }
     print_to(cli, "RECEIPT TICKET (REPRINT)", &receipt.lines())
+}
+
+fn run_forms(command: &forms::FormsCommand) -> Result<(), Failure> {
+    match command {
+        forms::FormsCommand::Print { diagram, out } => {
+            let form = match diagram {
+                forms::Diagram::A => keno_forms::diagram_a(),
+                forms::Diagram::B => keno_forms::diagram_b(),
+            };
+            std::fs::write(out, keno_forms::pdf::render(&form))
+                .map_err(|e| Failure::Usage(format!("{}: {e}", out.display())))?;
+            println!(
+                "{}: the {}, A5 (148 x 210 mm), version {}",
+                out.display(),
+                form.id.name(),
+                form.version
+            );
+            Ok(())
+        }
+        forms::FormsCommand::Read { file, json, rules } => read_form(file, *json, rules.as_deref()),
+    }
+}
+
+/// `forms read`: the sale a form chooses, or exit 2 naming what is wrong with it.
+fn read_form(
+    file: &std::path::Path,
+    json: bool,
+    rules: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let rules = match rules {
+        None => keno_core::rules::RuleSet::act_1992(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+            keno_core::rules::RuleSet::from_toml_str(&text)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        }
+    };
+    let scanned =
+        forms::scan(file).and_then(|s| forms::check_rules(&s, &rules).map(|total| (s, total)));
+    let (scanned, total_cents) = match scanned {
+        Ok(read) => read,
+        Err(e) => {
+            if json {
+                let why = match &e {
+                    forms::ScanError::Refused(r) => {
+                        serde_json::json!({"refused": r.problems, "message": r.to_string()})
+                    }
+                    other => serde_json::json!({"refused": [], "message": other.to_string()}),
+                };
+                println!("{why}");
+            }
+            return Err(Failure::Usage(format!("{}: {e}", file.display())));
+        }
+    };
+    let o = &scanned.order;
+    let bet = forms::ReadBet {
+        form: keno_forms::FormId::MarkSense,
+        spots: &scanned.choice.numbers,
+        schedule: o.schedule,
+        games: o.games,
+        amount_per_way_cents: o.amount_cents,
+        total_cents,
+        sha256: &scanned.sha256,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&bet).map_err(|e| Failure::Usage(e.to_string()))?
+        );
+        return Ok(());
+    }
+    let numbers: Vec<String> = bet.spots.iter().map(|n| format!("{n:02}")).collect();
+    println!(
+        "Mark Sense Entry Form (Diagram A), read from {}",
+        file.display()
+    );
+    println!(
+        "NUMBERS   {} ({} spots)",
+        numbers.join(" "),
+        bet.spots.len()
+    );
+    println!("SCHEDULE  {}", receipt::schedule_name(o.schedule));
+    println!("GAMES     {}", o.games);
+    println!("AMOUNT    {} a game", keno_core::Dollars(o.amount_cents));
+    println!("TOTAL     {}", keno_core::Dollars(total_cents));
+    println!("TYPED AS  {}", scanned.typed);
+    println!("FORM      sha256 {}", scanned.sha256);
+    Ok(())
 }

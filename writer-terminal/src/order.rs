@@ -12,6 +12,8 @@ pub struct Order {
     pub games: u32,
     /// What pays besides cash (rule 6.1): vouchers and winning tickets, in order.
     pub tenders: Vec<Tender>,
+    /// Rule 5.4: the SHA-256 of the scanned entry form it was read from (none when keyed).
+    pub entry_form: Option<String>,
 }
 
 impl Order {
@@ -25,6 +27,7 @@ impl Order {
             games: self.games,
             // No `tender` at all for a cash sale, as before the types were shared.
             tender: (!self.tenders.is_empty()).then(|| Tenders::Many(self.tenders.clone())),
+            entry_form_sha256: self.entry_form.clone(),
         }
     }
 
@@ -52,8 +55,9 @@ impl Order {
             schedule: ticket.schedule,
             amount_cents: u64::try_from(ticket.amount_per_way_cents).ok()?,
             games: u32::try_from(ticket.games).ok()?,
-            // A replay is paid afresh.
+            // A replay is paid afresh, and keyed: the form was the first ticket's.
             tenders: Vec::new(),
+            entry_form: None,
         })
     }
 }

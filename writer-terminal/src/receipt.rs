@@ -59,7 +59,7 @@ fn dollars(c: i64) -> Dollars {
 }
 
 /// A schedule as the receipt names it: "SPECIAL 1", "JACKPOT".
-fn schedule_name(s: Schedule) -> String {
+pub(crate) fn schedule_name(s: Schedule) -> String {
     s.as_str().replace("special", "SPECIAL ").to_uppercase()
 }
 

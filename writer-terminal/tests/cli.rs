@@ -2170,7 +2170,7 @@ fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
     assert!(screen.contains("> w 1 2-3 4-5 6-7 8 c2 c3 $1"), "{screen}");
     t.key("C-u");
     t.keys("?");
-    t.wait_for("each token is typed once (c2,3 not c2 c3)");
+    t.wait_for("each token typed once: c2,3");
     t.keys("w 1 2-3 4-5 6-7 8 c2,3 $1");
     // Every combination of 2 of the 4 groups and of 3: 6 + 4 = 10 ways at $1.
     t.wait_for("TOTAL $10.00 (10 way(s) at $1.00");
@@ -2567,7 +2567,7 @@ fn the_counter_sells_lists_cancels_and_files_a_claim_at((columns, rows): (u16, u
     let screen = t.wait_for("HELP: the commands are above");
     for line in [
         "6 45 36 80 $3       standard (g5: five games; s1 s2 s3 j: other schedules)",
-        "q or Ctrl-C quits   each token is typed once (c2,3 not c2 c3)",
+        "scan FILE  q        a scanned entry form; quit (each token typed once: c2,3)",
     ] {
         assert!(screen.contains(line), "{line}:\n{screen}");
     }
@@ -2660,4 +2660,142 @@ fn a_sale_while_keno_is_suspended_is_refused_with_the_reason() {
         "{}",
         stderr(&out)
     );
+}
+
+use keno_testkit::scans as marking;
+
+/// Diagram A marked with crosses on `numbers`, `games` and `$dollars` (and `more`), turned and
+/// blurred a little as a scanner gives it, saved at `path`.
+fn scanned_form(
+    path: &std::path::Path,
+    numbers: &[u8],
+    games: u32,
+    dollars: u64,
+    more: &[(keno_forms::layout::Meaning, marking::Mark)],
+) {
+    use keno_forms::layout::Meaning;
+    let marks: Vec<(Meaning, marking::Mark)> = numbers
+        .iter()
+        .map(|&n| (Meaning::Number(n), marking::Mark::Cross))
+        .chain([
+            (Meaning::Games(games), marking::Mark::Cross),
+            (Meaning::Price(dollars * 100), marking::Mark::Cross),
+        ])
+        .chain(more.iter().copied())
+        .collect();
+    let spoiled = marking::Spoil {
+        degrees: -2.0,
+        blur: 0.7,
+        noise: 3.0,
+        ..marking::Spoil::none()
+    };
+    marking::marked(
+        &keno_forms::diagram_a(),
+        200,
+        &marks,
+        spoiled,
+        u64::from(numbers[0]),
+    )
+    .save(path)
+    .unwrap();
+}
+
+fn sha256_of(path: &std::path::Path) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(std::fs::read(path).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Issue 36: at an 80x24 counter, `scan FILE` shows the form's sale as typed entry's
+/// confirmation does and Enter sells it, keeping the image's SHA-256 (rule 5.4); a form the
+/// scanner drops in the watched folder is read by itself and kept in its `read/`; a form that
+/// cannot be sold as read says which boxes, and sells nothing.
+#[test]
+fn the_counter_sells_a_scanned_form_and_reads_the_scanners_folder() {
+    let db = TestDb::new(Backend::Sqlite).unwrap();
+    let w = world(&db, MANUAL_CLOCK);
+    let state = tempfile::tempdir().unwrap();
+    let forms = tempfile::tempdir().unwrap();
+    let inbox = forms.path().join("inbox");
+    std::fs::create_dir(&inbox).unwrap();
+    let args = format!(
+        "--server {} --token {} --state-dir {} --scan-dir {}",
+        w.server.base,
+        w.writer,
+        state.path().display(),
+        inbox.display()
+    );
+    let Some(t) = in_tmux_sized("scan", &args, (80, 24)) else {
+        return;
+    };
+    t.wait_for("OPEN FOR SALE");
+    let first = forms.path().join("first.png");
+    scanned_form(&first, &[6, 45, 36, 80], 5, 3, &[]);
+    t.keys(&format!("scan {}", first.display()));
+    let screen = t.wait_for("ENTER to sell");
+    for line in [
+        "NUMBERS   06 36 45 80",
+        "GAMES     5",
+        "AMOUNT    $3.00 a way",
+        "TOTAL     $15.00",
+        &format!(
+            "FORM      scanned entry form, SHA-256 {}...",
+            &sha256_of(&first)[..16]
+        ),
+    ] {
+        assert!(screen.contains(line), "{line}:\n{screen}");
+    }
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
+    keep_screen("counter-scan.txt", &screen);
+    t.key("Enter");
+    t.wait_for("SOLD $15.00");
+    assert_eq!(
+        db.query_text("SELECT entry_form_sha256 AS s FROM tickets"),
+        sha256_of(&first)
+    );
+
+    // The scanner drops a form in the folder: read by itself, sold on Enter, kept in read/.
+    let second = forms.path().join("second.jpg");
+    scanned_form(&second, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 1, 2, &[]);
+    let digest = sha256_of(&second);
+    std::fs::copy(&second, inbox.join("second.jpg")).unwrap();
+    let screen = t.wait_for(&format!("SHA-256 {}...", &digest[..16]));
+    assert!(
+        screen.contains("NUMBERS   01 02 03 04 05 06 07 08 09 10"),
+        "{screen}"
+    );
+    t.key("Enter");
+    t.wait_for("SOLD $2.00");
+    assert!(inbox.join("read").join("second.jpg").is_file());
+    assert!(!inbox.join("second.jpg").exists());
+    assert_eq!(
+        db.query_i64(&format!(
+            "SELECT COUNT(*) AS n FROM tickets WHERE entry_form_sha256 = '{digest}'"
+        )),
+        1
+    );
+
+    // Two game counts marked: said box by box, nothing sold.
+    let third = forms.path().join("third.png");
+    let more = [(keno_forms::layout::Meaning::Games(10), marking::Mark::Cross)];
+    scanned_form(&third, &[11, 12], 2, 1, &more);
+    std::fs::copy(&third, inbox.join("third.png")).unwrap();
+    let screen = t.wait_for("FORM NOT READ: third.png");
+    assert!(
+        screen.contains("NUMBER OF GAMES 2, NUMBER OF GAMES 10")
+            && screen.contains("ask the player to mark the form again, or key the ticket"),
+        "{screen}"
+    );
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
+    keep_screen("counter-scan-refused.txt", &screen);
+    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 2);
+}
+
+/// The screen as the writer saw it, into docs/ when `KENO_SCREENSHOTS` names it.
+fn keep_screen(name: &str, screen: &str) {
+    if let Some(docs) = std::env::var_os("KENO_SCREENSHOTS") {
+        std::fs::write(std::path::Path::new(&docs).join(name), screen).unwrap();
+    }
 }

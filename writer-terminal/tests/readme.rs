@@ -66,3 +66,39 @@ fn the_counter_section_works_pasted_after_the_quick_start() {
     );
     drop(server);
 }
+
+/// Issue 36: the README's entry forms block, pasted in a checkout: both forms printed, the marked
+/// form of docs/ read (as text, then as JSON).
+#[test]
+fn the_entry_forms_section_works_pasted_in_a_checkout() {
+    let forms = blocks("Entry forms (rule 5.5)");
+    assert_eq!(forms.len(), 1, "one block");
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let script = forms[0]
+        .replace(
+            "cargo run -q -p writer-terminal --",
+            env!("CARGO_BIN_EXE_writer-terminal"),
+        )
+        .replace(
+            "--out form-",
+            &format!("--out {}/form-", dir.path().display()),
+        );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &format!("set -euo pipefail\n{script}")])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("form-a.pdf").is_file() && dir.path().join("form-b.pdf").is_file());
+    assert!(
+        stdout.contains("NUMBERS   06 36 45 80 (4 spots)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"amount_per_way_cents\": 300"), "{stdout}");
+}

@@ -440,6 +440,7 @@ fn sale(request_id: String, i: u64) -> SaleRequest {
         amount_per_way_cents,
         games,
         tender: None,
+        entry_form_sha256: None,
     }
 }
 
@@ -562,6 +563,7 @@ fn fill_sale(request_id: String, o: u8) -> SaleRequest {
         amount_per_way_cents: 50,
         games: 1,
         tender: None,
+        entry_form_sha256: None,
     }
 }
 

@@ -119,6 +119,7 @@ diesel::table! {
         pay_method -> Nullable<Text>,
         cancelled_by -> Nullable<Text>,
         request_digest -> Nullable<Text>,
+        entry_form_sha256 -> Nullable<Text>,
     }
 }
 

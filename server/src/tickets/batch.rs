@@ -490,6 +490,9 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
             .bind::<Array<Text>, _>(text(|t| t.status))
             .bind::<Array<Nullable<Text>>, _>(
                 rows.iter().map(|t| t.request_digest).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(
+                rows.iter().map(|t| t.entry_form_sha256).collect::<Vec<_>>(),
             ),
     )
     .execute(c)?;
@@ -501,9 +504,9 @@ const INSERT_TICKETS: &str = "INSERT INTO tickets (serial, principal_id, request
      ticket_number, site, terminal, writer, issued_at, keno_day, bet_type, schedule, \
      groups_json, combine_json, way_counts_json, amount_per_way_cents, way_count, first_game, \
      last_game, games, charged_games, game_cost_cents, total_cents, rule_set, status, \
-     request_digest) \
+     request_digest, entry_form_sha256) \
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], \
      $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], \
      $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], \
      $19::integer[], $20::integer[], $21::bigint[], $22::bigint[], $23::text[], $24::text[], \
-     $25::text[])";
+     $25::text[], $26::text[])";

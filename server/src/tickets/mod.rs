@@ -69,6 +69,9 @@ pub struct TicketRow {
     /// The digest of the sale's request (`request_ids::digest`): a retry under the same
     /// request id must match it. None on tickets sold before it was kept.
     pub request_digest: Option<String>,
+    /// The SHA-256 of the scanned entry form the sale was read from (rule 5.4); none for a
+    /// sale keyed in.
+    pub entry_form_sha256: Option<String>,
 }
 
 impl TicketRow {
@@ -257,6 +260,7 @@ impl TryFrom<&TicketRow> for Ticket {
             set_bet: None,
             // Rule 1(f) needs the rule set it was sold under: `view` and the sale fill it in.
             keno_to_go: None,
+            entry_form_sha256: t.entry_form_sha256.clone(),
         })
     }
 }

@@ -314,6 +314,7 @@ pub fn prepare(
         pay_method: None,
         // Set by the sale; a quote has none.
         request_digest: None,
+        entry_form_sha256: entry_form(request)?,
     };
     Ok(Prepared {
         ticket,
@@ -336,6 +337,21 @@ pub fn sold_payload(t: &TicketRow, set_bet: Option<(i64, &str)>) -> serde_json::
         map.insert("set_bet_mode".into(), mode.into());
     }
     payload
+}
+
+/// Rule 5.4: the scanned entry form's SHA-256, as 64 lowercase hex digits.
+fn entry_form(request: &SaleRequest) -> DomainResult<Option<String>> {
+    match &request.entry_form_sha256 {
+        Some(digest)
+            if digest.len() != 64 || !digest.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) =>
+        {
+            Err(Failure::refuse(
+                Refusal::InvalidEntryForm,
+                "entry_form_sha256 is the SHA-256 of the entry form's image: 64 lowercase hex digits",
+            ))
+        }
+        other => Ok(other.clone()),
+    }
 }
 
 /// The columns a sale writes; the rest start empty (cancellation, payment). The audit trail
@@ -370,6 +386,9 @@ pub struct NewTicket<'a> {
     /// Not evidence of the sale, only what a retry is matched against: not in the trail.
     #[serde(skip)]
     pub request_digest: Option<&'a str>,
+    /// Left out when none, so a keyed sale's record is as it always was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_form_sha256: Option<&'a str>,
 }
 
 impl<'a> From<&'a TicketRow> for NewTicket<'a> {
@@ -400,6 +419,7 @@ impl<'a> From<&'a TicketRow> for NewTicket<'a> {
             rule_set: &t.rule_set,
             status: t.status.as_str(),
             request_digest: t.request_digest.as_deref(),
+            entry_form_sha256: t.entry_form_sha256.as_deref(),
         }
     }
 }

@@ -15,6 +15,8 @@
 //! - `xl` cancels the last ticket sold here (shown first, confirmed with Enter); `ls` lists this
 //!   terminal's last sales; `amt $2` sets a default amount per way for sales typed without one
 //!   (`amt off` drops it); `claim` opens the Unclaimed Prize Claim Form's fields (rule 13.5);
+//! - `scan FILE` reads a scanned Mark Sense Entry Form (rule 5.5(a)) into the sale it chooses,
+//!   shown for Enter as a typed sale is (the watched folder, `--scan-dir`, does it by itself);
 //! - `shift open 500` opens the writer's shift with the float, `shift close 495` closes it with
 //!   the cash counted, `shift` shows the drawer; `so` signs off.
 
@@ -51,6 +53,8 @@ pub enum Command {
     /// Sign off: the session ends and the sign-on screen comes back.
     SignOff,
     Shift(ShiftCommand),
+    /// A scanned entry form's image: read, then priced and shown as a typed sale.
+    Scan(std::path::PathBuf),
 }
 
 /// The writer's shift: its drawer so far, or opened or closed with an amount in cents.
@@ -82,6 +86,7 @@ impl SetOrder {
             amount_cents: self.amount_cents.unwrap_or(suggested_cents),
             games: self.games,
             tenders: Vec::new(),
+            entry_form: None,
         }
     }
 }
@@ -110,6 +115,9 @@ pub fn parse(line: &str, default_amount: Option<u64>) -> Result<Command, String>
         return entry::parse_dollars(amount.trim())
             .map(|cents| Command::DefaultAmount(Some(cents)))
             .map_err(|e| format!("{e}: a default amount is amt and dollars, like amt $2"));
+    }
+    if let Some(file) = line.strip_prefix("scan ") {
+        return Ok(Command::Scan(file.trim().into()));
     }
     if line.split_whitespace().next() == Some("shift") {
         return shift(line).map(Command::Shift);
@@ -160,6 +168,7 @@ pub fn parse(line: &str, default_amount: Option<u64>) -> Result<Command, String>
         amount_cents: amount,
         games,
         tenders,
+        entry_form: None,
     }))
 }
 

@@ -13,6 +13,7 @@ mod approval;
 mod claim;
 pub mod command;
 mod form;
+mod scan;
 mod shift;
 mod sign_on;
 mod to_sell;
@@ -58,6 +59,8 @@ pub struct Settings<'a> {
     pub sessions: SessionFile,
     pub casino: &'a str,
     pub print: &'a [crate::print::Target],
+    /// The folder a document scanner drops entry forms into (`--scan-dir`).
+    pub scan_dir: Option<&'a std::path::Path>,
     pub save_last: &'a dyn Fn(&SoldTicket),
     pub last: &'a dyn Fn() -> Option<SoldTicket>,
 }
@@ -158,6 +161,8 @@ struct App<'a> {
     panel: Vec<String>,
     status: String,
     quit: bool,
+    /// The watched folder of scanned entry forms.
+    scans: Option<scan::ScanDir>,
 }
 
 pub fn run(settings: Settings) -> anyhow::Result<()> {
@@ -187,6 +192,7 @@ pub fn run(settings: Settings) -> anyhow::Result<()> {
         panel: help(),
         status: String::new(),
         quit: false,
+        scans: settings.scan_dir.map(scan::ScanDir::new),
         settings,
     };
     match app.settings.token {
@@ -230,7 +236,7 @@ pub(crate) fn help() -> Vec<String> {
         "shift open 500      open with the float; shift close 495: the cash counted",
         "shift  so  claim    the drawer so far; sign off; a claim form",
         "amt $2  amt off     an amount per way for sales typed without one; none",
-        "q or Ctrl-C quits   each token is typed once (c2,3 not c2 c3)",
+        "scan FILE  q        a scanned entry form; quit (each token typed once: c2,3)",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -298,6 +304,7 @@ impl App<'_> {
                 last_refresh = Instant::now();
             }
             self.check_session();
+            self.watch_scans();
             if event::poll(Duration::from_millis(200))? {
                 if let Event::Key(key) = event::read()? {
                     if key.kind == KeyEventKind::Press {
@@ -698,6 +705,51 @@ impl App<'_> {
             Command::Quit => self.quit = true,
             Command::SignOff => self.sign_off(),
             Command::Shift(c) => self.shift_command(c),
+            Command::Scan(path) => self.scan(&path),
+        }
+    }
+
+    /// A form the scanner has just written, read when the writer has nothing waiting: a sale
+    /// to confirm, a question, a form open.
+    fn watch_scans(&mut self) {
+        let busy = self.prompt.is_some()
+            || self.session.is_none()
+            || self.pending.is_some()
+            || self.unconfirmed.is_some()
+            || self.confirm.is_some()
+            || self.queued.is_some();
+        let Some(scans) = self.scans.as_mut().filter(|_| !busy) else {
+            return;
+        };
+        match scans.next() {
+            Some(Ok(path)) => self.execute(Command::Scan(path)),
+            Some(Err(e)) => self.status = format!("SCAN FOLDER: {e}"),
+            None => {}
+        }
+    }
+
+    /// An entry form's image read into its sale, priced and shown as a typed sale is; or why
+    /// it cannot be, box by box, for the writer to ask the player.
+    fn scan(&mut self, path: &std::path::Path) {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().to_string(),
+        );
+        match crate::forms::scan(path) {
+            Ok(scanned) => self.quote(scanned.order),
+            Err(e) => {
+                // One problem a line or two, each naming its boxes.
+                let said: Vec<String> = match &e {
+                    crate::forms::ScanError::Refused(r) => {
+                        r.problems.iter().map(|p| format!("- {p}")).collect()
+                    }
+                    other => vec![other.to_string()],
+                };
+                self.panel = std::iter::once(format!("FORM NOT READ: {name}"))
+                    .chain(said.iter().flat_map(|p| wrapped(p, 76)))
+                    .collect();
+                self.status = "ask the player to mark the form again, or key the ticket".into();
+            }
         }
     }
 
@@ -1117,6 +1169,25 @@ impl App<'_> {
 }
 
 /// An instant the server sent, as hh:mm on this terminal's clock.
+/// `text` in lines of at most `width` characters, broken between words.
+fn wrapped(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 fn hh_mm(at: &str) -> String {
     DateTime::parse_from_rfc3339(at).map_or_else(
         |_| at.to_string(),

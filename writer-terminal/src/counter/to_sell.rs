@@ -56,7 +56,11 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
         Some(first) => format!("GAMES     1: game {first}"),
         None => format!("GAMES     {}: from the next game opened", q.games),
     };
-    vec![
+    let form = order
+        .entry_form
+        .as_ref()
+        .map(|sha| format!("FORM      scanned entry form, SHA-256 {}...", &sha[..16]));
+    [
         HEADING.to_string(),
         numbers,
         format!("WAYS      {}", ways.join(", ")),
@@ -69,6 +73,9 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
             q.charged_games
         ),
     ]
+    .into_iter()
+    .chain(form)
+    .collect()
 }
 
 /// The panel's first line while a ticket waits to be sold.

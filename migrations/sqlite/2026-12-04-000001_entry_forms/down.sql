@@ -1,0 +1,1 @@
+ALTER TABLE tickets DROP COLUMN entry_form_sha256;
