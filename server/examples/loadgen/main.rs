@@ -47,6 +47,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod burst;
+mod cpu;
 mod displays;
 mod storm;
 
@@ -209,13 +210,19 @@ fn main() -> anyhow::Result<()> {
         };
         if args.seconds > 0 {
             let length = Duration::from_secs(args.seconds);
+            let pids: Vec<u32> = servers
+                .lock()
+                .expect("servers")
+                .iter()
+                .map(Server::pid)
+                .collect();
             std::thread::scope(|scope| -> anyhow::Result<()> {
                 if args.kill_leader_every > 0 {
                     let every = Duration::from_secs(args.kill_leader_every);
                     let (servers, listens, launch, db) = (&servers, &listens, &launch, &db);
                     scope.spawn(move || chaos(db, servers, listens, launch, every, length));
                 }
-                sold = throughput(&bases, &writers, length, args.rate, &run);
+                sold = throughput(&bases, &writers, (length, args.rate), &run, &pids);
                 Ok(())
             })?;
         }
@@ -444,17 +451,19 @@ fn sale(request_id: String, i: u64) -> SaleRequest {
     }
 }
 
-/// Sells from every terminal (terminal t at instance t mod n) for `length`; returns the serials
-/// sold.
+/// Sells from every terminal (terminal t at instance t mod n) for `length` at `rate` (0: flat
+/// out); prints the rate, the latencies and the processor each sale took of the servers
+/// (`servers`, their pids), PostgreSQL and this program; returns the serials sold.
 fn throughput(
     bases: &[String],
     writers: &[String],
-    length: Duration,
-    rate: f64,
+    (length, rate): (Duration, f64),
     run: &str,
+    servers: &[u32],
 ) -> Vec<String> {
     // Each terminal's pace when the rate is set.
     let gap = (rate > 0.0).then(|| Duration::from_secs_f64(writers.len() as f64 / rate));
+    let cpu_before = cpu::Sample::take(servers);
     let start = Instant::now();
     let deadline = start + length;
     let errors = Arc::new(AtomicU64::new(0));
@@ -525,6 +534,7 @@ fn throughput(
         latencies.extend(l);
         sold.extend(s);
     }
+    let cpu_after = cpu::Sample::take(servers);
     let elapsed = start.elapsed().as_secs_f64();
     latencies.sort_unstable();
     let pct = |p: f64| percentile_ms(&latencies, p);
@@ -541,6 +551,7 @@ fn throughput(
         latencies.last().copied().unwrap_or(0) as f64 / 1000.0,
         errors.load(Ordering::Relaxed)
     );
+    cpu::report(&cpu_before, &cpu_after, latencies.len());
     sold
 }
 
