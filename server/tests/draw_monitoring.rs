@@ -268,9 +268,16 @@ fn rng_games_are_a_group_of_their_own_without_alarm(db: TestDb) {
     let groups = body["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 1, "{body:#}");
     let g = &groups[0];
+    // The draws are the OS generator's: over three games a test can fall below 0.001 by
+    // chance (CI saw one), so the alarm is checked against the tests, not assumed off.
+    let any_fails = g["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["fails"] == true);
     assert_eq!(
         (&g["source"], &g["device"], &g["games"], &g["alarm"]),
-        (&json!("rng"), &Value::Null, &json!(3), &json!(false))
+        (&json!("rng"), &Value::Null, &json!(3), &json!(any_fails))
     );
     // The last three: the first game has left the window.
     assert_eq!(
@@ -298,13 +305,27 @@ fn rng_games_are_a_group_of_their_own_without_alarm(db: TestDb) {
     assert_eq!((df[0], df[2]), (79, 3080));
     for t in tests {
         let p = t["p_value"].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&p) && t["fails"] == false, "{t}");
+        assert!((0.0..=1.0).contains(&p), "{t}");
+        assert_eq!(t["fails"], p < 0.001, "{t}");
     }
     // Oversight only.
     assert_eq!(s.get_as(&writer, "/api/v1/draw-monitoring").0, 403);
     assert_eq!(s.get("/api/v1/draw-monitoring").0, 401);
+    // An alarm by chance is recorded as any is: for the RNG's games, naming its test.
     let found = exceptions(&db);
-    let alarms = found["exceptions"].as_array().unwrap().iter();
-    assert_eq!(alarms.filter(|e| e["kind"] == "draw_monitor").count(), 0);
+    for alarm in found["exceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "draw_monitor")
+    {
+        let what = alarm["what"].as_str().unwrap();
+        assert!(
+            TESTS
+                .iter()
+                .any(|t| what.contains(&format!("the {t} test"))),
+            "{alarm}"
+        );
+    }
     verify(&db);
 }
