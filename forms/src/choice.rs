@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::layout::{FormBox, FormId, Meaning};
 use crate::read::{Judgement, Reading};
 
-/// Rule 6.3(f): a standard entry plays 1 to 15 numbers.
-pub const MAX_NUMBERS: usize = 15;
+/// Rule 6.3(f): a standard entry plays 1 to 15 numbers (keno-core's `MAX_SPOTS`).
+pub const MAX_NUMBERS: usize = keno_core::board::MAX_SPOTS as usize;
 
 /// The schedule a form chooses (rule 5.5(a)(iii) and the jackpot of rule 7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

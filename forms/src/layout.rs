@@ -388,12 +388,7 @@ pub fn diagram_b() -> Form {
         label: "ALL".to_string(),
     });
     // Price per way: $ _ _ _ . _ _ ; games: _ _ _ (written, one figure a square).
-    boxes.extend((0..5).map(|col| FormBox {
-        rect: cell(col, write_y, 1),
-        meaning: Meaning::WriteIn,
-        label: String::new(),
-    }));
-    boxes.extend((7..10).map(|col| FormBox {
+    boxes.extend((0..5).chain(7..10).map(|col| FormBox {
         rect: cell(col, write_y, 1),
         meaning: Meaning::WriteIn,
         label: String::new(),

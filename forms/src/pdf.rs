@@ -44,8 +44,13 @@ pub fn render(form: &Form) -> Vec<u8> {
             rectangle: rect(form, &b.rect, PaintMode::Stroke),
         });
         if !b.label.is_empty() {
-            let (x, y) = b.label_baseline();
-            text(&mut ops, form, x, y, LABEL_PT, false, PRINT_GREY, &b.label);
+            let at = b.label_baseline();
+            let style = Style {
+                pt: LABEL_PT,
+                bold: false,
+                grey: PRINT_GREY,
+            };
+            text(&mut ops, form, at, style, &b.label);
         }
     }
     for w in &form.words {
@@ -90,20 +95,29 @@ fn words(ops: &mut Vec<Op>, form: &Form, w: &Words) {
     } else {
         w.x
     };
-    text(ops, form, x, w.y, w.pt, w.bold, 0.0, &w.text);
+    let style = Style {
+        pt: w.pt,
+        bold: w.bold,
+        grey: 0.0,
+    };
+    text(ops, form, (x, w.y), style, &w.text);
 }
 
-#[allow(clippy::too_many_arguments)]
-fn text(
-    ops: &mut Vec<Op>,
-    form: &Form,
-    x: f32,
-    y: f32,
-    size: f32,
+/// How words are printed: size, weight and grey.
+#[derive(Clone, Copy)]
+struct Style {
+    pt: f32,
     bold: bool,
-    level: f32,
-    s: &str,
-) {
+    grey: f32,
+}
+
+/// `s` with its baseline starting at `(x, y)` millimetres from the page's top left.
+fn text(ops: &mut Vec<Op>, form: &Form, (x, y): (f32, f32), style: Style, s: &str) {
+    let Style {
+        pt: size,
+        bold,
+        grey: level,
+    } = style;
     ops.push(Op::SetFillColor { col: grey(level) });
     ops.push(Op::StartTextSection);
     ops.push(Op::SetTextCursor {
