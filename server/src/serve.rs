@@ -20,7 +20,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let lease = positive_seconds("--leader-lease", args.leader_lease)?;
     let instance = instance(&args)?;
     let leadership = Arc::new(crate::leader::Leadership::new(instance.clone(), lease));
-    let db = Db::open_as(&args.database_url, args.pool_size, &instance)?;
+    let db = Db::open_to_serve(&args.database_url, args.pool_size, &instance)?;
     let _serving = Db::serving(&args.database_url)?;
     let rule_set_hash = record_rule_set(&db, &rules)?;
     crate::tickets::check_sold_tickets(&mut *db.conn()?, &rules)?;

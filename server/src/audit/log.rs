@@ -24,11 +24,18 @@ pub struct Entry {
     pub subject: String,
     /// Who did it, when a person or a device did.
     pub principal: Option<String>,
-    pub payload: Value,
+    /// The payload as JSON text, as the trail stores and hashes it.
+    pub payload: String,
 }
 
 impl Entry {
     pub fn new(kind: EntryKind, subject: impl ToString, payload: Value) -> Entry {
+        Entry::serialized(kind, subject, payload.to_string())
+    }
+
+    /// An entry whose payload is already JSON text (a sale's, made mostly before the sale
+    /// writer's turn: `tickets::sale::sold_record`).
+    pub fn serialized(kind: EntryKind, subject: impl ToString, payload: String) -> Entry {
         Entry {
             kind,
             subject: subject.to_string(),
@@ -128,7 +135,7 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     let now = now_micros();
     let mut rows = Vec::with_capacity(entries.len());
     for (e, seq) in entries.into_iter().zip(held.seqs) {
-        let payload = e.payload.to_string();
+        let payload = e.payload;
         let hash = entry_hash(
             &prev,
             seq,
@@ -154,15 +161,17 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     match conn {
         DbConnection::Pg(c) => append_pg(c, &rows, (held.chain, last, &prev))?,
         DbConnection::Sqlite(c) => {
-            // Chunks stay under SQLite's limit on bound parameters.
-            for chunk in rows.chunks(500) {
-                diesel::insert_into(audit_log::table)
-                    .values(chunk)
-                    .execute(c)?;
+            // A row at a time, in process: one statement prepared once and kept, where a
+            // multi-row insert's text (so its parse) changed with each batch's size and needed
+            // a journal of its own to be undone alone.
+            for row in &rows {
+                Prepared(diesel::insert_into(audit_log::table).values(row)).execute(c)?;
             }
-            diesel::update(audit_chains::table.find(held.chain))
-                .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
-                .execute(c)?;
+            Prepared(
+                diesel::update(audit_chains::table.find(held.chain))
+                    .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev))),
+            )
+            .execute(c)?;
         }
     }
     Ok(())

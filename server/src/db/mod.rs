@@ -6,6 +6,7 @@
 
 pub mod prepared;
 pub mod schema;
+pub mod sqlite;
 mod write;
 
 use std::path::PathBuf;
@@ -78,6 +79,8 @@ pub struct Manager {
     /// standby) is dropped at checkout, and libpq's `target_session_attrs=read-write` finds
     /// the node that takes writes for the next. The auditors' tools only read, from any node.
     writes: bool,
+    /// Who checkpoints an SQLite WAL: the server's own thread, or SQLite at commit.
+    checkpoints: sqlite::Checkpoints,
 }
 
 impl ManageConnection for Manager {
@@ -89,15 +92,7 @@ impl ManageConnection for Manager {
             Backend::Sqlite(path) => {
                 let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
-                // The busy timeout first: it covers another process (the `principal` command)
-                // writing at the same time. FULL syncs the WAL at every commit, so a committed
-                // number or ticket survives a power cut too (rule 10.1); the sale writer's group
-                // commit makes that one sync per batch. WAL itself is set once, at open.
-                conn.batch_execute(
-                    "PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL; \
-                     PRAGMA foreign_keys = ON;",
-                )
-                .map_err(r2d2::Error::QueryError)?;
+                sqlite::configure(&mut conn, self.checkpoints).map_err(r2d2::Error::QueryError)?;
                 Ok(DbConnection::Sqlite(conn))
             }
             Backend::Postgres(url) => {
@@ -187,6 +182,39 @@ impl Db {
     }
 
     pub fn open_as(url: &str, max_connections: u32, session_name: &str) -> anyhow::Result<Db> {
+        Db::open_with(
+            url,
+            max_connections,
+            session_name,
+            sqlite::Checkpoints::AtCommit,
+        )
+    }
+
+    /// `open_as` for the server: on SQLite its commits leave the WAL to a thread of its own,
+    /// started here (`sqlite::checkpoint_in_background`), which ends with the last `Db`.
+    pub fn open_to_serve(
+        url: &str,
+        max_connections: u32,
+        session_name: &str,
+    ) -> anyhow::Result<Db> {
+        let db = Db::open_with(
+            url,
+            max_connections,
+            session_name,
+            sqlite::Checkpoints::InBackground,
+        )?;
+        if let Some(turn) = &db.sqlite_writer {
+            sqlite::checkpoint_in_background(db.pool.clone(), Arc::downgrade(turn));
+        }
+        Ok(db)
+    }
+
+    fn open_with(
+        url: &str,
+        max_connections: u32,
+        session_name: &str,
+        checkpoints: sqlite::Checkpoints,
+    ) -> anyhow::Result<Db> {
         let backend = Backend::from_url(url)?;
         if let Backend::Sqlite(path) = &backend {
             // Made 0600 (its folder 0700) before SQLite opens it, which then makes the -wal
@@ -198,7 +226,7 @@ impl Db {
                 .with_context(|| format!("cannot open {}", path.display()))?;
             conn.batch_execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;")?;
         }
-        let db = Db::connect(backend, max_connections, session_name, true)?;
+        let db = Db::connect(backend, max_connections, (session_name, checkpoints), true)?;
         db.migrate()?;
         Ok(db)
     }
@@ -215,7 +243,12 @@ impl Db {
                 path.display()
             );
         }
-        let db = Db::connect(backend, max_connections, "keno-server-reader", false)?;
+        let db = Db::connect(
+            backend,
+            max_connections,
+            ("keno-server-reader", sqlite::Checkpoints::AtCommit),
+            false,
+        )?;
         db.check_schema()?;
         Ok(db)
     }
@@ -223,7 +256,7 @@ impl Db {
     fn connect(
         backend: Backend,
         max_connections: u32,
-        session_name: &str,
+        (session_name, checkpoints): (&str, sqlite::Checkpoints),
         writes: bool,
     ) -> anyhow::Result<Db> {
         let pool = r2d2::Pool::builder()
@@ -239,6 +272,7 @@ impl Db {
                 backend: backend.clone(),
                 session_name: session_name.to_string(),
                 writes,
+                checkpoints,
             });
         pool.get_timeout(CHECKOUT_WAIT)
             .with_context(|| format!("cannot connect to the {} database", backend.name()))?;

@@ -1,24 +1,28 @@
-//! Raw SQL that PostgreSQL prepares once per session and keeps.
+//! Statements of fixed text that the connection prepares once and keeps.
 //!
-//! diesel never caches a `sql_query` (its text may be built at run time) nor a multi-row insert
-//! (its text grows with the rows), so each call was parsed and planned again: at thousands of
-//! sales a second, parsing was PostgreSQL's busiest function. The sale writer's statements are
-//! fixed texts taking arrays (`unnest`), whatever the batch's size, so they are marked safe to
-//! cache here: diesel then keeps them prepared, by their SQL, on each connection.
+//! diesel never caches a `sql_query` (its text may be built at run time), a multi-row insert
+//! (its text grows with the rows), an insert with an optional column, nor any `UPDATE`, so each
+//! call was parsed (and on PostgreSQL planned) again: at thousands of sales a second, parsing
+//! was PostgreSQL's busiest function, and a tenth of SQLite's sale writer (issue 37). The sale
+//! writer's statements have texts that do not change from call to call (PostgreSQL's take
+//! arrays, `unnest`, whatever the batch's size; SQLite's are one row), so they are marked safe
+//! to cache here: diesel then keeps them prepared, by their SQL and bind types, on each
+//! connection.
 
-use diesel::pg::Pg;
+use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::{QueryResult, RunQueryDsl};
 
-/// A statement of fixed text (never one built at run time), prepared once per connection.
+/// A statement whose text depends on nothing but its types (never one built at run time from
+/// values), prepared once per connection.
 pub struct Prepared<Q>(pub Q);
 
-impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for Prepared<Q> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for Prepared<Q> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.0.walk_ast(out)
     }
 
-    fn is_safe_to_cache_prepared(&self, _backend: &Pg) -> QueryResult<bool> {
+    fn is_safe_to_cache_prepared(&self, _backend: &DB) -> QueryResult<bool> {
         Ok(true)
     }
 }

@@ -38,13 +38,17 @@ pub fn open_shifts(
     conn: &mut DbConnection,
     writers: &[&str],
 ) -> QueryResult<std::collections::HashSet<(String, String, String)>> {
-    Ok(shifts::table
-        .filter(shifts::principal_id.eq_any(writers))
-        .filter(shifts::closed_at.is_null())
-        .select((shifts::principal_id, shifts::site, shifts::terminal))
-        .load::<(String, String, String)>(conn)?
-        .into_iter()
-        .collect())
+    // Kept prepared: its text differs only with the number of writers (SQLite's `IN (?, ?)`),
+    // and the sale writer asks it every batch.
+    Ok(crate::db::prepared::Prepared(
+        shifts::table
+            .filter(shifts::principal_id.eq_any(writers))
+            .filter(shifts::closed_at.is_null())
+            .select((shifts::principal_id, shifts::site, shifts::terminal)),
+    )
+    .load::<(String, String, String)>(conn)?
+    .into_iter()
+    .collect())
 }
 
 /// Whose drawer and when: a shift's writer at its terminal, `[from, to)`.

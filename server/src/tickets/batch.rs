@@ -6,11 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
-use getrandom::SysRng;
-use keno_core::serial::new_serial;
-use rand_core::UnwrapErr;
 
-use super::sale::{set_retired, sold_payload, NewTicket, Outcome, Sale};
+use super::sale::{set_retired, sold_record, NewTicket, Outcome, Sale};
 use super::tender::{Ledger, Planned, SalePayment};
 use super::TicketRow;
 use crate::audit::log::Entry;
@@ -55,12 +52,11 @@ pub fn commit_sales(
     let mut payments: HashMap<usize, SalePayment> = HashMap::new();
     for &i in &new {
         let s = &sales[i];
-        let set = s.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
         entries.push(
-            Entry::new(
+            Entry::serialized(
                 crate::audit::kind::EntryKind::TicketSold,
                 &s.ticket.serial,
-                sold_payload(&s.ticket, set),
+                sold_record(&s.record, &s.ticket),
             )
             .by(&s.ticket.principal_id),
         );
@@ -340,11 +336,15 @@ fn numbers_taken(
         DbConnection::Sqlite(c) => {
             let mut out = HashMap::new();
             for ((site, terminal), count) in counts {
-                let last: Option<i64> = diesel::update(terminals::table.find((site, terminal)))
-                    .set(terminals::last_ticket_number.eq(terminals::last_ticket_number + count))
-                    .returning(terminals::last_ticket_number)
-                    .get_result(c)
-                    .optional()?;
+                let last: Option<i64> = Prepared(
+                    diesel::update(terminals::table.find((site, terminal)))
+                        .set(
+                            terminals::last_ticket_number.eq(terminals::last_ticket_number + count),
+                        )
+                        .returning(terminals::last_ticket_number),
+                )
+                .get_result(c)
+                .optional()?;
                 if let Some(last) = last {
                     out.insert((site.clone(), terminal.clone()), last);
                 }
@@ -354,7 +354,8 @@ fn numbers_taken(
     }
 }
 
-/// Numbers the new sales, gives each its serial, game and time, and inserts them (and the
+/// Numbers the new sales (their serials were drawn before), gives each its game and time, and
+/// inserts them (and the
 /// sets of set bets) with multi-row inserts.
 fn number_and_insert(
     conn: &mut DbConnection,
@@ -364,7 +365,6 @@ fn number_and_insert(
     game: &GameRow,
     now: i64,
 ) -> DomainResult<()> {
-    let mut rng = UnwrapErr(SysRng);
     for &i in new {
         let t = &mut sales[i].ticket;
         let number = next_number
@@ -372,7 +372,6 @@ fn number_and_insert(
             .expect("numbered above");
         t.ticket_number = *number;
         *number += 1;
-        t.serial = new_serial(&mut rng);
         t.issued_at = now;
         t.keno_day = game.keno_day.clone();
         t.first_game = game.number;
@@ -450,11 +449,10 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
     let c = match conn {
         DbConnection::Pg(c) => c,
         DbConnection::Sqlite(c) => {
-            // Chunks stay under SQLite's limit on bound parameters.
-            for chunk in rows.chunks(500) {
-                diesel::insert_into(tickets::table)
-                    .values(chunk)
-                    .execute(c)?;
+            // A row at a time, in process: one statement prepared once and kept (as the
+            // trail's, `audit::log::append`).
+            for row in rows {
+                Prepared(diesel::insert_into(tickets::table).values(row)).execute(c)?;
             }
             return Ok(());
         }

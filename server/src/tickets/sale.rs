@@ -15,6 +15,7 @@
 
 use diesel::prelude::*;
 use getrandom::SysRng;
+use keno_core::serial::new_serial;
 use keno_core::{LiabilityLimits, RuleSet, ScheduleId, Special3Approval, TicketStatus, WayInPlay};
 use rand_core::UnwrapErr;
 
@@ -43,6 +44,9 @@ pub struct Sale {
     /// The Special 3 table (its digest) the sale plays: an approval of it must be in force when
     /// the sale commits.
     pub special3_digest: Option<String>,
+    /// Its trail record but for what the commit gives (`sold_record`), made before the sale
+    /// writer's turn.
+    pub record: String,
 }
 
 /// What the rule set in force and the operator's settings say of a sale.
@@ -181,11 +185,17 @@ impl Prepared {
     ) -> (Sale, (keno_core::BetKind, Vec<WayInPlay>)) {
         let mut ticket = self.ticket;
         ticket.request_digest = Some(digest);
+        // Drawn here, on the request's thread, not in the sale writer's turn; drawn again only
+        // if its commit must be tried again (`writer`).
+        ticket.serial = new_serial(&mut UnwrapErr(SysRng));
+        let set = self.set_bet.as_ref().map(|b| (b.id, b.mode.as_str()));
+        let record = record_before_commit(&ticket, set);
         let sale = Sale {
             ticket,
             tenders,
             set_bet: self.set_bet,
             special3_digest: self.special3_digest,
+            record,
         };
         (sale, self.ways)
     }
@@ -339,6 +349,45 @@ pub fn sold_payload(t: &TicketRow, set_bet: Option<(i64, &str)>) -> serde_json::
     payload
 }
 
+/// The trail record's fields that the commit gives the ticket.
+const GIVEN_AT_COMMIT: [&str; 6] = [
+    "first_game",
+    "issued_at",
+    "keno_day",
+    "last_game",
+    "serial",
+    "ticket_number",
+];
+
+/// `sold_payload`'s members but those `GIVEN_AT_COMMIT`, as JSON text without its braces: the
+/// most of a record, serialized before the sale writer's turn (issue 37).
+fn record_before_commit(t: &TicketRow, set_bet: Option<(i64, &str)>) -> String {
+    let mut payload = sold_payload(t, set_bet);
+    if let Some(map) = payload.as_object_mut() {
+        for field in GIVEN_AT_COMMIT {
+            map.remove(field);
+        }
+    }
+    let text = payload.to_string();
+    text[1..text.len() - 1].to_string()
+}
+
+/// The sale's trail record (`sold_payload`'s members), from the part made before the commit and
+/// what the commit gave the ticket.
+pub fn sold_record(before_commit: &str, t: &TicketRow) -> String {
+    let text = |s: &str| serde_json::Value::from(s).to_string();
+    format!(
+        "{{\"first_game\":{},\"issued_at\":{},\"keno_day\":{},\"last_game\":{},\"serial\":{},\
+         \"ticket_number\":{},{before_commit}}}",
+        t.first_game,
+        t.issued_at,
+        text(&t.keno_day),
+        t.last_game,
+        text(&t.serial),
+        t.ticket_number,
+    )
+}
+
 /// Rule 5.4: the scanned entry form's SHA-256, as 64 lowercase hex digits.
 fn entry_form(request: &SaleRequest) -> DomainResult<Option<String>> {
     match &request.entry_form_sha256 {
@@ -485,5 +534,62 @@ fn by_request(
     match serial {
         Some(s) => find(conn, &s),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Role;
+
+    /// The record made in two parts, before the commit and at it, is `sold_payload`: what
+    /// `audit verify` compares the trail with.
+    #[test]
+    fn a_record_made_before_the_commit_is_the_sale_as_verify_reads_it() {
+        let rules = RuleSet::act_1992();
+        let selling = Selling {
+            rules: &rules,
+            rule_set_hash: "ab12",
+            special3_digest: None,
+            limits: LiabilityLimits::default(),
+        };
+        let writer = Principal {
+            id: "w1".into(),
+            role: Role::Writer,
+            name: "Writer \"One\"".into(),
+            site: Some("site".into()),
+            terminal: Some("t1".into()),
+            session: None,
+        };
+        let request: SaleRequest = serde_json::from_value(serde_json::json!({
+            "request_id": "r-1",
+            "bet": {"type": "way", "groups": [[1, 2], [3, 4], [5, 6]], "combine": [2]},
+            "amount_per_way_cents": 100,
+            "games": 5,
+            "entry_form_sha256": "0".repeat(64),
+        }))
+        .unwrap();
+        let prepared = prepare(
+            selling,
+            (&writer, &request),
+            &Context::default(),
+            "site".into(),
+            "t1".into(),
+        )
+        .unwrap();
+        let (sale, _) = prepared.into_sale(Vec::new(), "digest".into());
+        assert!(keno_core::serial::is_well_formed(&sale.ticket.serial));
+        let mut t = sale.ticket.clone();
+        (t.ticket_number, t.issued_at, t.first_game, t.last_game) =
+            (7, 1_700_000_000_000_000, 40, 44);
+        t.keno_day = "2026-11-28".into();
+        let record: serde_json::Value =
+            serde_json::from_str(&sold_record(&sale.record, &t)).unwrap();
+        assert_eq!(record, sold_payload(&t, None));
+        for set in [Some((3, "fixed")), None] {
+            let record = record_before_commit(&t, set);
+            let whole: serde_json::Value = serde_json::from_str(&sold_record(&record, &t)).unwrap();
+            assert_eq!(whole, sold_payload(&t, set));
+        }
     }
 }

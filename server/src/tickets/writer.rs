@@ -17,10 +17,13 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::batch::commit_sales;
 use super::sale::{lock_open_game, Outcome, Sale};
-use crate::db::{now_micros, Backend, Db, PooledConnection};
+use crate::db::{now_micros, Db, PooledConnection};
 use crate::error::{DomainResult, Failure};
+use getrandom::SysRng;
 use keno_api::Refusal;
+use keno_core::serial::new_serial;
 use keno_core::ShiftRule;
+use rand_core::UnwrapErr;
 
 /// Sales waiting longer than this many in the queue make new ones wait (back-pressure).
 const QUEUE: usize = 4096;
@@ -124,12 +127,13 @@ fn run(
                 Err(_) => break,
             }
         }
-        let mut sales: Vec<Sale> = batch.iter().map(|j| j.sale.clone()).collect();
+        let (mut sales, replies): (Vec<Sale>, Vec<_>) =
+            batch.into_iter().map(|j| (j.sale, j.reply)).unzip();
         let outcomes = commit_batch(&db, &mut conn, &mut sales, (&faults, shift));
-        for (job, outcome) in batch.into_iter().zip(outcomes) {
+        for (reply, outcome) in replies.into_iter().zip(outcomes) {
             // The caller may have gone (a dropped connection): the sale stands all the same,
             // and a retry with its request_id finds it.
-            let _ = job.reply.send(outcome);
+            let _ = reply.send(outcome);
         }
     }
 }
@@ -144,9 +148,10 @@ fn closed() -> Failure {
 /// of reach (failing over) is no sale's fault: every sale of the batch is answered 503 at once,
 /// to be sent again, rather than each waiting in turn for a connection.
 ///
-/// On PostgreSQL a batch of plain sales is first tried without looking its request ids up:
-/// a retry is rare, and the unique index on (writer, request id) refuses it. That refusal
-/// sends the batch again, looked up; a round trip saved per batch.
+/// A batch of plain sales is first tried without looking its request ids up: a retry is rare,
+/// and the unique index on (writer, request id) refuses it. That refusal sends the batch
+/// again, looked up, with serials drawn again (a serial already taken fails a commit the same
+/// way). Saved per batch: a round trip on PostgreSQL, a statement parsed on SQLite.
 fn commit_batch(
     db: &Db,
     kept: &mut Option<PooledConnection>,
@@ -154,6 +159,9 @@ fn commit_batch(
     (faults, shift): (&crate::faults::FaultDelays, ShiftRule),
 ) -> Vec<Result<Outcome, Failure>> {
     let mut attempt = |tickets: &mut [Sale], look_up: bool| -> Attempt {
+        if look_up {
+            redraw_serials(tickets);
+        }
         let mut conn = match kept.take() {
             Some(conn) => conn,
             None => db.conn()?,
@@ -174,9 +182,8 @@ fn commit_batch(
         }
         done
     };
-    let optimistic = matches!(db.backend(), Backend::Postgres(_));
-    let first = match attempt(tickets, !optimistic) {
-        Err(e) if optimistic && e.is_duplicate() => attempt(tickets, true),
+    let first = match attempt(tickets, false) {
+        Err(e) if e.is_duplicate() => attempt(tickets, true),
         first => first,
     };
     match first {
@@ -202,6 +209,15 @@ fn commit_batch(
             one_by_one(tickets, |one| attempt(one, true))
         }
         Err(e) => vec![Err(e)],
+    }
+}
+
+/// New serials for sales tried again: drawn before the writer's turn (`Prepared::into_sale`),
+/// a serial is drawn in it only for a commit that failed.
+fn redraw_serials(sales: &mut [Sale]) {
+    let mut rng = UnwrapErr(SysRng);
+    for s in sales {
+        s.ticket.serial = new_serial(&mut rng);
     }
 }
 

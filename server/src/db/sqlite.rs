@@ -1,0 +1,173 @@
+//! SQLite's settings on every connection, and the server's WAL checkpoints.
+//!
+//! SQLite copies the WAL back into the database (a checkpoint) in whichever connection's commit
+//! finds it past 1,000 pages: in the server that was nearly always the sale writer, for 9% of
+//! its thread (issue 37). The server's connections leave it to a thread of its own instead,
+//! which checkpoints twice a second outside the writers' turn; the admin commands beside it
+//! keep SQLite's own.
+
+use std::sync::{Mutex, Weak};
+use std::time::Duration;
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2;
+use diesel::sql_types::Integer;
+
+use super::{DbConnection, Manager};
+
+/// The busy timeout first: it covers another process (an admin command) writing at the same
+/// time. FULL syncs the WAL at every commit, so a committed number or ticket survives a power
+/// cut too (rule 10.1); the sale writer's group commit makes that one sync per batch. A
+/// statement's own journal (a multi-row insert's, to undo it alone) is kept in memory, not in
+/// a file made and deleted at every commit; and 16 MiB of pages are kept per connection, so
+/// the indexes a sale writes (serials, request ids) are read from the file less often.
+pub(super) const SETTINGS: &str = "PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL; \
+     PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;";
+
+/// For the server's connections: no checkpoint in a commit (`checkpoint_in_background`).
+pub(super) const NO_CHECKPOINT_AT_COMMIT: &str = "PRAGMA wal_autocheckpoint = 0;";
+
+/// Who copies the WAL back into the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checkpoints {
+    /// SQLite, in the commit that finds the WAL long (the admin commands).
+    AtCommit,
+    /// A thread of the server's own (`checkpoint_in_background`).
+    InBackground,
+}
+
+/// How often the server checkpoints.
+const EVERY: Duration = Duration::from_millis(500);
+
+/// WAL frames (4 KiB pages) past which a checkpoint also takes the writers' turn. Outside it a
+/// checkpoint runs beside the writers and may never catch up with them, and SQLite starts the
+/// WAL over only after one that did: taking the turn now and then bounds the file (to about
+/// 16 MiB and half a second of sales).
+const TURN_PAST_FRAMES: i32 = 4096;
+
+#[derive(QueryableByName)]
+struct Checkpointed {
+    /// Frames in the WAL.
+    #[diesel(sql_type = Integer)]
+    log: i32,
+}
+
+/// Checkpoints the database twice a second while any handle on `turn` (the `Db`'s writer
+/// turn) is held; the thread ends with the last `Db`.
+pub(super) fn checkpoint_in_background(pool: r2d2::Pool<Manager>, turn: Weak<Mutex<()>>) {
+    let spawned = std::thread::Builder::new()
+        .name("wal-checkpoint".into())
+        .spawn(move || loop {
+            std::thread::sleep(EVERY);
+            let Some(turn) = turn.upgrade() else {
+                return;
+            };
+            if let Err(e) = checkpoint(&pool, &turn) {
+                tracing::warn!(error = %e, "the WAL checkpoint failed; it is tried again");
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "the WAL checkpoint thread did not start");
+    }
+}
+
+fn checkpoint(pool: &r2d2::Pool<Manager>, turn: &Mutex<()>) -> anyhow::Result<()> {
+    let mut conn = pool.get()?;
+    let DbConnection::Sqlite(c) = &mut *conn else {
+        return Ok(());
+    };
+    let passive = || diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)");
+    let done: Checkpointed = passive().get_result(c)?;
+    if done.log > TURN_PAST_FRAMES {
+        let _turn = turn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _: Checkpointed = passive().get_result(c)?;
+    }
+    Ok(())
+}
+
+/// Applies `SETTINGS` (and for the server, no checkpoint at commit) to a new connection.
+pub(super) fn configure(
+    c: &mut diesel::SqliteConnection,
+    checkpoints: Checkpoints,
+) -> QueryResult<()> {
+    c.batch_execute(SETTINGS)?;
+    if checkpoints == Checkpoints::InBackground {
+        c.batch_execute(NO_CHECKPOINT_AT_COMMIT)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+
+    /// Whether SQLite was built to keep its plans (see `.cargo/config.toml`).
+    fn keeps_plans(c: &mut diesel::SqliteConnection) -> QueryResult<bool> {
+        #[derive(QueryableByName)]
+        struct CompileOption {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            compile_options: String,
+        }
+        let options: Vec<CompileOption> = diesel::sql_query("PRAGMA compile_options").load(c)?;
+        Ok(options.iter().any(|o| o.compile_options == "ENABLE_QPSG"))
+    }
+
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = Integer)]
+        wal_autocheckpoint: i32,
+    }
+
+    /// A `LIMIT ?` statement is parsed once, not again at each new binding: without the
+    /// guarantee every diesel `.first()` was parsed again at every call.
+    #[test]
+    fn sqlite_keeps_its_plans() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c =
+            diesel::SqliteConnection::establish(&dir.path().join("k.sqlite").to_string_lossy())
+                .unwrap();
+        assert!(
+            keeps_plans(&mut c).unwrap(),
+            "SQLite was built without SQLITE_ENABLE_QPSG"
+        );
+    }
+
+    /// The server's commits leave the WAL to the checkpoint thread, which copies it back into
+    /// the database within a second; an admin command's connections keep SQLite's own.
+    #[test]
+    fn the_server_checkpoints_in_a_thread_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().join("k.sqlite").to_string_lossy().to_string();
+        let admin = Db::open(&url, 1).unwrap();
+        let setting: Setting = diesel::sql_query("PRAGMA wal_autocheckpoint")
+            .get_result(&mut *admin.conn().unwrap())
+            .unwrap();
+        assert_eq!(setting.wal_autocheckpoint, 1000);
+        drop(admin);
+
+        let db = Db::open_to_serve(&url, 2, "keno-server").unwrap();
+        let mut conn = db.conn().unwrap();
+        let setting: Setting = diesel::sql_query("PRAGMA wal_autocheckpoint")
+            .get_result(&mut *conn)
+            .unwrap();
+        assert_eq!(setting.wal_autocheckpoint, 0);
+        let file = dir.path().join("k.sqlite");
+        let before = std::fs::metadata(&file).unwrap().len();
+        conn.batch_execute(
+            "CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL \
+             SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO filler SELECT hex(randomblob(100)) \
+             FROM n;",
+        )
+        .unwrap();
+        // Committed into the WAL only: no checkpoint at commit.
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), before);
+        std::thread::sleep(Duration::from_millis(1500));
+        let after = std::fs::metadata(&file).unwrap().len();
+        assert!(
+            after > before + 2_000_000,
+            "checkpointed: {before} -> {after} bytes"
+        );
+    }
+}
