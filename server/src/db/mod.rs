@@ -203,8 +203,8 @@ impl Db {
             session_name,
             sqlite::Checkpoints::InBackground,
         )?;
-        if let Some(turn) = &db.sqlite_writer {
-            sqlite::checkpoint_in_background(db.pool.clone(), Arc::downgrade(turn));
+        if let (Backend::Sqlite(path), Some(turn)) = (&db.backend, &db.sqlite_writer) {
+            sqlite::checkpoint_in_background(path.clone(), Arc::downgrade(turn));
         }
         Ok(db)
     }

@@ -6,15 +6,13 @@
 //! which checkpoints twice a second outside the writers' turn; the admin commands beside it
 //! keep SQLite's own.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Weak};
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::r2d2;
 use diesel::sql_types::Integer;
-
-use super::{DbConnection, Manager};
 
 /// The busy timeout first: it covers another process (an admin command) writing at the same
 /// time. FULL syncs the WAL at every commit, so a committed number or ticket survives a power
@@ -53,18 +51,23 @@ struct Checkpointed {
     log: i32,
 }
 
-/// Checkpoints the database twice a second while any handle on `turn` (the `Db`'s writer
-/// turn) is held; the thread ends with the last `Db`.
-pub(super) fn checkpoint_in_background(pool: r2d2::Pool<Manager>, turn: Weak<Mutex<()>>) {
+/// Checkpoints the database at `path` twice a second, on a connection of its own (never one the
+/// pool's users wait for), while any handle on `turn` (the `Db`'s writer turn) is held; the
+/// thread ends with the last `Db`.
+pub(super) fn checkpoint_in_background(path: PathBuf, turn: Weak<Mutex<()>>) {
     let spawned = std::thread::Builder::new()
         .name("wal-checkpoint".into())
-        .spawn(move || loop {
-            std::thread::sleep(EVERY);
-            let Some(turn) = turn.upgrade() else {
-                return;
-            };
-            if let Err(e) = checkpoint(&pool, &turn) {
-                tracing::warn!(error = %e, "the WAL checkpoint failed; it is tried again");
+        .spawn(move || {
+            let mut conn: Option<diesel::SqliteConnection> = None;
+            loop {
+                std::thread::sleep(EVERY);
+                let Some(turn) = turn.upgrade() else {
+                    return;
+                };
+                if let Err(e) = checkpoint(&path, &mut conn, &turn) {
+                    conn = None;
+                    tracing::warn!(error = %e, "the WAL checkpoint failed; it is tried again");
+                }
             }
         });
     if let Err(e) = spawned {
@@ -72,10 +75,18 @@ pub(super) fn checkpoint_in_background(pool: r2d2::Pool<Manager>, turn: Weak<Mut
     }
 }
 
-fn checkpoint(pool: &r2d2::Pool<Manager>, turn: &Mutex<()>) -> anyhow::Result<()> {
-    let mut conn = pool.get()?;
-    let DbConnection::Sqlite(c) = &mut *conn else {
-        return Ok(());
+fn checkpoint(
+    path: &Path,
+    conn: &mut Option<diesel::SqliteConnection>,
+    turn: &Mutex<()>,
+) -> anyhow::Result<()> {
+    let c = match conn {
+        Some(c) => c,
+        None => {
+            let mut c = diesel::SqliteConnection::establish(&path.to_string_lossy())?;
+            configure(&mut c, Checkpoints::InBackground)?;
+            conn.insert(c)
+        }
     };
     let passive = || diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)");
     let done: Checkpointed = passive().get_result(c)?;
