@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::chains;
 pub use super::kind::EntryKind;
-use crate::db::prepared::Prepared;
+use crate::db::prepared::{Count, Prepared};
 use crate::db::schema::{audit_chains, audit_log};
 use crate::db::{now_micros, DbConnection};
 
@@ -164,14 +164,21 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
             // A row at a time, in process: one statement prepared once and kept, where a
             // multi-row insert's text (so its parse) changed with each batch's size and needed
             // a journal of its own to be undone alone.
+            // Returning a column, so as to be kept prepared (`Prepared`).
             for row in &rows {
-                Prepared(diesel::insert_into(audit_log::table).values(row)).execute(c)?;
+                let _: i64 = Prepared(
+                    diesel::insert_into(audit_log::table)
+                        .values(row)
+                        .returning(audit_log::seq),
+                )
+                .get_result(c)?;
             }
-            Prepared(
+            let _: i32 = Prepared(
                 diesel::update(audit_chains::table.find(held.chain))
-                    .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev))),
+                    .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
+                    .returning(audit_chains::chain),
             )
-            .execute(c)?;
+            .get_result(c)?;
         }
     }
     Ok(())
@@ -184,7 +191,7 @@ fn append_pg(
     (chain, last, hash): (i32, i64, &str),
 ) -> QueryResult<()> {
     let text = |f: fn(&NewEntry) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
-    Prepared(
+    let moved = Prepared(
         diesel::sql_query(APPEND)
             .bind::<Array<BigInt>, _>(rows.iter().map(|r| r.seq).collect::<Vec<i64>>())
             .bind::<Integer, _>(chain)
@@ -202,8 +209,12 @@ fn append_pg(
             .bind::<BigInt, _>(last)
             .bind::<Text, _>(hash),
     )
-    .execute(c)?;
-    Ok(())
+    .get_result::<Count>(c)?;
+    // The chain held a moment ago is there to move on: anything else is no append.
+    match moved.count {
+        1 => Ok(()),
+        _ => Err(diesel::result::Error::NotFound),
+    }
 }
 
 /// An append's entries (all recorded at one time) and its chain's head after them.
@@ -212,4 +223,53 @@ const APPEND: &str = "WITH entries AS (INSERT INTO audit_log (seq, chain, record
      e.principal_id, e.payload, e.prev_hash, e.hash FROM unnest($1::bigint[], $4::text[], \
      $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS e(seq, kind, subject, \
      principal_id, payload, prev_hash, hash)) \
-     UPDATE audit_chains SET seq = $10, hash = $11 WHERE chain = $2";
+     , head AS (UPDATE audit_chains SET seq = $10, hash = $11 WHERE chain = $2 RETURNING 1) \
+     SELECT count(*) AS count FROM head";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+
+    #[derive(QueryableByName)]
+    struct Kept {
+        #[diesel(sql_type = BigInt)]
+        kept: i64,
+    }
+
+    /// The append's one statement is prepared once per session and kept (it was parsed and
+    /// planned again at every batch while it was run with `execute`).
+    #[test]
+    fn the_trail_s_append_is_kept_prepared_on_postgresql() {
+        let admin = match std::env::var("KENO_TEST_POSTGRES_URL") {
+            Ok(url) => url,
+            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("CI=true: KENO_TEST_POSTGRES_URL must name the PostgreSQL server")
+            }
+            Err(_) => return eprintln!("skipped: set KENO_TEST_POSTGRES_URL"),
+        };
+        let name = format!("keno_unit_{}", keno_testkit::random_hex(6));
+        let mut server = diesel::PgConnection::establish(&admin).unwrap();
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut server)
+            .unwrap();
+        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+        let db = Db::open(&format!("{base}/{name}"), 1).unwrap();
+        let mut conn = db.conn().unwrap();
+        for i in 0..3 {
+            let entry = Entry::new(EntryKind::TicketSold, i, serde_json::json!({"i": i}));
+            append(&mut conn, vec![entry.clone(), entry]).unwrap();
+        }
+        let kept: Kept = diesel::sql_query(
+            "SELECT count(*) AS kept FROM pg_prepared_statements WHERE statement LIKE \
+             'WITH entries AS (INSERT INTO audit_log%'",
+        )
+        .get_result(&mut *conn)
+        .unwrap();
+        drop((conn, db));
+        diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)"))
+            .execute(&mut server)
+            .unwrap();
+        assert_eq!(kept.kept, 1);
+    }
+}

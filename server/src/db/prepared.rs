@@ -15,7 +15,20 @@ use diesel::{QueryResult, RunQueryDsl};
 
 /// A statement whose text depends on nothing but its types (never one built at run time from
 /// values), prepared once per connection.
+///
+/// Run it with `load` or `get_result`, never `execute`: diesel's `execute` takes the statement
+/// by reference, and a reference asks the statement's parts whether it may be cached, never
+/// this wrapper, so an `execute` was parsed again every time (the sale's rows and trail
+/// entries were, on both backends). A statement with nothing to return is made to return
+/// something (`RETURNING`, or [`Count`] of it).
 pub struct Prepared<Q>(pub Q);
+
+/// What a kept statement with nothing else to return answers: `SELECT count(*) AS count`.
+#[derive(diesel::QueryableByName)]
+pub struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub count: i64,
+}
 
 impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for Prepared<Q> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {

@@ -11,7 +11,7 @@ use super::sale::{set_retired, sold_record, NewTicket, Outcome, Sale};
 use super::tender::{Ledger, Planned, SalePayment};
 use super::TicketRow;
 use crate::audit::log::Entry;
-use crate::db::prepared::Prepared;
+use crate::db::prepared::{Count, Prepared};
 use crate::db::schema::{set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
@@ -451,8 +451,14 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
         DbConnection::Sqlite(c) => {
             // A row at a time, in process: one statement prepared once and kept (as the
             // trail's, `audit::log::append`).
+            // Returning a column, so as to be kept prepared (`Prepared`).
             for row in rows {
-                Prepared(diesel::insert_into(tickets::table).values(row)).execute(c)?;
+                let _: String = Prepared(
+                    diesel::insert_into(tickets::table)
+                        .values(row)
+                        .returning(tickets::serial),
+                )
+                .get_result(c)?;
             }
             return Ok(());
         }
@@ -460,7 +466,7 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
     let text = |f: fn(&NewTicket<'a>) -> &'a str| rows.iter().map(f).collect::<Vec<&str>>();
     let big = |f: fn(&NewTicket<'a>) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
     let int = |f: fn(&NewTicket<'a>) -> i32| rows.iter().map(f).collect::<Vec<i32>>();
-    Prepared(
+    let sold = Prepared(
         diesel::sql_query(INSERT_TICKETS)
             .bind::<Array<Text>, _>(text(|t| t.serial))
             .bind::<Array<Text>, _>(text(|t| t.principal_id))
@@ -493,12 +499,20 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
                 rows.iter().map(|t| t.entry_form_sha256).collect::<Vec<_>>(),
             ),
     )
-    .execute(c)?;
-    Ok(())
+    .get_result::<Count>(c)?;
+    match usize::try_from(sold.count) {
+        Ok(n) if n == rows.len() => Ok(()),
+        _ => Err(Failure::Internal(anyhow::anyhow!(
+            "{} of the batch's {} tickets were inserted",
+            sold.count,
+            rows.len()
+        ))),
+    }
 }
 
 /// `NewTicket`'s columns, in its order.
-const INSERT_TICKETS: &str = "INSERT INTO tickets (serial, principal_id, request_id, \
+const INSERT_TICKETS: &str =
+    "WITH sold AS (INSERT INTO tickets (serial, principal_id, request_id, \
      ticket_number, site, terminal, writer, issued_at, keno_day, bet_type, schedule, \
      groups_json, combine_json, way_counts_json, amount_per_way_cents, way_count, first_game, \
      last_game, games, charged_games, game_cost_cents, total_cents, rule_set, status, \
@@ -507,4 +521,4 @@ const INSERT_TICKETS: &str = "INSERT INTO tickets (serial, principal_id, request
      $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], \
      $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], \
      $19::integer[], $20::integer[], $21::bigint[], $22::bigint[], $23::text[], $24::text[], \
-     $25::text[], $26::text[])";
+     $25::text[], $26::text[]) RETURNING 1) SELECT count(*) AS count FROM sold";
