@@ -120,10 +120,11 @@ fn run(
     // round trip (its liveness check). It is given up after any failure, and the next batch
     // takes a checked one.
     let mut conn: Option<PooledConnection> = None;
-    let mut last_commit: Option<Instant> = None;
+    let mut last: Option<(Instant, usize)> = None;
     while let Some(first) = jobs.blocking_recv() {
-        let busy = last_commit.is_some_and(|at| at.elapsed() < BUSY_WITHIN);
+        let busy = busy(last, Instant::now());
         let batch = gather(&mut jobs, first, busy.then_some(GATHER));
+        let size = batch.len();
         let (mut sales, replies): (Vec<Sale>, Vec<_>) =
             batch.into_iter().map(|j| (j.sale, j.reply)).unzip();
         let outcomes = commit_batch(&db, &mut conn, &mut sales, (&faults, shift));
@@ -132,12 +133,18 @@ fn run(
             // and a retry with its request_id finds it.
             let _ = reply.send(outcome);
         }
-        last_commit = Some(Instant::now());
+        last = Some((Instant::now(), size));
     }
 }
 
-/// While sales keep coming (one arrived within this of the last commit), a small batch waits
-/// `GATHER` for more.
+/// Sales keep coming from several terminals at once: the last batch held more than one and
+/// was committed within `BUSY_WITHIN`. One terminal selling one sale after another never is:
+/// no other sale would come while its next one waited.
+fn busy(last: Option<(Instant, usize)>, now: Instant) -> bool {
+    last.is_some_and(|(at, size)| size > 1 && now.duration_since(at) < BUSY_WITHIN)
+}
+
+/// How recent the last batch must be for sales to count as still coming.
 const BUSY_WITHIN: Duration = Duration::from_millis(5);
 /// How long a small batch waits for more sales while sales keep coming. A commit's cost is
 /// mostly the batch's (its WAL pages and fsync on SQLite, its round trips on PostgreSQL): at
@@ -280,6 +287,19 @@ fn one_by_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lone terminal's sales, one after the other, never wait; several terminals' do, while
+    /// they keep coming.
+    #[test]
+    fn only_sales_from_several_terminals_at_once_make_the_writer_busy() {
+        let now = Instant::now();
+        let ago = |ms| now - Duration::from_millis(ms);
+        assert!(!busy(None, now));
+        assert!(!busy(Some((ago(1), 1)), now), "one terminal's next sale");
+        assert!(busy(Some((ago(1), 2)), now));
+        assert!(busy(Some((ago(1), 40)), now));
+        assert!(!busy(Some((ago(50), 40)), now), "a quiet moment since");
+    }
 
     /// Sales 0.5 ms apart (2,000 a second): a busy writer's batch takes those that arrive while
     /// it waits; a quiet writer's, or a batch already large, is committed at once.
