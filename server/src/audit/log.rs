@@ -161,24 +161,15 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     match conn {
         DbConnection::Pg(c) => append_pg(c, &rows, (held.chain, last, &prev))?,
         DbConnection::Sqlite(c) => {
-            // A row at a time, in process: one statement prepared once and kept, where a
-            // multi-row insert's text (so its parse) changed with each batch's size and needed
-            // a journal of its own to be undone alone.
-            // Returning a column, so as to be kept prepared (`Prepared`).
+            // A row at a time, as the sale's rows (`tickets::batch::insert_tickets`).
             for row in &rows {
-                let _: i64 = Prepared(
-                    diesel::insert_into(audit_log::table)
-                        .values(row)
-                        .returning(audit_log::seq),
-                )
-                .get_result(c)?;
+                diesel::insert_into(audit_log::table)
+                    .values(row)
+                    .execute(c)?;
             }
-            let _: i32 = Prepared(
-                diesel::update(audit_chains::table.find(held.chain))
-                    .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
-                    .returning(audit_chains::chain),
-            )
-            .get_result(c)?;
+            diesel::update(audit_chains::table.find(held.chain))
+                .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
+                .execute(c)?;
         }
     }
     Ok(())

@@ -5,9 +5,9 @@
 //! call was parsed (and on PostgreSQL planned) again: at thousands of sales a second, parsing
 //! was PostgreSQL's busiest function, and a tenth of SQLite's sale writer (issue 37). The sale
 //! writer's statements have texts that do not change from call to call (PostgreSQL's take
-//! arrays, `unnest`, whatever the batch's size; SQLite's are one row), so they are marked safe
-//! to cache here: diesel then keeps them prepared, by their SQL and bind types, on each
-//! connection.
+//! arrays, `unnest`, whatever the batch's size; SQLite's terminal update and shifts lookup are
+//! one row or one list), so they are marked safe to cache here: diesel then keeps them
+//! prepared, by their SQL and bind types, on each connection.
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -20,7 +20,8 @@ use diesel::{QueryResult, RunQueryDsl};
 /// by reference, and a reference asks the statement's parts whether it may be cached, never
 /// this wrapper, so an `execute` was parsed again every time (the sale's rows and trail
 /// entries were, on both backends). A statement with nothing to return is made to return
-/// something (`RETURNING`, or [`Count`] of it).
+/// something (`RETURNING`, or [`Count`] of it); on SQLite a `RETURNING` journals each row and
+/// costs more than the parse it saves, so SQLite's single-row inserts stay `execute`s.
 pub struct Prepared<Q>(pub Q);
 
 /// What a kept statement with nothing else to return answers: `SELECT count(*) AS count`.
