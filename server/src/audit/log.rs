@@ -232,20 +232,10 @@ mod tests {
     /// planned again at every batch while it was run with `execute`).
     #[test]
     fn the_trail_s_append_is_kept_prepared_on_postgresql() {
-        let admin = match std::env::var("KENO_TEST_POSTGRES_URL") {
-            Ok(url) => url,
-            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
-                panic!("CI=true: KENO_TEST_POSTGRES_URL must name the PostgreSQL server")
-            }
-            Err(_) => return eprintln!("skipped: set KENO_TEST_POSTGRES_URL"),
+        let Some(test) = keno_testkit::TestDb::new(keno_testkit::Backend::Postgres) else {
+            return;
         };
-        let name = format!("keno_unit_{}", keno_testkit::random_hex(6));
-        let mut server = diesel::PgConnection::establish(&admin).unwrap();
-        diesel::sql_query(format!("CREATE DATABASE {name}"))
-            .execute(&mut server)
-            .unwrap();
-        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-        let db = Db::open(&format!("{base}/{name}"), 1).unwrap();
+        let db = Db::open(&test.url, 1).unwrap();
         let mut conn = db.conn().unwrap();
         for i in 0..3 {
             let entry = Entry::new(EntryKind::TicketSold, i, serde_json::json!({"i": i}));
@@ -258,9 +248,6 @@ mod tests {
         .get_result(&mut *conn)
         .unwrap();
         drop((conn, db));
-        diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)"))
-            .execute(&mut server)
-            .unwrap();
         assert_eq!(kept.kept, 1);
     }
 }
