@@ -355,8 +355,7 @@ fn numbers_taken(
 }
 
 /// Numbers the new sales (their serials were drawn before), gives each its game and time, and
-/// inserts them (and the
-/// sets of set bets) with multi-row inserts.
+/// inserts them and the sets of set bets.
 fn number_and_insert(
     conn: &mut DbConnection,
     sales: &mut [Sale],
@@ -449,8 +448,6 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
     let c = match conn {
         DbConnection::Pg(c) => c,
         DbConnection::Sqlite(c) => {
-            // A row at a time, in process: one statement prepared once and kept (as the
-            // trail's, `audit::log::append`).
             // A row at a time: one statement whatever the batch's size, and no journal of its
             // own to undo it alone. Parsed at each call all the same (`execute` is never
             // cached, `db::prepared`): a `RETURNING` to keep it prepared made SQLite journal
