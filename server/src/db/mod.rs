@@ -226,7 +226,7 @@ impl Db {
                 .with_context(|| format!("cannot open {}", path.display()))?;
             conn.batch_execute("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;")?;
         }
-        let db = Db::connect(backend, max_connections, (session_name, checkpoints), true)?;
+        let db = Db::connect(backend, max_connections, session_name, checkpoints, true)?;
         db.migrate()?;
         Ok(db)
     }
@@ -246,7 +246,8 @@ impl Db {
         let db = Db::connect(
             backend,
             max_connections,
-            ("keno-server-reader", sqlite::Checkpoints::AtCommit),
+            "keno-server-reader",
+            sqlite::Checkpoints::AtCommit,
             false,
         )?;
         db.check_schema()?;
@@ -256,7 +257,8 @@ impl Db {
     fn connect(
         backend: Backend,
         max_connections: u32,
-        (session_name, checkpoints): (&str, sqlite::Checkpoints),
+        session_name: &str,
+        checkpoints: sqlite::Checkpoints,
         writes: bool,
     ) -> anyhow::Result<Db> {
         let pool = r2d2::Pool::builder()

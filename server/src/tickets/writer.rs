@@ -123,7 +123,11 @@ fn run(
     let mut last: Option<(Instant, usize)> = None;
     while let Some(first) = jobs.blocking_recv() {
         let busy = busy(last, Instant::now());
-        let batch = gather(&mut jobs, first, busy.then_some(GATHER));
+        let batch = gather(
+            &mut jobs,
+            first,
+            busy.then_some(|| std::thread::sleep(GATHER)),
+        );
         let size = batch.len();
         let (mut sales, replies): (Vec<Sale>, Vec<_>) =
             batch.into_iter().map(|j| (j.sale, j.reply)).unzip();
@@ -155,8 +159,8 @@ const GATHER: Duration = Duration::from_millis(2);
 const GATHERED: usize = 8;
 
 /// The first job and whatever is waiting behind it, up to `BATCH`; with a `wait` (the writer
-/// busy, `GATHER`) and a small batch, what arrives within it too.
-fn gather<T>(jobs: &mut mpsc::Receiver<T>, first: T, wait: Option<Duration>) -> Vec<T> {
+/// busy: `GATHER`'s sleep) and a small batch, what arrived while it waited too.
+fn gather<T>(jobs: &mut mpsc::Receiver<T>, first: T, wait: Option<impl FnOnce()>) -> Vec<T> {
     let mut batch = vec![first];
     let drain = |batch: &mut Vec<T>, jobs: &mut mpsc::Receiver<T>| {
         while batch.len() < BATCH {
@@ -168,7 +172,7 @@ fn gather<T>(jobs: &mut mpsc::Receiver<T>, first: T, wait: Option<Duration>) -> 
     };
     drain(&mut batch, jobs);
     if let Some(wait) = wait.filter(|_| batch.len() < GATHERED) {
-        std::thread::sleep(wait);
+        wait();
         drain(&mut batch, jobs);
     }
     batch
@@ -301,46 +305,28 @@ mod tests {
         assert!(!busy(Some((ago(50), 40)), now), "a quiet moment since");
     }
 
-    /// Sales 0.5 ms apart (2,000 a second): a busy writer's batch takes those that arrive while
-    /// it waits; a quiet writer's, or a batch already large, is committed at once.
+    /// A busy writer's small batch takes the sales that arrive while it waits; a quiet writer,
+    /// or a batch already large, does not wait at all. The wait is the test's: it sends sales.
     #[test]
     fn a_busy_writer_gathers_a_small_batch_and_a_quiet_one_does_not() {
-        let arriving = |count: usize, after: Duration| {
-            let (queue, jobs) = mpsc::channel(QUEUE);
-            std::thread::spawn(move || {
-                std::thread::sleep(after);
-                for i in 0..count {
-                    std::thread::sleep(Duration::from_micros(500));
-                    if queue.blocking_send(i).is_err() {
-                        return;
-                    }
-                }
-            });
-            jobs
-        };
-        let mut jobs = arriving(10, Duration::from_millis(200));
-        let started = Instant::now();
-        assert_eq!(gather(&mut jobs, 99, None), vec![99]);
-        assert!(
-            started.elapsed() < Duration::from_millis(200),
-            "a quiet writer waited"
-        );
-
-        // A long wait, so that a loaded machine's scheduling cannot fail the test.
-        let mut jobs = arriving(10, Duration::ZERO);
-        let batch = gather(&mut jobs, 99, Some(Duration::from_millis(500)));
-        assert_eq!(batch, vec![99, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-
         let (queue, mut jobs) = mpsc::channel(QUEUE);
+        let never = None::<fn()>;
+        queue.try_send(0).unwrap();
+        assert_eq!(gather(&mut jobs, 99, never), vec![99, 0]);
+
+        let arrive = |from: usize| {
+            let queue = queue.clone();
+            move || (from..from + 3).for_each(|i| queue.try_send(i).unwrap())
+        };
+        queue.try_send(1).unwrap();
+        assert_eq!(gather(&mut jobs, 99, Some(arrive(2))), vec![99, 1, 2, 3, 4]);
+
         for i in 0..GATHERED {
             queue.try_send(i).unwrap();
         }
-        let started = Instant::now();
-        let batch = gather(&mut jobs, 99, Some(Duration::from_secs(5)));
+        let waited = std::cell::Cell::new(false);
+        let batch = gather(&mut jobs, 99, Some(|| waited.set(true)));
         assert_eq!(batch.len(), GATHERED + 1);
-        assert!(
-            started.elapsed() < Duration::from_secs(1),
-            "a large batch waited"
-        );
+        assert!(!waited.get(), "a large batch waited");
     }
 }
