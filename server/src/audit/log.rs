@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 
 use super::chains;
 pub use super::kind::EntryKind;
-use crate::db::prepared::{Count, Prepared};
-use crate::db::schema::{audit_chains, audit_log};
+use crate::db::prepared::{fixed, Count, Prepared};
+use crate::db::schema::audit_log;
 use crate::db::{now_micros, DbConnection};
 
 /// One record for the trail.
@@ -110,8 +110,6 @@ impl StoredEntry {
     }
 }
 
-#[derive(Insertable)]
-#[diesel(table_name = audit_log)]
 struct NewEntry {
     seq: i64,
     chain: i32,
@@ -160,20 +158,47 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     let last = rows.last().map_or(0, |r| r.seq);
     match conn {
         DbConnection::Pg(c) => append_pg(c, &rows, (held.chain, last, &prev))?,
-        DbConnection::Sqlite(c) => {
-            // A row at a time, as the sale's rows (`tickets::batch::insert_tickets`).
-            for row in &rows {
-                diesel::insert_into(audit_log::table)
-                    .values(row)
-                    .execute(c)?;
-            }
-            diesel::update(audit_chains::table.find(held.chain))
-                .set((audit_chains::seq.eq(last), audit_chains::hash.eq(&prev)))
-                .execute(c)?;
-        }
+        DbConnection::Sqlite(c) => append_sqlite(c, &rows, (held.chain, last, &prev))?,
     }
     Ok(())
 }
+
+/// A row at a time, as the sale's rows (`tickets::batch::insert_tickets`), in statements of
+/// fixed text that stay prepared (diesel's own leave a `None` principal out of the text, and
+/// never keep an `UPDATE`).
+fn append_sqlite(
+    c: &mut diesel::SqliteConnection,
+    rows: &[NewEntry],
+    (chain, last, hash): (i32, i64, &str),
+) -> QueryResult<()> {
+    for r in rows {
+        fixed(INSERT_ENTRY)
+            .bind::<BigInt, _>(r.seq)
+            .bind::<Integer, _>(r.chain)
+            .bind::<BigInt, _>(r.recorded_at)
+            .bind::<Text, _>(r.kind)
+            .bind::<Text, _>(&r.subject)
+            .bind::<Nullable<Text>, _>(r.principal_id.as_deref())
+            .bind::<Text, _>(&r.payload)
+            .bind::<Text, _>(&r.prev_hash)
+            .bind::<Text, _>(&r.hash)
+            .execute(c)?;
+    }
+    let moved = fixed(MOVE_HEAD)
+        .bind::<BigInt, _>(last)
+        .bind::<Text, _>(hash)
+        .bind::<Integer, _>(chain)
+        .execute(c)?;
+    // The chain is there to move on: anything else is no append.
+    match moved {
+        1 => Ok(()),
+        _ => Err(diesel::result::Error::NotFound),
+    }
+}
+
+const INSERT_ENTRY: &str = "INSERT INTO audit_log (seq, chain, recorded_at, kind, subject, \
+     principal_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const MOVE_HEAD: &str = "UPDATE audit_chains SET seq = ?, hash = ? WHERE chain = ?";
 
 /// The entries and the chain's new head in one prepared statement, whatever their number.
 fn append_pg(

@@ -291,6 +291,162 @@ fn one_by_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::schema::{games, principals, rule_sets};
+    use diesel::connection::{Instrumentation, InstrumentationEvent};
+    use diesel::prelude::*;
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+
+    /// The SQL texts a connection runs, and those it keeps prepared.
+    #[derive(Default)]
+    struct Statements {
+        run: Vec<String>,
+        kept: Vec<String>,
+    }
+
+    struct Watch(Arc<Mutex<Statements>>);
+
+    impl Instrumentation for Watch {
+        fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+            let mut seen = self.0.lock().unwrap();
+            match event {
+                InstrumentationEvent::StartQuery { query, .. } => {
+                    let text = query.to_string();
+                    let sql = text.split(" -- binds:").next().unwrap_or_default();
+                    seen.run.push(sql.to_string());
+                }
+                InstrumentationEvent::CacheQuery { sql, .. } => seen.kept.push(sql.to_string()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Plain sales from several writers, as the writer's batches hold them.
+    fn sales(batch: usize, count: usize) -> Vec<Sale> {
+        let rules = keno_core::RuleSet::act_1992();
+        (0..count)
+            .map(|i| {
+                let writer = crate::auth::Principal {
+                    id: format!("w{i}"),
+                    role: crate::auth::Role::Writer,
+                    name: format!("Writer {i}"),
+                    site: Some("site".into()),
+                    terminal: Some(format!("t{i}")),
+                    session: None,
+                };
+                let request: super::super::sale::SaleRequest =
+                    serde_json::from_value(serde_json::json!({
+                        "request_id": format!("r-{batch}-{i}"),
+                        "bet": {"type": "standard", "spots": [1, 2, 3, 4]},
+                        "amount_per_way_cents": 100,
+                        "games": 1,
+                    }))
+                    .unwrap();
+                let selling = super::super::sale::Selling {
+                    rules: &rules,
+                    rule_set_hash: "ab12",
+                    special3_digest: None,
+                    limits: keno_core::LiabilityLimits::default(),
+                };
+                let prepared = super::super::sale::prepare(
+                    selling,
+                    (&writer, &request),
+                    &Default::default(),
+                    "site".into(),
+                    format!("t{i}"),
+                )
+                .unwrap();
+                prepared
+                    .into_sale(Vec::new(), format!("digest-{batch}-{i}"))
+                    .0
+            })
+            .collect()
+    }
+
+    /// Every statement of a batch on SQLite is prepared once and kept: the tickets' and the
+    /// trail's inserts and the trail's head were parsed again at every sale (issue 37).
+    #[test]
+    fn an_sqlite_batch_parses_no_statement_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("k.sqlite").to_string_lossy(), 2).unwrap();
+        let mut conn = db.conn().unwrap();
+        let now = now_micros();
+        diesel::insert_into(rule_sets::table)
+            .values((
+                rule_sets::hash.eq("ab12"),
+                rule_sets::name.eq("the Act's"),
+                rule_sets::body.eq(""),
+                rule_sets::created_at.eq(now),
+            ))
+            .execute(&mut conn)
+            .unwrap();
+        for i in 0..4 {
+            diesel::insert_into(principals::table)
+                .values((
+                    principals::id.eq(format!("w{i}")),
+                    principals::role.eq(crate::auth::Role::Writer.as_str()),
+                    principals::name.eq(format!("Writer {i}")),
+                    principals::token_hash.eq(format!("token {i}")),
+                    principals::created_at.eq(now),
+                ))
+                .execute(&mut conn)
+                .unwrap();
+        }
+        diesel::insert_into(games::table)
+            .values((
+                games::number.eq(1),
+                games::keno_day.eq("2026-11-28"),
+                games::state.eq(keno_core::GameState::Open.as_str()),
+                games::source.eq(keno_core::DrawSource::Rng.as_str()),
+                games::rule_set.eq("ab12"),
+                games::opened_at.eq(now),
+                games::closes_at.eq(now + 600_000_000),
+                games::draw_mode.eq(keno_core::DrawMode::Rng.as_str()),
+            ))
+            .execute(&mut conn)
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Statements::default()));
+        conn.set_instrumentation(Watch(seen.clone()));
+        let mut kept = Some(conn);
+        let faults = crate::faults::FaultDelays::default();
+        for batch in 0..3 {
+            let mut sales = sales(batch, 4);
+            let outcomes = commit_batch(
+                &db,
+                &mut kept,
+                &mut sales,
+                (&faults, ShiftRule::NotRequired),
+            );
+            assert!(outcomes.iter().all(|o| matches!(o, Ok(Outcome::Sold(..)))));
+        }
+        let seen = seen.lock().unwrap();
+        let statement = |sql: &&String| {
+            !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"]
+                .iter()
+                .any(|word| sql.trim_start().to_uppercase().starts_with(word))
+        };
+        let run: Vec<&String> = seen.run.iter().filter(statement).collect();
+        // diesel quotes its names (`tickets`); the fixed texts do not.
+        let inserts = |table: &str| {
+            run.iter()
+                .any(|sql| sql.starts_with("INSERT INTO") && sql.contains(table))
+        };
+        assert!(inserts("tickets") && inserts("audit_log"));
+        let parsed_each_time: HashSet<&&String> =
+            run.iter().filter(|sql| !seen.kept.contains(sql)).collect();
+        assert!(
+            parsed_each_time.is_empty(),
+            "parsed at each call: {parsed_each_time:#?}"
+        );
+        let mut once = seen.kept.clone();
+        once.sort();
+        once.dedup();
+        assert_eq!(
+            once.len(),
+            seen.kept.len(),
+            "a statement was prepared twice"
+        );
+    }
 
     /// A lone terminal's sales, one after the other, never wait; several terminals' do, while
     /// they keep coming.
