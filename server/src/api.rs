@@ -261,9 +261,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .app_data(web::QueryConfig::default().error_handler(|e, _| unreadable("the query", e)))
     // Routes match in the order they are registered: these keep it. The sales come first:
     // each route before a request's own is tried in turn, a pattern by a regular expression,
-    // and the twenty game and draw routes ahead of the sale were a tenth of the HTTP workers'
-    // time at 2,000 sales a second (issue 37). No other route's pattern matches a ticket's
-    // path.
+    // and the eighteen game and draw routes ahead of the sale were a tenth of the HTTP
+    // workers' time at 2,000 sales a second (issue 37). No other route's pattern matches a
+    // ticket's or a voucher's path.
     .configure(ticket_and_voucher_routes)
     .configure(game_and_draw_routes)
     .configure(prize_and_claim_routes)
