@@ -10,7 +10,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Text};
 
-use crate::db::prepared::Prepared;
+use crate::db::prepared::fixed;
 use crate::db::schema::{audit_chains, audit_log};
 use crate::db::DbConnection;
 
@@ -42,34 +42,31 @@ struct Taken {
     seq: i64,
 }
 
-/// The PostgreSQL chains, one round trip: a free chain held and `$1` numbers taken; with `$2`
-/// the given chain, waited for (when every chain is held, which takes more appends at once
+/// The PostgreSQL chains, one round trip: a free chain held and that many numbers taken; or a
+/// given chain, waited for (when every chain is held, which takes more appends at once
 /// than there are chains).
 // MATERIALIZED: the chain is chosen and locked once, never again for each number taken.
 const TAKE_FREE: &str = "WITH c AS MATERIALIZED (SELECT chain, hash FROM audit_chains \
      ORDER BY chain LIMIT 1 FOR UPDATE SKIP LOCKED) SELECT c.chain, c.hash, \
-     nextval('audit_log_seq') AS seq FROM c CROSS JOIN generate_series(1, $1)";
+     nextval('audit_log_seq') AS seq FROM c CROSS JOIN generate_series(1, ?)";
 const TAKE_WAITING: &str = "WITH c AS MATERIALIZED (SELECT chain, hash FROM audit_chains \
-     WHERE chain = $2 FOR UPDATE) SELECT c.chain, c.hash, nextval('audit_log_seq') AS seq \
-     FROM c CROSS JOIN generate_series(1, $1)";
+     WHERE chain = ? FOR UPDATE) SELECT c.chain, c.hash, nextval('audit_log_seq') AS seq \
+     FROM c CROSS JOIN generate_series(1, ?)";
 
 /// Holds a chain until the transaction ends and numbers `count` entries on it.
 pub fn hold(conn: &mut DbConnection, count: usize) -> QueryResult<Held> {
     let count = i32::try_from(count).expect("an append of fewer than 2^31 entries");
     match conn {
         DbConnection::Pg(c) => {
-            let mut taken: Vec<Taken> =
-                Prepared(diesel::sql_query(TAKE_FREE).bind::<Integer, _>(count)).load(c)?;
+            let mut taken: Vec<Taken> = fixed(TAKE_FREE).bind::<Integer, _>(count).load(c)?;
             if taken.is_empty() {
                 let chains: i64 = audit_chains::table.count().get_result(c)?;
                 // Any chain will do: spread the waiters over them.
                 let pick = crate::db::now_micros() % chains.max(1);
-                taken = Prepared(
-                    diesel::sql_query(TAKE_WAITING)
-                        .bind::<Integer, _>(count)
-                        .bind::<Integer, _>(pick as i32),
-                )
-                .load(c)?;
+                taken = fixed(TAKE_WAITING)
+                    .bind::<Integer, _>(pick as i32)
+                    .bind::<Integer, _>(count)
+                    .load(c)?;
             }
             let first = taken.first().ok_or(diesel::result::Error::NotFound)?;
             let (chain, prev) = (first.chain, first.hash.clone());

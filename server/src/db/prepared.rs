@@ -7,12 +7,12 @@
 //! function, and a tenth of SQLite's sale writer (issue 37). The sale writer's statements have
 //! texts that do not change from call to call (PostgreSQL's take arrays, `unnest`, whatever the
 //! batch's size; SQLite's take one row), so they are written as [`fixed`] text, or a query
-//! built by diesel (or a `sql_query` run with `load` or `get_result`) is marked [`Prepared`]:
-//! diesel then keeps them prepared, by their SQL and bind types, on each connection.
+//! built by diesel is marked [`Prepared`]: diesel then keeps them prepared, by their SQL and
+//! bind types, on each connection.
 
-use diesel::backend::Backend;
 use std::marker::PhantomData;
 
+use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{HasSqlType, Untyped};
@@ -160,15 +160,8 @@ impl<Q, V, ST, Conn> RunQueryDsl<Conn> for Bind<Q, V, ST> {}
 /// Run it with `load` or `get_result`, never `execute`: diesel's `execute` takes the statement
 /// by reference, and a reference asks the statement's parts whether it may be cached, never
 /// this wrapper, so an `execute` was parsed again every time (the sale's rows and trail
-/// entries were, on both backends). A statement with nothing to return is better [`fixed`].
+/// entries were, on both backends). A statement with nothing to return is [`fixed`].
 pub struct Prepared<Q>(pub Q);
-
-/// What a kept statement with nothing else to return answers: `SELECT count(*) AS count`.
-#[derive(diesel::QueryableByName)]
-pub struct Count {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    pub count: i64,
-}
 
 impl<DB: Backend, Q: QueryFragment<DB>> QueryFragment<DB> for Prepared<Q> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {

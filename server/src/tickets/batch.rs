@@ -11,7 +11,7 @@ use super::sale::{set_retired, sold_record, NewTicket, Outcome, Sale};
 use super::tender::{Ledger, Planned, SalePayment};
 use super::TicketRow;
 use crate::audit::log::Entry;
-use crate::db::prepared::{fixed, Count, Prepared};
+use crate::db::prepared::{fixed, Prepared};
 use crate::db::schema::{set_bet_tickets, terminals, tickets};
 use crate::db::{now_micros, per_backend, DbConnection};
 use crate::error::{DomainResult, Failure};
@@ -91,15 +91,13 @@ fn already_sold(
         .map(|s| (s.ticket.principal_id.as_str(), s.ticket.request_id.as_str()))
         .unzip();
     let serials: Vec<String> = match conn {
-        DbConnection::Pg(c) => Prepared(
-            diesel::sql_query(SOLD_BY_PAIRS)
-                .bind::<Array<Text>, _>(&writers)
-                .bind::<Array<Text>, _>(&ids),
-        )
-        .load::<Serial>(c)?
-        .into_iter()
-        .map(|s| s.serial)
-        .collect(),
+        DbConnection::Pg(c) => fixed(SOLD_BY_PAIRS)
+            .bind::<Array<Text>, _>(&writers)
+            .bind::<Array<Text>, _>(&ids)
+            .load::<Serial>(c)?
+            .into_iter()
+            .map(|s| s.serial)
+            .collect(),
         // In process, the two lists cost little; a pair that is not the batch's is not looked
         // up by its key below.
         DbConnection::Sqlite(c) => tickets::table
@@ -120,8 +118,7 @@ fn already_sold(
         .collect())
 }
 
-const SOLD_BY_PAIRS: &str =
-    "SELECT t.serial FROM unnest($1::text[], $2::text[]) AS k(principal_id, \
+const SOLD_BY_PAIRS: &str = "SELECT t.serial FROM unnest(?::text[], ?::text[]) AS k(principal_id, \
      request_id) JOIN tickets t ON t.principal_id = k.principal_id AND t.request_id = k.request_id";
 
 #[derive(QueryableByName)]
@@ -296,7 +293,7 @@ fn take_numbers(
 }
 
 const TAKE_NUMBERS: &str = "UPDATE terminals AS t SET last_ticket_number = t.last_ticket_number \
-     + k.n FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k(site, terminal, n) \
+     + k.n FROM unnest(?::text[], ?::text[], ?::bigint[]) AS k(site, terminal, n) \
      WHERE t.site = k.site AND t.terminal = k.terminal \
      RETURNING t.site, t.terminal, t.last_ticket_number";
 
@@ -321,16 +318,14 @@ fn numbers_taken(
             let sites: Vec<&str> = counts.keys().map(|(s, _)| s.as_str()).collect();
             let names: Vec<&str> = counts.keys().map(|(_, t)| t.as_str()).collect();
             let ns: Vec<i64> = counts.values().copied().collect();
-            Ok(Prepared(
-                diesel::sql_query(TAKE_NUMBERS)
-                    .bind::<Array<Text>, _>(&sites)
-                    .bind::<Array<Text>, _>(&names)
-                    .bind::<Array<BigInt>, _>(&ns),
-            )
-            .load::<Taken>(c)?
-            .into_iter()
-            .map(|t| ((t.site, t.terminal), t.last_ticket_number))
-            .collect())
+            Ok(fixed(TAKE_NUMBERS)
+                .bind::<Array<Text>, _>(&sites)
+                .bind::<Array<Text>, _>(&names)
+                .bind::<Array<BigInt>, _>(&ns)
+                .load::<Taken>(c)?
+                .into_iter()
+                .map(|t| ((t.site, t.terminal), t.last_ticket_number))
+                .collect())
         }
         // In process: a statement per terminal costs no round trip.
         DbConnection::Sqlite(c) => {
@@ -460,48 +455,43 @@ fn insert_tickets<'a>(conn: &mut DbConnection, rows: &[NewTicket<'a>]) -> Domain
     let text = |f: fn(&NewTicket<'a>) -> &'a str| rows.iter().map(f).collect::<Vec<&str>>();
     let big = |f: fn(&NewTicket<'a>) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
     let int = |f: fn(&NewTicket<'a>) -> i32| rows.iter().map(f).collect::<Vec<i32>>();
-    let sold = Prepared(
-        diesel::sql_query(INSERT_TICKETS)
-            .bind::<Array<Text>, _>(text(|t| t.serial))
-            .bind::<Array<Text>, _>(text(|t| t.principal_id))
-            .bind::<Array<Text>, _>(text(|t| t.request_id))
-            .bind::<Array<BigInt>, _>(big(|t| t.ticket_number))
-            .bind::<Array<Text>, _>(text(|t| t.site))
-            .bind::<Array<Text>, _>(text(|t| t.terminal))
-            .bind::<Array<Text>, _>(text(|t| t.writer))
-            .bind::<Array<BigInt>, _>(big(|t| t.issued_at))
-            .bind::<Array<Text>, _>(text(|t| t.keno_day))
-            .bind::<Array<Text>, _>(text(|t| t.bet_type))
-            .bind::<Array<Text>, _>(text(|t| t.schedule))
-            .bind::<Array<Text>, _>(text(|t| t.groups_json))
-            .bind::<Array<Text>, _>(text(|t| t.combine_json))
-            .bind::<Array<Text>, _>(text(|t| t.way_counts_json))
-            .bind::<Array<BigInt>, _>(big(|t| t.amount_per_way_cents))
-            .bind::<Array<BigInt>, _>(big(|t| t.way_count))
-            .bind::<Array<BigInt>, _>(big(|t| t.first_game))
-            .bind::<Array<BigInt>, _>(big(|t| t.last_game))
-            .bind::<Array<Integer>, _>(int(|t| t.games))
-            .bind::<Array<Integer>, _>(int(|t| t.charged_games))
-            .bind::<Array<BigInt>, _>(big(|t| t.game_cost_cents))
-            .bind::<Array<BigInt>, _>(big(|t| t.total_cents))
-            .bind::<Array<Text>, _>(text(|t| t.rule_set))
-            .bind::<Array<Text>, _>(text(|t| t.status))
-            .bind::<Array<Nullable<Text>>, _>(
-                rows.iter().map(|t| t.request_digest).collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<Text>>, _>(
-                rows.iter().map(|t| t.entry_form_sha256).collect::<Vec<_>>(),
-            ),
-    )
-    .get_result::<Count>(c)?;
-    match usize::try_from(sold.count) {
-        Ok(n) if n == rows.len() => Ok(()),
-        _ => Err(Failure::Internal(anyhow::anyhow!(
-            "{} of the batch's {} tickets were inserted",
-            sold.count,
-            rows.len()
-        ))),
+    let sold = fixed(INSERT_TICKETS)
+        .bind::<Array<Text>, _>(text(|t| t.serial))
+        .bind::<Array<Text>, _>(text(|t| t.principal_id))
+        .bind::<Array<Text>, _>(text(|t| t.request_id))
+        .bind::<Array<BigInt>, _>(big(|t| t.ticket_number))
+        .bind::<Array<Text>, _>(text(|t| t.site))
+        .bind::<Array<Text>, _>(text(|t| t.terminal))
+        .bind::<Array<Text>, _>(text(|t| t.writer))
+        .bind::<Array<BigInt>, _>(big(|t| t.issued_at))
+        .bind::<Array<Text>, _>(text(|t| t.keno_day))
+        .bind::<Array<Text>, _>(text(|t| t.bet_type))
+        .bind::<Array<Text>, _>(text(|t| t.schedule))
+        .bind::<Array<Text>, _>(text(|t| t.groups_json))
+        .bind::<Array<Text>, _>(text(|t| t.combine_json))
+        .bind::<Array<Text>, _>(text(|t| t.way_counts_json))
+        .bind::<Array<BigInt>, _>(big(|t| t.amount_per_way_cents))
+        .bind::<Array<BigInt>, _>(big(|t| t.way_count))
+        .bind::<Array<BigInt>, _>(big(|t| t.first_game))
+        .bind::<Array<BigInt>, _>(big(|t| t.last_game))
+        .bind::<Array<Integer>, _>(int(|t| t.games))
+        .bind::<Array<Integer>, _>(int(|t| t.charged_games))
+        .bind::<Array<BigInt>, _>(big(|t| t.game_cost_cents))
+        .bind::<Array<BigInt>, _>(big(|t| t.total_cents))
+        .bind::<Array<Text>, _>(text(|t| t.rule_set))
+        .bind::<Array<Text>, _>(text(|t| t.status))
+        .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|t| t.request_digest).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Text>>, _>(
+            rows.iter().map(|t| t.entry_form_sha256).collect::<Vec<_>>(),
+        )
+        .execute(c)?;
+    if sold == rows.len() {
+        return Ok(());
     }
+    Err(Failure::Internal(anyhow::anyhow!(
+        "{sold} of the batch's {} tickets were inserted",
+        rows.len()
+    )))
 }
 
 /// `NewTicket`'s columns, in its order.
@@ -515,13 +505,12 @@ macro_rules! ticket_columns {
 }
 
 const INSERT_TICKETS: &str = concat!(
-    "WITH sold AS (INSERT INTO tickets (",
+    "INSERT INTO tickets (",
     ticket_columns!(),
-    ") SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], \
-     $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], \
-     $13::text[], $14::text[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], \
-     $19::integer[], $20::integer[], $21::bigint[], $22::bigint[], $23::text[], $24::text[], \
-     $25::text[], $26::text[]) RETURNING 1) SELECT count(*) AS count FROM sold"
+    ") SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], \
+     ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], \
+     ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::integer[], ?::integer[], \
+     ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
 );
 
 /// One ticket on SQLite.
