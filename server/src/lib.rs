@@ -51,6 +51,7 @@ mod rng_cmd;
 mod routes;
 mod rule_sets;
 mod rules_cmd;
+mod sale_rng;
 mod schedules;
 mod serve;
 mod set_bets;

@@ -163,7 +163,7 @@ pub fn append(conn: &mut DbConnection, entries: Vec<Entry>) -> QueryResult<()> {
     Ok(())
 }
 
-/// A row at a time, as the sale's rows (`tickets::batch::insert_tickets`), in statements of
+/// A row at a time, as the sale's rows (`tickets::numbered`), in statements of
 /// fixed text that stay prepared (diesel's own leave a `None` principal out of the text, and
 /// never keep an `UPDATE`).
 fn append_sqlite(

@@ -5,6 +5,7 @@
 mod batch;
 pub mod cancel;
 pub mod hand_pay;
+mod numbered;
 pub mod pay;
 pub mod recent;
 pub mod sale;

@@ -348,12 +348,13 @@ mod tests {
                     special3_digest: None,
                     limits: keno_core::LiabilityLimits::default(),
                 };
+                // Two writers at each terminal: a batch numbers several tickets of one.
                 let prepared = super::super::sale::prepare(
                     selling,
                     (&writer, &request),
                     &Default::default(),
                     "site".into(),
-                    format!("t{i}"),
+                    format!("t{}", i % 2),
                 )
                 .unwrap();
                 prepared
@@ -380,9 +381,34 @@ mod tests {
         parses_no_statement_twice(&test.url);
     }
 
-    fn parses_no_statement_twice(url: &str) {
+    /// Three batches of four sales, two at each of two terminals, committed on a new database
+    /// at `url`: their outcomes, and the statements run.
+    fn three_batches(url: &str) -> (Vec<Vec<Result<Outcome, Failure>>>, Statements) {
         let db = Db::open(url, 2).unwrap();
         let mut conn = db.conn().unwrap();
+        seed(&mut conn);
+        let seen = Arc::new(Mutex::new(Statements::default()));
+        conn.set_instrumentation(Watch(seen.clone()));
+        let mut kept = Some(conn);
+        let faults = crate::faults::FaultDelays::default();
+        let outcomes = (0..3)
+            .map(|batch| {
+                let mut sales = sales(batch, 4);
+                commit_batch(
+                    &db,
+                    &mut kept,
+                    &mut sales,
+                    (&faults, ShiftRule::NotRequired),
+                )
+            })
+            .collect();
+        drop(kept);
+        let seen = std::mem::take(&mut *seen.lock().unwrap());
+        (outcomes, seen)
+    }
+
+    /// The rule set, the writers and an open game.
+    fn seed(conn: &mut crate::db::DbConnection) {
         let now = now_micros();
         diesel::insert_into(rule_sets::table)
             .values((
@@ -391,7 +417,7 @@ mod tests {
                 rule_sets::body.eq(""),
                 rule_sets::created_at.eq(now),
             ))
-            .execute(&mut conn)
+            .execute(conn)
             .unwrap();
         for i in 0..4 {
             diesel::insert_into(principals::table)
@@ -402,7 +428,7 @@ mod tests {
                     principals::token_hash.eq(format!("token {i}")),
                     principals::created_at.eq(now),
                 ))
-                .execute(&mut conn)
+                .execute(conn)
                 .unwrap();
         }
         diesel::insert_into(games::table)
@@ -416,23 +442,53 @@ mod tests {
                 games::closes_at.eq(now + 600_000_000),
                 games::draw_mode.eq(keno_core::DrawMode::Rng.as_str()),
             ))
-            .execute(&mut conn)
+            .execute(conn)
             .unwrap();
-        let seen = Arc::new(Mutex::new(Statements::default()));
-        conn.set_instrumentation(Watch(seen.clone()));
-        let mut kept = Some(conn);
-        let faults = crate::faults::FaultDelays::default();
-        for batch in 0..3 {
-            let mut sales = sales(batch, 4);
-            let outcomes = commit_batch(
-                &db,
-                &mut kept,
-                &mut sales,
-                (&faults, ShiftRule::NotRequired),
-            );
-            assert!(outcomes.iter().all(|o| matches!(o, Ok(Outcome::Sold(..)))));
+    }
+
+    /// Each terminal numbers its tickets 1, 2, 3, ... in the order sold, several in a batch
+    /// and the first making the terminal's row.
+    fn numbers_each_terminal_in_order(outcomes: &[Vec<Result<Outcome, Failure>>]) {
+        let mut numbers: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+        for outcome in outcomes.iter().flatten() {
+            let Ok(Outcome::Sold(t, _)) = outcome else {
+                panic!("not sold: {:?}", outcome.as_ref().err());
+            };
+            numbers
+                .entry(t.terminal.clone())
+                .or_default()
+                .push(t.ticket_number);
         }
-        let seen = seen.lock().unwrap();
+        let in_order: Vec<i64> = (1..=6).collect();
+        assert_eq!(numbers.len(), 2);
+        assert!(numbers.values().all(|n| *n == in_order), "{numbers:?}");
+    }
+
+    /// On PostgreSQL a batch of plain sales is six round trips: BEGIN, the open game, the
+    /// terminals' numbers with the tickets (two until issue 37), the trail's chain, the
+    /// trail's entries with its head, COMMIT.
+    #[test]
+    fn a_postgresql_batch_numbers_and_inserts_its_tickets_in_one_round_trip() {
+        let Some(test) = keno_testkit::TestDb::new(keno_testkit::Backend::Postgres) else {
+            return;
+        };
+        let (outcomes, seen) = three_batches(&test.url);
+        numbers_each_terminal_in_order(&outcomes);
+        assert_eq!(seen.run.len(), 3 * 6, "{:#?}", seen.run);
+    }
+
+    #[test]
+    fn an_sqlite_batch_numbers_each_terminal_in_order() {
+        let test = keno_testkit::TestDb::new(keno_testkit::Backend::Sqlite).unwrap();
+        numbers_each_terminal_in_order(&three_batches(&test.url).0);
+    }
+
+    fn parses_no_statement_twice(url: &str) {
+        let (outcomes, seen) = three_batches(url);
+        assert!(outcomes
+            .iter()
+            .flatten()
+            .all(|o| matches!(o, Ok(Outcome::Sold(..)))));
         let statement = |sql: &&String| {
             !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"]
                 .iter()
