@@ -26,6 +26,10 @@ pub fn number_and_insert(
     game: &GameRow,
     now: i64,
 ) -> DomainResult<()> {
+    // A batch of retries only: nothing to number, and no round trip for it.
+    if new.is_empty() {
+        return Ok(());
+    }
     for &i in new {
         let t = &mut sales[i].ticket;
         t.issued_at = now;

@@ -173,7 +173,8 @@ pub struct Prepared {
     /// Its type and ways as they play, when the game's liability limits must see them (a
     /// bonus prize may ask for a type, rule 6.3(e)).
     ways: (keno_core::BetKind, Vec<WayInPlay>),
-    /// What picked its numbers, if it was picked: it draws the serial too (one system call).
+    /// What picked its numbers (a quick pick's): the serial is drawn from the same read of the
+    /// kernel's randomness.
     rng: UnwrapErr<SaleRng>,
 }
 
@@ -354,10 +355,10 @@ pub fn sold_payload(t: &TicketRow, set_bet: Option<(i64, &str)>) -> serde_json::
     payload
 }
 
-/// `sold_payload`'s members but those the commit gives (`sold_record`), as JSON text without its braces: the
-/// most of a record, serialized before the sale writer's turn (issue 37). Written straight from
-/// the ticket (`RecordBeforeCommit`), not through a `serde_json::Value`, whose map and its
-/// allocations took 7% of the HTTP workers' processor.
+/// `sold_payload`'s members but those the commit gives (`sold_record`), as JSON text without
+/// its braces: the most of a record, serialized before the sale writer's turn (issue 37).
+/// Written straight from the ticket (`RecordBeforeCommit`), not through a `serde_json::Value`,
+/// whose map and its allocations took 7% of the HTTP workers' processor.
 fn record_before_commit(t: &TicketRow, set_bet: Option<(i64, &str)>) -> String {
     let text = serde_json::to_string(&RecordBeforeCommit::new(t, set_bet))
         .expect("a ticket's record serializes");
