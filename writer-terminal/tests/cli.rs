@@ -900,7 +900,7 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
 
     // A price first, then Enter sells.
     t.keys("6 45 36 80 $3");
-    t.wait_for("TOTAL $3.00 (1 way(s) at $3.00, 1 game(s), 1 charged): ENTER to sell");
+    t.wait_for("TOTAL $3.00 FOR 1 GAME: ENTER to sell, ESC to drop");
     t.key("Enter");
     let screen = t.wait_for("SOLD $3.00");
     assert!(screen.contains("SELECTION(S): 06 36 45 80"), "{screen}");
@@ -961,7 +961,8 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.keys(&code);
     t.wait_for("BALANCE $5.00");
     t.keys(&format!("7 $2 v:{code}"));
-    t.wait_for("charged, TENDERED $2.00 CASH $0.00): ENTER to sell");
+    t.wait_for("PAYMENT   TENDERED $2.00, CASH $0.00");
+    t.wait_for("TOTAL $2.00 FOR 1 GAME: ENTER to sell");
     t.key("Enter");
     t.wait_for("SOLD $2.00 (ticket 3)");
     t.wait_for(&format!("VOUCHER {code} PAYS $2.00 ($3.00 LEFT ON IT)"));
@@ -971,7 +972,8 @@ fn the_counter_screen_sells_checks_and_cancels_in_a_few_keystrokes() {
     t.keys("sets");
     t.wait_for(&format!("SET {id}    Lucky Corners"));
     t.keys(&format!("set {id} r"));
-    t.wait_for("TOTAL $4.00 (4 way(s) at $1.00, 1 game(s), 1 charged): ENTER to sell");
+    let screen = t.wait_for("TOTAL $4.00 FOR 1 GAME: ENTER to sell");
+    assert!(screen.contains("AMOUNT    $1.00 a way"), "{screen}");
     t.key("Enter");
     let screen = t.wait_for("SOLD $4.00 (ticket 4)");
     assert!(screen.contains("BET-SET BET"), "{screen}");
@@ -2173,7 +2175,8 @@ fn the_counter_refuses_a_token_typed_twice_and_sells_nothing() {
     t.wait_for("each token typed once: c2,3");
     t.keys("w 1 2-3 4-5 6-7 8 c2,3 $1");
     // Every combination of 2 of the 4 groups and of 3: 6 + 4 = 10 ways at $1.
-    t.wait_for("TOTAL $10.00 (10 way(s) at $1.00");
+    t.wait_for("WAYS      6 x 4-spot (standard), 4 x 6-spot (special1)");
+    t.wait_for("TOTAL $10.00 FOR 1 GAME: ENTER to sell");
     t.key("Enter");
     t.wait_for("SOLD $10.00");
     assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 1);
@@ -2541,8 +2544,19 @@ fn the_counter_sells_lists_cancels_and_files_a_claim_at((columns, rows): (u16, u
     t.key("C-u");
     t.keys("amt $2");
     t.wait_for("DEFAULT $2.00 A WAY: a sale typed without $ is at it");
+    // A status longer than the screen is wide is shown whole: at 80 columns, on two lines.
+    t.keys("set");
+    let screen = t.wait_for("r for random numbers");
+    let joined: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    assert!(
+        joined.join(" ").contains("and the amount: set 3 r $2"),
+        "{screen}"
+    );
+    t.key("C-u");
     t.keys("6 45 36 80 g3");
     t.wait_for("TOTAL     $6.00");
+    // The price's status line whole, its keys included (it was cut at "ESC to dr").
+    t.wait_for("TOTAL $6.00 FOR 3 GAMES: ENTER to sell, ESC to drop");
     t.key("Enter");
     t.wait_for("SOLD $6.00");
     let serial = db.query_text("SELECT serial AS s FROM tickets");
@@ -2747,7 +2761,13 @@ fn the_counter_sells_a_scanned_form_and_reads_the_scanners_folder() {
     ] {
         assert!(screen.contains(line), "{line}:\n{screen}");
     }
-    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
+    // The status line whole at 80 columns, its keys included (it was cut at "ESC to dr").
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.trim_end() == "TOTAL $15.00 FOR 5 GAMES: ENTER to sell, ESC to drop"),
+        "{screen}"
+    );
     keep_screen("counter-scan.txt", &screen);
     t.key("Enter");
     t.wait_for("SOLD $15.00");

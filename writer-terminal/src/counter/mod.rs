@@ -36,7 +36,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, Ke
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line as TextLine, Span as TextSpan};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::{DefaultTerminal, Frame};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
@@ -577,7 +577,8 @@ impl App<'_> {
                 // The game closed since the price was shown: what would be sold is shown again.
                 self.status = match now {
                     Some(n) => format!("THE GAME HAS CHANGED: it would play from game {n}. ENTER to sell, ESC to drop"),
-                    None => "THE GAME HAS CHANGED: no game is open now. ENTER to sell into the next, ESC to drop".into(),
+                    // Within 80 columns, the keys included.
+                    None => "THE GAME HAS CHANGED: none is open now. ENTER sells into the next, ESC drops".into(),
                 };
                 self.panel = to_sell::lines(&order, &q, now);
                 self.pending = Some((order, q, now));
@@ -829,22 +830,13 @@ impl App<'_> {
             .post::<_, Quote>("/api/v1/tickets/quote", &order.body("quote"))
         {
             Ok(q) => {
-                let ways: u64 = q.ways.iter().map(|l| l.count).sum();
-                let paid = if q.payment.tendered_cents > 0 {
-                    format!(
-                        ", TENDERED {} CASH {}",
-                        dollars(q.payment.tendered_cents),
-                        dollars(q.payment.cash_cents)
-                    )
-                } else {
-                    String::new()
-                };
+                // Within 80 columns, the keys last: the ways, the amount and the tender are on
+                // the panel above.
                 self.status = format!(
-                    "TOTAL {} ({ways} way(s) at {}, {} game(s), {} charged{paid}): ENTER to sell, ESC to drop",
+                    "TOTAL {} FOR {} GAME{}: ENTER to sell, ESC to drop",
                     dollars(q.total_cents),
-                    dollars(q.amount_per_way_cents),
                     q.games,
-                    q.charged_games
+                    if q.games == 1 { "" } else { "S" }
                 );
                 let game = self.game.map(|g| g.0);
                 self.panel = to_sell::lines(&order, &q, game);
@@ -1051,11 +1043,14 @@ impl App<'_> {
     }
 
     fn draw(&self, f: &mut Frame) {
+        // A status longer than the screen is wide takes a second line from the panel, rather
+        // than losing its end (often the key to press) at the edge.
+        let long = self.status.chars().count() > usize::from(f.area().width);
         let [head, body, input, status] = Layout::vertical([
             Constraint::Length(7),
             Constraint::Min(5),
             Constraint::Length(3),
-            Constraint::Length(1),
+            Constraint::Length(if long { 2 } else { 1 }),
         ])
         .areas(f.area());
         f.render_widget(self.header(), head);
@@ -1087,7 +1082,12 @@ impl App<'_> {
             f.set_cursor_position((at.min(input.right().saturating_sub(2)), input.y + 1));
         }
         let bold = Style::default().add_modifier(Modifier::BOLD);
-        f.render_widget(Paragraph::new(self.status.as_str()).style(bold), status);
+        f.render_widget(
+            Paragraph::new(self.status.as_str())
+                .style(bold)
+                .wrap(Wrap { trim: true }),
+            status,
+        );
     }
 
     /// The game open, the closure's notice, the pools, the draw, the shift's drawer; who is

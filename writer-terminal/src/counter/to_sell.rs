@@ -1,6 +1,7 @@
 //! The ticket as it will be sold, shown before the second Enter: the numbers or groups, the
 //! ways and their spots, the schedule, the amount, the games from the first to the last, and
-//! the total. The writer confirms what the server priced, not what the line was.
+//! the total, and what a tender pays of it. The writer confirms what the server priced, not
+//! what the line was.
 
 use keno_api::tickets::{BetRequest, Quote};
 
@@ -56,6 +57,13 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
         Some(first) => format!("GAMES     1: game {first}"),
         None => format!("GAMES     {}: from the next game opened", q.games),
     };
+    let tendered = (q.payment.tendered_cents > 0).then(|| {
+        format!(
+            "PAYMENT   TENDERED {}, CASH {}",
+            dollars(q.payment.tendered_cents),
+            dollars(q.payment.cash_cents)
+        )
+    });
     let form = order
         .entry_form
         .as_ref()
@@ -74,6 +82,7 @@ pub fn lines(order: &Order, q: &Quote, game: Option<i64>) -> Vec<String> {
         ),
     ]
     .into_iter()
+    .chain(tendered)
     .chain(form)
     .collect()
 }
