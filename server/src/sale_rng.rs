@@ -1,6 +1,7 @@
 //! A sale's randomness: its quick pick's numbers (rule 6.3(b), (c)) and its serial, from the
-//! kernel's CSPRNG in one system call rather than one per number (issue 37: a call per 32-bit
-//! word was 3% of the HTTP workers' processor).
+//! kernel's CSPRNG in one system call for a quick pick of up to 15 numbers and its serial (a
+//! random set bet of many numbers may take a few), rather than one per 32-bit word (issue 37:
+//! those calls were 3% of the HTTP workers' processor).
 //!
 //! The bytes are the kernel's, read as they are needed from a buffer filled by one
 //! `getrandom` and refilled only when a sale uses them up; the buffer lives for one sale and
