@@ -190,22 +190,30 @@ fn insert_numbered<'a>(
         .load(c)
 }
 
+/// `NewTicket`'s columns, in its order: both inserts bind them so.
+macro_rules! ticket_columns {
+    () => {
+        "serial, principal_id, request_id, ticket_number, site, terminal, writer, issued_at, \
+         keno_day, bet_type, schedule, groups_json, combine_json, way_counts_json, \
+         amount_per_way_cents, way_count, first_game, last_game, games, charged_games, \
+         game_cost_cents, total_cents, rule_set, status, request_digest, entry_form_sha256"
+    };
+}
+
 /// The terminals' last numbers moved on by their counts (a terminal's row made at its first
 /// sale), then the tickets, each numbered its terminal's last less the number of its
 /// terminal's tickets after it in the batch. Parameters: the terminals (site, terminal,
 /// count), then the tickets' columns in `NewTicket`'s order, with how many come after each
 /// where its ticket number would be.
-const NUMBER_AND_INSERT: &str = "WITH last AS (INSERT INTO terminals AS t (site, terminal, \
+const NUMBER_AND_INSERT: &str = concat!(
+    "WITH last AS (INSERT INTO terminals AS t (site, terminal, \
      last_ticket_number) SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) \
      ON CONFLICT (site, terminal) DO UPDATE \
      SET last_ticket_number = t.last_ticket_number + excluded.last_ticket_number \
      RETURNING t.site, t.terminal, t.last_ticket_number) \
-     INSERT INTO tickets (serial, principal_id, request_id, ticket_number, site, terminal, \
-     writer, issued_at, keno_day, bet_type, schedule, groups_json, combine_json, \
-     way_counts_json, amount_per_way_cents, way_count, first_game, last_game, games, \
-     charged_games, game_cost_cents, total_cents, rule_set, status, request_digest, \
-     entry_form_sha256) \
-     SELECT k.serial, k.principal_id, k.request_id, last.last_ticket_number - k.after, k.site, \
+     INSERT INTO tickets (",
+    ticket_columns!(),
+    ") SELECT k.serial, k.principal_id, k.request_id, last.last_ticket_number - k.after, k.site, \
      k.terminal, k.writer, k.issued_at, k.keno_day, k.bet_type, k.schedule, k.groups_json, \
      k.combine_json, k.way_counts_json, k.amount_per_way_cents, k.way_count, k.first_game, \
      k.last_game, k.games, k.charged_games, k.game_cost_cents, k.total_cents, k.rule_set, \
@@ -219,7 +227,8 @@ const NUMBER_AND_INSERT: &str = "WITH last AS (INSERT INTO terminals AS t (site,
      amount_per_way_cents, way_count, first_game, last_game, games, charged_games, \
      game_cost_cents, total_cents, rule_set, status, request_digest, entry_form_sha256) \
      JOIN last ON last.site = k.site AND last.terminal = k.terminal \
-     RETURNING serial, ticket_number";
+     RETURNING serial, ticket_number"
+);
 
 #[derive(QueryableByName)]
 struct Numbered {
@@ -264,12 +273,11 @@ fn take_numbers(
 }
 
 /// One ticket on SQLite.
-const INSERT_TICKET: &str = "INSERT INTO tickets (serial, principal_id, request_id, \
-     ticket_number, site, terminal, writer, issued_at, keno_day, bet_type, schedule, \
-     groups_json, combine_json, way_counts_json, amount_per_way_cents, way_count, first_game, \
-     last_game, games, charged_games, game_cost_cents, total_cents, rule_set, status, \
-     request_digest, entry_form_sha256) \
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_TICKET: &str = concat!(
+    "INSERT INTO tickets (",
+    ticket_columns!(),
+    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+);
 
 fn insert_ticket(c: &mut diesel::SqliteConnection, t: &NewTicket<'_>) -> QueryResult<usize> {
     fixed(INSERT_TICKET)

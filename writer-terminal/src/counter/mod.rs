@@ -1045,7 +1045,10 @@ impl App<'_> {
     fn draw(&self, f: &mut Frame) {
         // A status longer than the screen is wide takes lines from the panel, rather than
         // losing its end (often the key to press) at the edge.
-        let status_lines = wrapped_lines(&self.status, f.area().width).clamp(1, STATUS_LINES);
+        let said = wrapped(&self.status, usize::from(f.area().width.max(1)));
+        let status_lines = u16::try_from(said.len())
+            .unwrap_or(STATUS_LINES)
+            .clamp(1, STATUS_LINES);
         let [head, body, input, status] = Layout::vertical([
             Constraint::Length(7),
             Constraint::Min(5),
@@ -1083,8 +1086,9 @@ impl App<'_> {
         }
         let bold = Style::default().add_modifier(Modifier::BOLD);
         f.render_widget(
-            Paragraph::new(self.status.as_str())
+            Paragraph::new(said.into_iter().map(TextLine::from).collect::<Vec<_>>())
                 .style(bold)
+                // A word wider than the screen is broken rather than cut.
                 .wrap(Wrap { trim: true }),
             status,
         );
@@ -1168,7 +1172,6 @@ impl App<'_> {
     }
 }
 
-/// An instant the server sent, as hh:mm on this terminal's clock.
 /// `text` in lines of at most `width` characters, broken between words.
 fn wrapped(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
@@ -1188,6 +1191,7 @@ fn wrapped(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// An instant the server sent, as hh:mm on this terminal's clock.
 fn hh_mm(at: &str) -> String {
     DateTime::parse_from_rfc3339(at).map_or_else(
         |_| at.to_string(),
@@ -1226,29 +1230,6 @@ fn quoted_token(message: &str) -> Option<String> {
 
 /// The most lines the status takes from the panel: an 80x24 screen keeps ten for the panel.
 const STATUS_LINES: u16 = 4;
-
-/// How many lines `text` takes wrapped at word boundaries within `width` columns, as the status
-/// line's paragraph wraps it; a word wider than the line is broken across lines.
-fn wrapped_lines(text: &str, width: u16) -> u16 {
-    let width = usize::from(width.max(1));
-    let (mut lines, mut column) = (1usize, 0usize);
-    for word in text.split_whitespace() {
-        let w = TextSpan::raw(word).width();
-        if column > 0 && column + 1 + w <= width {
-            column += 1 + w;
-            continue;
-        }
-        if column > 0 {
-            lines += 1;
-        }
-        lines += w.saturating_sub(1) / width;
-        column = w % width;
-        if column == 0 && w > 0 {
-            column = width;
-        }
-    }
-    u16::try_from(lines).unwrap_or(u16::MAX)
-}
 
 /// The header's notice of an early closure (rule 16.2): "KENO CLOSES AT hh:mm" until it comes,
 /// then "KENO CLOSED AT hh:mm" for the rest of the Keno Day.
@@ -1333,26 +1314,24 @@ fn refusal(e: CallError) -> String {
 mod tests {
     use super::*;
 
-    /// The status takes as many lines as it needs at the screen's width: a network error's
-    /// text after the request id made a third line at 80 columns.
+    /// The status takes the lines it wraps to at the screen's width (`draw`): a network
+    /// error's text after the request id makes a third line at 80 columns.
     #[test]
     fn a_long_status_is_given_the_lines_it_wraps_to() {
-        assert_eq!(wrapped_lines("SOLD $3.00 (ticket 1)", 80), 1);
-        assert_eq!(wrapped_lines(&"x".repeat(80), 80), 1);
+        assert_eq!(wrapped("SOLD $3.00 (ticket 1)", 80).len(), 1);
+        assert_eq!(wrapped(&"x".repeat(80), 80).len(), 1);
         let usage =
             "a set bet is set, the set's number, r for random numbers, and the amount: set 3 r $2";
-        assert_eq!(wrapped_lines(usage, 80), 2);
-        assert_eq!(wrapped_lines(usage, 120), 1);
+        assert_eq!(wrapped(usage, 80).len(), 2);
+        assert_eq!(wrapped(usage, 120).len(), 1);
         let unconfirmed = format!(
             "NOT CONFIRMED: it may be sold. ENTER retries with the same request id {} ({})",
             "counter-7-000123",
             "an answer that is not what was asked for (502): expected value at line 1 column 1 \
              of the answer the server sent"
         );
-        assert_eq!(wrapped_lines(&unconfirmed, 80), 3);
-        // A word wider than the line starts a line of its own and is broken across lines.
-        assert_eq!(wrapped_lines(&format!("id {}", "7".repeat(200)), 80), 4);
-        assert_eq!(wrapped_lines("", 80), 1);
+        let lines = wrapped(&unconfirmed, 80);
+        assert_eq!(lines.len(), 3);
     }
 
     #[test]
