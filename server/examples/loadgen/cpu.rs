@@ -101,9 +101,9 @@ fn ticks_per_second() -> f64 {
         .unwrap_or(100.0)
 }
 
-/// Prints the processor time each sale took between `before` and `after`, `sales` sold: per
-/// process, then the server threads that took more than 1% of it.
-pub fn report(before: &Sample, after: &Sample, sales: usize) {
+/// Prints the processor time each sale (or quote: `noun`) took between `before` and `after`,
+/// `sales` made: per process, then the server threads that took more than 1% of it.
+pub fn report(before: &Sample, after: &Sample, (sales, noun): (usize, &str)) {
     if sales == 0 {
         return;
     }
@@ -128,7 +128,7 @@ pub fn report(before: &Sample, after: &Sample, sales: usize) {
         ));
     }
     println!(
-        "cpu per sale over {seconds:.1} s and {sales} sales: {}; all {:.0} us",
+        "cpu per {noun} over {seconds:.1} s and {sales} {noun}s: {}; all {:.0} us",
         lines.join(", "),
         per_sale(all)
     );

@@ -31,6 +31,16 @@
 //! target/release/examples/loadgen --terminals 16 --seconds 20 --sign-on-storm 400
 //! ```
 //!
+//! The floor under a sale (issue 37): `--quote` sends the same requests at the same rate to
+//! `POST /api/v1/tickets/quote`, which authenticates, parses and prices each as a sale does but
+//! takes no writer's turn and, for a cash sale, reads no database. The processor a quote takes
+//! is what a sale costs before it is sold; a sale's figure less a quote's is the cost of
+//! selling it:
+//!
+//! ```sh
+//! target/release/examples/loadgen --terminals 64 --rate 2000 --seconds 15 --quote
+//! ```
+//!
 //! Several instances (issue 9): `--instances 2` starts two servers on the same PostgreSQL
 //! database and spreads the terminals over them. The soak run sells at a steady rate with a
 //! game drawn every 30 s and prints, at the end, sales/s, latency, settlement times and the
@@ -112,6 +122,10 @@ struct Args {
     /// through the sales (at a registered terminal); the server's peak memory is reported.
     #[arg(long, default_value_t = 0)]
     sign_on_storm: usize,
+    /// Price the sales rather than make them (`POST /api/v1/tickets/quote`): the floor under a
+    /// sale's processor figures.
+    #[arg(long)]
+    quote: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -222,7 +236,12 @@ fn main() -> anyhow::Result<()> {
                     let (servers, listens, launch, db) = (&servers, &listens, &launch, &db);
                     scope.spawn(move || chaos(db, servers, listens, launch, every, length));
                 }
-                sold = throughput(&bases, &writers, (length, args.rate), &run, &pids);
+                let asked = Asked {
+                    length,
+                    rate: args.rate,
+                    quote: args.quote,
+                };
+                sold = throughput(&bases, &writers, asked, &run, &pids);
                 Ok(())
             })?;
         }
@@ -451,16 +470,36 @@ fn sale(request_id: String, i: u64) -> SaleRequest {
     }
 }
 
-/// Sells from every terminal (terminal t at instance t mod n) for `length` at `rate` (0: flat
-/// out); prints the rate, the latencies and the processor each sale took of the servers
-/// (`servers`, their pids), PostgreSQL and this program; returns the serials sold.
+/// What the terminals do for the throughput figure.
+#[derive(Clone, Copy)]
+struct Asked {
+    length: Duration,
+    /// Sales a second from all terminals together (0: flat out).
+    rate: f64,
+    /// Only price each sale (`POST /api/v1/tickets/quote`).
+    quote: bool,
+}
+
+/// Sells (or with `quote`, prices) from every terminal (terminal t at instance t mod n) for
+/// `length` at `rate` (0: flat out); prints the rate, the latencies and the processor each
+/// sale took of the servers (`servers`, their pids), PostgreSQL and this program; returns the
+/// serials sold.
 fn throughput(
     bases: &[String],
     writers: &[String],
-    (length, rate): (Duration, f64),
+    Asked {
+        length,
+        rate,
+        quote,
+    }: Asked,
     run: &str,
     servers: &[u32],
 ) -> Vec<String> {
+    let (path, done, noun) = if quote {
+        ("/api/v1/tickets/quote", 200, "quote")
+    } else {
+        ("/api/v1/tickets", 201, "sale")
+    };
     // Each terminal's pace when the rate is set.
     let gap = (rate > 0.0).then(|| Duration::from_secs_f64(writers.len() as f64 / rate));
     let cpu_before = cpu::Sample::take(servers);
@@ -472,7 +511,7 @@ fn throughput(
         .enumerate()
         .map(|(t, token)| {
             let urls: Vec<String> = (0..bases.len())
-                .map(|k| format!("{}/api/v1/tickets", bases[(t + k) % bases.len()]))
+                .map(|k| format!("{}{path}", bases[(t + k) % bases.len()]))
                 .collect();
             let (token, errors, run) = (token.clone(), errors.clone(), run.to_string());
             std::thread::spawn(move || {
@@ -507,7 +546,7 @@ fn throughput(
                     };
                     // 200: a sale sent again after its instance died had been made there: the
                     // ticket it made, once.
-                    if status == 201 || status == 200 {
+                    if status == done || (status == 200 && !quote) {
                         latencies.push(sent.elapsed().as_micros() as u64);
                         if let Some(serial) = ticket.serial {
                             serials.push(serial);
@@ -539,19 +578,21 @@ fn throughput(
     latencies.sort_unstable();
     let pct = |p: f64| percentile_ms(&latencies, p);
     println!(
-        "sales: {} tickets in {:.1} s from {} terminals on {} instance(s) = {:.0} tickets/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
+        "{noun}s: {} {} in {:.1} s from {} terminals on {} instance(s) = {:.0} {}/s; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} refused or failed",
         latencies.len(),
+        if quote { "quotes" } else { "tickets" },
         elapsed,
         writers.len(),
         bases.len(),
         latencies.len() as f64 / elapsed,
+        if quote { "quotes" } else { "tickets" },
         pct(0.50),
         pct(0.90),
         pct(0.99),
         latencies.last().copied().unwrap_or(0) as f64 / 1000.0,
         errors.load(Ordering::Relaxed)
     );
-    cpu::report(&cpu_before, &cpu_after, latencies.len());
+    cpu::report(&cpu_before, &cpu_after, (latencies.len(), noun));
     sold
 }
 
