@@ -66,10 +66,15 @@ impl PgHa {
         self.port_of(&["kill-primary", "postmaster"])
     }
 
-    /// Waits until the other node than `old` takes writes; how long that took.
-    pub fn wait_primary(&self, old: u16) -> Duration {
+    /// Waits until the other node than `old` takes writes (with [`Takeover::EitherNode`], or
+    /// `old` again); how long that took.
+    pub fn wait_primary(&self, old: u16, takeover: Takeover) -> Duration {
         let start = Instant::now();
-        let out = self.run(&["wait-primary", &old.to_string(), "60"]);
+        let mut args = vec!["wait-primary".to_string(), old.to_string(), "60".into()];
+        if let Takeover::EitherNode = takeover {
+            args.push("either".into());
+        }
+        let out = self.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let stderr = texts(&out).1;
         assert!(out.status.success(), "pg-ha wait-primary: {stderr}");
         eprint!("{stderr}");
@@ -92,6 +97,16 @@ impl PgHa {
         let all: Vec<&str> = [&args[..1], &[dir], &args[1..]].concat();
         script(&all)
     }
+}
+
+/// Which node takes writes after the primary was killed.
+#[derive(Clone, Copy, Debug)]
+pub enum Takeover {
+    /// The standby: the primary's host is gone.
+    Standby,
+    /// The standby, or the old primary itself: after its postmaster alone was killed, its keeper
+    /// restarts it, and the monitor fails over only if it saw the node down first.
+    EitherNode,
 }
 
 impl Drop for PgHa {
