@@ -5,6 +5,7 @@
 //! per way. It is settled per game by keno-core; this is the running figure for the displays
 //! (`GET /api/v1/jackpots`: `routes/jackpots.rs`; the announcer's task: `task.rs`).
 
+pub mod tally;
 pub mod task;
 
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use std::collections::BTreeMap;
 use diesel::prelude::*;
 use keno_core::{JackpotPools, RuleSet, TicketStatus};
 
-use crate::db::schema::{jackpot_additions, jackpot_pools, tickets};
+use crate::db::schema::{games, jackpot_additions, jackpot_pools, tickets};
 use crate::db::{Db, DbConnection};
 use crate::events::bus::Events;
 use crate::tickets::WaysLine;
@@ -65,12 +66,81 @@ pub fn apply_additions(conn: &mut DbConnection, game: i64) -> QueryResult<usize>
 /// Each pool now: carried over from the last settled game plus the contributions of every game
 /// sold since.
 pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<Jackpot>> {
-    let last_settled: i64 = jackpot_pools::table
-        .select(diesel::dsl::max(jackpot_pools::game))
-        .first::<Option<i64>>(conn)?
-        .unwrap_or(0);
-    let carried = carried_into(rules, conn, last_settled + 1)?;
-    let sold: Vec<(String, String, i64, i64, i64, Option<i64>)> = tickets::table
+    let unsettled = Unsettled::read(rules, conn)?;
+    let sold = sold(conn, unsettled.last_settled, Which::All)?;
+    pools(rules, &unsettled, sold.iter().map(|(_, t)| t))
+}
+
+/// What the pools of the games not yet settled start from and count: the last settled game and
+/// what it carried over, the newest game (a multi-game ticket's later games do not count yet),
+/// the invalidated games (their wagers are refunded) and the additions waiting for the next game
+/// settled.
+struct Unsettled {
+    last_settled: i64,
+    carried: JackpotPools,
+    newest: i64,
+    invalidated: Vec<i64>,
+    pending: Vec<(i32, i64)>,
+}
+
+impl Unsettled {
+    fn read(rules: &RuleSet, conn: &mut DbConnection) -> QueryResult<Unsettled> {
+        let last_settled: i64 = jackpot_pools::table
+            .select(diesel::dsl::max(jackpot_pools::game))
+            .first::<Option<i64>>(conn)?
+            .unwrap_or(0);
+        let carried = carried_into(rules, conn, last_settled + 1)?;
+        let newest: i64 = games::table
+            .select(diesel::dsl::max(games::number))
+            .first::<Option<i64>>(conn)?
+            .unwrap_or(0);
+        let invalidated: Vec<i64> = games::table
+            .filter(games::number.gt(last_settled))
+            .filter(games::state.eq(keno_core::GameState::Invalidated.as_str()))
+            .select(games::number)
+            .load(conn)?;
+        let pending: Vec<(i32, i64)> = jackpot_additions::table
+            .filter(jackpot_additions::applied_game.is_null())
+            .select((jackpot_additions::spots, jackpot_additions::cents))
+            .load(conn)?;
+        Ok(Unsettled {
+            last_settled,
+            carried,
+            newest,
+            invalidated,
+            pending,
+        })
+    }
+}
+
+/// A jackpot ticket as the pools count it.
+#[derive(Clone, Debug, PartialEq)]
+struct Counted {
+    lines: Vec<WaysLine>,
+    amount_per_way_cents: u64,
+    first_game: i64,
+    /// Its last game in play: the one before its cancelled games (rule 8), if any.
+    last_game: i64,
+}
+
+/// Which jackpot tickets [`sold`] reads.
+enum Which<'a> {
+    /// Every one.
+    All,
+    /// Those issued at or after this time: told apart within the index `tickets_jackpot`
+    /// (schedule, last game, issue time), only they are read from the table.
+    IssuedSince(i64),
+    /// These serials.
+    Serials(&'a [String]),
+}
+
+/// The jackpot tickets in play in a game after `last_settled` (of `which`), by serial.
+fn sold(
+    conn: &mut DbConnection,
+    last_settled: i64,
+    which: Which<'_>,
+) -> anyhow::Result<Vec<(String, Counted)>> {
+    let mut query = tickets::table
         .filter(tickets::schedule.eq("jackpot"))
         // A voided ticket (rule 17.2) adds nothing to a pool it takes no part in.
         .filter(tickets::status.ne_all([
@@ -78,6 +148,13 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
             TicketStatus::Voided.as_str(),
         ]))
         .filter(tickets::last_game.gt(last_settled))
+        .into_boxed();
+    match which {
+        Which::All => {}
+        Which::IssuedSince(since) => query = query.filter(tickets::issued_at.ge(since)),
+        Which::Serials(serials) => query = query.filter(tickets::serial.eq_any(serials)),
+    }
+    let rows: Vec<(String, String, i64, i64, i64, Option<i64>)> = query
         .select((
             tickets::serial,
             tickets::way_counts_json,
@@ -87,44 +164,55 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
             tickets::cancelled_from_game,
         ))
         .load(conn)?;
-    // Games played or open so far: future games of multi-game tickets do not count yet.
-    let newest: i64 = crate::db::schema::games::table
-        .select(diesel::dsl::max(crate::db::schema::games::number))
-        .first::<Option<i64>>(conn)?
-        .unwrap_or(0);
-    // An invalidated game's wagers are refunded: they add nothing to any pool.
-    let invalidated: Vec<i64> = crate::db::schema::games::table
-        .filter(crate::db::schema::games::number.gt(last_settled))
-        .filter(crate::db::schema::games::state.eq(keno_core::GameState::Invalidated.as_str()))
-        .select(crate::db::schema::games::number)
-        .load(conn)?;
+    rows.into_iter()
+        .map(|(serial, lines, amount, first, last, cancelled_from)| {
+            let counted = Counted {
+                lines: crate::tickets::stored(&serial, "way_counts_json", &lines)?,
+                amount_per_way_cents: u64::try_from(amount).map_err(|_| {
+                    anyhow::anyhow!("ticket {serial}: its amount per way {amount} is negative")
+                })?,
+                first_game: first,
+                last_game: cancelled_from.map_or(last, |c| c - 1),
+            };
+            Ok((serial, counted))
+        })
+        .collect()
+}
+
+/// The pools of `unsettled` with the contributions of `sold` (rule 7.3 as interpreted): each
+/// ticket adds, for each of its games from the first unsettled one to the newest and not
+/// invalidated, 20% of its amount per way for each way of a jackpot type, rounded down per way.
+fn pools<'a>(
+    rules: &RuleSet,
+    unsettled: &Unsettled,
+    sold: impl Iterator<Item = &'a Counted>,
+) -> anyhow::Result<Vec<Jackpot>> {
     let mut contributions: BTreeMap<u8, u64> = BTreeMap::new();
     // Additions waiting for the next game settled count already.
-    let pending: Vec<(i32, i64)> = jackpot_additions::table
-        .filter(jackpot_additions::applied_game.is_null())
-        .select((jackpot_additions::spots, jackpot_additions::cents))
-        .load(conn)?;
-    for (spots, cents) in pending {
-        *contributions.entry(spots as u8).or_default() += cents as u64;
+    for &(spots, cents) in &unsettled.pending {
+        let spots = u8::try_from(spots)
+            .map_err(|_| anyhow::anyhow!("a jackpot addition for {spots} spots"))?;
+        let cents = u64::try_from(cents)
+            .map_err(|_| anyhow::anyhow!("a jackpot addition of {cents} cents"))?;
+        *contributions.entry(spots).or_default() += cents;
     }
-    for (serial, lines, amount, first, last, cancelled_from) in sold {
-        let last = cancelled_from.map_or(last, |c| c - 1);
+    for t in sold {
         // Games of this ticket from the first unsettled one to the open game.
-        let upto = newest.min(last);
-        let from = first.max(last_settled + 1);
+        let upto = unsettled.newest.min(t.last_game);
+        let from = t.first_game.max(unsettled.last_settled + 1);
         if upto < from {
             continue;
         }
         let games = (upto - from + 1) as u64
-            - invalidated
+            - unsettled
+                .invalidated
                 .iter()
                 .filter(|g| (from..=upto).contains(*g))
                 .count() as u64;
-        let lines: Vec<WaysLine> = crate::tickets::stored(&serial, "way_counts_json", &lines)?;
-        for line in lines {
+        for line in &t.lines {
             if let Some(j) = rules.jackpot_type(line.spots) {
                 *contributions.entry(line.spots).or_default() +=
-                    games * line.count * j.contribution_cents(amount as u64);
+                    games * line.count * j.contribution_cents(t.amount_per_way_cents);
             }
         }
     }
@@ -133,7 +221,7 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
         .iter()
         .map(|j| Jackpot {
             spots: j.spots,
-            pool_cents: carried.carried(rules, j.spots)
+            pool_cents: unsettled.carried.carried(rules, j.spots)
                 + contributions.get(&j.spots).copied().unwrap_or(0),
             guaranteed_cents: j.guaranteed_cents,
         })
@@ -143,10 +231,19 @@ pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<J
 /// Publishes `jackpot_changed` with the pools as they stand; a failure is logged, not raised:
 /// the sale or settlement it follows is already committed.
 pub fn announce(db: &Db, rules: &RuleSet, events: &Events) {
+    announce_with(db, events, |conn| current(rules, conn));
+}
+
+/// `announce`, the pools from `pools` (the announcer's [`tally::Tally`]).
+pub fn announce_with(
+    db: &Db,
+    events: &Events,
+    pools: impl FnOnce(&mut DbConnection) -> anyhow::Result<Vec<Jackpot>>,
+) {
     let pools = db
         .conn()
         .map_err(anyhow::Error::from)
-        .and_then(|mut conn| current(rules, &mut conn));
+        .and_then(|mut conn| pools(&mut conn));
     match pools {
         Ok(pools) => events.publish(&keno_api::events::Event::JackpotChanged(pools)),
         Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),

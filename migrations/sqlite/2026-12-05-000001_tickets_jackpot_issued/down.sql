@@ -1,0 +1,2 @@
+DROP INDEX tickets_jackpot;
+CREATE INDEX tickets_jackpot ON tickets (schedule, last_game);
