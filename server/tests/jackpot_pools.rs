@@ -2,7 +2,7 @@
 //! real HTTP on SQLite and PostgreSQL: the announcer keeps a tally of the jackpot tickets and
 //! reads only what changed since it last looked (issue 37), and what it announces is always what
 //! `GET /api/v1/jackpots` reads whole, through sales, a cancel (rule 8), a void (rule 17.2), a
-//! multi-game ticket and a game settled.
+//! multi-game ticket and a game settled; a cancel and a void are announced by themselves.
 
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -71,18 +71,20 @@ fn the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next(db: 
     );
     announced(&events, after_sales);
 
-    // A cancel announces nothing by itself; the next sale's announcement takes it back.
+    // A cancel (rule 8) and a void (rule 17.2) are announced once committed.
     let (status, cancelled) = w.server.post(
         &w.writer,
         &format!("/api/v1/tickets/{multi}/cancel"),
         Value::Null,
     );
     assert_eq!(status, 200, "{cancelled}");
-    let voided = jackpot(&w, "c", 1500, 1);
     let after_cancel = read_whole(&w);
-    assert_eq!(after_cancel, after_sales - 200 + 300);
+    assert_eq!(after_cancel, after_sales - 200);
     announced(&events, after_cancel);
-
+    let voided = jackpot(&w, "c", 1500, 1);
+    let after_c = read_whole(&w);
+    assert_eq!(after_c, after_cancel + 300);
+    announced(&events, after_c);
     let why = json!({"reason": "marked the cards", "excluded_person": "man in a red cap"});
     let (status, void) = w.server.post(
         &w.supervisor,
@@ -90,10 +92,13 @@ fn the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next(db: 
         why,
     );
     assert_eq!(status, 200, "{void}");
-    jackpot(&w, "d", 500, 2);
     let after_void = read_whole(&w);
-    assert_eq!(after_void, after_cancel - 300 + 100);
+    assert_eq!(after_void, after_c - 300);
     announced(&events, after_void);
+    jackpot(&w, "d", 500, 2);
+    let after_d = read_whole(&w);
+    assert_eq!(after_d, after_void + 100);
+    announced(&events, after_d);
 
     // The game settled: the pools carry over, and the next game's sales (and the second game
     // of "d") count on top of them.

@@ -8,7 +8,7 @@
 pub mod tally;
 pub mod task;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use diesel::prelude::*;
 use keno_core::{JackpotPools, RuleSet, TicketStatus};
@@ -67,7 +67,7 @@ pub fn apply_additions(conn: &mut DbConnection, game: i64) -> QueryResult<usize>
 /// sold since.
 pub fn current(rules: &RuleSet, conn: &mut DbConnection) -> anyhow::Result<Vec<Jackpot>> {
     let unsettled = Unsettled::read(rules, conn)?;
-    let sold = sold(conn, unsettled.last_settled, Which::All)?;
+    let sold = sold(conn, unsettled.last_settled, Which::All, None)?;
     pools(rules, &unsettled, sold.iter().map(|(_, t)| t))
 }
 
@@ -128,17 +128,20 @@ enum Which<'a> {
     /// Every one.
     All,
     /// Those issued at or after this time: told apart within the index `tickets_jackpot`
-    /// (schedule, last game, issue time), only they are read from the table.
+    /// (schedule, last game, issue time), which is still stepped over entry by entry, and only
+    /// they are read from the table.
     IssuedSince(i64),
     /// These serials.
     Serials(&'a [String]),
 }
 
-/// The jackpot tickets in play in a game after `last_settled` (of `which`), by serial.
+/// The jackpot tickets in play in a game after `last_settled` (of `which`), by serial; those in
+/// `held` are left out unparsed.
 fn sold(
     conn: &mut DbConnection,
     last_settled: i64,
     which: Which<'_>,
+    held: Option<&HashMap<String, Counted>>,
 ) -> anyhow::Result<Vec<(String, Counted)>> {
     let mut query = tickets::table
         .filter(tickets::schedule.eq("jackpot"))
@@ -165,6 +168,7 @@ fn sold(
         ))
         .load(conn)?;
     rows.into_iter()
+        .filter(|(serial, ..)| held.is_none_or(|h| !h.contains_key(serial)))
         .map(|(serial, lines, amount, first, last, cancelled_from)| {
             let counted = Counted {
                 lines: crate::tickets::stored(&serial, "way_counts_json", &lines)?,

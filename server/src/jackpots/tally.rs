@@ -12,8 +12,11 @@
 //!
 //! As the liability's book does, a look reaches [`LOOK_BACK_MICROS`] behind the one before: a
 //! sale's `issued_at` is stamped before its batch commits. A game settled since (the pools carry
-//! over), a clock gone back, or [`READ_WHOLE_EVERY`] looks start the tally over from the whole
-//! read: what another instance's clock, far from this one's, stamped is never missed for long.
+//! over), a clock gone back, or [`READ_WHOLE_MICROS`] since the last whole read start the tally
+//! over from the whole read: what another instance's clock, far from this one's, stamped is never
+//! missed for long. Each look still steps over the index entries of the unsettled games' jackpot
+//! tickets (`tickets_jackpot`: schedule, last game, issue time), but reads from the table and
+//! parses only the tickets it does not hold.
 
 use std::collections::HashMap;
 
@@ -27,8 +30,8 @@ use crate::db::{now_micros, DbConnection};
 /// How far behind its last look a look reads: more than a sale batch takes to commit.
 const LOOK_BACK_MICROS: i64 = 10_000_000;
 
-/// Looks after which the tally is read whole again (at one a second, a minute).
-const READ_WHOLE_EVERY: u32 = 60;
+/// How long after a whole read the tally is read whole again (the server's clock).
+const READ_WHOLE_MICROS: i64 = 60_000_000;
 
 /// The jackpot tickets of the games not yet settled, as last looked at.
 #[derive(Default)]
@@ -37,8 +40,8 @@ pub struct Tally {
     after: Option<i64>,
     /// When it last looked (the server's clock).
     looked_at: i64,
-    /// Looks since it was read whole.
-    looks: u32,
+    /// When it was last read whole.
+    read_whole_at: i64,
     tickets: HashMap<String, Counted>,
 }
 
@@ -53,23 +56,23 @@ impl Tally {
         let now = now_micros();
         let whole = self.after != Some(unsettled.last_settled)
             || now < self.looked_at
-            || self.looks >= READ_WHOLE_EVERY;
+            || now - self.read_whole_at >= READ_WHOLE_MICROS;
         if whole {
-            self.tickets = sold(conn, unsettled.last_settled, Which::All)?
+            self.tickets = sold(conn, unsettled.last_settled, Which::All, None)?
                 .into_iter()
                 .collect();
-            self.looks = 0;
+            self.read_whole_at = now;
         } else {
             self.catch_up(conn, unsettled.last_settled)?;
-            self.looks += 1;
         }
         self.after = Some(unsettled.last_settled);
         self.looked_at = now;
         pools(rules, &unsettled, self.tickets.values())
     }
 
-    /// Reads the jackpot tickets issued since the last look, and again those cancelled or
-    /// voided since (no longer held if they no longer count).
+    /// Reads the jackpot tickets issued since the last look that it does not hold, and again
+    /// those it holds that were cancelled or voided since (no longer held if they no longer
+    /// count).
     fn catch_up(&mut self, conn: &mut DbConnection, last_settled: i64) -> anyhow::Result<()> {
         let since = self.looked_at - LOOK_BACK_MICROS;
         // By the time alone (`tickets_cancelled_at`): with the schedule too, the index on it
@@ -85,12 +88,13 @@ impl Tally {
                 .select(ticket_voids::serial)
                 .load::<String>(conn)?,
         );
-        for serial in &changed {
-            self.tickets.remove(serial);
-        }
-        let mut read = sold(conn, last_settled, Which::IssuedSince(since))?;
+        // A ticket not held takes no part: one of another schedule, or one issued since, which
+        // the read by issue time below finds as it now stands.
+        changed.retain(|serial| self.tickets.remove(serial).is_some());
+        let held = &self.tickets;
+        let mut read = sold(conn, last_settled, Which::IssuedSince(since), Some(held))?;
         for serials in changed.chunks(500) {
-            read.extend(sold(conn, last_settled, Which::Serials(serials))?);
+            read.extend(sold(conn, last_settled, Which::Serials(serials), None)?);
         }
         self.tickets.extend(read);
         Ok(())

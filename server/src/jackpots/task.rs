@@ -22,7 +22,16 @@ pub async fn run_announcer(state: web::Data<AppState>) {
         {
             let (s, tally) = (state.clone(), tally.clone());
             let announced = web::block(move || {
-                let mut tally = tally.lock().unwrap_or_else(|p| p.into_inner());
+                // A look that panicked may have left the tally half caught up: it starts over.
+                let mut tally = match tally.lock() {
+                    Ok(tally) => tally,
+                    Err(poisoned) => {
+                        let mut held = poisoned.into_inner();
+                        *held = Tally::default();
+                        tally.clear_poison();
+                        held
+                    }
+                };
                 super::announce_with(&s.store.db, &s.events, |conn| tally.pools(&s.rules, conn))
             })
             .await;

@@ -1,5 +1,7 @@
 //! `POST /api/v1/tickets/{serial}/cancel` (`tickets::cancel`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use actix_web::{post, web};
 
 use crate::auth::http::Require;
@@ -38,6 +40,8 @@ pub async fn cancel(
     let once = Once::new(request_id, &principal.id, Act::Cancel, &serial, &())?;
     let (limits, hours) = (state.settings.staff.out_limits(), state.settings.hours);
     let s = state.clone();
+    let jackpot = std::sync::Arc::new(AtomicBool::new(false));
+    let cancelled_jackpot = jackpot.clone();
     let result = request_ids::once(&state.store, once, None, move |conn| {
         let counter = AtCounter {
             limits,
@@ -45,13 +49,14 @@ pub async fn cancel(
             carried: &carried,
         };
         let done = tickets::cancel::cancel(conn, &serial, counter, (&s.rule_sets, hours))?;
-        if done.jackpot {
-            // The pools on the displays shrink; the announcer sends the new figure.
-            s.jackpots_changed
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        cancelled_jackpot.store(done.jackpot, Ordering::Relaxed);
         Ok(done.cancellation)
     })
     .await?;
+    if jackpot.load(Ordering::Relaxed) {
+        // The pools on the displays shrink; the announcer sends the new figure. Only now that
+        // the cancel is committed: an announcer looking before would find the ticket still in.
+        state.jackpots_changed.store(true, Ordering::Relaxed);
+    }
     Ok(web::Json(result))
 }

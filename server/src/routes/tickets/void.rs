@@ -44,5 +44,10 @@ pub async fn void(
         tickets::void::void(conn, &serial, (&reason, person, forfeit), &principal.id)
     })
     .await?;
+    // A voided jackpot ticket leaves the pools (rule 17.2): the announcer looks again (for a
+    // ticket of another schedule it finds the same figures).
+    state
+        .jackpots_changed
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(web::Json(TicketVoid::from(row)))
 }
