@@ -63,6 +63,10 @@ type Kill = (fn(&PgHa) -> u16, Takeover);
 /// The primary's host killed: the standby takes over.
 const KILL_HOST: Kill = (PgHa::kill_primary, Takeover::Standby);
 
+/// Only the primary's postmaster killed: its keeper restarts it, and either node may take
+/// writes next.
+const KILL_POSTMASTER: Kill = (PgHa::kill_primary_postmaster, Takeover::EitherNode);
+
 /// When the primary was killed, and how long a node took to take writes after it.
 struct Failover {
     killed: Instant,
@@ -334,11 +338,7 @@ fn failover_during_sales() {
 #[test]
 fn postmaster_crash_during_sales() {
     if let Some(site) = Site::start("0", "") {
-        let kill = (
-            PgHa::kill_primary_postmaster as fn(&PgHa) -> u16,
-            Takeover::EitherNode,
-        );
-        sales_through_failover(&site, "a postmaster crash", kill);
+        sales_through_failover(&site, "a postmaster crash", KILL_POSTMASTER);
     }
 }
 

@@ -24,7 +24,7 @@ use diesel::prelude::*;
 use keno_core::RuleSet;
 
 use super::{pools, sold, Counted, Jackpot, Unsettled, Which};
-use crate::db::schema::{ticket_voids, tickets};
+use crate::db::schema::tickets;
 use crate::db::{now_micros, DbConnection};
 
 /// How far behind its last look a look reads: more than a sale batch takes to commit.
@@ -62,8 +62,11 @@ impl Tally {
                 .into_iter()
                 .collect();
             self.read_whole_at = now;
-        } else {
-            self.catch_up(conn, unsettled.last_settled)?;
+        } else if let Err(e) = self.catch_up(conn, unsettled.last_settled) {
+            // Half caught up (the changed tickets taken out, not read again): the next look
+            // reads whole.
+            self.after = None;
+            return Err(e);
         }
         self.after = Some(unsettled.last_settled);
         self.looked_at = now;
@@ -82,12 +85,7 @@ impl Tally {
             .filter(tickets::cancelled_at.ge(since))
             .select(tickets::serial)
             .load(conn)?;
-        changed.extend(
-            ticket_voids::table
-                .filter(ticket_voids::voided_at.ge(since))
-                .select(ticket_voids::serial)
-                .load::<String>(conn)?,
-        );
+        changed.extend(crate::tickets::void::voided_since(conn, since)?);
         // A ticket not held takes no part: one of another schedule, or one issued since, which
         // the read by issue time below finds as it now stands.
         changed.retain(|serial| self.tickets.remove(serial).is_some());

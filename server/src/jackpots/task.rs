@@ -1,8 +1,6 @@
 //! The announcer of the jackpot pools, a background task of the app: it reads the state's flag
 //! a sale or an invalidation sets (`jackpots_changed`).
 
-use std::sync::{Arc, Mutex};
-
 use actix_web::web;
 
 use super::tally::Tally;
@@ -13,30 +11,24 @@ use crate::state::AppState;
 /// the task keeps the tickets it has read (`Tally`), so each reads only what changed.
 pub async fn run_announcer(state: web::Data<AppState>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
-    let tally = Arc::new(Mutex::new(Tally::default()));
+    let mut tally = Tally::default();
     loop {
         tick.tick().await;
         if state
             .jackpots_changed
             .swap(false, std::sync::atomic::Ordering::Relaxed)
         {
-            let (s, tally) = (state.clone(), tally.clone());
+            let (s, mut looking) = (state.clone(), std::mem::take(&mut tally));
             let announced = web::block(move || {
-                // A look that panicked may have left the tally half caught up: it starts over.
-                let mut tally = match tally.lock() {
-                    Ok(tally) => tally,
-                    Err(poisoned) => {
-                        let mut held = poisoned.into_inner();
-                        *held = Tally::default();
-                        tally.clear_poison();
-                        held
-                    }
-                };
-                super::announce_with(&s.store.db, &s.events, |conn| tally.pools(&s.rules, conn))
+                super::announce_with(&s.store.db, &s.events, |conn| looking.pools(&s.rules, conn));
+                looking
             })
             .await;
-            if let Err(e) = announced {
-                tracing::warn!(error = %e, "jackpot announcer");
+            // A look that failed on its way (a panic) may have left the tally half caught up:
+            // it starts over from the whole read.
+            match announced {
+                Ok(looked) => tally = looked,
+                Err(e) => tracing::warn!(error = %e, "jackpot announcer"),
             }
         }
     }

@@ -238,12 +238,7 @@ impl Book {
             )
             .select(tickets::serial)
             .load(conn)?;
-        gone.extend(
-            ticket_voids::table
-                .filter(ticket_voids::voided_at.ge(since))
-                .select(ticket_voids::serial)
-                .load::<String>(conn)?,
-        );
+        gone.extend(crate::tickets::void::voided_since(conn, since)?);
         for serial in gone {
             self.uncount(&serial);
         }

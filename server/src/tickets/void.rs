@@ -79,6 +79,15 @@ impl VoidRow {
     }
 }
 
+/// The serials of the tickets voided at or after `since` (rule 17.2): what the live
+/// liability's book and the jackpot announcer's tally take back.
+pub fn voided_since(conn: &mut DbConnection, since: i64) -> QueryResult<Vec<String>> {
+    ticket_voids::table
+        .filter(ticket_voids::voided_at.ge(since))
+        .select(ticket_voids::serial)
+        .load(conn)
+}
+
 /// Voids the wagers of ticket `serial` (rule 17.2) for supervisor `by`: the reason, the
 /// person to exclude, and whether the stake is forfeited.
 pub fn void(

@@ -1,6 +1,7 @@
 //! `POST /api/v1/tickets/{serial}/cancel` (`tickets::cancel`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use actix_web::{post, web};
 
@@ -40,7 +41,7 @@ pub async fn cancel(
     let once = Once::new(request_id, &principal.id, Act::Cancel, &serial, &())?;
     let (limits, hours) = (state.settings.staff.out_limits(), state.settings.hours);
     let s = state.clone();
-    let jackpot = std::sync::Arc::new(AtomicBool::new(false));
+    let jackpot = Arc::new(AtomicBool::new(false));
     let cancelled_jackpot = jackpot.clone();
     let result = request_ids::once(&state.store, once, None, move |conn| {
         let counter = AtCounter {
