@@ -24,6 +24,12 @@ pub fn rng_fails() -> bool {
     std::env::var_os("KENO_FAULT_RNG_FILE").is_some_and(|f| std::path::Path::new(&f).exists())
 }
 
+/// `KENO_FAULT_SYNC_FILE` (tests only): while the file it names exists, a sync of the SQLite
+/// WAL fails (`db::wal_sync`), as a disk that stops taking writes makes it.
+pub fn sync_fails() -> bool {
+    std::env::var_os("KENO_FAULT_SYNC_FILE").is_some_and(|f| std::path::Path::new(&f).exists())
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct FaultDelays(HashMap<&'static str, Duration>);
 

@@ -119,6 +119,24 @@ where
     web::block(move || -> DomainResult<T> { work(&mut *db.conn()?) }).await?
 }
 
+/// [`read`], for an answer that may tell of a sale the sale writer committed and has not yet
+/// synced to the disk (a sale sent again while the first is answered): the WAL is synced
+/// after the read and before the answer, so nothing is answered as sold that a power cut
+/// could take back (`db::wal_sync`).
+pub async fn read_synced<T, F>(store: &Store, work: F) -> DomainResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
+{
+    let db = store.db.clone();
+    web::block(move || -> DomainResult<T> {
+        let read = work(&mut *db.conn()?)?;
+        db.sync_committed();
+        Ok(read)
+    })
+    .await?
+}
+
 /// Runs `work` in one read-only transaction that sees one snapshot of the database: SQLite's
 /// read transaction is one; PostgreSQL's default (read committed) would take a new snapshot per
 /// statement, so the transaction is made repeatable read.

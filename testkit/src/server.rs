@@ -186,14 +186,26 @@ impl Server {
     /// As [`Server::start`], logging everything (`KENO_LOG=trace`, `RUST_LOG=trace`), with all
     /// it writes to stdout and stderr collected in the returned [`Output`].
     pub fn start_traced(db: &TestDb, args: &[&str]) -> (Server, Output) {
+        Server::start_traced_with(db, args, &[])
+    }
+
+    /// `start_traced` with more environment (`KENO_FAULT_SYNC_FILE`).
+    pub fn start_traced_with(db: &TestDb, args: &[&str], env: &[(&str, &str)]) -> (Server, Output) {
         let output = Output::default();
         let (key, checkpoints) = anchor_env(db);
+        let env: Vec<(&str, &str)> = [
+            ("KENO_AUDIT_KEY", key.as_str()),
+            ("KENO_CHECKPOINTS", checkpoints.as_str()),
+        ]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
         let server = Server::spawn(
             server_bin(),
             &db.url,
             "127.0.0.1:0",
             args,
-            &[("KENO_AUDIT_KEY", &key), ("KENO_CHECKPOINTS", &checkpoints)],
+            &env,
             Some(output.clone()),
         )
         .unwrap_or_else(|e| panic!("{e:#}"));
@@ -303,6 +315,21 @@ impl Server {
         }
         self.stop();
         false
+    }
+
+    /// Waits up to `timeout` for the server to end by itself: how it ended, or `None` if it
+    /// is still running.
+    pub fn ended_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if start.elapsed() > timeout {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Kills the server (SIGKILL) and waits for it to end.

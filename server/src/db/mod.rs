@@ -7,6 +7,7 @@
 pub mod prepared;
 pub mod schema;
 pub mod sqlite;
+pub mod wal_sync;
 mod write;
 
 use std::path::PathBuf;
@@ -89,12 +90,10 @@ impl ManageConnection for Manager {
 
     fn connect(&self) -> Result<DbConnection, r2d2::Error> {
         match &self.backend {
-            Backend::Sqlite(path) => {
-                let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
-                    .map_err(r2d2::Error::ConnectionError)?;
-                sqlite::configure(&mut conn, self.checkpoints).map_err(r2d2::Error::QueryError)?;
-                Ok(DbConnection::Sqlite(conn))
-            }
+            Backend::Sqlite(path) => Ok(DbConnection::Sqlite(sqlite::connect(
+                path,
+                self.checkpoints,
+            )?)),
             Backend::Postgres(url) => {
                 let mut conn =
                     diesel::PgConnection::establish(url).map_err(r2d2::Error::ConnectionError)?;
@@ -149,6 +148,34 @@ pub struct Db {
     pool: r2d2::Pool<Manager>,
     sqlite_writer: Option<Arc<Mutex<()>>>,
     backend: Backend,
+    checkpoints: sqlite::Checkpoints,
+}
+
+/// The sale writer's connection (`wal_sync`): on SQLite one of its own, outside the pool,
+/// committing without a sync (a pooled one would go back to the pool so); on PostgreSQL a
+/// pooled one, as any other.
+pub enum WriterConn {
+    Unsynced(DbConnection),
+    Pooled(PooledConnection),
+}
+
+impl std::ops::Deref for WriterConn {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        match self {
+            WriterConn::Unsynced(c) => c,
+            WriterConn::Pooled(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for WriterConn {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        match self {
+            WriterConn::Unsynced(c) => c,
+            WriterConn::Pooled(c) => c,
+        }
+    }
 }
 
 impl Db {
@@ -282,6 +309,7 @@ impl Db {
             pool,
             sqlite_writer: matches!(backend, Backend::Sqlite(_)).then(|| Arc::new(Mutex::new(()))),
             backend,
+            checkpoints,
         })
     }
 
@@ -355,6 +383,39 @@ impl Db {
 
     pub fn conn(&self) -> Result<PooledConnection, r2d2::PoolError> {
         self.pool.get_timeout(CHECKOUT_WAIT)
+    }
+
+    /// A connection for a writer whose commits are synced behind it, by the thread of
+    /// [`Db::wal`] (`wal_sync`).
+    pub fn writer_conn(&self) -> anyhow::Result<WriterConn> {
+        Ok(match &self.backend {
+            Backend::Sqlite(path) => {
+                let mut conn = sqlite::connect(path, self.checkpoints)?;
+                conn.batch_execute(sqlite::UNSYNCED_COMMITS)?;
+                WriterConn::Unsynced(DbConnection::Sqlite(conn))
+            }
+            Backend::Postgres(_) => WriterConn::Pooled(self.conn()?),
+        })
+    }
+
+    /// SQLite's WAL, which [`Db::writer_conn`]'s commits leave unsynced; none on PostgreSQL,
+    /// whose commits are synced before they return.
+    pub fn wal(&self) -> Option<wal_sync::WalFile> {
+        match &self.backend {
+            Backend::Sqlite(path) => Some(wal_sync::WalFile::of(path)),
+            Backend::Postgres(_) => None,
+        }
+    }
+
+    /// Everything committed so far is on the disk: for an answer read back from the database
+    /// that may tell of a sale [`Db::writer_conn`] committed and has not yet synced. A failed
+    /// sync stops the server (`wal_sync::stop_serving`).
+    pub fn sync_committed(&self) {
+        if let Some(wal) = self.wal() {
+            if let Err(e) = wal.sync() {
+                wal_sync::stop_serving(e);
+            }
+        }
     }
 
     /// Takes the SQLite writer's turn (nothing on PostgreSQL, whose row locks serialize).

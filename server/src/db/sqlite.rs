@@ -16,12 +16,17 @@ use diesel::sql_types::Integer;
 
 /// The busy timeout first: it covers another process (an admin command) writing at the same
 /// time. FULL syncs the WAL at every commit, so a committed number or ticket survives a power
-/// cut too (rule 10.1); the sale writer's group commit makes that one sync per batch. A
+/// cut too (rule 10.1); the sale writer's connection alone commits without it, and its sales are
+/// answered only after a thread beside it has synced the WAL (`wal_sync`). A
 /// statement's own journal (a multi-row insert's, to undo it alone) is kept in memory, not in
 /// a file made and deleted at every commit; and 16 MiB of pages are kept per connection, so
 /// the indexes a sale writes (serials, request ids) are read from the file less often.
 const SETTINGS: &str = "PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL; \
      PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;";
+
+/// The sale writer's own connection: its commits write the WAL without syncing it; a thread
+/// beside it syncs before any sale is answered (`wal_sync`).
+pub(super) const UNSYNCED_COMMITS: &str = "PRAGMA synchronous = NORMAL;";
 
 /// For the server's connections: no checkpoint in a commit (`checkpoint_in_background`).
 const NO_CHECKPOINT_AT_COMMIT: &str = "PRAGMA wal_autocheckpoint = 0;";
@@ -97,6 +102,17 @@ fn checkpoint(
     Ok(())
 }
 
+/// A new connection to the database at `path`, configured.
+pub(super) fn connect(
+    path: &Path,
+    checkpoints: Checkpoints,
+) -> Result<diesel::SqliteConnection, diesel::r2d2::Error> {
+    let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy())
+        .map_err(diesel::r2d2::Error::ConnectionError)?;
+    configure(&mut conn, checkpoints).map_err(diesel::r2d2::Error::QueryError)?;
+    Ok(conn)
+}
+
 /// Applies `SETTINGS` (and for the server, no checkpoint at commit) to a new connection.
 pub(super) fn configure(
     c: &mut diesel::SqliteConnection,
@@ -143,6 +159,38 @@ mod tests {
             keeps_plans(&mut c).unwrap(),
             "SQLite was built without SQLITE_ENABLE_QPSG"
         );
+    }
+
+    #[derive(QueryableByName)]
+    struct Synchronous {
+        #[diesel(sql_type = Integer)]
+        synchronous: i32,
+    }
+
+    fn synchronous(conn: &mut crate::db::DbConnection) -> i32 {
+        diesel::sql_query("PRAGMA synchronous")
+            .get_result::<Synchronous>(conn)
+            .unwrap()
+            .synchronous
+    }
+
+    /// The sale writer's connection commits without syncing the WAL (a thread syncs behind
+    /// it, `wal_sync`); it is its own, so the pool's connections all go on syncing at each
+    /// commit, before and after it.
+    #[test]
+    fn only_the_sale_writers_connection_commits_without_a_sync() {
+        const FULL: i32 = 2;
+        const NORMAL: i32 = 1;
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().join("k.sqlite").to_string_lossy().to_string();
+        let db = Db::open_to_serve(&url, 1, "keno-server").unwrap();
+        assert_eq!(synchronous(&mut db.conn().unwrap()), FULL);
+        let mut writer = db.writer_conn().unwrap();
+        assert!(matches!(writer, crate::db::WriterConn::Unsynced(_)));
+        assert_eq!(synchronous(&mut writer), NORMAL);
+        drop(writer);
+        // The pool's one connection, the same as before.
+        assert_eq!(synchronous(&mut db.conn().unwrap()), FULL);
     }
 
     /// The server's commits leave the WAL to the checkpoint thread, which copies it back into

@@ -18,7 +18,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::batch::commit_sales;
 use super::sale::{lock_open_game, Outcome, Sale};
-use crate::db::{now_micros, Db, PooledConnection};
+use crate::db::wal_sync::{self, AfterSync, Synced, Syncing};
+use crate::db::{now_micros, Db, WriterConn};
 use crate::error::{DomainResult, Failure};
 use getrandom::SysRng;
 use keno_api::Refusal;
@@ -64,7 +65,7 @@ impl SaleWriter {
                 let (db, faults) = (db.clone(), faults.clone());
                 std::thread::Builder::new()
                     .name(format!("sale-writer-{i}"))
-                    .spawn(move || run(db, jobs, faults, shift))
+                    .spawn(move || run((db, i), jobs, faults, shift))
                     .expect("a sale writer thread starts");
                 queue
             })
@@ -111,15 +112,17 @@ impl SaleWriter {
 }
 
 fn run(
-    db: Db,
+    (db, i): (Db, usize),
     mut jobs: mpsc::Receiver<Job>,
     faults: crate::faults::FaultDelays,
     shift: ShiftRule,
 ) {
-    // The writer's own connection, kept between batches: a checkout from the pool costs a
-    // round trip (its liveness check). It is given up after any failure, and the next batch
-    // takes a checked one.
-    let mut conn: Option<PooledConnection> = None;
+    // The writer's own connection, kept between batches: a checkout from PostgreSQL's pool
+    // costs a round trip (its liveness check), and SQLite's is the writer's alone (it commits
+    // without a sync: `Db::writer_conn`). It is given up after any failure, and the next
+    // batch takes a new one.
+    let mut conn: Option<WriterConn> = None;
+    let answers = Answers::start(&db, i);
     let mut last: Option<(Instant, usize)> = None;
     while let Some(first) = jobs.blocking_recv() {
         let busy = busy(last, Instant::now());
@@ -132,12 +135,63 @@ fn run(
         let (mut sales, replies): (Vec<Sale>, Vec<_>) =
             batch.into_iter().map(|j| (j.sale, j.reply)).unzip();
         let outcomes = commit_batch(&db, &mut conn, &mut sales, (&faults, shift));
-        for (reply, outcome) in replies.into_iter().zip(outcomes) {
-            // The caller may have gone (a dropped connection): the sale stands all the same,
-            // and a retry with its request_id finds it.
-            let _ = reply.send(outcome);
-        }
+        answers.send(replies.into_iter().zip(outcomes).collect());
         last = Some((Instant::now(), size));
+    }
+}
+
+/// A sale's answer, and where it goes.
+type Answer = (
+    oneshot::Sender<Result<Outcome, Failure>>,
+    Result<Outcome, Failure>,
+);
+
+/// How a batch's sales are answered: on PostgreSQL at once (its commit returned once synced);
+/// on SQLite by the thread that syncs the WAL behind the writer, so that the writer commits
+/// the next batch meanwhile (`db::wal_sync`).
+enum Answers {
+    Now,
+    AfterSync(AfterSync<Vec<Answer>>),
+}
+
+impl Answers {
+    fn start(db: &Db, i: usize) -> Answers {
+        let Some(wal) = db.wal() else {
+            return Answers::Now;
+        };
+        let syncing = Syncing {
+            sync: move || wal.sync(),
+            deliver,
+            failed: wal_sync::stop_serving,
+        };
+        let after = AfterSync::start(format!("wal-sync-{i}"), syncing)
+            .expect("the sale writer's WAL sync thread starts");
+        Answers::AfterSync(after)
+    }
+
+    /// The thread gone (it never ends before the writer), the answers are dropped, and their
+    /// callers told that the writer stopped.
+    fn send(&self, answers: Vec<Answer>) {
+        match self {
+            Answers::Now => deliver(answers, Synced::Durable),
+            Answers::AfterSync(after) => {
+                let _ = after.hand(answers);
+            }
+        }
+    }
+}
+
+/// Answers each sale; a sale made whose sync failed is answered as unknown, to be sent again
+/// under its request id once the server is started again.
+fn deliver(answers: Vec<Answer>, synced: Synced) {
+    for (reply, outcome) in answers {
+        let outcome = match (synced, outcome) {
+            (Synced::Unknown, Ok(_)) => Err(Failure::outcome_unknown()),
+            (_, outcome) => outcome,
+        };
+        // The caller may have gone (a dropped connection): the sale stands all the same, and
+        // a retry with its request_id finds it.
+        let _ = reply.send(outcome);
     }
 }
 
@@ -194,7 +248,7 @@ fn closed() -> Failure {
 /// way). Saved per batch: a round trip on PostgreSQL, a statement parsed on SQLite.
 fn commit_batch(
     db: &Db,
-    kept: &mut Option<PooledConnection>,
+    kept: &mut Option<WriterConn>,
     tickets: &mut [Sale],
     (faults, shift): (&crate::faults::FaultDelays, ShiftRule),
 ) -> Vec<Result<Outcome, Failure>> {
@@ -204,7 +258,7 @@ fn commit_batch(
         }
         let mut conn = match kept.take() {
             Some(conn) => conn,
-            None => db.conn()?,
+            None => db.writer_conn()?,
         };
         let pause = Some(crate::store::Pause(faults, "sale"));
         let done = crate::store::transact(db, &mut conn, pause, |conn| {
@@ -389,7 +443,7 @@ mod tests {
         seed(&mut conn);
         let seen = Arc::new(Mutex::new(Statements::default()));
         conn.set_instrumentation(Watch(seen.clone()));
-        let mut kept = Some(conn);
+        let mut kept = Some(WriterConn::Pooled(conn));
         let faults = crate::faults::FaultDelays::default();
         let outcomes = (0..3)
             .map(|batch| {

@@ -45,7 +45,9 @@ pub async fn recent(
     let (site, terminal) =
         tickets::recent::whose(&principal, (q.site.as_deref(), q.terminal.as_deref()))?;
     let s = state.clone();
-    let sold = crate::store::read(&state.store, move |conn| {
+    // Synced: the list may hold a sale whose own answer still waits for its sync, and a
+    // writer may reprint what it shows.
+    let sold = crate::store::read_synced(&state.store, move |conn| {
         tickets::recent::recent(&s.rule_sets, conn, (&site, &terminal), limit)
     })
     .await?;

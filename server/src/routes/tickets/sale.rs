@@ -141,7 +141,7 @@ async fn sold_or(
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = crate::store::read(&state.store, move |conn| {
+    let sold = crate::store::read_synced(&state.store, move |conn| {
         sale::sold_before(&s.rule_sets, conn, (&writer, &request_id), &digest)
     })
     .await?;
@@ -160,7 +160,7 @@ async fn answer(
 ) -> ApiResult<HttpResponse> {
     sale::same_sale(&t, digest)?;
     let s = state.clone();
-    let sold: SoldTicket = crate::store::read(&state.store, move |conn| {
+    let sold: SoldTicket = crate::store::read_synced(&state.store, move |conn| {
         sale::sold_earlier(&s.rule_sets, conn, &t)
     })
     .await?;
