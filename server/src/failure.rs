@@ -77,6 +77,20 @@ impl Failure {
         }
     }
 
+    /// A sale written whose sync to the disk failed (`db::wal_sync`): the server stops, and
+    /// whether the sale stands is known only once it is started again.
+    pub fn sync_failed() -> Self {
+        Failure::Refused {
+            refusal: Refusal::Unavailable,
+            message: "the sale was written, but the disk failed as it was being made safe, so \
+                      whether it was sold is unknown and the server is stopping: once it is \
+                      running again, send the same request again with the same request id \
+                      (it is sold at most once), or look it up"
+                .into(),
+            retry_after: Some(1),
+        }
+    }
+
     /// A failure of the COMMIT itself (`store::CommitUnknown`): told apart from
     /// [`Failure::out_of_reach`], which it also is.
     pub fn failed_at_commit(&self) -> bool {

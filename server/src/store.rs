@@ -120,10 +120,11 @@ where
 }
 
 /// [`read`], for an answer that may tell of a sale the sale writer committed and has not yet
-/// synced to the disk (a sale sent again while the first is answered): the WAL is synced
-/// after the read and before the answer, so nothing is answered as sold that a power cut
-/// could take back (`db::wal_sync`).
-pub async fn read_synced<T, F>(store: &Store, work: F) -> DomainResult<T>
+/// synced to the disk (a sale sent again while the first is answered): when `tells` says the
+/// answer tells of any, the WAL is synced after the read and before the answer, so nothing is
+/// answered as sold that a power cut could take back (`db::wal_sync`). A read that finds
+/// nothing (a refusal) costs no sync.
+pub async fn read_synced<T, F>(store: &Store, work: F, tells: fn(&T) -> bool) -> DomainResult<T>
 where
     T: Send + 'static,
     F: FnOnce(&mut DbConnection) -> DomainResult<T> + Send + 'static,
@@ -131,7 +132,9 @@ where
     let db = store.db.clone();
     web::block(move || -> DomainResult<T> {
         let read = work(&mut *db.conn()?)?;
-        db.sync_committed();
+        if tells(&read) {
+            db.sync_committed_or_stop();
+        }
         Ok(read)
     })
     .await?

@@ -78,62 +78,117 @@ fn a_second_server_on_the_same_sqlite_file_is_refused() {
     assert_eq!(again.get("/api/v1/games/current").0, 200);
 }
 
-/// The WAL's sync fails (the fault harness: a disk that stops taking writes) as a sale waits
-/// for it: the sale is answered "outcome unknown", not sold, and the server stops with the
-/// reason. Started again, it finds the sale under its request id, and the trail verifies.
-#[test]
-fn a_failed_sync_stops_the_server_and_answers_no_sale_as_made() {
+/// A server whose WAL's sync is made to fail by the fault harness (a disk that stops taking
+/// writes) while `KENO_FAULT_SYNC_FILE`'s file exists, with a writer's token, and the sale
+/// "before" made while it syncs.
+struct Failing {
+    db: TestDb,
+    server: Server,
+    said: keno_testkit::Output,
+    writer: String,
+    fails: std::path::PathBuf,
+    before: serde_json::Value,
+    _dir: tempfile::TempDir,
+}
+
+fn bet() -> serde_json::Value {
+    json!({"type": "standard", "spots": [1, 2, 3]})
+}
+
+fn failing() -> Failing {
     let db = TestDb::new(Backend::Sqlite).unwrap();
     let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
     let dir = tempfile::tempdir().unwrap();
     let fails = dir.path().join("sync-fails");
     let fails_env = fails.display().to_string();
-    let (mut s, said) =
+    let (server, said) =
         Server::start_traced_with(&db, MANUAL_CLOCK, &[("KENO_FAULT_SYNC_FILE", &fails_env)]);
-    let bet = json!({"type": "standard", "spots": [1, 2, 3]});
-    let before = s.sell(&writer, sale("before", bet.clone(), "standard", 100, 1));
+    let before = server.sell(&writer, sale("before", bet(), "standard", 100, 1));
+    Failing {
+        db,
+        server,
+        said,
+        writer,
+        fails,
+        before,
+        _dir: dir,
+    }
+}
 
-    std::fs::write(&fails, "").unwrap();
-    let during = sale("during", bet, "standard", 100, 1);
-    let (status, answer) = s.post(&writer, "/api/v1/tickets", during.clone());
-    assert_eq!(status, 503, "{answer}");
-    assert_eq!(answer["error"], "unavailable", "{answer}");
-    let message = answer["message"].as_str().unwrap();
-    assert!(
-        message.contains("whether it was done is unknown"),
-        "{message}"
-    );
-    let ended = s.ended_within(Duration::from_secs(30));
-    assert_eq!(ended.and_then(|e| e.code()), Some(74), "{}", said.text());
-    assert!(
-        said.text()
-            .contains("the database's WAL could not be synced to the disk"),
-        "{}",
-        said.text()
-    );
+impl Failing {
+    /// The server ended by itself, with the failed sync's status and reason.
+    fn stopped_for_the_sync(&mut self) {
+        let ended = self.server.ended_within(Duration::from_secs(30));
+        let said = self.said.text();
+        assert_eq!(ended.and_then(|e| e.code()), Some(74), "{said}");
+        assert!(
+            said.contains("the database's WAL could not be synced to the disk"),
+            "{said}"
+        );
+    }
+}
 
-    std::fs::remove_file(&fails).unwrap();
-    let again = Server::start(&db, MANUAL_CLOCK);
+/// The sync fails as a sale waits for it: the sale is answered "unknown" (or not at all as the
+/// server goes), never as sold, and the server stops with the reason. Started again (the disk
+/// mended), it finds the sale under its request id, made once, and the trail verifies.
+#[test]
+fn a_failed_sync_stops_the_server_and_answers_no_sale_as_made() {
+    let mut f = failing();
+    std::fs::write(&f.fails, "").unwrap();
+    let during = sale("during", bet(), "standard", 100, 1);
+    let url = format!("{}/api/v1/tickets", f.server.base);
+    let answer = keno_testkit::try_post(&keno_testkit::agent(None), &url, &f.writer, &during);
+    if let Some((status, answer)) = answer {
+        assert_eq!(
+            (status, &answer["error"]),
+            (503, &json!("unavailable")),
+            "{answer}"
+        );
+        let message = answer["message"].as_str().unwrap();
+        assert!(
+            message.contains("whether it was sold is unknown"),
+            "{message}"
+        );
+    }
+    f.stopped_for_the_sync();
+
+    std::fs::remove_file(&f.fails).unwrap();
+    let again = Server::start(&f.db, MANUAL_CLOCK);
     // The process stopped; the kernel kept what was written: the sale was made, once.
-    let (status, found) = again.post(&writer, "/api/v1/tickets", during);
+    let (status, found) = again.post(&f.writer, "/api/v1/tickets", during);
     assert_eq!(status, 200, "{found}");
     let (status, first) = again.post(
-        &writer,
+        &f.writer,
         "/api/v1/tickets",
-        sale(
-            "before",
-            json!({"type": "standard", "spots": [1, 2, 3]}),
-            "standard",
-            100,
-            1,
-        ),
+        sale("before", bet(), "standard", 100, 1),
     );
-    assert_eq!((status, &first["serial"]), (200, &before["serial"]));
-    assert_eq!(db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 2);
-    let verified = audit(&db, &["verify"]);
+    assert_eq!((status, &first["serial"]), (200, &f.before["serial"]));
+    assert_eq!(f.db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 2);
+    let verified = audit(&f.db, &["verify"]);
     assert!(
         verified.status.success(),
         "{}",
         String::from_utf8_lossy(&verified.stderr)
     );
+}
+
+/// A writer's recent sales, read back from the database, are synced before they are shown:
+/// with the sync failing, the list is not shown and the server stops.
+#[test]
+fn sales_read_back_are_not_shown_when_the_sync_fails() {
+    let mut f = failing();
+    let (status, sold) = f.server.get_as(&f.writer, "/api/v1/tickets");
+    assert_eq!((status, &sold[0]["serial"]), (200, &f.before["serial"]));
+    std::fs::write(&f.fails, "").unwrap();
+    let url = format!("{}/api/v1/tickets", f.server.base);
+    let listed = keno_testkit::agent(None)
+        .get(&url)
+        .header("Authorization", format!("Bearer {}", f.writer))
+        .call();
+    if let Ok(mut listed) = listed {
+        let status = listed.status().as_u16();
+        let body = listed.body_mut().read_to_string().unwrap_or_default();
+        assert_ne!(status, 200, "shown without a sync: {body}");
+    }
+    f.stopped_for_the_sync();
 }

@@ -149,6 +149,9 @@ pub struct Db {
     sqlite_writer: Option<Arc<Mutex<()>>>,
     backend: Backend,
     checkpoints: sqlite::Checkpoints,
+    /// The server's SQLite WAL, kept open: its sale writer commits without a sync and a thread
+    /// beside it syncs (`wal_sync`). None on PostgreSQL and for the admin commands.
+    wal: Option<Arc<wal_sync::WalFile>>,
 }
 
 /// The sale writer's connection (`wal_sync`): on SQLite one of its own, outside the pool,
@@ -233,6 +236,13 @@ impl Db {
         if let (Backend::Sqlite(path), Some(turn)) = (&db.backend, &db.sqlite_writer) {
             sqlite::checkpoint_in_background(path.clone(), Arc::downgrade(turn));
         }
+        let mut db = db;
+        if let DbConnection::Sqlite(conn) = &mut *db.conn()? {
+            let file = sqlite::database_file(conn)?;
+            let wal = wal_sync::WalFile::open(&file)
+                .with_context(|| format!("cannot open and sync the WAL of {}", file.display()))?;
+            db.wal = Some(Arc::new(wal));
+        }
         Ok(db)
     }
 
@@ -310,6 +320,7 @@ impl Db {
             sqlite_writer: matches!(backend, Backend::Sqlite(_)).then(|| Arc::new(Mutex::new(()))),
             backend,
             checkpoints,
+            wal: None,
         })
     }
 
@@ -386,32 +397,29 @@ impl Db {
     }
 
     /// A connection for a writer whose commits are synced behind it, by the thread of
-    /// [`Db::wal`] (`wal_sync`).
+    /// [`Db::wal`] (`wal_sync`): without one, a pooled connection that syncs at each commit.
     pub fn writer_conn(&self) -> anyhow::Result<WriterConn> {
-        Ok(match &self.backend {
-            Backend::Sqlite(path) => {
+        Ok(match (&self.backend, &self.wal) {
+            (Backend::Sqlite(path), Some(_)) => {
                 let mut conn = sqlite::connect(path, self.checkpoints)?;
                 conn.batch_execute(sqlite::UNSYNCED_COMMITS)?;
                 WriterConn::Unsynced(DbConnection::Sqlite(conn))
             }
-            Backend::Postgres(_) => WriterConn::Pooled(self.conn()?),
+            _ => WriterConn::Pooled(self.conn()?),
         })
     }
 
-    /// SQLite's WAL, which [`Db::writer_conn`]'s commits leave unsynced; none on PostgreSQL,
-    /// whose commits are synced before they return.
-    pub fn wal(&self) -> Option<wal_sync::WalFile> {
-        match &self.backend {
-            Backend::Sqlite(path) => Some(wal_sync::WalFile::of(path)),
-            Backend::Postgres(_) => None,
-        }
+    /// The server's SQLite WAL, which [`Db::writer_conn`]'s commits leave unsynced; none on
+    /// PostgreSQL, whose commits are synced before they return.
+    pub fn wal(&self) -> Option<Arc<wal_sync::WalFile>> {
+        self.wal.clone()
     }
 
-    /// Everything committed so far is on the disk: for an answer read back from the database
-    /// that may tell of a sale [`Db::writer_conn`] committed and has not yet synced. A failed
-    /// sync stops the server (`wal_sync::stop_serving`).
-    pub fn sync_committed(&self) {
-        if let Some(wal) = self.wal() {
+    /// Everything committed so far is on the disk, before something read back is told to the
+    /// outside: it may tell of a sale [`Db::writer_conn`] committed and has not yet synced. A
+    /// failed sync stops the server here and now (`wal_sync::stop_serving`).
+    pub fn sync_committed_or_stop(&self) {
+        if let Some(wal) = &self.wal {
             if let Err(e) = wal.sync() {
                 wal_sync::stop_serving(e);
             }

@@ -102,6 +102,25 @@ fn checkpoint(
     Ok(())
 }
 
+#[derive(QueryableByName)]
+struct Attached {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    file: String,
+}
+
+/// The main database's file as SQLite opened it (a symbolic link followed, the path made
+/// whole): its WAL is beside it.
+pub(super) fn database_file(conn: &mut diesel::SqliteConnection) -> anyhow::Result<PathBuf> {
+    let attached: Vec<Attached> = diesel::sql_query("PRAGMA database_list").load(conn)?;
+    attached
+        .into_iter()
+        .find(|a| a.name == "main" && !a.file.is_empty())
+        .map(|a| PathBuf::from(a.file))
+        .ok_or_else(|| anyhow::anyhow!("SQLite names no file for the main database"))
+}
+
 /// A new connection to the database at `path`, configured.
 pub(super) fn connect(
     path: &Path,

@@ -13,11 +13,15 @@
 //! A failed fsync is not tried again: Linux may have dropped the pages it could not write and
 //! marked them clean, so a later fsync could succeed over a hole (PostgreSQL's answer to the
 //! same finding is to stop, and so does this). Everything waiting is answered "outcome
-//! unknown", nothing more is answered as done, and the server stops ([`stop_serving`]). At the
-//! next start SQLite reads the WAL up to its last whole frame, and the terminals send their
-//! sales again under the same request ids: each is found or sold, once.
+//! unknown", nothing more is answered as done, and the server stops ([`stop_serving`]) with
+//! its own exit status, which a service manager must not restart on: the kernel may still
+//! cache pages it failed to write, and a server started again before the disk is mended and
+//! the machine restarted could read them back as if they were stored. Started again after
+//! that, SQLite reads the WAL up to its last whole frame, and the terminals send their sales
+//! again under the same request ids: each is found or sold, once.
 
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -26,7 +30,7 @@ use std::sync::mpsc;
 pub const STOPPED_BY_FAILED_SYNC: i32 = 74;
 
 /// How long a server whose sync failed lets its last answers out before it stops.
-const LET_ANSWERS_OUT: std::time::Duration = std::time::Duration::from_millis(300);
+const LET_ANSWERS_OUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Commits handed over and not yet synced past which the writer waits for the syncing thread.
 const WAITING: usize = 256;
@@ -34,37 +38,68 @@ const WAITING: usize = 256;
 /// A sync has failed in this process: no later one is believed (see the module's comment).
 static FAILED: AtomicBool = AtomicBool::new(false);
 
-/// The WAL of an SQLite database.
-#[derive(Clone, Debug)]
-pub struct WalFile(PathBuf);
+/// The WAL of an SQLite database, open for the server's life.
+///
+/// Kept open rather than opened at each sync: Linux reports a failed write-back once to each
+/// descriptor open when it happened, so a descriptor opened later would be told nothing if
+/// SQLite's own connections (a checkpoint, a commit) had seen the failure first. Each sync
+/// checks that the path still names the same file; another would be a WAL this descriptor
+/// does not cover, and counts as a failed sync.
+#[derive(Debug)]
+pub struct WalFile {
+    path: PathBuf,
+    file: std::fs::File,
+    inode: u64,
+}
 
 impl WalFile {
-    /// The WAL beside the database at `database` (SQLite names it `<database>-wal`).
-    pub fn of(database: &Path) -> WalFile {
-        let mut name = database.as_os_str().to_owned();
-        name.push("-wal");
-        WalFile(PathBuf::from(name))
+    /// Opens the WAL beside the database file `database` (as SQLite names it: `-wal` added),
+    /// and syncs it once, so that a WAL that cannot be synced is found at start.
+    pub fn open(database: &Path) -> io::Result<WalFile> {
+        let path = wal_of(database);
+        let file = std::fs::File::open(&path)?;
+        let inode = file.metadata()?.ino();
+        let wal = WalFile { path, file, inode };
+        wal.sync()?;
+        Ok(wal)
     }
 
-    /// Syncs the WAL's data to the disk. Opened at each sync rather than kept: a descriptor
-    /// kept open would go on syncing a file SQLite had deleted and made again.
-    /// Once a sync has failed in this process, every later one fails too.
+    /// Syncs the WAL's data to the disk. Once a sync has failed in this process, every later
+    /// one fails too.
     pub fn sync(&self) -> io::Result<()> {
         if FAILED.load(Ordering::SeqCst) {
             return Err(io::Error::other("an earlier sync of the WAL failed"));
         }
-        let synced = if crate::faults::sync_fails() {
-            Err(io::Error::other(
-                "the fault harness made the sync fail (KENO_FAULT_SYNC_FILE)",
-            ))
-        } else {
-            std::fs::File::open(&self.0).and_then(|wal| wal.sync_data())
-        };
+        let synced = self.same_file().and_then(|()| {
+            if crate::faults::sync_fails() {
+                return Err(io::Error::other(
+                    "the fault harness made the sync fail (KENO_FAULT_SYNC_FILE)",
+                ));
+            }
+            self.file.sync_data()
+        });
         if synced.is_err() {
             FAILED.store(true, Ordering::SeqCst);
         }
         synced
     }
+
+    fn same_file(&self) -> io::Result<()> {
+        if std::fs::metadata(&self.path)?.ino() == self.inode {
+            return Ok(());
+        }
+        Err(io::Error::other(format!(
+            "{} is no longer the WAL the server opened",
+            self.path.display()
+        )))
+    }
+}
+
+/// SQLite's name for the WAL of the database file `database`.
+fn wal_of(database: &Path) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
 }
 
 /// Whether what was handed over is on the disk.
@@ -150,10 +185,15 @@ pub fn stop_serving(e: io::Error) {
         error = %e,
         "the database's WAL could not be synced to the disk: sales not yet answered were \
          answered \"outcome unknown\", and the server stops now, because a later sync could \
-         succeed over pages the kernel failed to write; start it again once the disk is \
-         mended, and the terminals send those sales again under their request ids"
+         succeed over pages the kernel failed to write; mend the disk and restart the machine \
+         before starting it again, and the terminals send those sales again under their \
+         request ids"
     );
-    eprintln!("keno-server: the database's WAL could not be synced to the disk ({e}); stopping");
+    eprintln!(
+        "keno-server: the database's WAL could not be synced to the disk ({e}); stopping \
+         (exit status {STOPPED_BY_FAILED_SYNC}): mend the disk and restart the machine before \
+         starting it again"
+    );
     // The "outcome unknown" answers just given are let out first; nothing is answered as
     // done meanwhile, since this thread (or a reader's, `Db::sync_committed`) answers nothing.
     std::thread::sleep(LET_ANSWERS_OUT);
@@ -266,7 +306,7 @@ mod tests {
 
     #[test]
     fn the_wal_is_named_after_the_database() {
-        let wal = WalFile::of(Path::new("/var/lib/keno/keno.sqlite"));
-        assert_eq!(wal.0, Path::new("/var/lib/keno/keno.sqlite-wal"));
+        let wal = wal_of(Path::new("/var/lib/keno/keno.sqlite"));
+        assert_eq!(wal, Path::new("/var/lib/keno/keno.sqlite-wal"));
     }
 }

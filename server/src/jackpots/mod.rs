@@ -249,7 +249,12 @@ pub fn announce_with(
         .map_err(anyhow::Error::from)
         .and_then(|mut conn| pools(&mut conn));
     match pools {
-        Ok(pools) => events.publish(&keno_api::events::Event::JackpotChanged(pools)),
+        Ok(pools) => {
+            // The pools may count a sale whose answer still waits for its sync: the displays
+            // are told only of what is on the disk (`db::wal_sync`).
+            db.sync_committed_or_stop();
+            events.publish(&keno_api::events::Event::JackpotChanged(pools))
+        }
         Err(e) => tracing::warn!(error = %format!("{e:#}"), "jackpot pools not announced"),
     }
 }

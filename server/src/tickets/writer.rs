@@ -169,13 +169,16 @@ impl Answers {
         Answers::AfterSync(after)
     }
 
-    /// The thread gone (it never ends before the writer), the answers are dropped, and their
-    /// callers told that the writer stopped.
+    /// The sync thread gone (it ends only by a panic), nothing more can be answered as
+    /// durable: the server stops as for a failed sync.
     fn send(&self, answers: Vec<Answer>) {
         match self {
             Answers::Now => deliver(answers, Synced::Durable),
             Answers::AfterSync(after) => {
-                let _ = after.hand(answers);
+                if let Err(answers) = after.hand(answers) {
+                    deliver(answers, Synced::Unknown);
+                    wal_sync::stop_serving(std::io::Error::other("the WAL sync thread ended"));
+                }
             }
         }
     }
@@ -186,7 +189,7 @@ impl Answers {
 fn deliver(answers: Vec<Answer>, synced: Synced) {
     for (reply, outcome) in answers {
         let outcome = match (synced, outcome) {
-            (Synced::Unknown, Ok(_)) => Err(Failure::outcome_unknown()),
+            (Synced::Unknown, Ok(_)) => Err(Failure::sync_failed()),
             (_, outcome) => outcome,
         };
         // The caller may have gone (a dropped connection): the sale stands all the same, and

@@ -47,9 +47,8 @@ pub async fn recent(
     let s = state.clone();
     // Synced: the list may hold a sale whose own answer still waits for its sync, and a
     // writer may reprint what it shows.
-    let sold = crate::store::read_synced(&state.store, move |conn| {
-        tickets::recent::recent(&s.rule_sets, conn, (&site, &terminal), limit)
-    })
-    .await?;
+    let read =
+        move |conn: &mut _| tickets::recent::recent(&s.rule_sets, conn, (&site, &terminal), limit);
+    let sold = crate::store::read_synced(&state.store, read, |sold| !sold.is_empty()).await?;
     Ok(web::Json(sold))
 }

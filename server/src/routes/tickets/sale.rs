@@ -141,10 +141,9 @@ async fn sold_or(
     refusal: Failure,
 ) -> ApiResult<HttpResponse> {
     let s = state.clone();
-    let sold = crate::store::read_synced(&state.store, move |conn| {
-        sale::sold_before(&s.rule_sets, conn, (&writer, &request_id), &digest)
-    })
-    .await?;
+    let read =
+        move |conn: &mut _| sale::sold_before(&s.rule_sets, conn, (&writer, &request_id), &digest);
+    let sold = crate::store::read_synced(&state.store, read, Option::is_some).await?;
     match sold {
         Some(t) => Ok(HttpResponse::Ok().json(t)),
         None => Err(refusal.into()),
@@ -160,10 +159,8 @@ async fn answer(
 ) -> ApiResult<HttpResponse> {
     sale::same_sale(&t, digest)?;
     let s = state.clone();
-    let sold: SoldTicket = crate::store::read_synced(&state.store, move |conn| {
-        sale::sold_earlier(&s.rule_sets, conn, &t)
-    })
-    .await?;
+    let read = move |conn: &mut _| sale::sold_earlier(&s.rule_sets, conn, &t);
+    let sold: SoldTicket = crate::store::read_synced(&state.store, read, |_| true).await?;
     Ok(HttpResponse::Ok().json(sold))
 }
 
