@@ -169,18 +169,7 @@ impl Server {
 
     /// `start_on` with more environment (`KENO_FAULT_DELAYS`).
     pub fn start_with(db: &TestDb, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let (key, checkpoints) = anchor_env(db);
-        let env: Vec<(&str, &str)> = [
-            ("KENO_AUDIT_KEY", key.as_str()),
-            ("KENO_CHECKPOINTS", checkpoints.as_str()),
-        ]
-        .into_iter()
-        .chain(env.iter().copied())
-        .collect();
-        let server = Server::spawn(server_bin(), &db.url, listen, args, &env, None)
-            .unwrap_or_else(|e| panic!("{e:#}"));
-        db.serving_at(&server.base);
-        server
+        Server::start_anchored(db, listen, args, env, None)
     }
 
     /// As [`Server::start`], logging everything (`KENO_LOG=trace`, `RUST_LOG=trace`), with all
@@ -192,6 +181,18 @@ impl Server {
     /// `start_traced` with more environment (`KENO_FAULT_SYNC_FILE`).
     pub fn start_traced_with(db: &TestDb, args: &[&str], env: &[(&str, &str)]) -> (Server, Output) {
         let output = Output::default();
+        let server = Server::start_anchored(db, "127.0.0.1:0", args, env, Some(output.clone()));
+        (server, output)
+    }
+
+    /// The test database's server, with its trail's key and checkpoint file.
+    fn start_anchored(
+        db: &TestDb,
+        listen: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        capture: Option<Output>,
+    ) -> Server {
         let (key, checkpoints) = anchor_env(db);
         let env: Vec<(&str, &str)> = [
             ("KENO_AUDIT_KEY", key.as_str()),
@@ -200,17 +201,10 @@ impl Server {
         .into_iter()
         .chain(env.iter().copied())
         .collect();
-        let server = Server::spawn(
-            server_bin(),
-            &db.url,
-            "127.0.0.1:0",
-            args,
-            &env,
-            Some(output.clone()),
-        )
-        .unwrap_or_else(|e| panic!("{e:#}"));
+        let server = Server::spawn(server_bin(), &db.url, listen, args, &env, capture)
+            .unwrap_or_else(|e| panic!("{e:#}"));
         db.serving_at(&server.base);
-        (server, output)
+        server
     }
 
     /// `bin serve` on any database (one a test does not own, such as the load generator's),
