@@ -60,6 +60,9 @@ where
     E: From<diesel::result::Error> + AtCommit,
 {
     let _turn = db.writer_turn();
+    if crate::db::wal_sync::failed() {
+        return Err(crate::db::wal_sync::refused_while_stopping().into());
+    }
     let mut committing = false;
     conn.write_transaction(|conn| {
         let done = work(conn)?;

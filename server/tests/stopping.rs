@@ -137,8 +137,8 @@ fn a_failed_sync_stops_the_server_and_answers_no_sale_as_made() {
     std::fs::write(&f.fails, "").unwrap();
     let during = sale("during", bet(), "standard", 100, 1);
     let url = format!("{}/api/v1/tickets", f.server.base);
-    let answer = keno_testkit::try_post(&keno_testkit::agent(None), &url, &f.writer, &during);
-    if let Some((status, answer)) = answer {
+    let agent = keno_testkit::agent(None);
+    if let Some((status, answer)) = keno_testkit::try_post(&agent, &url, &f.writer, &during) {
         assert_eq!(
             (status, &answer["error"]),
             (503, &json!("unavailable")),
@@ -148,6 +148,17 @@ fn a_failed_sync_stops_the_server_and_answers_no_sale_as_made() {
         assert!(
             message.contains("whether it was sold is unknown"),
             "{message}"
+        );
+    }
+    // A change asked for in the moment before the server goes is refused, changing nothing.
+    let serial = f.before["serial"].as_str().unwrap();
+    let cancel = format!("{}/api/v1/tickets/{serial}/cancel", f.server.base);
+    if let Some((status, answer)) = keno_testkit::try_post(&agent, &cancel, &f.writer, &json!(null))
+    {
+        assert_eq!(
+            (status, &answer["error"]),
+            (503, &json!("unavailable")),
+            "{answer}"
         );
     }
     f.stopped_for_the_sync();
@@ -164,6 +175,8 @@ fn a_failed_sync_stops_the_server_and_answers_no_sale_as_made() {
     );
     assert_eq!((status, &first["serial"]), (200, &f.before["serial"]));
     assert_eq!(f.db.query_i64("SELECT COUNT(*) AS n FROM tickets"), 2);
+    let cancelled = "SELECT COUNT(*) AS n FROM tickets WHERE cancelled_at IS NOT NULL";
+    assert_eq!(f.db.query_i64(cancelled), 0);
     let verified = audit(&f.db, &["verify"]);
     assert!(
         verified.status.success(),

@@ -236,6 +236,8 @@ impl Db {
         if let (Backend::Sqlite(path), Some(turn)) = (&db.backend, &db.sqlite_writer) {
             sqlite::checkpoint_in_background(path.clone(), Arc::downgrade(turn));
         }
+        // The pool's connections have read the database (the migrations' check), so SQLite has
+        // made its WAL, and keeps it while any of them is open: the server's life.
         let mut db = db;
         if let DbConnection::Sqlite(conn) = &mut *db.conn()? {
             let file = sqlite::database_file(conn)?;

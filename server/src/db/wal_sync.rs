@@ -50,6 +50,9 @@ pub struct WalFile {
     path: PathBuf,
     file: std::fs::File,
     inode: u64,
+    /// Syncs take turns: the write-back error is told once to the descriptor, so of two syncs
+    /// at once one could be told nothing and succeed before the other has set [`FAILED`].
+    turn: std::sync::Mutex<()>,
 }
 
 impl WalFile {
@@ -59,7 +62,12 @@ impl WalFile {
         let path = wal_of(database);
         let file = std::fs::File::open(&path)?;
         let inode = file.metadata()?.ino();
-        let wal = WalFile { path, file, inode };
+        let wal = WalFile {
+            path,
+            file,
+            inode,
+            turn: std::sync::Mutex::new(()),
+        };
         wal.sync()?;
         Ok(wal)
     }
@@ -67,6 +75,7 @@ impl WalFile {
     /// Syncs the WAL's data to the disk. Once a sync has failed in this process, every later
     /// one fails too.
     pub fn sync(&self) -> io::Result<()> {
+        let _turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
         if FAILED.load(Ordering::SeqCst) {
             return Err(io::Error::other("an earlier sync of the WAL failed"));
         }
@@ -93,6 +102,24 @@ impl WalFile {
             self.path.display()
         )))
     }
+}
+
+/// A sync of the WAL has failed in this process: the server is stopping, and changes no more.
+pub fn failed() -> bool {
+    FAILED.load(Ordering::SeqCst)
+}
+
+/// What a write meets once a sync has failed: the database as out of reach (503, nothing was
+/// changed), for the moment before the server stops.
+pub fn refused_while_stopping() -> diesel::result::Error {
+    diesel::result::Error::DatabaseError(
+        diesel::result::DatabaseErrorKind::ClosedConnection,
+        Box::new(
+            "a sync of the database's WAL failed and the server is stopping: nothing was \
+             changed"
+                .to_string(),
+        ),
+    )
 }
 
 /// SQLite's name for the WAL of the database file `database`.
@@ -194,8 +221,9 @@ pub fn stop_serving(e: io::Error) {
          (exit status {STOPPED_BY_FAILED_SYNC}): mend the disk and restart the machine before \
          starting it again"
     );
-    // The "outcome unknown" answers just given are let out first; nothing is answered as
-    // done meanwhile, since this thread (or a reader's, `Db::sync_committed`) answers nothing.
+    // The "outcome unknown" answers just given are let out first. Nothing is done meanwhile:
+    // every sync fails (`FAILED`), so no sale is answered as made, and every write is refused
+    // before it begins (`store::transact`).
     std::thread::sleep(LET_ANSWERS_OUT);
     std::process::exit(STOPPED_BY_FAILED_SYNC);
 }
