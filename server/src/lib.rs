@@ -57,6 +57,7 @@ mod serve;
 mod set_bets;
 mod settlement;
 mod shifts;
+mod single_flight;
 mod special3;
 mod staff;
 mod state;

@@ -93,6 +93,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "--incident-quiet",
             args.incident_quiet,
         )?)),
+        pool_readings: web::Data::new(Default::default()),
     };
     serve(args, state, services)
 }
@@ -290,6 +291,8 @@ struct Services {
     /// The server's own failures as they happen (issue 33): noted by the HTTP layer and the
     /// drawer, written to the trail by their task.
     incidents: web::Data<crate::incidents::Incidents>,
+    /// The public readings of the jackpot pools, one at a time whoever asks.
+    pool_readings: web::Data<crate::routes::jackpots::PoolReadings>,
 }
 
 /// The game's settings from the command line.
@@ -386,6 +389,7 @@ fn serve(args: ServeArgs, state: web::Data<AppState>, services: Services) -> any
                 .app_data(s.gate.clone())
                 .app_data(s.integrity.clone())
                 .app_data(s.incidents.clone())
+                .app_data(s.pool_readings.clone())
                 .app_data(web::PayloadConfig::new(keno_api::limits::MAX_BODY_BYTES))
                 .wrap(actix_web::middleware::from_fn(
                     crate::routes::incidents::noted,

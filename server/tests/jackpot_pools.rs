@@ -3,14 +3,19 @@
 //! reads only what changed since it last looked (issue 37), and what it announces is always what
 //! `GET /api/v1/jackpots` reads whole, through sales, a cancel (rule 8), a void (rule 17.2), a
 //! multi-game ticket and a game settled; a cancel and a void are announced by themselves.
+//! Strangers asking for the pools at once share readings (one at a time), each answered from
+//! a reading begun after it asked.
 
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use keno_testkit::{on_both_backends, sale, subscribe, world, TestDb, World, MANUAL_CLOCK};
+use keno_testkit::{on_both_backends, sale, subscribe, world, Server, TestDb, World, MANUAL_CLOCK};
 use serde_json::{json, Value};
 
-on_both_backends!(the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next);
+on_both_backends!(
+    the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next,
+    strangers_asking_at_once_share_the_readings_of_the_pools,
+);
 
 /// A jackpot ticket of 6 spots at `cents` a way for `games` games; its serial.
 fn jackpot(w: &World, id: &str, cents: u64, games: u32) -> String {
@@ -115,4 +120,51 @@ fn the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next(db: 
     let later = read_whole(&w);
     assert_eq!(later, next_game + 100);
     announced(&events, later);
+}
+
+/// Forty strangers asking for the pools at once, ten times each, while a writer sells jackpot
+/// tickets: every answer is whole, none is older than its request (a sale answered before a
+/// request began is in its answer), and the server read the pools fewer than half as many
+/// times as it was asked (each reading reads every jackpot ticket of the open game; before,
+/// it read once per request).
+fn strangers_asking_at_once_share_the_readings_of_the_pools(db: TestDb) {
+    let writer = db.principal("writer", "JULIE", Some(("735624", "03")));
+    let (s, said) = Server::start_traced(&db, MANUAL_CLOCK);
+    let sold = std::sync::atomic::AtomicI64::new(0);
+    let sell = |i: usize| {
+        let bet = json!({"type": "standard", "spots": [1, 2, 3, 4, 5, 6]});
+        s.sell(&writer, sale(&format!("j-{i}"), bet, "jackpot", 200, 1));
+        sold.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    };
+    let base = six_spot(&s.get("/api/v1/jackpots").1);
+    sell(0);
+    let each = six_spot(&s.get("/api/v1/jackpots").1) - base;
+    assert!(each > 0, "a jackpot sale adds to the pool");
+    let asked = std::thread::scope(|scope| {
+        scope.spawn(|| (1..20).for_each(sell));
+        let askers: Vec<_> = (0..40)
+            .map(|_| {
+                scope.spawn(|| {
+                    for _ in 0..10 {
+                        let before = sold.load(std::sync::atomic::Ordering::SeqCst);
+                        let (status, pools) = s.get("/api/v1/jackpots");
+                        assert_eq!(status, 200, "{pools}");
+                        let pool = six_spot(&pools);
+                        assert!(
+                            pool >= base + each * before,
+                            "{pool} is older than the request"
+                        );
+                    }
+                })
+            })
+            .collect();
+        askers.into_iter().map(|a| a.join().unwrap()).count() * 10
+    });
+    let readings = said.text().matches("the jackpot pools read whole").count();
+    eprintln!("{readings} readings of the pools for {asked} requests");
+    assert!(readings > 0, "no reading logged");
+    assert!(
+        readings * 2 < asked,
+        "{readings} readings for {asked} requests"
+    );
 }

@@ -2,15 +2,32 @@
 
 use actix_web::{get, web};
 
-use crate::error::ApiResult;
+use crate::error::{ApiResult, DomainResult};
 use crate::jackpots::{current, Jackpot};
+use crate::single_flight::SingleFlight;
 use crate::state::AppState;
+
+/// The readings of the pools: public, and each reads every jackpot ticket of the games not yet
+/// settled, so however many ask at once the server reads them once at a time, each answer
+/// from a reading begun after its request.
+pub type PoolReadings = SingleFlight<Vec<Jackpot>>;
 
 /// The jackpot pools as they stand, one per jackpot ticket type.
 #[utoipa::path(tag = "jackpots", responses((status = 200, body = [Jackpot])))]
 #[get("/api/v1/jackpots")]
-pub async fn list(state: web::Data<AppState>) -> ApiResult<web::Json<Vec<Jackpot>>> {
-    let rules = state.rules.clone();
-    let pools = crate::store::read(&state.store, move |conn| Ok(current(&rules, conn)?)).await?;
-    Ok(web::Json(pools))
+pub async fn list(
+    state: web::Data<AppState>,
+    readings: web::Data<PoolReadings>,
+) -> ApiResult<web::Json<Vec<Jackpot>>> {
+    let pools = readings
+        .read(|| async {
+            tracing::trace!("the jackpot pools read whole");
+            let rules = state.rules.clone();
+            crate::store::read(&state.store, move |conn| -> DomainResult<_> {
+                Ok(current(&rules, conn)?)
+            })
+            .await
+        })
+        .await?;
+    Ok(web::Json(pools.to_vec()))
 }
