@@ -21,13 +21,18 @@ pub const STAGES: [&str; 7] = [
 /// `KENO_FAULT_RNG_FILE` (tests only): while the file it names exists, the draw's randomness
 /// fails (`draw_rng`), so a test makes the RNG fail under a running server.
 pub fn rng_fails() -> bool {
-    std::env::var_os("KENO_FAULT_RNG_FILE").is_some_and(|f| std::path::Path::new(&f).exists())
+    named_file_exists("KENO_FAULT_RNG_FILE")
 }
 
 /// `KENO_FAULT_SYNC_FILE` (tests only): while the file it names exists, a sync of the SQLite
 /// WAL fails (`db::wal_sync`), as a disk that stops taking writes makes it.
 pub fn sync_fails() -> bool {
-    std::env::var_os("KENO_FAULT_SYNC_FILE").is_some_and(|f| std::path::Path::new(&f).exists())
+    named_file_exists("KENO_FAULT_SYNC_FILE")
+}
+
+/// The environment variable `var` names a file that exists now.
+fn named_file_exists(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|f| std::path::Path::new(&f).exists())
 }
 
 #[derive(Clone, Debug, Default)]

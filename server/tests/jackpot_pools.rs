@@ -123,7 +123,7 @@ fn the_announced_pools_are_the_pools_read_whole_through_a_game_and_the_next(db: 
 }
 
 /// Forty strangers asking for the pools at once, ten times each, while a writer sells jackpot
-/// tickets: every answer is whole, none is older than its request (a sale answered before a
+/// tickets: every answer is 200, none is older than its request (a sale answered before a
 /// request began is in its answer), and the server read the pools fewer than half as many
 /// times as it was asked (each reading reads every jackpot ticket of the open game; before,
 /// it read once per request).

@@ -206,7 +206,8 @@ where
 }
 
 /// What a failed sync of the WAL does in the server: says why, and stops the process at once
-/// (see the module's comment). The service manager or the operator starts it again.
+/// (see the module's comment). Only once the disk is mended and the machine restarted is it
+/// started again: a service manager must not restart it on this exit status.
 pub fn stop_serving(e: io::Error) {
     tracing::error!(
         error = %e,

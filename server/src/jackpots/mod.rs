@@ -144,7 +144,7 @@ fn sold(
     held: Option<&HashMap<String, Counted>>,
 ) -> anyhow::Result<Vec<(String, Counted)>> {
     let mut query = tickets::table
-        .filter(tickets::schedule.eq("jackpot"))
+        .filter(tickets::schedule.eq(keno_core::ScheduleId::Jackpot.key()))
         // A voided ticket (rule 17.2) adds nothing to a pool it takes no part in.
         .filter(tickets::status.ne_all([
             TicketStatus::Cancelled.as_str(),

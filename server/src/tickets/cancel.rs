@@ -104,7 +104,7 @@ pub fn cancel(
             refund_cents: refund,
             games_cancelled: (from..=last).collect(),
         },
-        jackpot: t.schedule == "jackpot",
+        jackpot: t.schedule == keno_core::ScheduleId::Jackpot.key(),
     })
 }
 
